@@ -1,0 +1,130 @@
+"""The ``mnemoforge`` command line (typer + rich)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mnemoforge.theme_io import DEFAULT_THEME, ThemeError, load_theme
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+theme_app = typer.Typer(no_args_is_help=True, help="Check or create theme files.")
+app.add_typer(theme_app, name="theme")
+console = Console(stderr=True)
+out = Console()
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {msg}", highlight=False)
+    raise typer.Exit(code)
+
+
+@app.command()
+def build(
+    theme: Path = typer.Argument(DEFAULT_THEME, help="theme YAML file"),
+    seed: int | None = typer.Option(None, help="world seed (default: the theme's)"),
+    outputs: Path = typer.Option(Path("outputs"), help="outputs folder (runs, releases, catalog)"),
+    workers: int = typer.Option(2, min=1, help="render worker processes"),
+    orchestrator: str = typer.Option("prefect", help="prefect (embedded flow) or local (plain calls)"),
+) -> None:
+    """Build a release from THEME; prints the release folder it wrote."""
+    from mnemoforge.exporters.release import ReleaseExistsError
+
+    try:
+        load_theme(theme)
+        with console.status("building…") as status:
+
+            def progress(stage: str, event: str) -> None:
+                if event == "start":
+                    status.update(f"[bold]{stage}[/]…")
+                else:
+                    console.print(f"  {stage}: {event.lower()}")
+
+            if orchestrator == "prefect":
+                from mnemoforge.flows.build import build_flow
+
+                release = build_flow(theme, seed=seed, outputs=outputs, workers=workers, progress=progress)
+            elif orchestrator == "local":
+                from mnemoforge.pipeline import build as build_local
+
+                release = build_local(
+                    theme, seed=seed, outputs=outputs, workers=workers, progress=progress
+                ).release_dir
+            else:
+                _fail(f"--orchestrator must be 'prefect' or 'local', got {orchestrator!r}")
+    except ThemeError as e:
+        _fail(str(e))
+    except ReleaseExistsError as e:
+        _fail(str(e))
+    typer.echo(str(release))
+
+
+@app.command()
+def verify(release: Path = typer.Argument(..., help="release folder")) -> None:
+    """Re-check every checksum, schema, count, evidence id and answer of a release."""
+    from mnemoforge.validators.release_check import verify_release
+
+    problems = verify_release(release)
+    if problems:
+        for p in problems:
+            console.print(f"[red]FAIL[/] {p}", highlight=False)
+        console.print(f"{len(problems)} problem(s) in {release}")
+        raise typer.Exit(1)
+    typer.echo(f"OK {release}")
+
+
+@theme_app.command("check")
+def theme_check(file: Path) -> None:
+    """Validate a theme without building."""
+    try:
+        t = load_theme(file)
+    except ThemeError as e:
+        _fail(str(e))
+    out.print(
+        f"OK {file}: {t.title!r}, {len(t.cast)} people, {len(t.places)} places, "
+        f"{len(t.activities)} activities, {t.start} → {t.end}",
+        highlight=False,
+    )
+
+
+@theme_app.command("new")
+def theme_new(name: str, dest: Path = typer.Option(None, help="file to write (default: NAME.yaml)")) -> None:
+    """Write a commented starter theme that builds as is."""
+    from mnemoforge.theme_starter import starter_theme
+
+    path = dest or Path(f"{name}.yaml")
+    if path.exists():
+        _fail(f"{path} already exists")
+    try:
+        text = starter_theme(name)
+    except ValueError as e:
+        _fail(str(e))
+    path.write_text(text, encoding="utf-8")
+    typer.echo(str(path))
+
+
+@app.command()
+def catalog(
+    sql: str = typer.Argument(..., help="SQL over runs, questions, evidence, verdicts, media, releases"),
+    outputs: Path = typer.Option(Path("outputs")),
+) -> None:
+    """Query the DuckDB catalog."""
+    from mnemoforge.store.catalog import Catalog
+    from mnemoforge.store.layout import OutputsLayout
+
+    path = OutputsLayout(outputs).catalog
+    if not path.exists():
+        _fail(f"{path}: no catalog yet (build something first)")
+    with Catalog(path) as cat:
+        cur = cat.con.execute(sql)
+        table = Table(*[d[0] for d in cur.description])
+        for row in cur.fetchall():
+            table.add_row(*map(str, row))
+    out.print(table)
+
+
+if __name__ == "__main__":
+    app()

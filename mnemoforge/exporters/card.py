@@ -1,0 +1,95 @@
+"""The dataset card (README.md with Hugging Face YAML) written into every release."""
+
+from __future__ import annotations
+
+import yaml
+
+from mnemoforge.schemas.theme import Theme
+
+CATEGORY_NAMES = {
+    "identity_recall": "Identity Recall (a local event about a person)",
+    "cross_episode_retrieval": "Cross-Episode Identity Retrieval",
+    "profile_inference": "Long-Term Identity Profile Inference",
+}
+
+FIELDS = {
+    "id": "stable item id (hash of template and program)",
+    "question": "the question text",
+    "answer": "concise reference answer, computed by executing `program` on the World",
+    "category": "question category (see above)",
+    "target_people": "ids of the people the question is about",
+    "evidence": "observation ids (shots, spoken lines) expressing the facts the program read",
+    "evidence_clips": "clip ids holding the evidence",
+    "evidence_shots": "shot ids holding visual evidence",
+    "cutoff": "latest accessible clip index (null: the full timeline)",
+    "program": "JSON: the program (function and arguments) that computes the answer",
+    "lineage": "JSON: template id, seed and hashes of program, world and answer",
+}
+
+
+def dataset_card(theme: Theme, stats: dict, configs: dict[str, str], seed: int, code_version: str) -> str:
+    size = stats["questions"]["kept"]
+    bucket = "n<1K" if size < 1000 else "1K<n<10K" if size < 10_000 else "10K<n<100K"
+    meta = {
+        "license": theme.license,
+        "pretty_name": theme.title,
+        "task_categories": ["question-answering", "visual-question-answering"],
+        "language": ["en"],
+        "size_categories": [bucket],
+        "tags": ["synthetic", "long-term-memory", "multimodal", "benchmark", "mnemoforge"],
+        "configs": [
+            {"config_name": name, "data_files": [{"split": "test", "path": path}]}
+            for name, path in sorted(configs.items())
+        ],
+    }
+    cats = "\n".join(
+        f"| {CATEGORY_NAMES.get(c, c)} | {n} |" for c, n in sorted(stats["questions"]["by_category"].items())
+    )
+    fields = "\n".join(f"- `{k}`: {v}" for k, v in FIELDS.items())
+    media = stats.get("media", {})
+    return f"""---
+{yaml.safe_dump(meta, sort_keys=True).strip()}
+---
+
+# {theme.title}
+
+{theme.description}
+
+A synthetic benchmark of long-term multimodal memory built by mnemoforge from the theme
+`{theme.name}` (seed {seed}, mnemoforge {code_version}). The same theme, seed and code version
+rebuild this release byte for byte (see `MANIFEST.json`).
+
+## Construction
+
+A seeded World (cast, relations, places, objects, a timeline of {stats["world"]["events"]} events and
+{stats["world"]["facts"]} facts) is planned from the theme. Each event becomes a clip of shots; every shot and
+spoken line is an observation recording which facts it expresses and in which channel (scene,
+pixel, speech, text). Questions are programs executed on the World: answers are computed, and the
+evidence is the set of observations expressing the facts the program read. Quality gates then
+check every candidate and keep their verdicts in `gates/verdicts.jsonl` and `gates/funnel.json`.
+
+Clip 0 is a calibration clip in which each person faces the camera and says their name; it is
+never used as evidence.
+
+## Contents
+
+- {stats["clips"]["count"]} clips ({stats["clips"]["minutes"]:.1f} minutes, {stats["clips"]["shots"]} shots),
+  {stats["world"]["people"]} recurring people
+- {size} questions kept of {stats["questions"]["candidates"]} candidates
+- media: {media.get("files", 0)} files
+
+| category | questions |
+|---|---|
+{cats}
+
+## Fields (`data/*/questions.*`)
+
+{fields}
+
+## Known limitations
+
+- All content is synthetic: procedurally drawn people and places, synthesised speech.
+- No occlusion, camera noise, background noise or overlapping speech; transfer to real recordings
+  is not established.
+- Reference answers are concise strings; open-ended scoring needs a semantic judge.
+"""

@@ -1,0 +1,194 @@
+"""Freeze a run into an immutable release folder: data, media, config, gate log, card, manifest."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from mnemoforge import __version__
+from mnemoforge.exporters.card import dataset_card
+from mnemoforge.exporters.tables import write_jsonl_and_parquet
+from mnemoforge.hashing import canonical_json, sha256_bytes, sha256_file
+from mnemoforge.schemas import EXPORTED
+from mnemoforge.schemas.episodes import Clip
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.release import FileEntry, ReleaseManifest
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.schemas.world import World
+from mnemoforge.store import atomic
+
+MANIFEST = "MANIFEST.json"
+CHECKSUMS = "checksums/sha256.txt"
+
+
+class ReleaseExistsError(FileExistsError):
+    """A different release already holds this name and version; releases are never overwritten."""
+
+
+@dataclass
+class RunContents:
+    theme: Theme
+    theme_bytes: bytes
+    run_id: str
+    run_root: Path
+    world: World
+    clips: list[Clip]
+    observations: list[Observation]
+    questions: list[Question]
+    verdicts: list[Verdict]
+    funnel: dict
+    media: list[dict]
+    voice_check: dict | None
+
+
+def statistics(c: RunContents, kept: list[Question]) -> dict:
+    by_cat: dict[str, int] = {}
+    for q in kept:
+        by_cat[q.category] = by_cat.get(q.category, 0) + 1
+    seconds = sum(cl.duration_s for cl in c.clips)
+    ev = [len(q.evidence_clips) for q in kept]
+    stats = {
+        "world": {
+            "people": len(c.world.people),
+            "events": len(c.world.events),
+            "facts": len(c.world.facts),
+            "places": len(c.world.places),
+            "objects": len(c.world.objects),
+        },
+        "clips": {
+            "count": len(c.clips),
+            "shots": sum(len(cl.shots) for cl in c.clips),
+            "seconds": seconds,
+            "minutes": round(seconds / 60, 3),
+            "lines": sum(len(s.dialogue) for cl in c.clips for s in cl.shots),
+        },
+        "observations": len(c.observations),
+        "questions": {
+            "candidates": len(c.questions),
+            "kept": len(kept),
+            "by_category": dict(sorted(by_cat.items())),
+            "mean_evidence_clips": round(sum(ev) / len(ev), 3) if ev else 0.0,
+        },
+        "media": {
+            "files": len(c.media),
+            "bytes": sum(m["bytes"] for m in c.media),
+            "by_kind": _count(m["kind"] for m in c.media),
+        },
+    }
+    if c.voice_check is not None:
+        stats["voice_distinguishability"] = c.voice_check
+    return stats
+
+
+def _count(items) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    out: dict[str, int] = {}
+    for k in items:
+        out[k] = out.get(k, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
+def _write_contents(c: RunContents, root: Path, version: str) -> ReleaseManifest:
+    fam = c.theme.family
+    kept_ids = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
+    kept = [q for q in c.questions if q.id in kept_ids]
+    rejected = [q for q in c.questions if q.id not in kept_ids]
+    q_rows = [q.model_dump(mode="json") for q in kept]
+    write_jsonl_and_parquet(
+        q_rows, root / f"data/{fam}/questions.jsonl", root / f"data/{fam}/questions.parquet"
+    )
+    clip_rows = [cl.model_dump(mode="json") | {"video": f"media/clips/{cl.id}.mp4"} for cl in c.clips]
+    write_jsonl_and_parquet(clip_rows, root / f"data/{fam}/clips.jsonl", root / f"data/{fam}/clips.parquet")
+    obs_rows = [o.model_dump(mode="json") for o in c.observations]
+    write_jsonl_and_parquet(
+        obs_rows, root / f"data/{fam}/observations.jsonl", root / f"data/{fam}/observations.parquet"
+    )
+    atomic.write_json(root / "data/world.json", c.world)
+    atomic.write_jsonl(root / "gates/verdicts.jsonl", [v.model_dump(mode="json") for v in c.verdicts])
+    atomic.write_jsonl(root / "gates/rejected.jsonl", [q.model_dump(mode="json") for q in rejected])
+    atomic.write_json(root / "gates/funnel.json", c.funnel)
+    for name, model in EXPORTED.items():
+        atomic.write_json(root / f"schemas/{name}.schema.json", model.model_json_schema())
+    atomic.write_bytes(root / "theme.yaml", c.theme_bytes)
+    atomic.write_json(
+        root / "config.resolved.json",
+        {
+            "theme": c.theme.model_dump(mode="json"),
+            "seed": c.world.seed,
+            "code_version": __version__,
+            "run_id": c.run_id,
+            "release_version": version,
+        },
+    )
+    for m in c.media:
+        _link_or_copy(c.run_root / m["path"], root / m["path"])
+    atomic.write_jsonl(root / "media/index.jsonl", c.media)
+    stats = statistics(c, kept)
+    atomic.write_json(root / "dataset_statistics.json", stats)
+    configs = {
+        f"{fam}_questions": f"data/{fam}/questions.parquet",
+        f"{fam}_clips": f"data/{fam}/clips.parquet",
+        f"{fam}_observations": f"data/{fam}/observations.parquet",
+    }
+    atomic.write_text(root / "README.md", dataset_card(c.theme, stats, configs, c.world.seed, __version__))
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    entries = {
+        p.relative_to(root).as_posix(): FileEntry(sha256=sha256_file(p), bytes=p.stat().st_size)
+        for p in files
+    }
+    atomic.write_text(root / CHECKSUMS, "".join(f"{e.sha256}  {rel}\n" for rel, e in sorted(entries.items())))
+    entries[CHECKSUMS] = FileEntry(
+        sha256=sha256_file(root / CHECKSUMS), bytes=(root / CHECKSUMS).stat().st_size
+    )
+    manifest = ReleaseManifest(
+        name=c.theme.name,
+        version=version,
+        family=fam,
+        seed=c.world.seed,
+        code_version=__version__,
+        theme_sha256=sha256_bytes(c.theme_bytes),
+        run_id=c.run_id,
+        counts={
+            "questions": len(kept),
+            "rejected": len(rejected),
+            "clips": len(c.clips),
+            "observations": len(c.observations),
+            "media_files": len(c.media),
+        },
+        files=dict(sorted(entries.items())),
+    )
+    atomic.write_text(root / MANIFEST, canonical_json(manifest, indent=2) + "\n")
+    return manifest
+
+
+def freeze(c: RunContents, dest: Path, version: str) -> Path:
+    """Write the release to ``dest`` atomically (build beside it, then rename).
+
+    Re-freezing identical content is a no-op; different content under an existing version raises.
+    """
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.parent / f"{atomic.TMP_PREFIX}{dest.name}.{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    try:
+        _write_contents(c, tmp, version)
+        if dest.exists():
+            if (dest / MANIFEST).read_bytes() == (tmp / MANIFEST).read_bytes():
+                return dest
+            raise ReleaseExistsError(f"{dest} already exists with different content; bump the version")
+        os.replace(tmp, dest)
+        return dest
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)

@@ -1,0 +1,221 @@
+"""Render a run's media: face anchors, shot stills, speech, transcripts and MP4 clips.
+
+Clips render in parallel worker processes, one task per clip. Every file is written
+atomically and skipped when it already exists, so a killed render resumes item by item.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from mnemoforge import faults
+from mnemoforge.backends.image.procedural import ProceduralImageBackend, png_bytes
+from mnemoforge.backends.image.protocol import PersonPlacement, PropPlacement, SceneRequest
+from mnemoforge.backends.speech.espeak import EspeakBackend
+from mnemoforge.backends.speech.protocol import read_wav
+from mnemoforge.backends.speech.voicecheck import voice_distinguishability
+from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip, probe
+from mnemoforge.hashing import canonical_json, sha256_file
+from mnemoforge.rng import derive_seed
+from mnemoforge.schemas.episodes import Clip, Shot
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import World
+from mnemoforge.store import atomic
+from mnemoforge.store.layout import RunLayout
+
+LINE_START_S = 0.3
+LINE_GAP_S = 0.25
+
+_STATE: dict[str, object] = {}
+
+
+def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
+    place = world.place(shot.place)
+    people = tuple(PersonPlacement(world.person(p).appearance, shot.outfits[p]) for p in shot.visible)
+    props = tuple(
+        PropPlacement(
+            world.object(o).name,
+            world.object(o).color,
+            world.object(o).label,
+            shot.visible.index(shot.holders[o]) if shot.holders.get(o) in shot.visible else None,
+        )
+        for o in shot.props
+    )
+    focus = shot.visible.index(shot.focus[0]) if shot.focus else None
+    return SceneRequest(
+        width=theme.album.width,
+        height=theme.album.height,
+        place_name=place.name,
+        place_kind=place.kind,
+        indoor=place.indoor,
+        palette=tuple(place.palette),
+        sign=place.sign if shot.composition == "wide" else None,
+        time_of_day=shot.time_of_day,
+        weather=shot.weather,
+        people=people,
+        extras=shot.extras,
+        props=props,
+        composition=shot.composition,
+        focus_index=focus,
+        seed=derive_seed(world.seed, "scene", shot.id),
+    )
+
+
+def _init_worker(theme_json: str, world_json: str, root: str) -> None:
+    _STATE["theme"] = Theme.model_validate_json(theme_json)
+    _STATE["world"] = World.model_validate_json(world_json)
+    _STATE["run"] = RunLayout(Path(root))
+    _STATE["images"] = ProceduralImageBackend()
+    _STATE["speech"] = EspeakBackend()
+
+
+def _render_clip(clip_json: str) -> list[dict]:
+    theme, world, run = _STATE["theme"], _STATE["world"], _STATE["run"]
+    assert isinstance(theme, Theme) and isinstance(world, World) and isinstance(run, RunLayout)
+    images, speech = _STATE["images"], _STATE["speech"]
+    clip = Clip.model_validate_json(clip_json)
+    rows: list[dict] = []
+    specs, transcript, t0 = [], [], 0.0
+    for shot in clip.shots:
+        still = run.media / "shots" / f"{shot.id}.png"
+        if not still.exists():
+            atomic.write_bytes(still, png_bytes(images.scene(scene_request(theme, world, shot))))  # type: ignore[attr-defined]
+        rows.append(_row(run, still, "shot_still"))
+        cues, at = [], LINE_START_S
+        for line in shot.dialogue:
+            wav = run.media / "speech" / f"{line.id}.wav"
+            if not wav.exists():
+                speech.synthesize(line.text, world.person(line.speaker).voice, wav)  # type: ignore[attr-defined]
+            samples, sr = read_wav(wav)
+            dur = len(samples) / sr
+            start = min(at, shot.duration_s - 0.05)
+            cues.append(AudioCue(wav, round(start, 3)))
+            end = min(start + dur, shot.duration_s)
+            transcript.append(
+                {
+                    "line": line.id,
+                    "shot": shot.id,
+                    "start_s": round(t0 + start, 3),
+                    "end_s": round(t0 + end, 3),
+                    "speaker": line.speaker,
+                    "speaker_name": world.person(line.speaker).name,
+                    "text": line.text,
+                }
+            )
+            rows.append(_row(run, wav, "speech", duration_s=round(dur, 3), has_audio=True))
+            at = start + dur + LINE_GAP_S
+        ambient = (
+            "none" if clip.calibration else ("outdoor" if not world.place(shot.place).indoor else "room")
+        )
+        specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient))
+        t0 += shot.duration_s
+    labelled = {"clip": clip.id, "lines": transcript}
+    speakerless = {
+        "clip": clip.id,
+        "lines": [{k: v for k, v in t.items() if k not in ("speaker", "speaker_name")} for t in transcript],
+    }
+    for name, doc in (("labelled", labelled), ("speakerless", speakerless)):
+        p = run.media / "transcripts" / f"{clip.id}.{name}.json"
+        atomic.write_text(p, canonical_json(doc, indent=1) + "\n")
+        rows.append(_row(run, p, f"transcript_{name}"))
+    out = run.media / "clips" / f"{clip.id}.mp4"
+    info = (
+        probe(out)
+        if out.exists()
+        else encode_clip(
+            specs,
+            out,
+            theme.album.width,
+            theme.album.height,
+            theme.album.fps,
+            seed=derive_seed(world.seed, clip.id),
+        )
+    )
+    rows.append(
+        _row(
+            run,
+            out,
+            "clip",
+            duration_s=round(info.duration_s, 3),
+            has_video=info.has_video,
+            has_audio=info.has_audio,
+        )
+    )
+    faults.checkpoint("render:clip")
+    return rows
+
+
+def _row(run: RunLayout, path: Path, kind: str, **extra: object) -> dict:
+    return {
+        "path": path.relative_to(run.root).as_posix(),
+        "kind": kind,
+        "bytes": path.stat().st_size,
+        "sha256": sha256_file(path),
+        **extra,
+    }
+
+
+def render_anchors(run: RunLayout, world: World) -> list[dict]:
+    """Canonical face-anchor image per person (the reference every shot must match)."""
+    backend = ProceduralImageBackend()
+    rows = []
+    for p in world.people:
+        path = run.media / "anchors" / f"{p.id}.png"
+        if not path.exists():
+            atomic.write_bytes(path, png_bytes(backend.portrait(p.appearance)))
+        rows.append(_row(run, path, "face_anchor"))
+    return rows
+
+
+def voice_check(run: RunLayout, clips: list[Clip]) -> dict:
+    """Train on each person's calibration line(s), identify the speaker of every other line."""
+    train: dict[str, list[Path]] = {}
+    test: list[tuple[str, Path]] = []
+    for clip in clips:
+        for shot in clip.shots:
+            for line in shot.dialogue:
+                wav = run.media / "speech" / f"{line.id}.wav"
+                (
+                    train.setdefault(line.speaker, []).append(wav)
+                    if clip.calibration
+                    else test.append((line.speaker, wav))
+                )
+    if not test:
+        return {"accuracy": None, "n_test": 0, "reason": "no non-calibration lines"}
+    return _relative_paths(voice_distinguishability(train, test).to_dict(), run.root)
+
+
+def _relative_paths(obj: object, root: Path) -> object:
+    """Run-relative paths in reports, so releases do not depend on where the run folder lives."""
+    prefix = str(root) + "/"
+    if isinstance(obj, dict):
+        return {k: _relative_paths(v, root) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_relative_paths(v, root) for v in obj]
+    return obj[len(prefix) :] if isinstance(obj, str) and obj.startswith(prefix) else obj
+
+
+def render_run(run: RunLayout, theme: Theme, world: World, clips: list[Clip], workers: int = 2) -> list[Path]:
+    """Render everything; returns the stage outputs (media index and voice check)."""
+    rows = render_anchors(run, world)
+    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root))
+    payloads = [c.model_dump_json() for c in clips]
+    if workers <= 1:
+        _init_worker(*args)
+        per_clip = [_render_clip(p) for p in payloads]
+    else:
+        ctx = mp.get_context("spawn")
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=args
+        ) as pool:
+            per_clip = list(
+                pool.map(_render_clip, payloads, chunksize=max(1, len(payloads) // (workers * 8)))
+            )
+    for r in per_clip:
+        rows += r
+    rows.sort(key=lambda r: r["path"])
+    atomic.write_jsonl(run.media_index, rows)
+    atomic.write_json(run.voice_check, voice_check(run, clips))
+    return [run.media_index, run.voice_check]

@@ -1,0 +1,152 @@
+"""Plan a World from (theme, seed): cast, relations, places, objects, a timeline and its facts."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.theme import ActivitySpec, Theme
+from mnemoforge.schemas.world import Event, Fact, Person, Place, Relation, World, WorldObject
+
+WEATHER_BY_SEASON = {
+    "spring": ["sunny", "cloudy", "light rain"],
+    "summer": ["sunny", "hot and clear", "thunderstorm"],
+    "autumn": ["cloudy", "sunny", "windy"],
+    "winter": ["overcast", "snow", "clear and cold"],
+}
+HOURS = {
+    "outdoor": (8, 17),
+    "home": (9, 21),
+    "work": (9, 18),
+    "venue": (10, 21),
+    "shop": (9, 19),
+    "transit": (7, 20),
+}
+OCCASIONS = {5: "Labour Day holiday", 10: "National Day week", 12: "year-end", 2: "Spring Festival"}
+
+
+def season_of(d: dt.date) -> str:
+    return {
+        12: "winter",
+        1: "winter",
+        2: "winter",
+        3: "spring",
+        4: "spring",
+        5: "spring",
+        6: "summer",
+        7: "summer",
+        8: "summer",
+    }.get(d.month, "autumn")
+
+
+def plan_world(theme: Theme, seed: int, n_events: int) -> World:
+    """Deterministic in (theme, seed, n_events); the seed is an explicit parameter, recorded in the World."""
+    people = [
+        Person(**p.model_dump(exclude={"appearance", "voice"}), appearance=p.appearance, voice=p.voice)
+        for p in theme.cast
+    ]
+    relations = [Relation(**r.model_dump()) for r in theme.relations]
+    places = [Place(**p.model_dump()) for p in theme.places]
+    objects = [WorldObject(**o.model_dump()) for o in theme.objects]
+    protagonist = theme.protagonist or theme.cast[0].id
+    events = _plan_events(theme, seed, n_events, protagonist)
+    facts = _facts(people, relations, objects, events)
+    return World(
+        theme=theme.name,
+        seed=seed,
+        start=theme.start,
+        end=theme.end,
+        protagonist=protagonist,
+        people=people,
+        relations=relations,
+        places=places,
+        objects=objects,
+        events=events,
+        facts=facts,
+    )
+
+
+def _plan_events(theme: Theme, seed: int, n: int, protagonist: str) -> list[Event]:
+    span_days = (theme.end - theme.start).days
+    rng = derive_rng(seed, "timeline")
+    # spread events over the span: one per slot, jittered inside its slot
+    days = sorted(min(span_days - 1, int((i + rng.random()) * span_days / n)) for i in range(n))
+    owners = {o.id: o.owner for o in theme.objects}
+    events = []
+    for i, day in enumerate(days):
+        erng = derive_rng(seed, "event", i)
+        act = _pick_activity(theme.activities, erng)
+        place = erng.choice(act.places)
+        kind = next(p.kind for p in theme.places if p.id == place)
+        lo, hi = HOURS.get(kind, (9, 20))
+        date = theme.start + dt.timedelta(days=day)
+        start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice([0, 15, 30, 45])))
+        k = erng.randint(act.min_people, min(act.max_people, len(theme.cast)))
+        others = [p.id for p in theme.cast if p.id != protagonist]
+        with_protagonist = erng.random() < 0.7 or k > len(others)
+        chosen = ([protagonist] if with_protagonist else []) + erng.sample(others, k - int(with_protagonist))
+        order = {p.id: j for j, p in enumerate(theme.cast)}
+        chosen.sort(key=order.__getitem__)
+        brought = sorted(o for o, owner in owners.items() if owner in chosen and erng.random() < 0.5)
+        season = season_of(date)
+        events.append(
+            Event(
+                id=f"ev_{i:04d}",
+                index=i,
+                start=start,
+                activity=act.id,
+                verb=act.verb,
+                noun=act.noun,
+                place=place,
+                participants=chosen,
+                objects=brought,
+                weather=erng.choice(WEATHER_BY_SEASON[season]),
+                occasion=OCCASIONS.get(date.month, "ordinary day") if date.day <= 7 else "ordinary day",
+            )
+        )
+    return events
+
+
+def _pick_activity(acts: list[ActivitySpec], rng) -> ActivitySpec:  # type: ignore[no-untyped-def]
+    return rng.choices(acts, weights=[a.weight for a in acts], k=1)[0]
+
+
+def _facts(
+    people: list[Person], relations: list[Relation], objects: list[WorldObject], events: list[Event]
+) -> list[Fact]:
+    facts: list[Fact] = []
+    for p in people:
+        facts.append(Fact(id=f"f_name_{p.id}", kind="name", subject=p.id, object=p.name))
+        for i, h in enumerate(p.habits):
+            facts.append(Fact(id=f"f_habit_{p.id}_{i}", kind="habit", subject=p.id, object=h))
+        for key, val in sorted(p.preferences.items()):
+            facts.append(
+                Fact(id=f"f_pref_{p.id}_{key}", kind="preference", subject=p.id, object=f"{key}={val}")
+            )
+    for r in relations:
+        facts.append(Fact(id=f"f_rel_{r.a}_{r.b}", kind="relation", subject=r.a, object=f"{r.kind}:{r.b}"))
+    for o in objects:
+        if o.owner:
+            facts.append(Fact(id=f"f_owns_{o.owner}_{o.id}", kind="owns", subject=o.owner, object=o.id))
+    for e in events:
+        facts.append(
+            Fact(id=f"f_{e.id}_activity", kind="activity", subject=e.id, object=e.activity, at=e.start)
+        )
+        facts.append(Fact(id=f"f_{e.id}_place", kind="at_place", subject=e.id, object=e.place, at=e.start))
+        for p in e.participants:
+            facts.append(
+                Fact(id=f"f_{e.id}_att_{p}", kind="attended", subject=p, object=e.id, event=e.id, at=e.start)
+            )
+        owner = {o.id: o.owner for o in objects}
+        for o in e.objects:
+            facts.append(
+                Fact(
+                    id=f"f_{e.id}_brought_{o}",
+                    kind="brought",
+                    subject=owner[o] or "",
+                    object=o,
+                    event=e.id,
+                    at=e.start,
+                )
+            )
+    return facts

@@ -1,0 +1,270 @@
+"""The build as plain functions: plan → episodes → render → questions → gates → freeze.
+
+Each stage reads its inputs from the run folder and writes its outputs there atomically, so
+stages run in any process (Prefect tasks, workers) and a killed build resumes where it stopped.
+``mnemoforge.flows.build`` wraps these same functions in Prefect tasks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mnemoforge import __version__, faults
+from mnemoforge.exporters import release as release_mod
+from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.generators import album, render
+from mnemoforge.generators import world as world_mod
+from mnemoforge.generators.questions import identity, programs
+from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
+from mnemoforge.schemas.episodes import Clip
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.schemas.world import World
+from mnemoforge.store import atomic
+from mnemoforge.store.catalog import Catalog
+from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
+from mnemoforge.store.stages import run_stage
+from mnemoforge.theme_io import load_theme
+from mnemoforge.validators import gates as gates_mod
+
+# modules whose source is part of each stage's cache key
+STAGE_SOURCES = {
+    "plan": (world_mod,),
+    "episodes": (album,),
+    "render": (render,),
+    "questions": (identity, programs),
+    "gates": (gates_mod,),
+}
+STAGE_VERSIONS = {"plan": "1", "episodes": "1", "render": "1", "questions": "1", "gates": "1"}
+
+Progress = Callable[[str, str], None]
+
+
+@dataclass
+class BuildContext:
+    """Everything that determines a run; cheap to pickle into a Prefect task."""
+
+    theme_path: Path
+    outputs: Path
+    seed: int
+    workers: int = 2
+    theme_bytes: bytes = b""
+    theme: Theme = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.theme = load_theme(self.theme_path)
+        self.theme_bytes = Path(self.theme_path).read_bytes()
+
+    @property
+    def theme_sha(self) -> str:
+        return sha256_bytes(self.theme_bytes)
+
+    @property
+    def layout(self) -> OutputsLayout:
+        return OutputsLayout(Path(self.outputs))
+
+    @property
+    def run(self) -> RunLayout:
+        return self.layout.run(make_run_id(self.theme.name, self.theme_sha, self.seed))
+
+    @property
+    def release_name(self) -> str:
+        return self.theme.name if self.seed == self.theme.seed else f"{self.theme.name}-s{self.seed}"
+
+    def key(self, stage: str) -> str:
+        """Cache key: theme content, seed, code version, and each stage's version and source so far."""
+        parts: list[object] = [self.theme_sha, self.seed, __version__]
+        for s in STAGES[: STAGES.index(stage) + 1]:
+            if s in STAGE_SOURCES:
+                parts += [s, STAGE_VERSIONS[s], source_hash(*STAGE_SOURCES[s])]
+        return content_hash(*parts)
+
+
+def prepare(ctx: BuildContext) -> RunLayout:
+    run = ctx.run
+    run.root.mkdir(parents=True, exist_ok=True)
+    atomic.sweep_temp_files(ctx.layout.root)
+    if not run.theme.exists() or run.theme.read_bytes() != ctx.theme_bytes:
+        atomic.write_bytes(run.theme, ctx.theme_bytes)
+    atomic.write_json(
+        run.run_json,
+        {
+            "run_id": run.run_id,
+            "theme": ctx.theme.name,
+            "seed": ctx.seed,
+            "code_version": __version__,
+            "theme_sha256": ctx.theme_sha,
+        },
+    )
+    return run
+
+
+def load_world(run: RunLayout) -> World:
+    return World.model_validate_json(run.world.read_text())
+
+
+def load_clips(run: RunLayout) -> list[Clip]:
+    return [Clip.model_validate(r) for r in read_jsonl(run.clips)]
+
+
+def load_observations(run: RunLayout) -> list[Observation]:
+    return [Observation.model_validate(r) for r in read_jsonl(run.observations)]
+
+
+def load_questions(run: RunLayout) -> list[Question]:
+    return [Question.model_validate(r) for r in read_jsonl(run.candidates)]
+
+
+def load_verdicts(run: RunLayout) -> list[Verdict]:
+    return [Verdict.model_validate(r) for r in read_jsonl(run.verdicts)]
+
+
+def stage_plan(ctx: BuildContext) -> bool:
+    run = ctx.run
+
+    def work() -> list[Path]:
+        w = world_mod.plan_world(ctx.theme, ctx.seed, ctx.theme.album.clips - 1)
+        return [atomic.write_json(run.world, w)]
+
+    return run_stage(run, "plan", ctx.key("plan"), work)[1]
+
+
+def stage_episodes(ctx: BuildContext) -> bool:
+    run = ctx.run
+
+    def work() -> list[Path]:
+        clips, obs = album.plan_album(ctx.theme, load_world(run))
+        atomic.write_jsonl(run.clips, clips)
+        atomic.write_jsonl(run.observations, obs)
+        return [run.clips, run.observations]
+
+    return run_stage(run, "episodes", ctx.key("episodes"), work)[1]
+
+
+def stage_render(ctx: BuildContext) -> bool:
+    run = ctx.run
+
+    def work() -> list[Path]:
+        return render.render_run(run, ctx.theme, load_world(run), load_clips(run), workers=ctx.workers)
+
+    return run_stage(run, "render", ctx.key("render"), work)[1]
+
+
+def stage_questions(ctx: BuildContext) -> bool:
+    run = ctx.run
+
+    def work() -> list[Path]:
+        w, clips = load_world(run), load_clips(run)
+        qs = identity.generate_recall(
+            w,
+            load_observations(run),
+            ctx.theme.questions.identity_recall,
+            last_order=max(c.index for c in clips),
+        )
+        return [atomic.write_jsonl(run.candidates, qs)]
+
+    return run_stage(run, "questions", ctx.key("questions"), work)[1]
+
+
+def stage_gates(ctx: BuildContext) -> bool:
+    run = ctx.run
+
+    def work() -> list[Path]:
+        qs, obs = load_questions(run), load_observations(run)
+        gctx = gates_mod.GateContext(load_world(run), {o.id: o for o in obs})
+        verdicts = gates_mod.run_gates(qs, gctx)
+        atomic.write_jsonl(run.verdicts, verdicts)
+        atomic.write_json(run.funnel, gates_mod.funnel(qs, verdicts))
+        return [run.verdicts, run.funnel]
+
+    return run_stage(run, "gates", ctx.key("gates"), work)[1]
+
+
+def stage_freeze(ctx: BuildContext) -> Path:
+    run = ctx.run
+    contents = release_mod.RunContents(
+        theme=ctx.theme,
+        theme_bytes=ctx.theme_bytes,
+        run_id=run.run_id,
+        run_root=run.root,
+        world=load_world(run),
+        clips=load_clips(run),
+        observations=load_observations(run),
+        questions=load_questions(run),
+        verdicts=load_verdicts(run),
+        funnel=json.loads(run.funnel.read_text()),
+        media=read_jsonl(run.media_index),
+        voice_check=json.loads(run.voice_check.read_text()) if run.voice_check.exists() else None,
+    )
+    dest = release_mod.freeze(
+        contents, ctx.layout.release(ctx.release_name, ctx.theme.version), ctx.theme.version
+    )
+    index_catalog(ctx, dest)
+    return dest
+
+
+def index_catalog(ctx: BuildContext, release_dir: Path) -> None:
+    run = ctx.run
+    qs, verdicts = load_questions(run), load_verdicts(run)
+    episode_of = {o.id: o.episode for o in load_observations(run)}
+    with Catalog(ctx.layout.catalog) as cat:
+        cat.index_run(run.run_id, ctx.theme.name, ctx.seed, __version__, ctx.theme_sha, run.root)
+        cat.index_questions(run.run_id, qs, gates_mod.kept_ids(verdicts), episode_of)
+        cat.index_verdicts(run.run_id, verdicts)
+        cat.index_media(run.run_id, read_jsonl(run.media_index))
+        cat.index_release(
+            run.run_id,
+            ctx.release_name,
+            ctx.theme.version,
+            release_dir,
+            sha256_bytes((release_dir / release_mod.MANIFEST).read_bytes()),
+        )
+
+
+STAGE_FUNCS: list[tuple[str, Callable[[BuildContext], bool]]] = [
+    ("plan", stage_plan),
+    ("episodes", stage_episodes),
+    ("render", stage_render),
+    ("questions", stage_questions),
+    ("gates", stage_gates),
+]
+
+
+@dataclass
+class BuildResult:
+    run_dir: Path
+    release_dir: Path
+    ran: dict[str, bool]
+
+
+def build(
+    theme_path: Path,
+    *,
+    seed: int | None = None,
+    outputs: Path = Path("outputs"),
+    workers: int = 2,
+    progress: Progress | None = None,
+) -> BuildResult:
+    """Build a release from a theme with plain function calls (no orchestrator)."""
+    theme = load_theme(theme_path)  # fail fast, before anything is written
+    ctx = BuildContext(Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers)
+    run = prepare(ctx)
+    ran = {}
+    for name, fn in STAGE_FUNCS:
+        if progress:
+            progress(name, "start")
+        ran[name] = fn(ctx)
+        faults.checkpoint(f"after:{name}")
+        if progress:
+            progress(name, "ran" if ran[name] else "cached")
+    if progress:
+        progress("freeze", "start")
+    dest = stage_freeze(ctx)
+    if progress:
+        progress("freeze", "ran")
+    return BuildResult(run.root, dest, ran)

@@ -1,0 +1,43 @@
+"""Questions are programs executed on the World; answers are computed, not written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from mnemoforge.schemas.world import Record
+
+
+class Program(Record):
+    """A registered function name plus JSON arguments (CLEVR-style)."""
+
+    fn: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Lineage(Record):
+    template: str
+    seed: int
+    program_hash: str
+    world_hash: str
+    answer_hash: str
+
+
+class Question(Record):
+    id: str
+    family: str
+    category: str
+    question: str
+    answer: str
+    answer_aliases: list[str] = Field(default_factory=list)
+    options: list[str] | None = None
+    rotations: list[list[int]] | None = Field(default=None, description="option orders; index into options")
+    target_people: list[str]
+    evidence: list[str] = Field(description="observation ids")
+    evidence_clips: list[str] = Field(default_factory=list)
+    evidence_shots: list[str] = Field(default_factory=list)
+    facts_read: list[str]
+    cutoff: int | None = Field(description="latest accessible episode order; None = full timeline")
+    program: Program
+    lineage: Lineage

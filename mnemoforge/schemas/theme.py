@@ -1,0 +1,234 @@
+"""Theme: the researcher-written description a benchmark is planned from.
+
+Themes are validated data (YAML via ``safe_load``). Everything here is declarative;
+the planner in ``mnemoforge.generators.world`` turns it into a seeded ``World``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+ID_RE = r"^[a-z][a-z0-9_]*$"
+HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+FaceShape = Literal["oval", "round", "square", "heart", "long"]
+HairStyle = Literal["short", "long", "bun", "curly", "bald", "ponytail", "bob", "buzz"]
+FacialHair = Literal["none", "beard", "moustache", "stubble"]
+Accessory = Literal["glasses", "sunglasses", "earrings", "hat", "cap", "scarf", "headband", "necklace"]
+TopStyle = Literal["tshirt", "shirt", "sweater", "jacket", "dress", "hoodie", "blazer"]
+Pattern = Literal["plain", "stripes", "dots", "check"]
+Build = Literal["slim", "medium", "broad"]
+
+
+class Strict(BaseModel):
+    """Base for theme records: unknown keys are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _hex(v: str) -> str:
+    if not HEX_RE.match(v):
+        raise ValueError(f"expected a colour like '#a1b2c3', got {v!r}")
+    return v.lower()
+
+
+HexColor = Annotated[str, AfterValidator(_hex)]
+
+
+class Outfit(Strict):
+    """One wardrobe option; a shot plan names the outfit a person wears."""
+
+    id: str = Field(pattern=ID_RE)
+    label: str
+    top_style: TopStyle = "tshirt"
+    top_color: HexColor
+    bottom_color: HexColor
+    pattern: Pattern = "plain"
+
+
+class AppearanceSpec(Strict):
+    """Compact appearance spec: the face anchor a renderer draws from."""
+
+    face_shape: FaceShape
+    skin_tone: HexColor
+    hair_style: HairStyle
+    hair_color: HexColor
+    eye_color: HexColor
+    facial_hair: FacialHair = "none"
+    accessories: list[Accessory] = Field(default_factory=list, max_length=3)
+    build: Build = "medium"
+    height: float = Field(default=1.0, ge=0.85, le=1.15)
+    signature_outfit: Outfit
+    wardrobe: list[Outfit] = Field(default_factory=list, max_length=5)
+
+    @model_validator(mode="after")
+    def _unique_outfits(self) -> AppearanceSpec:
+        ids = [o.id for o in self.outfits()]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"outfit ids must be unique, got {ids}")
+        return self
+
+    def outfits(self) -> list[Outfit]:
+        """Signature outfit first, then the wardrobe options."""
+        return [self.signature_outfit, *self.wardrobe]
+
+    def outfit(self, outfit_id: str) -> Outfit:
+        for o in self.outfits():
+            if o.id == outfit_id:
+                return o
+        raise KeyError(outfit_id)
+
+
+class VoiceSpec(Strict):
+    """A fixed voice per person (espeak-ng by default)."""
+
+    engine: Literal["espeak", "piper"] = "espeak"
+    voice: str = "en-us"
+    variant: str = ""
+    pitch: int = Field(default=50, ge=0, le=99)
+    pitch_range: int = Field(default=50, ge=0, le=99)
+    rate: int = Field(default=165, ge=80, le=400)
+    semitones: float = Field(default=0.0, ge=-12, le=12)
+
+
+class PersonSpec(Strict):
+    id: str = Field(pattern=ID_RE)
+    name: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list)
+    role: str
+    gender: Literal["female", "male", "nonbinary"]
+    age: int = Field(ge=18, le=100)
+    appearance: AppearanceSpec
+    voice: VoiceSpec = Field(default_factory=VoiceSpec)
+    signature_object: str | None = None
+    habits: list[str] = Field(default_factory=list)
+    preferences: dict[str, str] = Field(default_factory=dict)
+
+
+class RelationSpec(Strict):
+    a: str
+    b: str
+    kind: str = Field(min_length=1, description="e.g. spouse, sibling, friend, colleague, parent")
+    a_calls_b: str | None = Field(default=None, description="how a refers to b, e.g. 'my sister'")
+
+
+class PlaceSpec(Strict):
+    id: str = Field(pattern=ID_RE)
+    name: str
+    kind: Literal["home", "outdoor", "venue", "work", "shop", "transit"] = "venue"
+    indoor: bool = True
+    sign: str | None = Field(default=None, description="legible text shown in the scene")
+    palette: list[HexColor] = Field(default_factory=list, max_length=3)
+
+
+class ObjectSpec(Strict):
+    id: str = Field(pattern=ID_RE)
+    name: str
+    owner: str | None = None
+    color: HexColor = "#808080"
+    label: str | None = Field(default=None, description="small text printed on it (a pixel fact)")
+
+
+class ActivitySpec(Strict):
+    """An event kind the planner schedules on the timeline."""
+
+    id: str = Field(pattern=ID_RE)
+    verb: str = Field(description="past-tense phrase, e.g. 'went hiking'")
+    noun: str = Field(description="noun phrase, e.g. 'the hike'")
+    places: list[str] = Field(min_length=1)
+    min_people: int = Field(default=2, ge=1, le=6)
+    max_people: int = Field(default=4, ge=1, le=6)
+    weight: float = Field(default=1.0, gt=0)
+    lines: list[str] = Field(
+        default_factory=list,
+        description="dialogue templates; {name}, {other}, {place}, {object} are filled in",
+    )
+
+    @model_validator(mode="after")
+    def _people_range(self) -> ActivitySpec:
+        if self.min_people > self.max_people:
+            raise ValueError(f"min_people ({self.min_people}) > max_people ({self.max_people})")
+        return self
+
+
+class QuestionMix(Strict):
+    """How many candidates of each category to plan (before gates)."""
+
+    identity_recall: int = Field(default=40, ge=0)
+
+
+class AlbumSpec(Strict):
+    clips: int = Field(default=24, ge=2, le=5000)
+    shots_per_clip: tuple[int, int] = (1, 3)
+    shot_durations: list[Literal[4, 6, 8]] = Field(default_factory=lambda: [4, 6, 8])
+    width: int = Field(default=320, ge=64, le=1920)
+    height: int = Field(default=180, ge=64, le=1080)
+    fps: int = Field(default=12, ge=1, le=60)
+
+
+class Theme(Strict):
+    """The root of a theme file."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    title: str
+    description: str = ""
+    version: str = Field(default="0.1.0", pattern=r"^\d+\.\d+\.\d+$")
+    license: str = "cc-by-4.0"
+    family: Literal["icm"] = "icm"
+    protagonist: str | None = None
+    start: dt.date
+    end: dt.date
+    seed: int = 0
+    cast: list[PersonSpec] = Field(min_length=1)
+    relations: list[RelationSpec] = Field(default_factory=list)
+    places: list[PlaceSpec] = Field(min_length=1)
+    objects: list[ObjectSpec] = Field(default_factory=list)
+    activities: list[ActivitySpec] = Field(min_length=1)
+    album: AlbumSpec = Field(default_factory=AlbumSpec)
+    questions: QuestionMix = Field(default_factory=QuestionMix)
+
+    @model_validator(mode="after")
+    def _referential_integrity(self) -> Theme:
+        if self.end <= self.start:
+            raise ValueError(f"end: {self.end} must be after start ({self.start})")
+        people = _unique("cast", [p.id for p in self.cast])
+        places = _unique("places", [p.id for p in self.places])
+        objects = _unique("objects", [o.id for o in self.objects])
+        _unique("activities", [a.id for a in self.activities])
+        if self.protagonist is not None and self.protagonist not in people:
+            raise ValueError(f"protagonist: unknown person {self.protagonist!r}")
+        for i, r in enumerate(self.relations):
+            for side in ("a", "b"):
+                if getattr(r, side) not in people:
+                    raise ValueError(f"relations.{i}.{side}: unknown person {getattr(r, side)!r}")
+        for i, o in enumerate(self.objects):
+            if o.owner is not None and o.owner not in people:
+                raise ValueError(f"objects.{i}.owner: unknown person {o.owner!r}")
+        for i, p in enumerate(self.cast):
+            if p.signature_object is not None and p.signature_object not in objects:
+                raise ValueError(f"cast.{i}.signature_object: unknown object {p.signature_object!r}")
+        for i, a in enumerate(self.activities):
+            for j, pl in enumerate(a.places):
+                if pl not in places:
+                    raise ValueError(f"activities.{i}.places.{j}: unknown place {pl!r}")
+            if a.min_people > len(self.cast):
+                raise ValueError(
+                    f"activities.{i}.min_people: more than the {len(self.cast)} people in the cast"
+                )
+        return self
+
+    def person(self, pid: str) -> PersonSpec:
+        return next(p for p in self.cast if p.id == pid)
+
+
+def _unique(field: str, ids: list[str]) -> set[str]:
+    seen: set[str] = set()
+    for i, x in enumerate(ids):
+        if x in seen:
+            raise ValueError(f"{field}.{i}.id: duplicate id {x!r}")
+        seen.add(x)
+    return seen

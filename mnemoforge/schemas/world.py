@@ -1,0 +1,139 @@
+"""World: the seeded ground truth every observation and question derives from."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mnemoforge.schemas.theme import AppearanceSpec, VoiceSpec
+
+
+class Record(BaseModel):
+    """Base for generated records: unknown keys rejected, values immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Person(Record):
+    id: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    role: str
+    gender: str
+    age: int
+    appearance: AppearanceSpec
+    voice: VoiceSpec
+    signature_object: str | None = None
+    habits: list[str] = Field(default_factory=list)
+    preferences: dict[str, str] = Field(default_factory=dict)
+
+    def description(self) -> str:
+        """A name-free description usable where a face is seen but no name is given."""
+        a = self.appearance
+        hair = "bald" if a.hair_style == "bald" else f"{a.hair_style}-haired"
+        noun = {"female": "woman", "male": "man"}.get(self.gender, "person")
+        extra = f" wearing {_with_article(a.accessories[0])}" if a.accessories else ""
+        return f"the {hair} {noun}{extra}"
+
+
+def _with_article(item: str) -> str:
+    return item if item.endswith("s") else f"a {item}"
+
+
+class Relation(Record):
+    a: str
+    b: str
+    kind: str
+    a_calls_b: str | None = None
+
+
+class Place(Record):
+    id: str
+    name: str
+    kind: str
+    indoor: bool
+    sign: str | None = None
+    palette: list[str] = Field(default_factory=list)
+
+
+class WorldObject(Record):
+    id: str
+    name: str
+    owner: str | None = None
+    color: str
+    label: str | None = None
+
+
+class Event(Record):
+    """One dated happening on the timeline; clips are planned from events."""
+
+    id: str
+    index: int
+    start: dt.datetime
+    activity: str
+    verb: str
+    noun: str
+    place: str
+    participants: list[str]
+    objects: list[str] = Field(default_factory=list)
+    weather: str
+    occasion: str
+
+
+FactKind = Literal[
+    "attended",
+    "at_place",
+    "activity",
+    "brought",
+    "owns",
+    "relation",
+    "habit",
+    "preference",
+    "name",
+]
+
+
+class Fact(Record):
+    """An atomic, id'd statement (subject, predicate, object) true from ``at`` on."""
+
+    id: str
+    kind: FactKind
+    subject: str
+    object: str
+    event: str | None = None
+    at: dt.datetime | None = None
+
+
+class World(Record):
+    theme: str
+    seed: int
+    start: dt.date
+    end: dt.date
+    protagonist: str
+    people: list[Person]
+    relations: list[Relation]
+    places: list[Place]
+    objects: list[WorldObject]
+    events: list[Event]
+    facts: list[Fact]
+
+    def person(self, pid: str) -> Person:
+        return _index(self.people, pid)
+
+    def place(self, pid: str) -> Place:
+        return _index(self.places, pid)
+
+    def object(self, oid: str) -> WorldObject:
+        return _index(self.objects, oid)
+
+    def event(self, eid: str) -> Event:
+        return _index(self.events, eid)
+
+
+def _index(items: list, key: str):  # type: ignore[no-untyped-def]
+    for it in items:
+        if it.id == key:
+            return it
+    raise KeyError(key)

@@ -1,0 +1,78 @@
+"""Load and check theme files; user mistakes become one clear error naming file and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from mnemoforge.hashing import sha256_bytes
+from mnemoforge.schemas.theme import Theme
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+THEMES_DIR = ASSETS / "themes"
+DEFAULT_THEME = THEMES_DIR / "life_album.yaml"
+
+
+class ThemeError(ValueError):
+    """A theme file is unreadable or invalid; ``problems`` lists (field path, message)."""
+
+    def __init__(self, path: Path, problems: list[tuple[str, str]]) -> None:
+        self.path = path
+        self.problems = problems
+        lines = [f"{path}: invalid theme ({len(problems)} problem{'s' if len(problems) != 1 else ''})"]
+        lines += [f"  - {field}: {msg}" for field, msg in problems]
+        super().__init__("\n".join(lines))
+
+
+def _describe(err: dict[str, Any]) -> tuple[str, str]:
+    loc = ".".join(str(x) for x in err["loc"])
+    msg = str(err["msg"])
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+        # model-level validators put the field path at the front of the message
+        head, sep, rest = msg.partition(": ")
+        if sep and " " not in head:
+            loc = f"{loc}.{head}" if loc else head
+            msg = rest
+    typ = err.get("type", "")
+    if typ == "missing":
+        msg = "required field is missing"
+    elif typ == "extra_forbidden":
+        msg = "unknown field (check the spelling; see README 'Theme schema')"
+    elif "input" in err and typ not in ("value_error",):
+        got = err["input"]
+        if not isinstance(got, dict | list):
+            msg = f"{msg} (got {got!r})"
+    return loc or "<root>", msg
+
+
+def parse_theme(data: Any, path: Path) -> Theme:
+    if not isinstance(data, dict):
+        raise ThemeError(path, [("<root>", f"expected a mapping of theme fields, got {type(data).__name__}")])
+    try:
+        return Theme.model_validate(data)
+    except ValidationError as e:
+        raise ThemeError(path, [_describe(err) for err in e.errors()]) from None
+
+
+def load_theme(path: Path | str) -> Theme:
+    """Read and validate a theme YAML file (``yaml.safe_load``; no code in YAML)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ThemeError(path, [("<file>", f"cannot read: {e.strerror or e}")]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "<yaml>"
+        raise ThemeError(path, [(where, f"not valid YAML: {getattr(e, 'problem', e)}")]) from None
+    return parse_theme(data, path)
+
+
+def theme_sha256(path: Path | str) -> str:
+    return sha256_bytes(Path(path).read_bytes())

@@ -1,0 +1,146 @@
+"""Gates decide which candidates survive. Each returns a Verdict with a reason; none drops silently."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol
+
+from mnemoforge.generators.questions.programs import Unanswerable
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.schemas.world import World
+from mnemoforge.validators.solver import solve
+
+
+@dataclass
+class GateContext:
+    world: World
+    observations: dict[str, Observation]
+    questions: list[Question] = field(default_factory=list)
+
+    @cached_property
+    def ids_by_text(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for q in self.questions:
+            out.setdefault(q.question.lower(), []).append(q.id)
+        return {k: sorted(v) for k, v in out.items()}
+
+
+class Gate(Protocol):
+    name: str
+    version: str
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict: ...
+
+
+def _v(gate: Gate, q: Question, keep: bool, reason: str, **scores: float) -> Verdict:
+    return Verdict(
+        item=q.id, gate=gate.name, gate_version=gate.version, keep=keep, reason=reason, scores=scores
+    )
+
+
+class EvidenceResolves:
+    """Every evidence id names an existing, evidence-eligible observation (never the calibration clip)."""
+
+    name, version = "evidence_resolves", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        if not q.evidence:
+            return _v(self, q, False, "no evidence")
+        missing = [e for e in q.evidence if e not in ctx.observations]
+        if missing:
+            return _v(self, q, False, f"unknown evidence ids: {missing}")
+        ineligible = [e for e in q.evidence if not ctx.observations[e].evidence_eligible]
+        if ineligible:
+            return _v(self, q, False, f"evidence not eligible (calibration): {ineligible}")
+        return _v(self, q, True, f"{len(q.evidence)} evidence ids resolve", n_evidence=len(q.evidence))
+
+
+class CutoffValid:
+    """The latest accessible episode comes at or after every evidence observation."""
+
+    name, version = "cutoff_valid", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        orders = [ctx.observations[e].order for e in q.evidence if e in ctx.observations]
+        if not orders:
+            return _v(self, q, False, "no resolvable evidence to place the cutoff after")
+        last = max(orders)
+        if q.cutoff is not None and q.cutoff < last:
+            return _v(self, q, False, f"cutoff {q.cutoff} precedes evidence at {last}", gap=q.cutoff - last)
+        gap = -1.0 if q.cutoff is None else float(q.cutoff - last)
+        return _v(self, q, True, "evidence before cutoff", gap=gap)
+
+
+class SymbolicRederive:
+    """The program, run on the evidence alone, re-derives the stored answer."""
+
+    name, version = "symbolic_rederive", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        evidence = [ctx.observations[e] for e in q.evidence if e in ctx.observations]
+        try:
+            got = solve(q, ctx.world, evidence)
+        except Unanswerable as e:
+            return _v(self, q, False, f"evidence does not determine the answer: {e}", match=0.0)
+        except KeyError as e:
+            return _v(self, q, False, f"program error: unknown {e}", match=0.0)
+        if got != q.answer:
+            return _v(self, q, False, f"evidence gives {got!r}, stored answer is {q.answer!r}", match=0.0)
+        return _v(self, q, True, "answer re-derived from evidence", match=1.0)
+
+
+class UniqueQuestion:
+    """No two kept items ask the same text (the first by id wins)."""
+
+    name, version = "unique_question", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        same = ctx.ids_by_text.get(q.question.lower(), [])
+        if same and same[0] != q.id:
+            return _v(self, q, False, f"duplicate question: same text as {same[0]}", duplicates=len(same))
+        return _v(self, q, True, "question text is unique", duplicates=len(same))
+
+
+DEFAULT_GATES: list[Gate] = [EvidenceResolves(), CutoffValid(), SymbolicRederive(), UniqueQuestion()]
+
+
+def run_gates(questions: list[Question], ctx: GateContext, gates: list[Gate] | None = None) -> list[Verdict]:
+    """All gates on all candidates (a reject does not hide later gates' verdicts)."""
+    gates = DEFAULT_GATES if gates is None else gates
+    ctx = GateContext(ctx.world, ctx.observations, questions)
+    return [g.check(q, ctx) for q in questions for g in gates]
+
+
+def kept_ids(verdicts: list[Verdict]) -> set[str]:
+    items = {v.item for v in verdicts}
+    rejected = {v.item for v in verdicts if not v.keep}
+    return items - rejected
+
+
+def funnel(questions: list[Question], verdicts: list[Verdict], gates: list[Gate] | None = None) -> dict:
+    """Candidates → kept after each gate in order, with reject reasons counted."""
+    gates = DEFAULT_GATES if gates is None else gates
+    alive = {q.id for q in questions}
+    stages = []
+    by_gate: dict[str, list[Verdict]] = {}
+    for v in verdicts:
+        by_gate.setdefault(v.gate, []).append(v)
+    for g in gates:
+        vs = by_gate.get(g.name, [])
+        rejected = {v.item for v in vs if not v.keep} & alive
+        reasons = Counter(v.reason.split(":")[0] for v in vs if not v.keep and v.item in rejected)
+        alive -= rejected
+        stages.append(
+            {
+                "gate": g.name,
+                "version": g.version,
+                "rejected": len(rejected),
+                "kept": len(alive),
+                "reasons": dict(sorted(reasons.items())),
+            }
+        )
+    return {"candidates": len(questions), "kept": len(alive), "stages": stages}

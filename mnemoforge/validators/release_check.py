@@ -1,0 +1,92 @@
+"""Verify a frozen release: checksums, schemas, counts, evidence ids and re-derived answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from mnemoforge.exporters.release import CHECKSUMS, MANIFEST
+from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.hashing import sha256_file
+from mnemoforge.schemas.episodes import Clip
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.release import ReleaseManifest
+from mnemoforge.schemas.world import World
+from mnemoforge.validators.gates import CutoffValid, EvidenceResolves, GateContext, SymbolicRederive
+
+
+def verify_release(root: Path) -> list[str]:
+    """Every problem found, each naming its file; an empty list means the release is OK."""
+    mpath = root / MANIFEST
+    if not mpath.exists():
+        return [f"{MANIFEST}: missing (is {root} a release folder?)"]
+    try:
+        manifest = ReleaseManifest.model_validate_json(mpath.read_text())
+    except ValidationError as e:
+        return [f"{MANIFEST}: invalid: {e.errors()[0]['loc']}: {e.errors()[0]['msg']}"]
+    problems = _check_files(root, manifest)
+    if problems:
+        return problems  # content checks on altered files would only repeat the same news
+    return _check_content(root, manifest)
+
+
+def _check_files(root: Path, manifest: ReleaseManifest) -> list[str]:
+    problems = []
+    for rel, entry in manifest.files.items():
+        p = root / rel
+        if not p.is_file():
+            problems.append(f"{rel}: missing")
+        elif p.stat().st_size != entry.bytes or sha256_file(p) != entry.sha256:
+            problems.append(f"{rel}: checksum mismatch (file was altered)")
+    listed = set(manifest.files) | {MANIFEST}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.relative_to(root).as_posix() not in listed:
+            problems.append(f"{p.relative_to(root).as_posix()}: not listed in {MANIFEST}")
+    sums = root / CHECKSUMS
+    if sums.is_file():
+        for line in sums.read_text().splitlines():
+            digest, _, rel = line.partition("  ")
+            if rel in manifest.files and manifest.files[rel].sha256 != digest:
+                problems.append(f"{CHECKSUMS}: {rel} disagrees with {MANIFEST}")
+    return problems
+
+
+def _load(root: Path, rel: str, model: type, problems: list[str], extra: tuple[str, ...] = ()) -> list:
+    """Validate each JSONL row against ``model``; ``extra`` names release-only columns (e.g. media paths)."""
+    out = []
+    for i, row in enumerate(read_jsonl(root / rel)):
+        try:
+            out.append(model.model_validate({k: v for k, v in row.items() if k not in extra}))
+        except ValidationError as e:
+            err = e.errors()[0]
+            problems.append(f"{rel}: line {i + 1}: {'.'.join(map(str, err['loc']))}: {err['msg']}")
+    return out
+
+
+def _check_content(root: Path, manifest: ReleaseManifest) -> list[str]:
+    problems: list[str] = []
+    fam = manifest.family
+    world = World.model_validate_json((root / "data/world.json").read_text())
+    questions: list[Question] = _load(root, f"data/{fam}/questions.jsonl", Question, problems)
+    clips: list[Clip] = _load(root, f"data/{fam}/clips.jsonl", Clip, problems, extra=("video",))
+    obs: list[Observation] = _load(root, f"data/{fam}/observations.jsonl", Observation, problems)
+    stats = json.loads((root / "dataset_statistics.json").read_text())
+    if stats["questions"]["kept"] != len(questions) or manifest.counts.get("questions") != len(questions):
+        problems.append(
+            f"dataset_statistics.json: {stats['questions']['kept']} questions listed, "
+            f"{len(questions)} in data/{fam}/questions.jsonl"
+        )
+    if stats["clips"]["count"] != len(clips):
+        problems.append(
+            f"dataset_statistics.json: {stats['clips']['count']} clips listed, {len(clips)} found"
+        )
+    ctx = GateContext(world, {o.id: o for o in obs}, questions)
+    for q in questions:
+        for gate in (EvidenceResolves(), CutoffValid(), SymbolicRederive()):
+            v = gate.check(q, ctx)
+            if not v.keep:
+                problems.append(f"data/{fam}/questions.jsonl: {q.id}: {gate.name}: {v.reason}")
+    return problems

@@ -1,0 +1,36 @@
+"""Shared fixtures: a small theme that builds in seconds, and an isolated Prefect home."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mnemoforge.theme_starter import starter_theme
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
+    home = tmp_path_factory.mktemp("prefect-home")
+    os.environ["PREFECT_HOME"] = str(home)
+    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "120"
+    os.environ.pop("MNEMOFORGE_CRASH_AT", None)
+
+
+def small_theme_data(**album: object) -> dict:
+    data = yaml.safe_load(starter_theme("tiny"))
+    data["album"].update({"clips": 6, **album})
+    data["questions"]["identity_recall"] = 8
+    return data
+
+
+@pytest.fixture
+def small_theme(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
+    return path

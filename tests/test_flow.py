@@ -1,0 +1,53 @@
+"""The Prefect flow (embedded mode, no server): same release as plain calls, cached re-runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from mnemoforge.pipeline import build
+
+from .conftest import small_theme_data
+
+
+def _flow(theme: Path, outputs: Path) -> subprocess.CompletedProcess:
+    cmd = [
+        sys.executable,
+        "-m",
+        "mnemoforge.cli",
+        "build",
+        str(theme),
+        "--outputs",
+        str(outputs),
+        "--orchestrator",
+        "prefect",
+        "--workers",
+        "2",
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ), timeout=600)
+
+
+def test_prefect_flow_matches_plain_calls_and_caches(tmp_path: Path) -> None:
+    theme = tmp_path / "tiny.yaml"
+    theme.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
+    first = _flow(theme, tmp_path / "prefect")
+    assert first.returncode == 0, first.stderr[-3000:]
+    release = Path(first.stdout.strip().splitlines()[-1])
+    for stage in ("plan", "episodes", "render", "questions", "gates"):
+        assert f"{stage}: completed" in first.stderr
+    results = tmp_path / "prefect" / ".prefect" / "results"
+    persisted = sorted(p.name for p in results.iterdir())
+    assert len(persisted) >= 5  # one persisted result per stage task
+
+    plain = build(theme, outputs=tmp_path / "plain", workers=1)
+    assert (plain.release_dir / "MANIFEST.json").read_bytes() == (release / "MANIFEST.json").read_bytes()
+
+    again = _flow(theme, tmp_path / "prefect")
+    assert again.returncode == 0, again.stderr[-3000:]
+    for stage in ("plan", "episodes", "render", "questions", "gates"):
+        assert f"{stage}: cached" in again.stderr
+    assert sorted(p.name for p in results.iterdir()) == persisted

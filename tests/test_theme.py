@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from mnemoforge.cli import app
+from mnemoforge.theme_io import DEFAULT_THEME, ThemeError, load_theme, parse_theme
+from mnemoforge.theme_starter import starter_theme
+
+from .conftest import small_theme_data
+
+
+def test_default_theme_is_the_icm_life_album() -> None:
+    t = load_theme(DEFAULT_THEME)
+    assert len(t.cast) == 6
+    assert all(p.age >= 18 for p in t.cast)
+    assert (t.start, t.end) == (dt.date(2025, 5, 1), dt.date(2026, 5, 1))
+    assert t.protagonist == "li_ming"
+    # every person has a face anchor spec and a distinct voice
+    assert len({(p.voice.voice, p.voice.variant, p.voice.pitch) for p in t.cast}) == 6
+    assert len({p.appearance.signature_outfit.top_color for p in t.cast}) == 6
+
+
+def _problems(data: dict) -> list[tuple[str, str]]:
+    with pytest.raises(ThemeError) as e:
+        parse_theme(data, Path("bad.yaml"))
+    assert "bad.yaml" in str(e.value)
+    return e.value.problems
+
+
+def test_missing_field_is_named() -> None:
+    data = small_theme_data()
+    del data["cast"][1]["role"]
+    assert _problems(data) == [("cast.1.role", "required field is missing")]
+
+
+def test_wrong_type_is_named_with_the_value() -> None:
+    data = small_theme_data()
+    data["cast"][0]["age"] = "old"
+    ((field, msg),) = _problems(data)
+    assert field == "cast.0.age" and "'old'" in msg
+
+
+def test_unknown_person_in_relation() -> None:
+    data = small_theme_data()
+    data["relations"][0]["b"] = "zed"
+    ((field, msg),) = _problems(data)
+    assert field == "relations.0.b" and "unknown person 'zed'" in msg
+
+
+def test_dates_out_of_order() -> None:
+    data = small_theme_data()
+    data["start"], data["end"] = data["end"], data["start"]
+    ((field, msg),) = _problems(data)
+    assert field == "end" and "must be after start" in msg
+
+
+def test_unknown_key_and_bad_colour() -> None:
+    data = small_theme_data()
+    data["cast"][0]["favourite"] = "x"
+    data["cast"][1]["appearance"]["skin_tone"] = "pink"
+    problems = dict(_problems(data))
+    assert "unknown field" in problems["cast.0.favourite"]
+    assert "#a1b2c3" in problems["cast.1.appearance.skin_tone"]
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
+    p = tmp_path / "broken.yaml"
+    p.write_text("name: x\ncast: [\n  - a: 1\n")
+    with pytest.raises(ThemeError) as e:
+        load_theme(p)
+    assert e.value.problems[0][0].startswith("line ")
+
+
+def test_cli_theme_check_reports_without_traceback(tmp_path: Path) -> None:
+    data = small_theme_data()
+    data["relations"][0]["a"] = "nobody"
+    p = tmp_path / "t.yaml"
+    p.write_text(yaml.safe_dump(data))
+    r = CliRunner().invoke(app, ["theme", "check", str(p)])
+    assert r.exit_code == 2
+    assert "relations.0.a" in r.output and "Traceback" not in r.output
+    ok = CliRunner().invoke(app, ["theme", "check", str(DEFAULT_THEME)])
+    assert ok.exit_code == 0 and "6 people" in ok.output
+
+
+def test_theme_new_writes_a_commented_valid_theme(tmp_path: Path) -> None:
+    dest = tmp_path / "mine.yaml"
+    r = CliRunner().invoke(app, ["theme", "new", "my_album", "--dest", str(dest)])
+    assert r.exit_code == 0, r.output
+    text = dest.read_text()
+    assert text.count("#") > 20  # it is commented
+    assert load_theme(dest).name == "my_album"
+    with pytest.raises(ValueError):
+        starter_theme("Bad Name")
