@@ -15,9 +15,9 @@ from pathlib import Path
 from mnemoforge import __version__, faults
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators import album, render
+from mnemoforge.generators import album, album_check, render
 from mnemoforge.generators import world as world_mod
-from mnemoforge.generators.questions import identity, programs
+from mnemoforge.generators.questions import common, icm, programs
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
@@ -35,9 +35,9 @@ from mnemoforge.validators import gates as gates_mod
 # modules whose source is part of each stage's cache key
 STAGE_SOURCES = {
     "plan": (world_mod,),
-    "episodes": (album,),
+    "episodes": (album, album_check),
     "render": (render,),
-    "questions": (identity, programs),
+    "questions": (icm, common, programs),
     "gates": (gates_mod,),
 }
 STAGE_VERSIONS = {"plan": "1", "episodes": "1", "render": "1", "questions": "1", "gates": "1"}
@@ -138,7 +138,9 @@ def stage_episodes(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        clips, obs = album.plan_album(ctx.theme, load_world(run))
+        w = load_world(run)
+        clips, obs = album.plan_album(ctx.theme, w)
+        album_check.validate_album(ctx.theme, w, clips)
         atomic.write_jsonl(run.clips, clips)
         atomic.write_jsonl(run.observations, obs)
         return [run.clips, run.observations]
@@ -160,12 +162,8 @@ def stage_questions(ctx: BuildContext) -> bool:
 
     def work() -> list[Path]:
         w, clips = load_world(run), load_clips(run)
-        qs = identity.generate_recall(
-            w,
-            load_observations(run),
-            ctx.theme.questions.identity_recall,
-            last_order=max(c.index for c in clips),
-        )
+        counts = ctx.theme.questions.counts()
+        qs = icm.generate_icm(w, load_observations(run), counts, last_order=max(c.index for c in clips))
         return [atomic.write_jsonl(run.candidates, qs)]
 
     return run_stage(run, "questions", ctx.key("questions"), work)[1]

@@ -104,7 +104,7 @@ album:
   fps: 12
 
 questions:
-  identity_recall: 12         # candidates to plan before gates
+  total: 15                   # candidates before gates, split recall : retrieval : profile as in ICM-Bench
 """
 
 

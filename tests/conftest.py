@@ -25,7 +25,7 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
 def small_theme_data(**album: object) -> dict:
     data = yaml.safe_load(starter_theme("tiny"))
     data["album"].update({"clips": 6, **album})
-    data["questions"]["identity_recall"] = 8
+    data["questions"]["total"] = 12
     return data
 
 

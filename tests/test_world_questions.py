@@ -5,12 +5,14 @@ import random
 import pytest
 
 from mnemoforge.generators.album import plan_album
-from mnemoforge.generators.questions.identity import generate_recall
+from mnemoforge.generators.album_check import AlbumError, album_problems, validate_album
+from mnemoforge.generators.questions.icm import generate_icm
 from mnemoforge.generators.world import plan_world
 from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.observations import Channel
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators.gates import (
+    CategoryRules,
     CutoffValid,
     EvidenceResolves,
     GateContext,
@@ -29,7 +31,7 @@ THEME = load_theme(DEFAULT_THEME)
 def built():
     world = plan_world(THEME, 7, THEME.album.clips - 1)
     clips, obs = plan_album(THEME, world)
-    qs = generate_recall(world, obs, 40, len(clips) - 1)
+    qs = generate_icm(world, obs, THEME.questions.counts(), len(clips) - 1)
     return world, clips, obs, qs
 
 
@@ -79,15 +81,88 @@ def test_observations_record_facts_and_channels(built) -> None:
 def test_answers_are_computed_and_rederive_from_evidence(built) -> None:
     world, clips, obs, qs = built
     by_id = {o.id: o for o in obs}
-    assert len(qs) == 40
-    assert len({q.id for q in qs}) == 40
+    assert len({q.id for q in qs}) == len(qs)
     for q in qs:
         ev = [by_id[e] for e in q.evidence]
         assert solve(q, world, ev) == q.answer
-        assert max(o.order for o in ev) <= q.cutoff <= len(clips) - 1
-        assert all(o.evidence_eligible for o in ev)
-        assert q.lineage.seed == 7 and q.lineage.template.startswith("recall.")
-        assert set(q.target_people) <= {p.id for p in world.people}
+        assert all(o.evidence_eligible for o in ev)  # the calibration clip is never evidence
+        assert q.lineage.seed == 7
+        assert q.target_people and set(q.target_people) <= {p.id for p in world.people}
+        assert q.evidence_clips and set(q.evidence_shots) <= set(q.evidence)
+        if q.category == "profile_inference":
+            assert q.cutoff is None and len(q.evidence_clips) >= 2
+        else:
+            assert max(o.order for o in ev) < q.cutoff <= len(clips) - 1 or q.cutoff == len(clips) - 1
+        if q.category == "cross_episode_retrieval":
+            assert len(q.evidence_clips) >= 2
+
+
+def test_category_mix_follows_the_theme(built) -> None:
+    *_, qs = built
+    counts = {c: sum(q.category == c for q in qs) for c in THEME.questions.counts()}
+    assert (
+        counts
+        == THEME.questions.counts()
+        == {
+            "identity_recall": 20,
+            "cross_episode_retrieval": 25,
+            "profile_inference": 15,
+        }
+    )
+    # every question form is represented
+    assert len({q.lineage.template for q in qs}) == 9
+
+
+def test_a_question_needs_face_voice_binding(built) -> None:
+    world, clips, obs, qs = built
+    by_id = {o.id: o for o in obs}
+    q = next(q for q in qs if q.program.fn == "who_brought")
+    ev = [by_id[e] for e in q.evidence]
+    spoken = [o for o in ev if o.kind == "speech"]
+    seen = [o for o in ev if o.kind == "shot"]
+    holder = q.target_people[0]
+    # the name is heard in one clip, and the face is seen with the object in a later clip
+    assert spoken and seen and min(o.order for o in spoken) < min(o.order for o in seen)
+    assert any(
+        e.fact == f"f_name_{holder}" and e.channel.value == "speech" for o in spoken for e in o.expresses
+    )
+    assert world.person(holder).name not in " ".join(o.content for o in seen)  # the face clip names no one
+    assert q.answer == world.person(holder).name
+    # without the clip where the name is said, the answer cannot be derived
+    import pytest as _pt
+
+    from mnemoforge.generators.questions.programs import Unanswerable
+
+    with _pt.raises(Unanswerable):
+        solve(q, world, seen)
+
+
+def test_profile_answers_accumulate_over_clips(built) -> None:
+    world, _, obs, qs = built
+    q = next(q for q in qs if q.program.fn == "usual_choice")
+    picks = [
+        f
+        for f in world.facts
+        if f.kind == "chose" and f.subject == q.program.args["person"] and f.object == q.program.args["key"]
+    ]
+    assert len(picks) >= 2 and len(q.evidence_clips) >= 2
+    assert q.answer == world.person(q.program.args["person"]).preferences[q.program.args["key"]]
+
+
+def test_shot_plans_are_valid_and_invalid_ones_are_named(built) -> None:
+    world, clips, *_ = built
+    validate_album(THEME, world, clips)
+    assert all(
+        len(s.visible) <= 6 and s.extras <= 4 and s.duration_s in (4, 6, 8) for c in clips for s in c.shots
+    )
+    shot = clips[3].shots[0]
+    bad_shot = shot.model_copy(update={"place": "atlantis", "outfits": {shot.visible[0]: "tuxedo"}})
+    bad = [*clips[:3], clips[3].model_copy(update={"shots": [bad_shot]}), *clips[4:]]
+    problems = album_problems(THEME, world, bad)
+    assert f"{shot.id}.place: unknown place 'atlantis'" in problems
+    assert any(p.startswith(f"{shot.id}.outfits") for p in problems)
+    with pytest.raises(AlbumError):
+        validate_album(THEME, world, bad[:-1])
 
 
 def test_companion_answer_matches_the_world(built) -> None:
@@ -132,6 +207,16 @@ def test_gates_reject_crafted_bad_items_for_the_right_reason(built) -> None:
     v = CutoffValid().check(early, ctx)
     assert not v.keep and "precedes evidence" in v.reason
 
+    prof = next(q for q in qs if q.category == "profile_inference")
+    assert CategoryRules().check(prof, ctx).keep
+    one_clip = prof.model_copy(
+        update={"evidence": [e for e in prof.evidence if e.startswith(prof.evidence_clips[0])]}
+    )
+    v = CategoryRules().check(one_clip, ctx)
+    assert not v.keep and "too few evidence clips" in v.reason
+    v = CategoryRules().check(prof.model_copy(update={"cutoff": 5}), ctx)
+    assert not v.keep and "wrong timeline" in v.reason
+
 
 def test_rejects_are_kept_and_counted_in_the_funnel(built) -> None:
     world, _, obs, qs = built
@@ -139,11 +224,11 @@ def test_rejects_are_kept_and_counted_in_the_funnel(built) -> None:
     dup = qs[1].model_copy(update={"id": "zzz_dup"})
     items = [*qs, bad, dup]
     verdicts = run_gates(items, GateContext(world, {o.id: o for o in obs}))
-    assert len(verdicts) == len(items) * 4  # every gate gives every item a verdict
+    assert len(verdicts) == len(items) * 5  # every gate gives every item a verdict
     kept = kept_ids(verdicts)
     assert "icm_recall_bad" not in kept and "zzz_dup" not in kept and len(kept) == len(qs)
     f = funnel(items, verdicts)
-    assert f["candidates"] == 42 and f["kept"] == 40
+    assert f["candidates"] == len(qs) + 2 and f["kept"] == len(qs)
     stages = {s["gate"]: s for s in f["stages"]}
     assert stages["symbolic_rederive"]["rejected"] == 1
     assert stages["unique_question"]["reasons"] == {"duplicate question": 1}

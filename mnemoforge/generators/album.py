@@ -7,6 +7,8 @@ and in which channel, so evidence and modality checks are exact.
 from __future__ import annotations
 
 import datetime as dt
+import random
+from dataclasses import dataclass, field
 
 from mnemoforge.generators.world import season_of
 from mnemoforge.rng import derive_rng
@@ -17,6 +19,11 @@ from mnemoforge.schemas.world import Event, World
 
 ALBUM_SOURCE = "album"
 CAMERAS = ["static", "pan_left", "pan_right", "zoom_in", "zoom_out"]
+CHOICE_LINE = "Let's get some {value}."
+HABIT_LINE = "As always, {name} {habit}."
+RELATION_LINE = "{name} is my {relation}, you know."
+HABIT_MENTION_RATE = 0.3
+RELATION_MENTION_RATE = 0.35
 DEFAULT_LINES = [
     "{other}, this {noun} was a great idea.",
     "Did you bring the {object}, {other}?",
@@ -62,6 +69,9 @@ def _calibration_clip(world: World) -> Clip:
                 duration_s=6,
                 place=world.places[0].id,
                 time_of_day="morning",
+                day_of_week=start.strftime("%A"),
+                season=season_of(start.date()),
+                occasion="calibration",
                 weather="clear",
                 visible=[p.id],
                 focus=[p.id],
@@ -87,36 +97,58 @@ def _calibration_clip(world: World) -> Clip:
     )
 
 
-def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
-    rng = derive_rng(world.seed, "clip", ev.id)
-    cid = f"c{index:04d}"
+@dataclass
+class _ShotDraft:
+    visible: list[str]
+    composition: str
+    camera: str
+    lines: list[tuple[str, str, list[str], list[str]]] = field(
+        default_factory=list
+    )  # speaker, text, names, facts
+
+
+def cue_lines(world: World, ev: Event, rng: random.Random) -> list[tuple[str, str, list[str], list[str]]]:
+    """Lines that must be spoken in this clip: choices made, habits and relations mentioned.
+
+    Each states facts in the speech channel, so profile questions can accumulate them across clips.
+    """
+    lines = []
+    for f in world.facts:
+        if f.kind == "chose" and f.event == ev.id:
+            lines.append((f.subject, CHOICE_LINE.format(value=f.value), [], [f.id]))
+    for pid in ev.participants:
+        person = world.person(pid)
+        others = [q for q in ev.participants if q != pid]
+        if person.habits and others and rng.random() < HABIT_MENTION_RATE:
+            i = rng.randrange(len(person.habits))
+            speaker = rng.choice(others)
+            text = HABIT_LINE.format(name=person.name, habit=person.habits[i])
+            lines.append((speaker, text, [pid], [f"f_habit_{pid}_{i}"]))
+    for r in world.relations:
+        if r.a in ev.participants and r.b in ev.participants and r.a_calls_b:
+            if rng.random() < RELATION_MENTION_RATE:
+                text = RELATION_LINE.format(name=world.person(r.b).name, relation=r.a_calls_b)
+                lines.append((r.a, text, [r.b], [f"f_rel_{r.a}_{r.b}"]))
+    return lines
+
+
+def _drafts(theme: Theme, world: World, ev: Event, rng: random.Random) -> list[_ShotDraft]:
     lo, hi = theme.album.shots_per_clip
-    n_shots = rng.randint(lo, hi)
-    outfits = {p: rng.choice(world.person(p).appearance.outfits()).id for p in ev.participants}
-    owner = {o.id: o.owner for o in world.objects}
     act = next(a for a in theme.activities if a.id == ev.activity)
     templates = act.lines or DEFAULT_LINES
     place = world.place(ev.place)
-    shots: list[Shot] = []
-    t = ev.start
+    drafts = []
+    n_shots = rng.randint(lo, hi)
     for s in range(n_shots):
-        sid = f"{cid}_s{s:02d}"
         if s == 0:  # establishing: everyone, wide, the place sign readable
-            visible, comp, cam = (
-                list(ev.participants),
-                "wide",
-                rng.choice(["static", "pan_left", "pan_right"]),
-            )
+            d = _ShotDraft(list(ev.participants), "wide", rng.choice(["static", "pan_left", "pan_right"]))
         else:
             k = rng.randint(1, min(2, len(ev.participants)))
             visible = sorted(rng.sample(ev.participants, k), key=ev.participants.index)
-            comp, cam = rng.choice(["medium", "close"]), rng.choice(CAMERAS)
-        props = [o for o in ev.objects if owner[o] in visible]
-        dialogue = []
+            d = _ShotDraft(visible, rng.choice(["medium", "close"]), rng.choice(CAMERAS))
         if s > 0 or n_shots == 1:
-            n_lines = rng.randint(0, 2) if len(visible) > 1 else rng.randint(0, 1)
-            for j in range(n_lines):
-                speaker = visible[j % len(visible)]
+            for j in range(rng.randint(0, 2) if len(d.visible) > 1 else rng.randint(0, 1)):
+                speaker = d.visible[j % len(d.visible)]
                 others = [p for p in ev.participants if p != speaker]
                 other = rng.choice(others) if others else speaker
                 tpl = rng.choice(templates)
@@ -128,8 +160,44 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
                     noun=act.noun,
                     object=obj,
                 )
-                said = [other] if "{other}" in tpl else []
-                dialogue.append(DialogueLine(id=f"{sid}_l{j}", speaker=speaker, text=text, names_said=said))
+                d.lines.append((speaker, text, [other] if "{other}" in tpl else [], []))
+        drafts.append(d)
+    # required lines go to a shot where the speaker is visible, replacing small talk if needed
+    for line in cue_lines(world, ev, rng):
+        spot = next((d for d in drafts[1:] + drafts[:1] if line[0] in d.visible and len(d.lines) < 2), None)
+        if spot is None:
+            spot = next(
+                (
+                    d
+                    for d in drafts[1:] + drafts[:1]
+                    if line[0] in d.visible and any(not facts for *_, facts in d.lines)
+                ),
+                None,
+            )
+            if spot is not None:
+                spot.lines.remove(next(x for x in spot.lines if not x[3]))
+        if spot is None:
+            spot = _ShotDraft([line[0]], "medium", "static")
+            drafts.append(spot)
+        spot.lines.append(line)
+    return drafts
+
+
+def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
+    rng = derive_rng(world.seed, "clip", ev.id)
+    cid = f"c{index:04d}"
+    outfits = {p: rng.choice(world.person(p).appearance.outfits()).id for p in ev.participants}
+    owner = {o.id: o.owner for o in world.objects}
+    place = world.place(ev.place)
+    shots: list[Shot] = []
+    t = ev.start
+    for s, d in enumerate(_drafts(theme, world, ev, rng)):
+        sid = f"{cid}_s{s:02d}"
+        props = [o for o in ev.objects if owner[o] in d.visible]
+        dialogue = [
+            DialogueLine(id=f"{sid}_l{j}", speaker=sp, text=text, names_said=names, facts=facts)
+            for j, (sp, text, names, facts) in enumerate(d.lines)
+        ]
         strategy = (
             "soft_dialogue"
             if len(dialogue) > 1
@@ -137,15 +205,13 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
             if dialogue
             else rng.choice(["ambient_only", "ambient_sfx"])
         )
-        facts = [f"f_{ev.id}_att_{p}" for p in visible] + [f"f_{ev.id}_activity"]
+        facts = [f"f_{ev.id}_att_{p}" for p in d.visible] + [f"f_{ev.id}_activity"]
         if s == 0:
             facts.append(f"f_{ev.id}_place")
         facts += [f"f_{ev.id}_brought_{o}" for o in props]
-        # speech must fit in the shot: a line needs ~3 s, so dialogue shots get longer durations
-        fitting = [d for d in theme.album.shot_durations if d >= 4 * len(dialogue)] or [
-            max(theme.album.shot_durations)
-        ]
-        duration = rng.choice(fitting)
+        # speech must fit in the shot: a line needs up to ~4 s
+        fitting = [x for x in theme.album.shot_durations if x >= 4 * len(dialogue)]
+        duration = rng.choice(fitting or [max(theme.album.shot_durations)])
         shots.append(
             Shot(
                 id=sid,
@@ -155,16 +221,19 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
                 duration_s=duration,
                 place=ev.place,
                 time_of_day=time_of_day(t),
+                day_of_week=t.strftime("%A"),
+                season=season_of(t.date()),
+                occasion=ev.occasion,
                 weather=ev.weather,
-                visible=visible,
+                visible=d.visible,
                 extras=rng.randint(0, 2) if place.kind in ("venue", "shop", "outdoor") else 0,
-                focus=visible[:1] if comp != "wide" else [],
-                outfits={p: outfits[p] for p in visible},
+                focus=d.visible[:1] if d.composition != "wide" else [],
+                outfits={p: outfits[p] for p in d.visible},
                 props=props,
                 holders={o: owner[o] for o in props if owner[o]},
-                composition=comp,
-                camera=cam,
-                blocking=", ".join(world.person(p).name for p in visible) + " from left to right",
+                composition=d.composition,
+                camera=d.camera,
+                blocking=", ".join(world.person(p).name for p in d.visible) + " from left to right",
                 dialogue=dialogue,
                 audio_strategy=strategy,
                 audio_cues=["footsteps"] if strategy == "ambient_sfx" else [],
@@ -205,7 +274,7 @@ def observations_for_clip(world: World, clip: Clip) -> list[Observation]:
                 kind="shot",
                 timestamp=shot.start,
                 order=clip.index,
-                content=shot.blocking,
+                content="",  # what is seen lives in the media; production notes would leak names
                 people=list(shot.visible),
                 expresses=exprs,
                 media=[media_clip, f"media/shots/{shot.id}.png"],
@@ -221,11 +290,12 @@ def observations_for_clip(world: World, clip: Clip) -> list[Observation]:
                     kind="speech",
                     timestamp=shot.start,
                     order=clip.index,
-                    content=line.as_script(world.person(line.speaker).name),
+                    content=line.text,  # the words heard; who spoke is ground truth in `people`
                     people=[line.speaker],
                     expresses=[
                         Expression(fact=f"f_name_{p}", channel=Channel.speech) for p in line.names_said
-                    ],
+                    ]
+                    + [Expression(fact=f, channel=Channel.speech) for f in line.facts],
                     media=[media_clip, f"media/speech/{line.id}.wav"],
                     evidence_eligible=not clip.calibration,
                 )

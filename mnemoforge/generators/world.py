@@ -22,6 +22,8 @@ HOURS = {
     "shop": (9, 19),
     "transit": (7, 20),
 }
+CHOICE_RATE = 0.45  # chance a participant visibly makes a choice (a drink, a dish, a song) at an event
+PREFERENCE_LOYALTY = 0.8  # chance that choice is their preference
 OCCASIONS = {5: "Labour Day holiday", 10: "National Day week", 12: "year-end", 2: "Spring Festival"}
 
 
@@ -50,7 +52,7 @@ def plan_world(theme: Theme, seed: int, n_events: int) -> World:
     objects = [WorldObject(**o.model_dump()) for o in theme.objects]
     protagonist = theme.protagonist or theme.cast[0].id
     events = _plan_events(theme, seed, n_events, protagonist)
-    facts = _facts(people, relations, objects, events)
+    facts = _facts(seed, people, relations, objects, events)
     return World(
         theme=theme.name,
         seed=seed,
@@ -104,7 +106,9 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str) -> list[Even
                 occasion=OCCASIONS.get(date.month, "ordinary day") if date.day <= 7 else "ordinary day",
             )
         )
-    return events
+    # two events on one day may draw hours out of order: number them in time order
+    events.sort(key=lambda e: (e.start, e.index))
+    return [e.model_copy(update={"id": f"ev_{i:04d}", "index": i}) for i, e in enumerate(events)]
 
 
 def _pick_activity(acts: list[ActivitySpec], rng) -> ActivitySpec:  # type: ignore[no-untyped-def]
@@ -112,7 +116,11 @@ def _pick_activity(acts: list[ActivitySpec], rng) -> ActivitySpec:  # type: igno
 
 
 def _facts(
-    people: list[Person], relations: list[Relation], objects: list[WorldObject], events: list[Event]
+    seed: int,
+    people: list[Person],
+    relations: list[Relation],
+    objects: list[WorldObject],
+    events: list[Event],
 ) -> list[Fact]:
     facts: list[Fact] = []
     for p in people:
@@ -121,23 +129,26 @@ def _facts(
             facts.append(Fact(id=f"f_habit_{p.id}_{i}", kind="habit", subject=p.id, object=h))
         for key, val in sorted(p.preferences.items()):
             facts.append(
-                Fact(id=f"f_pref_{p.id}_{key}", kind="preference", subject=p.id, object=f"{key}={val}")
+                Fact(id=f"f_pref_{p.id}_{key}", kind="preference", subject=p.id, object=key, value=val)
             )
     for r in relations:
-        facts.append(Fact(id=f"f_rel_{r.a}_{r.b}", kind="relation", subject=r.a, object=f"{r.kind}:{r.b}"))
+        facts.append(
+            Fact(
+                id=f"f_rel_{r.a}_{r.b}", kind="relation", subject=r.a, object=r.b, value=r.a_calls_b or r.kind
+            )
+        )
+    owner = {o.id: o.owner for o in objects}
     for o in objects:
         if o.owner:
             facts.append(Fact(id=f"f_owns_{o.owner}_{o.id}", kind="owns", subject=o.owner, object=o.id))
     for e in events:
-        facts.append(
-            Fact(id=f"f_{e.id}_activity", kind="activity", subject=e.id, object=e.activity, at=e.start)
-        )
-        facts.append(Fact(id=f"f_{e.id}_place", kind="at_place", subject=e.id, object=e.place, at=e.start))
+        at = e.start
+        facts.append(Fact(id=f"f_{e.id}_activity", kind="activity", subject=e.id, object=e.activity, at=at))
+        facts.append(Fact(id=f"f_{e.id}_place", kind="at_place", subject=e.id, object=e.place, at=at))
         for p in e.participants:
             facts.append(
-                Fact(id=f"f_{e.id}_att_{p}", kind="attended", subject=p, object=e.id, event=e.id, at=e.start)
+                Fact(id=f"f_{e.id}_att_{p}", kind="attended", subject=p, object=e.id, event=e.id, at=at)
             )
-        owner = {o.id: o.owner for o in objects}
         for o in e.objects:
             facts.append(
                 Fact(
@@ -146,7 +157,37 @@ def _facts(
                     subject=owner[o] or "",
                     object=o,
                     event=e.id,
-                    at=e.start,
+                    at=at,
                 )
             )
+        facts += _choices(seed, people, e)
     return facts
+
+
+def _choices(seed: int, people: list[Person], e: Event) -> list[Fact]:
+    """Behaviour instances: what each participant chose at this event, mostly their preference.
+
+    Preferences are never stated outright; they are inferred from these scattered choices.
+    """
+    by_id = {p.id: p for p in people}
+    out = []
+    for pid in e.participants:
+        prefs = by_id[pid].preferences
+        rng = derive_rng(seed, "chose", e.id, pid)
+        if not prefs or rng.random() >= CHOICE_RATE:
+            continue
+        key = rng.choice(sorted(prefs))
+        others = sorted({q.preferences[key] for q in people if key in q.preferences} - {prefs[key]})
+        value = prefs[key] if rng.random() < PREFERENCE_LOYALTY or not others else rng.choice(others)
+        out.append(
+            Fact(
+                id=f"f_{e.id}_chose_{pid}_{key}",
+                kind="chose",
+                subject=pid,
+                object=key,
+                value=value,
+                event=e.id,
+                at=e.start,
+            )
+        )
+    return out

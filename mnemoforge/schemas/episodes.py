@@ -20,6 +20,7 @@ class DialogueLine(Record):
     speaker: str
     text: str
     names_said: list[str] = Field(default_factory=list, description="person ids whose name is spoken")
+    facts: list[str] = Field(default_factory=list, description="fact ids this line states (speech channel)")
 
     def as_script(self, speaker_name: str) -> str:
         """The ICM 'Name: line' form."""
@@ -34,6 +35,9 @@ class Shot(Record):
     duration_s: Literal[4, 6, 8]
     place: str
     time_of_day: TimeOfDay
+    day_of_week: str
+    season: str
+    occasion: str
     weather: str
     visible: list[str] = Field(max_length=6, description="person ids, left-to-right order")
     extras: int = Field(default=0, ge=0, le=4)

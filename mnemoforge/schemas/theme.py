@@ -155,10 +155,33 @@ class ActivitySpec(Strict):
         return self
 
 
-class QuestionMix(Strict):
-    """How many candidates of each category to plan (before gates)."""
+ICM_MIX = {"identity_recall": 400, "cross_episode_retrieval": 500, "profile_inference": 317}
 
-    identity_recall: int = Field(default=40, ge=0)
+
+class QuestionMix(Strict):
+    """How many candidates of each category to plan (before gates).
+
+    Categories left unset share ``total`` in ICM-Bench's proportions (400 / 500 / 317).
+    """
+
+    total: int = Field(default=60, ge=0)
+    identity_recall: int | None = Field(default=None, ge=0)
+    cross_episode_retrieval: int | None = Field(default=None, ge=0)
+    profile_inference: int | None = Field(default=None, ge=0)
+
+    def counts(self) -> dict[str, int]:
+        fixed = {c: getattr(self, c) for c in ICM_MIX if getattr(self, c) is not None}
+        free = [c for c in ICM_MIX if c not in fixed]
+        rest = max(0, self.total - sum(fixed.values()))
+        weight = sum(ICM_MIX[c] for c in free)
+        out = dict(fixed)
+        shares = {c: rest * ICM_MIX[c] / weight for c in free}
+        for c in free:
+            out[c] = int(shares[c])
+        # largest remainders get the leftover units, so the parts add up to the total
+        for c in sorted(free, key=lambda c: (out[c] - shares[c], c))[: rest - sum(out[c] for c in free)]:
+            out[c] += 1
+        return {c: out[c] for c in ICM_MIX}
 
 
 class AlbumSpec(Strict):

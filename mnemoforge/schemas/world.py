@@ -91,17 +91,23 @@ FactKind = Literal[
     "relation",
     "habit",
     "preference",
+    "chose",
     "name",
 ]
 
 
 class Fact(Record):
-    """An atomic, id'd statement (subject, predicate, object) true from ``at`` on."""
+    """An atomic, id'd statement (subject, predicate, object[, value]) true from ``at`` on.
+
+    ``value`` carries an attribute: the chosen item of a ``chose`` fact (object = preference key),
+    or how the subject refers to the object in a ``relation`` fact ("wife", "manager").
+    """
 
     id: str
     kind: FactKind
     subject: str
     object: str
+    value: str | None = None
     event: str | None = None
     at: dt.datetime | None = None
 

@@ -105,7 +105,34 @@ class UniqueQuestion:
         return _v(self, q, True, "question text is unique", duplicates=len(same))
 
 
-DEFAULT_GATES: list[Gate] = [EvidenceResolves(), CutoffValid(), SymbolicRederive(), UniqueQuestion()]
+class CategoryRules:
+    """ICM category audit: Recall has a cutoff; Retrieval spans ≥ 2 clips with a cutoff;
+    Profile spans ≥ 2 clips over the full timeline (no cutoff)."""
+
+    name, version = "category_rules", "1"
+    MIN_CLIPS = {"identity_recall": 1, "cross_episode_retrieval": 2, "profile_inference": 2}
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        clips = {ctx.observations[e].episode for e in q.evidence if e in ctx.observations}
+        need = self.MIN_CLIPS.get(q.category)
+        if need is None:
+            return _v(self, q, True, f"no rules for category {q.category}", clips=len(clips))
+        if len(clips) < need:
+            return _v(self, q, False, f"too few evidence clips: {len(clips)} < {need}", clips=len(clips))
+        full_timeline = q.category == "profile_inference"
+        if full_timeline != (q.cutoff is None):
+            want = "no cutoff (full timeline)" if full_timeline else "a cutoff"
+            return _v(self, q, False, f"wrong timeline: {q.category} needs {want}", clips=len(clips))
+        return _v(self, q, True, f"{len(clips)} evidence clips", clips=len(clips))
+
+
+DEFAULT_GATES: list[Gate] = [
+    EvidenceResolves(),
+    CutoffValid(),
+    SymbolicRederive(),
+    CategoryRules(),
+    UniqueQuestion(),
+]
 
 
 def run_gates(questions: list[Question], ctx: GateContext, gates: list[Gate] | None = None) -> list[Verdict]:

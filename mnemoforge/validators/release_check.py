@@ -15,7 +15,13 @@ from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
-from mnemoforge.validators.gates import CutoffValid, EvidenceResolves, GateContext, SymbolicRederive
+from mnemoforge.validators.gates import (
+    CategoryRules,
+    CutoffValid,
+    EvidenceResolves,
+    GateContext,
+    SymbolicRederive,
+)
 
 
 def verify_release(root: Path) -> list[str]:
@@ -85,7 +91,7 @@ def _check_content(root: Path, manifest: ReleaseManifest) -> list[str]:
         )
     ctx = GateContext(world, {o.id: o for o in obs}, questions)
     for q in questions:
-        for gate in (EvidenceResolves(), CutoffValid(), SymbolicRederive()):
+        for gate in (EvidenceResolves(), CutoffValid(), SymbolicRederive(), CategoryRules()):
             v = gate.check(q, ctx)
             if not v.keep:
                 problems.append(f"data/{fam}/questions.jsonl: {q.id}: {gate.name}: {v.reason}")

@@ -11,7 +11,8 @@ loaded instance: a private copy of the shared library (made once per process) is
 That costs a few milliseconds and makes the output depend only on (text, voice). The private
 copy also keeps our state apart from any other user of the library in the process.
 
-Thread safety: all library access happens under one process-wide lock.
+Thread safety: all library access happens under one process-wide lock; a forked child
+process gets a fresh lock and its own private copy.
 
 ``VoiceSpec.semitones`` shifts pitch *and* formants by resampling (as a smaller or larger
 vocal tract would); the espeak rate is pre-scaled so the speaking tempo stays near ``rate``.
@@ -30,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mnemoforge.backends.speech.protocol import SpeechResult, resample_linear, write_wav_atomic
+from mnemoforge.backends.speech.protocol import SpeechResult, resample_speed, write_wav_atomic
 from mnemoforge.schemas.theme import VoiceSpec
 
 # speak_lib.h constants
@@ -86,8 +87,14 @@ def _bind(lib: ctypes.CDLL) -> None:
     lib.espeak_SetParameter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
     lib.espeak_Synth.restype = ctypes.c_int
     lib.espeak_Synth.argtypes = [
-        ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int,
-        ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_uint,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.c_uint,
+        ctypes.c_void_p,
+        ctypes.c_void_p,
     ]
     lib.espeak_Synchronize.restype = ctypes.c_int
     lib.espeak_Terminate.restype = ctypes.c_int
@@ -97,11 +104,12 @@ class _Engine:
     """Loads a private copy of libespeak-ng afresh for every utterance (hold ``_LOCK``)."""
 
     def __init__(self) -> None:
-        src, data = _loader_paths()
+        self._src, data = _loader_paths()
         self._tmpdir = tempfile.mkdtemp(prefix="mnemoforge-espeak-")
-        atexit.register(shutil.rmtree, self._tmpdir, True)
+        owner = os.getpid()
+        atexit.register(lambda: os.getpid() == owner and shutil.rmtree(self._tmpdir, True))
         self._lib_path = os.path.join(self._tmpdir, "libespeak-ng-mnemoforge.so")
-        shutil.copyfile(src, self._lib_path)
+        shutil.copyfile(self._src, self._lib_path)
         self._data = data.encode()
         self._chunks: list[np.ndarray] = []
         self._callback = _SYNTH_CALLBACK(self._on_samples)  # must outlive every C call
@@ -115,6 +123,9 @@ class _Engine:
 
     def _open(self) -> ctypes.CDLL:
         mode = getattr(os, "RTLD_LOCAL", 0) | getattr(os, "RTLD_NOW", 0)
+        if not os.path.exists(self._lib_path):  # e.g. a temp-dir cleaner removed it
+            os.makedirs(self._tmpdir, exist_ok=True)
+            shutil.copyfile(self._src, self._lib_path)
         try:
             lib = ctypes.CDLL(self._lib_path, mode=mode)
         except OSError as exc:
@@ -134,9 +145,7 @@ class _Engine:
         """Speak ``text`` in a fresh library instance; int16 samples at ``self.sample_rate``."""
         lib = self._open()
         try:
-            sr = lib.espeak_Initialize(
-                AUDIO_OUTPUT_SYNCHRONOUS, 0, self._data, ESPEAK_INITIALIZE_DONT_EXIT
-            )
+            sr = lib.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, self._data, ESPEAK_INITIALIZE_DONT_EXIT)
             if sr <= 0:
                 raise EspeakError(f"espeak_Initialize failed ({sr})")
             self.sample_rate = int(sr)
@@ -178,6 +187,17 @@ class _Engine:
 
 _LOCK = threading.Lock()
 _ENGINE: _Engine | None = None
+
+
+def _reset_after_fork() -> None:
+    """A forked child gets a fresh lock and its own engine (never one held mid-call)."""
+    global _LOCK, _ENGINE
+    _LOCK = threading.Lock()
+    _ENGINE = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 def _engine() -> _Engine:
@@ -223,7 +243,7 @@ class EspeakBackend:
             samples = eng.synth(text, espeak_voice_name(voice), rate, voice.pitch, voice.pitch_range)
             sr = eng.sample_rate
         if abs(factor - 1.0) > 1e-9 and samples.size:
-            shifted = resample_linear(samples.astype(np.float64), factor)
+            shifted = resample_speed(samples.astype(np.float64), factor)
             samples = np.clip(np.round(shifted), -32768, 32767).astype(np.int16)
         return samples, sr
 

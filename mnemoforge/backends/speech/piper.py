@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemoforge.backends.speech.protocol import SpeechResult, resample_linear, to_int16, write_wav_atomic
+from mnemoforge.backends.speech.protocol import SpeechResult, resample_speed, to_int16, write_wav_atomic
 from mnemoforge.schemas.theme import VoiceSpec
 
 PITCH_SEMITONES_PER_STEP = 0.08
@@ -101,11 +101,11 @@ class PiperBackend:
         """Synthesize to memory: (int16 mono samples, sample_rate); no file written."""
         if not text.strip():
             raise ValueError("cannot synthesize empty text")
-        from piper import SynthesisConfig
-
         factor = float(2.0 ** (piper_shift_semitones(voice) / 12.0))
         with self._lock:
             pv = self._load()
+            from piper import SynthesisConfig
+
             base = float(getattr(pv.config, "length_scale", 1.0) or 1.0)
             cfg = SynthesisConfig(
                 length_scale=base * (REFERENCE_RATE / voice.rate) * factor,
@@ -118,7 +118,7 @@ class PiperBackend:
             sr = int(pv.config.sample_rate)
         audio = np.concatenate(chunks).astype(np.float64) if chunks else np.zeros(0)
         if abs(factor - 1.0) > 1e-9 and audio.size:
-            audio = resample_linear(audio, factor)
+            audio = resample_speed(audio, factor)
         return to_int16(audio), sr
 
     def synthesize(self, text: str, voice: VoiceSpec, out_wav: Path) -> SpeechResult:
