@@ -107,6 +107,25 @@ def theme_new(name: str, dest: Path = typer.Option(None, help="file to write (de
 
 
 @app.command()
+def cast(
+    theme: Path = typer.Argument(DEFAULT_THEME, help="theme YAML file"),
+    out: Path = typer.Option(Path("cast.png"), help="PNG file to write"),
+) -> None:
+    """Draw a contact sheet of the cast: face anchors, voices and every outfit."""
+    from mnemoforge.backends.image.procedural import png_bytes
+    from mnemoforge.backends.registry import image_backend
+    from mnemoforge.exporters.contact_sheet import contact_sheet
+    from mnemoforge.store import atomic
+
+    try:
+        t = load_theme(theme)
+    except ThemeError as e:
+        _fail(str(e))
+    atomic.write_bytes(out, png_bytes(contact_sheet(t, image_backend(t.render))))
+    typer.echo(str(out))
+
+
+@app.command()
 def catalog(
     sql: str = typer.Argument(..., help="SQL over runs, questions, evidence, verdicts, media, releases"),
     outputs: Path = typer.Option(Path("outputs")),

@@ -15,7 +15,7 @@ from pathlib import Path
 from mnemoforge import __version__, faults
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators import album, album_check, render
+from mnemoforge.generators import album, album_check, captions, render
 from mnemoforge.generators import world as world_mod
 from mnemoforge.generators.questions import common, icm, programs
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
@@ -35,7 +35,7 @@ from mnemoforge.validators import gates as gates_mod
 # modules whose source is part of each stage's cache key
 STAGE_SOURCES = {
     "plan": (world_mod,),
-    "episodes": (album, album_check),
+    "episodes": (album, album_check, captions),
     "render": (render,),
     "questions": (icm, common, programs),
     "gates": (gates_mod,),
@@ -143,7 +143,8 @@ def stage_episodes(ctx: BuildContext) -> bool:
         album_check.validate_album(ctx.theme, w, clips)
         atomic.write_jsonl(run.clips, clips)
         atomic.write_jsonl(run.observations, obs)
-        return [run.clips, run.observations]
+        atomic.write_jsonl(run.captions, captions.album_captions(w, clips))
+        return [run.clips, run.observations, run.captions]
 
     return run_stage(run, "episodes", ctx.key("episodes"), work)[1]
 
@@ -193,6 +194,7 @@ def stage_freeze(ctx: BuildContext) -> Path:
         world=load_world(run),
         clips=load_clips(run),
         observations=load_observations(run),
+        captions=read_jsonl(run.captions),
         questions=load_questions(run),
         verdicts=load_verdicts(run),
         funnel=json.loads(run.funnel.read_text()),

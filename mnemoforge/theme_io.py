@@ -53,9 +53,34 @@ def parse_theme(data: Any, path: Path) -> Theme:
     if not isinstance(data, dict):
         raise ThemeError(path, [("<root>", f"expected a mapping of theme fields, got {type(data).__name__}")])
     try:
-        return Theme.model_validate(data)
+        theme = Theme.model_validate(data)
     except ValidationError as e:
         raise ThemeError(path, [_describe(err) for err in e.errors()]) from None
+    problems = voice_problems(theme, path)
+    if problems:
+        raise ThemeError(path, problems)
+    return theme
+
+
+def voice_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
+    """Voices the speech engines cannot produce (checked here, before anything renders)."""
+    from mnemoforge.backends.speech.espeak import available_languages, available_variants
+
+    out = []
+    for i, p in enumerate(theme.cast):
+        v = p.voice
+        if v.engine == "espeak":
+            if v.voice.lower() not in available_languages():
+                out.append(
+                    (f"cast.{i}.voice.voice", f"espeak has no voice {v.voice!r} (try 'en-us' or 'en')")
+                )
+            if v.variant and v.variant not in available_variants():
+                out.append(
+                    (f"cast.{i}.voice.variant", f"espeak has no variant {v.variant!r} (e.g. m1..m8, f1..f5)")
+                )
+        elif v.engine == "coqui" and not (v.reference_wav and (path.parent / v.reference_wav).is_file()):
+            out.append((f"cast.{i}.voice.reference_wav", "coqui voices need an existing reference clip"))
+    return out
 
 
 def load_theme(path: Path | str) -> Theme:

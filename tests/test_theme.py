@@ -97,3 +97,17 @@ def test_theme_new_writes_a_commented_valid_theme(tmp_path: Path) -> None:
     assert load_theme(dest).name == "my_album"
     with pytest.raises(ValueError):
         starter_theme("Bad Name")
+
+
+def test_voices_the_engine_cannot_speak_are_named() -> None:
+    data = small_theme_data()
+    data["cast"][0]["voice"] = {"voice": "en-gb", "variant": "f9"}
+    problems = dict(_problems(data))
+    assert "no voice 'en-gb'" in problems["cast.0.voice.voice"]
+    assert "no variant 'f9'" in problems["cast.0.voice.variant"]
+
+
+def test_diffusers_needs_a_model() -> None:
+    data = small_theme_data()
+    data["render"] = {"image": "diffusers"}
+    assert _problems(data) == [("render.image_model", "required when render.image is 'diffusers'")]

@@ -69,7 +69,14 @@ evidence is the set of observations expressing the facts the program read. Quali
 check every candidate and keep their verdicts in `gates/verdicts.jsonl` and `gates/funnel.json`.
 
 Clip 0 is a calibration clip in which each person faces the camera and says their name; it is
-never used as evidence.
+never used as evidence. Recall and Retrieval questions may use clips up to their `cutoff` (the
+latest accessible clip, 5–20 clips after the last evidence clip); Profile questions use the whole
+album.
+
+`data/*/captions.*` holds one caption-memory record per clip for caption-based baselines: what is
+seen (people described by appearance, never by name), the words spoken without speaker labels,
+audio events, places, objects and time. `media/transcripts/` has timestamped transcripts of each
+clip, speaker-labelled and speakerless (for ASR-only controls).
 
 ## Contents
 

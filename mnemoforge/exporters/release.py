@@ -38,6 +38,7 @@ class RunContents:
     world: World
     clips: list[Clip]
     observations: list[Observation]
+    captions: list[dict]
     questions: list[Question]
     verdicts: list[Verdict]
     funnel: dict
@@ -114,6 +115,9 @@ def _write_contents(c: RunContents, root: Path, version: str) -> ReleaseManifest
     write_jsonl_and_parquet(
         obs_rows, root / f"data/{fam}/observations.jsonl", root / f"data/{fam}/observations.parquet"
     )
+    write_jsonl_and_parquet(
+        c.captions, root / f"data/{fam}/captions.jsonl", root / f"data/{fam}/captions.parquet"
+    )
     atomic.write_json(root / "data/world.json", c.world)
     atomic.write_jsonl(root / "gates/verdicts.jsonl", [v.model_dump(mode="json") for v in c.verdicts])
     atomic.write_jsonl(root / "gates/rejected.jsonl", [q.model_dump(mode="json") for q in rejected])
@@ -140,6 +144,7 @@ def _write_contents(c: RunContents, root: Path, version: str) -> ReleaseManifest
         f"{fam}_questions": f"data/{fam}/questions.parquet",
         f"{fam}_clips": f"data/{fam}/clips.parquet",
         f"{fam}_observations": f"data/{fam}/observations.parquet",
+        f"{fam}_captions": f"data/{fam}/captions.parquet",
     }
     atomic.write_text(root / "README.md", dataset_card(c.theme, stats, configs, c.world.seed, __version__))
     files = sorted(p for p in root.rglob("*") if p.is_file())

@@ -11,9 +11,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from mnemoforge import faults
-from mnemoforge.backends.image.procedural import ProceduralImageBackend, png_bytes
+from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import PersonPlacement, PropPlacement, SceneRequest
-from mnemoforge.backends.speech.espeak import EspeakBackend
+from mnemoforge.backends.registry import SpeechBackends, image_backend
 from mnemoforge.backends.speech.protocol import read_wav
 from mnemoforge.backends.speech.voicecheck import voice_distinguishability
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip, probe
@@ -67,8 +67,14 @@ def _init_worker(theme_json: str, world_json: str, root: str) -> None:
     _STATE["theme"] = Theme.model_validate_json(theme_json)
     _STATE["world"] = World.model_validate_json(world_json)
     _STATE["run"] = RunLayout(Path(root))
-    _STATE["images"] = ProceduralImageBackend()
-    _STATE["speech"] = EspeakBackend()
+    theme = _STATE["theme"]
+    assert isinstance(theme, Theme)
+    if theme.render.image != "procedural":
+        import torch  # model backends: one thread per worker process, the pool gives the parallelism
+
+        torch.set_num_threads(1)
+    _STATE["images"] = image_backend(theme.render)
+    _STATE["speech"] = SpeechBackends()
 
 
 def _render_clip(clip_json: str) -> list[dict]:
@@ -87,7 +93,8 @@ def _render_clip(clip_json: str) -> list[dict]:
         for line in shot.dialogue:
             wav = run.media / "speech" / f"{line.id}.wav"
             if not wav.exists():
-                speech.synthesize(line.text, world.person(line.speaker).voice, wav)  # type: ignore[attr-defined]
+                voice = world.person(line.speaker).voice
+                speech[voice.engine].synthesize(line.text, voice, wav)  # type: ignore[index]
             samples, sr = read_wav(wav)
             dur = len(samples) / sr
             start = min(at, shot.duration_s - 0.05)
@@ -157,9 +164,9 @@ def _row(run: RunLayout, path: Path, kind: str, **extra: object) -> dict:
     }
 
 
-def render_anchors(run: RunLayout, world: World) -> list[dict]:
+def render_anchors(run: RunLayout, theme: Theme, world: World) -> list[dict]:
     """Canonical face-anchor image per person (the reference every shot must match)."""
-    backend = ProceduralImageBackend()
+    backend = image_backend(theme.render)
     rows = []
     for p in world.people:
         path = run.media / "anchors" / f"{p.id}.png"
@@ -199,7 +206,7 @@ def _relative_paths(obj: object, root: Path) -> object:
 
 def render_run(run: RunLayout, theme: Theme, world: World, clips: list[Clip], workers: int = 2) -> list[Path]:
     """Render everything; returns the stage outputs (media index and voice check)."""
-    rows = render_anchors(run, world)
+    rows = render_anchors(run, theme, world)
     args = (theme.model_dump_json(), world.model_dump_json(), str(run.root))
     payloads = [c.model_dump_json() for c in clips]
     if workers <= 1:

@@ -86,13 +86,14 @@ class AppearanceSpec(Strict):
 class VoiceSpec(Strict):
     """A fixed voice per person (espeak-ng by default)."""
 
-    engine: Literal["espeak", "piper"] = "espeak"
+    engine: Literal["espeak", "piper", "coqui"] = "espeak"
     voice: str = "en-us"
     variant: str = ""
     pitch: int = Field(default=50, ge=0, le=99)
     pitch_range: int = Field(default=50, ge=0, le=99)
     rate: int = Field(default=165, ge=80, le=400)
     semitones: float = Field(default=0.0, ge=-12, le=12)
+    reference_wav: str | None = Field(default=None, description="coqui: clip whose voice is cloned")
 
 
 class PersonSpec(Strict):
@@ -193,6 +194,15 @@ class AlbumSpec(Strict):
     fps: int = Field(default=12, ge=1, le=60)
 
 
+class RenderSpec(Strict):
+    """Which backends render media. Defaults run offline; the others are opt-in extras."""
+
+    image: Literal["procedural", "diffusers"] = "procedural"
+    image_model: str | None = Field(default=None, description="diffusers: local folder or hub id")
+    image_steps: int = Field(default=20, ge=1, le=200)
+    allow_network: bool = False
+
+
 class Theme(Strict):
     """The root of a theme file."""
 
@@ -212,6 +222,7 @@ class Theme(Strict):
     objects: list[ObjectSpec] = Field(default_factory=list)
     activities: list[ActivitySpec] = Field(min_length=1)
     album: AlbumSpec = Field(default_factory=AlbumSpec)
+    render: RenderSpec = Field(default_factory=RenderSpec)
     questions: QuestionMix = Field(default_factory=QuestionMix)
 
     @model_validator(mode="after")
@@ -222,6 +233,8 @@ class Theme(Strict):
         places = _unique("places", [p.id for p in self.places])
         objects = _unique("objects", [o.id for o in self.objects])
         _unique("activities", [a.id for a in self.activities])
+        if self.render.image == "diffusers" and not self.render.image_model:
+            raise ValueError("render.image_model: required when render.image is 'diffusers'")
         if self.protagonist is not None and self.protagonist not in people:
             raise ValueError(f"protagonist: unknown person {self.protagonist!r}")
         for i, r in enumerate(self.relations):

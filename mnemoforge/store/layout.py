@@ -53,6 +53,7 @@ class RunLayout:
     world = property(lambda self: self.root / "world" / "world.json")
     clips = property(lambda self: self.root / "episodes" / "clips.jsonl")
     observations = property(lambda self: self.root / "episodes" / "observations.jsonl")
+    captions = property(lambda self: self.root / "episodes" / "captions.jsonl")
     media = property(lambda self: self.root / "media")
     media_index = property(lambda self: self.root / "media" / "index.jsonl")
     voice_check = property(lambda self: self.root / "media" / "voice_check.json")

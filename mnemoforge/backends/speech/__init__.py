@@ -35,9 +35,13 @@ __all__ = [
 
 
 def get_backend(engine: str) -> SpeechBackend:
-    """A backend instance for a ``VoiceSpec.engine`` value (``"espeak"`` or ``"piper"``)."""
+    """A backend instance for a ``VoiceSpec.engine`` value (``"espeak"``, ``"piper"`` or ``"coqui"``)."""
     if engine == "espeak":
         return EspeakBackend()
     if engine == "piper":
         return PiperBackend()
+    if engine == "coqui":
+        from mnemoforge.backends.speech.coqui import CoquiBackend
+
+        return CoquiBackend()
     raise ValueError(f"unknown speech engine {engine!r}")

@@ -75,6 +75,13 @@ def available_variants() -> tuple[str, ...]:
     return tuple(sorted(p.name for p in vdir.iterdir() if p.is_file()))
 
 
+@lru_cache(maxsize=1)
+def available_languages() -> tuple[str, ...]:
+    """Lower-cased names usable as ``VoiceSpec.voice`` (files in ``espeak-ng-data/lang``)."""
+    ldir = espeak_data_path() / "lang"
+    return tuple(sorted({p.name.lower() for p in ldir.rglob("*") if p.is_file()}))
+
+
 def _bind(lib: ctypes.CDLL) -> None:
     """Declare the C signatures used here."""
     lib.espeak_Initialize.restype = ctypes.c_int

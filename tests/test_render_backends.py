@@ -1,0 +1,45 @@
+"""The render stage with a model-backed image backend (tiny diffusers pipeline, offline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from PIL import Image
+
+from mnemoforge.backends.registry import SpeechBackends, image_backend
+from mnemoforge.backends.speech import EspeakBackend
+from mnemoforge.schemas.theme import RenderSpec
+
+from .conftest import small_theme_data
+
+
+def test_registry_defaults_are_offline() -> None:
+    from mnemoforge.backends.image.procedural import ProceduralImageBackend
+
+    assert isinstance(image_backend(RenderSpec()), ProceduralImageBackend)
+    speech = SpeechBackends()
+    assert isinstance(speech["espeak"], EspeakBackend) and speech["espeak"] is speech["espeak"]
+    with pytest.raises(ImportError, match="coqui"):
+        speech["coqui"]
+
+
+def test_build_renders_shots_with_a_diffusers_pipeline(tmp_path: Path) -> None:
+    pytest.importorskip("diffusers", reason="needs the ml extra: pip install 'mnemoforge[ml]'")
+    from mnemoforge.backends.image.diffusion_tiny import tiny_pipeline
+    from mnemoforge.pipeline import build
+
+    model = tmp_path / "tiny-sd"
+    tiny_pipeline(0).save_pretrained(model)
+    data = small_theme_data(clips=3, width=96, height=64)
+    data["render"] = {"image": "diffusers", "image_model": str(model), "image_steps": 2}
+    theme = tmp_path / "t.yaml"
+    theme.write_text(yaml.safe_dump(data, sort_keys=False))
+    res = build(theme, outputs=tmp_path / "out", workers=1)
+    shots = sorted((res.release_dir / "media/shots").glob("*.png"))
+    assert shots
+    for p in shots:
+        assert Image.open(p).size == (96, 64)
+    anchors = sorted((res.release_dir / "media/anchors").glob("*.png"))
+    assert len(anchors) == 3 and len({p.read_bytes() for p in anchors}) == 3  # three different faces
