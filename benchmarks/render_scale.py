@@ -583,7 +583,7 @@ def print_table(r: dict[str, Any]) -> None:
         ("scale", f"{s['clips']} clips, {s['shots']} shots, {s['dialogue_lines']} lines, "
                   f"{s['rendered_minutes']:.1f} min rendered ({s['frames']} frames at {s['fps']} fps, "
                   f"{s['width']}x{s['height']})", ""),
-        ("planning", f"{wall['planning']:.1f} s", ""),
+        ("planning", f"{wall['planning']:.2f} s", ""),
         ("render stage", f"{wall['render_stage']:.1f} s with {r['workers']} workers",
          f"<= 600 s  {ok('render_wall_s')}"),
         ("  parts", ", ".join(f"{k[:-2]} {v:.1f} s" for k, v in wall["render_parts"].items()), ""),
@@ -609,10 +609,10 @@ def print_table(r: dict[str, Any]) -> None:
         for k, v in pb["parts_s"].items():
             rows.append((f"  {k}", f"{v:.2f} s ({pb['parts_share'][k] * 100:.0f}%)", ""))
     w0 = max(len(a) for a, _, _ in rows)
-    w1 = max(len(b) for _, b, _ in rows)
+    w2 = max(len(c) for _, _, c in rows)
     print()
     for a, b, c in rows:
-        print(f"{a:<{w0}}  {b:<{w1}}  {c}".rstrip())
+        print(f"{a:<{w0}}  {c:<{w2}}  {b}".rstrip())
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ def build(
             def progress(stage: str, event: str) -> None:
                 if event == "start":
                     status.update(f"[bold]{stage}[/]…")
+                elif event.endswith(" clips"):
+                    status.update(f"[bold]{stage}[/] {event}")
                 else:
                     console.print(f"  {stage}: {event.lower()}")
 

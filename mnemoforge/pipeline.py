@@ -53,6 +53,7 @@ class BuildContext:
     outputs: Path
     seed: int
     workers: int = 2
+    progress: Progress | None = field(default=None, repr=False, compare=False)
     theme_bytes: bytes = b""
     theme: Theme = field(init=False)
 
@@ -153,7 +154,13 @@ def stage_render(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        return render.render_run(run, ctx.theme, load_world(run), load_clips(run), workers=ctx.workers)
+        def on_clip(done: int, total: int) -> None:
+            if ctx.progress:
+                ctx.progress("render", f"{done}/{total} clips")
+
+        return render.render_run(
+            run, ctx.theme, load_world(run), load_clips(run), workers=ctx.workers, on_clip=on_clip
+        )
 
     return run_stage(run, "render", ctx.key("render"), work)[1]
 
@@ -252,7 +259,9 @@ def build(
 ) -> BuildResult:
     """Build a release from a theme with plain function calls (no orchestrator)."""
     theme = load_theme(theme_path)  # fail fast, before anything is written
-    ctx = BuildContext(Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers)
+    ctx = BuildContext(
+        Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers, progress
+    )
     run = prepare(ctx)
     ran = {}
     for name, fn in STAGE_FUNCS:

@@ -47,3 +47,22 @@ def test_plans_thirty_clips() -> None:
     assert starts == sorted(starts), "clips must be in time order (same-day events included)"
     assert {p for c in clips for s in c.shots for p in s.visible} == {p.id for p in theme.cast}
     assert obs
+
+
+def test_second_theme_builds_and_verifies_with_no_code_change(tmp_path: Path) -> None:
+    """A shortened copy (same cast, places, activities) goes through every stage, media included."""
+    import yaml
+
+    from mnemoforge.pipeline import build
+    from mnemoforge.validators.release_check import verify_release
+
+    data = yaml.safe_load(PATH.read_text())
+    data["album"]["clips"] = 6
+    data["questions"] = {"total": 12}
+    short = tmp_path / "bsp.yaml"
+    short.write_text(yaml.safe_dump(data, sort_keys=False))
+    res = build(short, outputs=tmp_path / "out", workers=2)
+    assert verify_release(res.release_dir) == []
+    stats = __import__("json").loads((res.release_dir / "dataset_statistics.json").read_text())
+    assert stats["clips"]["count"] == 6 and stats["world"]["people"] == 6
+    assert stats["voice_distinguishability"]["accuracy"] >= 0.95

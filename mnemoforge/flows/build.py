@@ -63,7 +63,7 @@ def build_flow(
 
     @flow(name="mnemoforge-build", log_prints=False, persist_result=False)
     def build(theme_path: str, seed: int, outputs: str, workers: int) -> str:
-        ctx = BuildContext(Path(theme_path), Path(outputs), seed, workers)
+        ctx = BuildContext(Path(theme_path), Path(outputs), seed, workers, progress)
         prepare(ctx)
         for name, _ in STAGE_FUNCS:
             fresh = is_fresh(ctx.run, name, ctx.key(name))

@@ -7,6 +7,7 @@ atomically and skipped when it already exists, so a killed render resumes item b
 from __future__ import annotations
 
 import multiprocessing as mp
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -204,22 +205,39 @@ def _relative_paths(obj: object, root: Path) -> object:
     return obj[len(prefix) :] if isinstance(obj, str) and obj.startswith(prefix) else obj
 
 
-def render_run(run: RunLayout, theme: Theme, world: World, clips: list[Clip], workers: int = 2) -> list[Path]:
-    """Render everything; returns the stage outputs (media index and voice check)."""
+def render_run(
+    run: RunLayout,
+    theme: Theme,
+    world: World,
+    clips: list[Clip],
+    workers: int = 2,
+    on_clip: Callable[[int, int], None] | None = None,
+) -> list[Path]:
+    """Render everything; returns the stage outputs (media index and voice check).
+
+    ``on_clip(done, total)`` is called as clips finish (in order), for progress display.
+    """
     rows = render_anchors(run, theme, world)
     args = (theme.model_dump_json(), world.model_dump_json(), str(run.root))
     payloads = [c.model_dump_json() for c in clips]
+    per_clip: list[list[dict]] = []
     if workers <= 1:
         _init_worker(*args)
-        per_clip = [_render_clip(p) for p in payloads]
+        results: Iterable[list[dict]] = map(_render_clip, payloads)
+        pool = None
     else:
-        ctx = mp.get_context("spawn")
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=args
-        ) as pool:
-            per_clip = list(
-                pool.map(_render_clip, payloads, chunksize=max(1, len(payloads) // (workers * 8)))
-            )
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=args
+        )
+        results = pool.map(_render_clip, payloads, chunksize=max(1, len(payloads) // (workers * 8)))
+    try:
+        for r in results:
+            per_clip.append(r)
+            if on_clip:
+                on_clip(len(per_clip), len(payloads))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     for r in per_clip:
         rows += r
     rows.sort(key=lambda r: r["path"])

@@ -27,34 +27,94 @@ ML_MODULES = ("torch", "diffusers", "transformers")
 NEGATIVE_PROMPT = "blurry, deformed, disfigured, extra limbs, extra fingers, watermark, low quality"
 
 HAIR_COLORS = {
-    "black": "#1a1a1a", "dark brown": "#3b2417", "brown": "#6b4226", "light brown": "#a0785a",
-    "auburn": "#922724", "ginger": "#c8561e", "blonde": "#e3c16f", "golden blonde": "#d4a017",
-    "platinum blonde": "#ece6cf", "grey": "#9a9a9a", "white": "#f2f2f2", "blue": "#2a5bd7",
-    "pink": "#e26fa8", "green": "#2e9e4f", "purple": "#7b3fb0",
+    "black": "#1a1a1a",
+    "dark brown": "#3b2417",
+    "brown": "#6b4226",
+    "light brown": "#a0785a",
+    "auburn": "#922724",
+    "ginger": "#c8561e",
+    "blonde": "#e3c16f",
+    "golden blonde": "#d4a017",
+    "platinum blonde": "#ece6cf",
+    "grey": "#9a9a9a",
+    "white": "#f2f2f2",
+    "blue": "#2a5bd7",
+    "pink": "#e26fa8",
+    "green": "#2e9e4f",
+    "purple": "#7b3fb0",
 }
 EYE_COLORS = {
-    "dark brown": "#2e1b10", "brown": "#5b3a21", "amber": "#b5722a", "hazel": "#8e7618",
-    "green": "#3a7d44", "blue": "#2a6fb0", "light blue": "#8ab4e0", "grey": "#8a9499",
+    "dark brown": "#2e1b10",
+    "brown": "#5b3a21",
+    "amber": "#b5722a",
+    "hazel": "#8e7618",
+    "green": "#3a7d44",
+    "blue": "#2a6fb0",
+    "light blue": "#8ab4e0",
+    "grey": "#8a9499",
 }
 COLORS = {
-    "black": "#1b1b1b", "charcoal": "#333333", "grey": "#808080", "light grey": "#c8c8c8",
-    "white": "#f5f5f5", "cream": "#f3e5c0", "beige": "#c2b280", "brown": "#6b4423",
-    "tan": "#b5854b", "red": "#d0312d", "dark red": "#8b1a1a", "orange": "#f28c28",
-    "yellow": "#f2c12e", "olive": "#708238", "green": "#2e8b57", "dark green": "#1e4d2b",
-    "teal": "#008080", "light blue": "#8ab4e0", "blue": "#1f5fbf", "navy": "#1f2a50",
-    "purple": "#6a3d9a", "pink": "#e58fb0",
+    "black": "#1b1b1b",
+    "charcoal": "#333333",
+    "grey": "#808080",
+    "light grey": "#c8c8c8",
+    "white": "#f5f5f5",
+    "cream": "#f3e5c0",
+    "beige": "#c2b280",
+    "brown": "#6b4423",
+    "tan": "#b5854b",
+    "red": "#d0312d",
+    "dark red": "#8b1a1a",
+    "orange": "#f28c28",
+    "yellow": "#f2c12e",
+    "olive": "#708238",
+    "green": "#2e8b57",
+    "dark green": "#1e4d2b",
+    "teal": "#008080",
+    "light blue": "#8ab4e0",
+    "blue": "#1f5fbf",
+    "navy": "#1f2a50",
+    "purple": "#6a3d9a",
+    "pink": "#e58fb0",
 }
-SKIN_TONES = ((218, "very fair"), (200, "fair"), (180, "light"), (155, "medium"), (125, "tan"),
-              (90, "brown"), (55, "dark brown"), (0, "deep brown"))
-TOPS = {"tshirt": "t-shirt", "shirt": "button-up shirt", "sweater": "sweater", "jacket": "jacket",
-        "dress": "dress", "hoodie": "hoodie", "blazer": "blazer"}
+SKIN_TONES = (
+    (218, "very fair"),
+    (200, "fair"),
+    (180, "light"),
+    (155, "medium"),
+    (125, "tan"),
+    (90, "brown"),
+    (55, "dark brown"),
+    (0, "deep brown"),
+)
+TOPS = {
+    "tshirt": "t-shirt",
+    "shirt": "button-up shirt",
+    "sweater": "sweater",
+    "jacket": "jacket",
+    "dress": "dress",
+    "hoodie": "hoodie",
+    "blazer": "blazer",
+}
 PATTERNS = {"plain": "plain", "stripes": "striped", "dots": "polka-dot", "check": "checked"}
-ACCESSORIES = {"glasses": "glasses", "sunglasses": "sunglasses", "earrings": "earrings", "hat": "a hat",
-               "cap": "a cap", "scarf": "a scarf", "headband": "a headband", "necklace": "a necklace"}
+ACCESSORIES = {
+    "glasses": "glasses",
+    "sunglasses": "sunglasses",
+    "earrings": "earrings",
+    "hat": "a hat",
+    "cap": "a cap",
+    "scarf": "a scarf",
+    "headband": "a headband",
+    "necklace": "a necklace",
+}
 FACIAL_HAIR = {"beard": "a beard", "moustache": "a moustache", "stubble": "stubble"}
 BUILDS = {"slim": "slim build", "medium": "average build", "broad": "broad build"}
-LIGHT = {"morning": "soft morning light", "afternoon": "bright afternoon light",
-         "evening": "warm evening light", "night": "at night, artificial light"}
+LIGHT = {
+    "morning": "soft morning light",
+    "afternoon": "bright afternoon light",
+    "evening": "warm evening light",
+    "night": "at night, artificial light",
+}
 FRAMING = {"wide": "wide shot", "medium": "medium shot", "close": "close-up shot"}
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 
@@ -85,9 +145,14 @@ def skin_tone_name(color: str) -> str:
 
 def _hair(a: AppearanceSpec) -> str:
     c = color_name(a.hair_color, HAIR_COLORS)
-    return {"bald": "a bald head", "buzz": f"buzz-cut {c} hair", "bun": f"{c} hair in a bun",
-            "ponytail": f"{c} hair in a ponytail", "bob": f"a {c} bob haircut",
-            "curly": f"curly {c} hair"}.get(a.hair_style, f"{a.hair_style} {c} hair")
+    return {
+        "bald": "a bald head",
+        "buzz": f"buzz-cut {c} hair",
+        "bun": f"{c} hair in a bun",
+        "ponytail": f"{c} hair in a ponytail",
+        "bob": f"a {c} bob haircut",
+        "curly": f"curly {c} hair",
+    }.get(a.hair_style, f"{a.hair_style} {c} hair")
 
 
 def outfit_prompt(o: Outfit) -> str:
@@ -101,8 +166,12 @@ def appearance_prompt(appearance: AppearanceSpec, outfit_id: str) -> str:
     """Deterministic text description of one person wearing the outfit ``outfit_id``."""
     a = appearance
     article = "an" if a.face_shape[0] in "aeiou" else "a"
-    parts = [f"a person with {article} {a.face_shape} face", f"{skin_tone_name(a.skin_tone)} skin",
-             _hair(a), f"{color_name(a.eye_color, EYE_COLORS)} eyes"]
+    parts = [
+        f"a person with {article} {a.face_shape} face",
+        f"{skin_tone_name(a.skin_tone)} skin",
+        _hair(a),
+        f"{color_name(a.eye_color, EYE_COLORS)} eyes",
+    ]
     if a.facial_hair != "none":
         parts.append(FACIAL_HAIR[a.facial_hair])
     size = "tall, " if a.height > 1.05 else "short, " if a.height < 0.95 else ""
@@ -130,8 +199,11 @@ def scene_prompt(req: SceneRequest) -> str:
     if req.composition == "close" and req.focus_index is not None:
         people = [people[req.focus_index]]
     where = "indoors" if req.indoor else "outdoors"
-    parts = [f"{FRAMING[req.composition]} photo of {req.place_name}, a {req.place_kind} {where}",
-             LIGHT[req.time_of_day], f"{req.weather} weather"]
+    parts = [
+        f"{FRAMING[req.composition]} photo of {req.place_name}, a {req.place_kind} {where}",
+        LIGHT[req.time_of_day],
+        f"{req.weather} weather",
+    ]
     if req.palette:
         parts.append("colours " + " and ".join(dict.fromkeys(color_name(c) for c in req.palette)))
     if req.sign:
@@ -175,10 +247,20 @@ class DiffusersImageBackend:
     every person seed.
     """
 
-    def __init__(self, model: str | Path | None = None, *, steps: int = 20, guidance: float = 5.0,
-                 device: str = "cpu", dtype: Any = None, pipeline: Any = None, allow_network: bool = False,
-                 resolution: int | None = None, seed: int = 0,
-                 negative_prompt: str | None = NEGATIVE_PROMPT) -> None:
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        steps: int = 20,
+        guidance: float = 5.0,
+        device: str = "cpu",
+        dtype: Any = None,
+        pipeline: Any = None,
+        allow_network: bool = False,
+        resolution: int | None = None,
+        seed: int = 0,
+        negative_prompt: str | None = NEGATIVE_PROMPT,
+    ) -> None:
         _require_ml()
         if pipeline is None and model is None:
             raise ValueError("give a model (local folder or hub id) or a pipeline")
@@ -252,8 +334,13 @@ class DiffusersImageBackend:
         gw, gh = self._gen_size(width, height)
         generator = torch.Generator("cpu" if self.device.startswith("mps") else self.device)
         kwargs: dict[str, Any] = dict(
-            prompt=prompt, num_inference_steps=self.steps, guidance_scale=self.guidance,
-            generator=generator.manual_seed(seed % 2**63), width=gw, height=gh, output_type="pil",
+            prompt=prompt,
+            num_inference_steps=self.steps,
+            guidance_scale=self.guidance,
+            generator=generator.manual_seed(seed % 2**63),
+            width=gw,
+            height=gh,
+            output_type="pil",
         )
         if self.negative_prompt and "negative_prompt" in inspect.signature(pipe.__call__).parameters:
             kwargs["negative_prompt"] = self.negative_prompt

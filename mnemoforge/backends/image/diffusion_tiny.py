@@ -57,28 +57,59 @@ def tiny_pipeline(seed: int = 0) -> Any:
     vocab = tokenizer.get_vocab()
     torch.manual_seed(seed)
     unet = UNet2DConditionModel(
-        sample_size=16, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(32, 64),
+        sample_size=16,
+        in_channels=4,
+        out_channels=4,
+        layers_per_block=1,
+        block_out_channels=(32, 64),
         down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
         up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
-        cross_attention_dim=32, attention_head_dim=4, norm_num_groups=8,
+        cross_attention_dim=32,
+        attention_head_dim=4,
+        norm_num_groups=8,
     )
     vae = AutoencoderKL(
-        in_channels=3, out_channels=3, latent_channels=4, block_out_channels=(16, 32), layers_per_block=1,
-        down_block_types=("DownEncoderBlock2D",) * 2, up_block_types=("UpDecoderBlock2D",) * 2,
-        norm_num_groups=8, sample_size=32,
+        in_channels=3,
+        out_channels=3,
+        latent_channels=4,
+        block_out_channels=(16, 32),
+        layers_per_block=1,
+        down_block_types=("DownEncoderBlock2D",) * 2,
+        up_block_types=("UpDecoderBlock2D",) * 2,
+        norm_num_groups=8,
+        sample_size=32,
     )
-    text_encoder = CLIPTextModel(CLIPTextConfig(
-        vocab_size=1000, hidden_size=32, intermediate_size=37, num_attention_heads=4, num_hidden_layers=2,
-        max_position_embeddings=77, projection_dim=32,
-        bos_token_id=vocab[BOS], eos_token_id=vocab[EOS], pad_token_id=vocab[EOS],
-    ))
+    text_encoder = CLIPTextModel(
+        CLIPTextConfig(
+            vocab_size=1000,
+            hidden_size=32,
+            intermediate_size=37,
+            num_attention_heads=4,
+            num_hidden_layers=2,
+            max_position_embeddings=77,
+            projection_dim=32,
+            bos_token_id=vocab[BOS],
+            eos_token_id=vocab[EOS],
+            pad_token_id=vocab[EOS],
+        )
+    )
     scheduler = DDIMScheduler(
-        beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear", clip_sample=False,
-        set_alpha_to_one=False, steps_offset=1,
+        beta_start=0.00085,
+        beta_end=0.012,
+        beta_schedule="scaled_linear",
+        clip_sample=False,
+        set_alpha_to_one=False,
+        steps_offset=1,
     )
     pipe = StableDiffusionPipeline(
-        vae=vae.eval(), text_encoder=text_encoder.eval(), tokenizer=tokenizer, unet=unet.eval(),
-        scheduler=scheduler, safety_checker=None, feature_extractor=None, requires_safety_checker=False,
+        vae=vae.eval(),
+        text_encoder=text_encoder.eval(),
+        tokenizer=tokenizer,
+        unet=unet.eval(),
+        scheduler=scheduler,
+        safety_checker=None,
+        feature_extractor=None,
+        requires_safety_checker=False,
     )
     pipe.set_progress_bar_config(disable=True)
     return pipe

@@ -29,8 +29,14 @@ SHOULDER_W = {"slim": 1.4, "medium": 1.75, "broad": 2.2}
 ARM_W = {"slim": 0.24, "medium": 0.3, "broad": 0.4}
 SLEEVE = {"tshirt": 0.35, "dress": 0.18}
 ACCESSORY_COLORS: tuple[RGB, ...] = (
-    (200, 40, 50), (30, 90, 170), (40, 140, 70), (120, 60, 150),
-    (220, 130, 20), (20, 140, 150), (90, 60, 40), (210, 80, 140),
+    (200, 40, 50),
+    (30, 90, 170),
+    (40, 140, 70),
+    (120, 60, 150),
+    (220, 130, 20),
+    (20, 140, 150),
+    (90, 60, 40),
+    (210, 80, 140),
 )
 
 
@@ -78,8 +84,16 @@ def renderable(text: str) -> str:
     return "".join(out)
 
 
-def text_tag(draw: ImageDraw.ImageDraw, cx: float, cy: float, text: str, size: int,
-             bg: RGB = WHITE, fg: RGB = BLACK, border: RGB | None = None) -> Box:
+def text_tag(
+    draw: ImageDraw.ImageDraw,
+    cx: float,
+    cy: float,
+    text: str,
+    size: int,
+    bg: RGB = WHITE,
+    fg: RGB = BLACK,
+    border: RGB | None = None,
+) -> Box:
     """Draw ``text`` centred at (cx, cy) on a light tag; return the tag box."""
     f, text = font(size), renderable(text)
     x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=f)
@@ -126,8 +140,16 @@ class _Pen:
         u = self.u
         return [self.cx + x0 * u, self.top + y0 * u, self.cx + x1 * u, self.top + y1 * u]
 
-    def ell(self, x0: float, y0: float, x1: float, y1: float, fill: RGB | None,
-            outline: RGB | None = None, w: float = 0.0) -> None:
+    def ell(
+        self,
+        x0: float,
+        y0: float,
+        x1: float,
+        y1: float,
+        fill: RGB | None,
+        outline: RGB | None = None,
+        w: float = 0.0,
+    ) -> None:
         self.d.ellipse(self.bx(x0, y0, x1, y1), fill=fill, outline=outline, width=self.px(w))
 
     def circ(self, x: float, y: float, r: float, fill: RGB) -> None:
@@ -152,8 +174,9 @@ class _Pen:
         return max(1, round(w * self.u)) if w > 0 else 0
 
 
-def _paint_pattern(img: Image.Image, pen: _Pen, pts: list[tuple[float, float]], base: RGB,
-                   pattern: str) -> None:
+def _paint_pattern(
+    img: Image.Image, pen: _Pen, pts: list[tuple[float, float]], base: RGB, pattern: str
+) -> None:
     """Fill the polygon ``pts`` with ``base`` and overlay stripes/dots/check in a contrasting shade."""
     pen.poly(pts, base)
     if pattern == "plain":
@@ -265,8 +288,16 @@ def _face(pen: _Pen, a: AppearanceSpec, skin: RGB, fw: float, fh: float) -> None
         pen.rect(-fw / 2, 0, fw / 2, fh, skin, r=0.2)
     elif s == "heart":
         pen.ell(-fw / 2, 0, fw / 2, fh * 0.8, skin)
-        pen.poly([(-fw / 2 + 0.01, 0.42), (fw / 2 - 0.01, 0.42), (fw * 0.18, fh * 0.9), (0, fh),
-                  (-fw * 0.18, fh * 0.9)], skin)
+        pen.poly(
+            [
+                (-fw / 2 + 0.01, 0.42),
+                (fw / 2 - 0.01, 0.42),
+                (fw * 0.18, fh * 0.9),
+                (0, fh),
+                (-fw * 0.18, fh * 0.9),
+            ],
+            skin,
+        )
     else:
         pen.ell(-fw / 2, 0, fw / 2, fh, skin)
 
@@ -292,8 +323,9 @@ def _features(pen: _Pen, a: AppearanceSpec, skin: RGB, hair: RGB, fw: float, fh:
         if fhair == "beard":
             pen.ell(-0.17, fh * 0.74, 0.17, fh * 0.88, mix(skin, hair, 0.25))
     if fhair in ("beard", "moustache"):
-        pen.poly([(-0.16, fh * 0.76), (0, fh * 0.7), (0.16, fh * 0.76), (0.1, fh * 0.79), (-0.1, fh * 0.79)],
-                 hair)
+        pen.poly(
+            [(-0.16, fh * 0.76), (0, fh * 0.7), (0.16, fh * 0.76), (0.1, fh * 0.79), (-0.1, fh * 0.79)], hair
+        )
     lip = mix(skin, (150, 40, 50), 0.55) if fhair != "beard" else mix(hair, WHITE, 0.35)
     my = fh * 0.82 if fhair in ("beard", "moustache") else fh * 0.79
     pen.line([(-0.11, my - 0.015), (0, my + 0.025), (0.11, my - 0.015)], lip, 0.035)
@@ -362,8 +394,17 @@ def _headwear(pen: _Pen, a: AppearanceSpec, fw: float, fh: float, ys: float) -> 
         pen.circ(fw / 2 + 0.01, fh * 0.66, 0.05, GOLD)
 
 
-def draw_person(img: Image.Image, a: AppearanceSpec, o: Outfit, cx: float, top: float, u: float, *,
-                holding: bool = False, label: str | None = None) -> FigureGeom:
+def draw_person(
+    img: Image.Image,
+    a: AppearanceSpec,
+    o: Outfit,
+    cx: float,
+    top: float,
+    u: float,
+    *,
+    holding: bool = False,
+    label: str | None = None,
+) -> FigureGeom:
     """Draw one person: face top at ``top``, centre line ``cx``, head unit ``u`` px."""
     pen = _Pen(ImageDraw.Draw(img), cx, top, u)
     skin, hair, topc, bottom = rgb(a.skin_tone), rgb(a.hair_color), rgb(o.top_color), rgb(o.bottom_color)
@@ -397,8 +438,14 @@ def draw_person(img: Image.Image, a: AppearanceSpec, o: Outfit, cx: float, top: 
         arm_r = [shoulder_r, (sw / 2 + 0.02, yh - 0.1)]
         _arm(pen, arm_r, skin, topc, sleeve, aw)
     pen.rect(-0.16, fh - 0.2, 0.16, ys + 0.15, mix(skin, BLACK, 0.06))
-    torso = [(-sw / 2 + 0.12, ys), (sw / 2 - 0.12, ys), (sw / 2, ys + 0.28), (ww / 2, yh), (-ww / 2, yh),
-             (-sw / 2, ys + 0.28)]
+    torso = [
+        (-sw / 2 + 0.12, ys),
+        (sw / 2 - 0.12, ys),
+        (sw / 2, ys + 0.28),
+        (ww / 2, yh),
+        (-ww / 2, yh),
+        (-sw / 2, ys + 0.28),
+    ]
     _paint_pattern(img, pen, torso, topc, o.pattern)
     if dress:
         hw = ww / 2

@@ -87,14 +87,16 @@ class ProceduralImageBackend:
         """Head-and-shoulders face anchor in the signature outfit on a plain background."""
         return self.portrait_with_layout(appearance, size)[0]
 
-    def portrait_with_layout(self, appearance: AppearanceSpec,
-                             size: int = 256) -> tuple[Image.Image, FigureGeom]:
+    def portrait_with_layout(
+        self, appearance: AppearanceSpec, size: int = 256
+    ) -> tuple[Image.Image, FigureGeom]:
         """Like :meth:`portrait`, also returning where the face and torso are (output pixels, clipped)."""
         ss = self.supersample
         big = size * ss
         img = Image.new("RGB", (big, big), PORTRAIT_BG)
-        g = draw_person(img, appearance, appearance.signature_outfit, big / 2, PORTRAIT_TOP * big,
-                        PORTRAIT_UNIT * big)
+        g = draw_person(
+            img, appearance, appearance.signature_outfit, big / 2, PORTRAIT_TOP * big, PORTRAIT_UNIT * big
+        )
         if ss > 1:
             img = img.resize((size, size), Image.Resampling.LANCZOS)
 
@@ -145,8 +147,16 @@ class ProceduralImageBackend:
         for slot in slots:
             pp = req.people[slot.index]
             a = pp.appearance
-            g = draw_person(img, a, a.outfit(pp.outfit_id), slot.cx, slot.top, slot.u,
-                            holding=slot.index in holders, label=pp.label)
+            g = draw_person(
+                img,
+                a,
+                a.outfit(pp.outfit_id),
+                slot.cx,
+                slot.top,
+                slot.u,
+                holding=slot.index in holders,
+                label=pp.label,
+            )
             people[slot.index], faces[slot.index] = _clip(g.box, W, H), _clip(g.face, W, H)
             torsos[slot.index] = _clip(g.torso, W, H)
             hands[slot.index] = (g.hand, slot.u)
@@ -163,8 +173,14 @@ class ProceduralImageBackend:
         if not req.indoor and wx in ("rain", "snow"):
             precipitation(d, (0, 0, W, H), wx, rng)
         img = apply_light(img, req.time_of_day, req.indoor)
-        layout = SceneLayout(people=tuple(people), faces=tuple(faces), torsos=tuple(torsos),
-                             props=tuple(prop_boxes), sign=sign_box, extras=tuple(extras))
+        layout = SceneLayout(
+            people=tuple(people),
+            faces=tuple(faces),
+            torsos=tuple(torsos),
+            props=tuple(prop_boxes),
+            sign=sign_box,
+            extras=tuple(extras),
+        )
         return img, layout
 
     def _slots(self, req: SceneRequest, rng: random.Random) -> list[_Slot]:
@@ -197,8 +213,14 @@ class ProceduralImageBackend:
             out.append(_Slot(i, cx, top, u))
         return out
 
-    def _sign(self, d: ImageDraw.ImageDraw, req: SceneRequest, slots: list[_Slot], pal: list[RGB],
-              rng: random.Random) -> Box:
+    def _sign(
+        self,
+        d: ImageDraw.ImageDraw,
+        req: SceneRequest,
+        slots: list[_Slot],
+        pal: list[RGB],
+        rng: random.Random,
+    ) -> Box:
         """Place the sign where heads cover it least; return its box."""
         W, H = req.width, req.height
         text = req.sign or ""
@@ -220,8 +242,9 @@ class ProceduralImageBackend:
                 d.line([(px, cy), (px, foot)], fill=(95, 65, 40), width=max(2, size // 5))
         return sign_board(d, cx, cy, text, size, mix(accent, BLACK, 0.2))
 
-    def _extras(self, img: Image.Image, req: SceneRequest, slots: list[_Slot], horizon: int,
-                rng: random.Random) -> list[Box]:
+    def _extras(
+        self, img: Image.Image, req: SceneRequest, slots: list[_Slot], horizon: int, rng: random.Random
+    ) -> list[Box]:
         """Grey faceless figures standing further back than the main people."""
         W, H = req.width, req.height
         if req.composition == "wide":
@@ -240,8 +263,14 @@ class ProceduralImageBackend:
                 boxes.append(c)
         return boxes
 
-    def _free_props(self, d: ImageDraw.ImageDraw, req: SceneRequest, slots: list[_Slot],
-                    boxes: list[Box | None], rng: random.Random) -> None:
+    def _free_props(
+        self,
+        d: ImageDraw.ImageDraw,
+        req: SceneRequest,
+        slots: list[_Slot],
+        boxes: list[Box | None],
+        rng: random.Random,
+    ) -> None:
         """Props nobody holds: on the ground (wide) or on a table in front (medium/close)."""
         W, H = req.width, req.height
         free = [k for k, p in enumerate(req.props) if p.holder_index is None]

@@ -50,10 +50,12 @@ CLOUD_PUFFS = ((-1.0, 0.2, 0.8), (0.0, 0.0, 1.0), (1.0, 0.2, 0.8), (0.5, 0.45, 0
 def weather_kind(weather: str) -> str:
     """Map free-form weather text to one of clear/cloudy/rain/snow/fog."""
     w = weather.lower()
-    for key, words in (("snow", ("snow", "sleet", "blizzard")),
-                       ("rain", ("rain", "drizzl", "storm", "shower")),
-                       ("fog", ("fog", "mist", "haze")),
-                       ("cloudy", ("cloud", "overcast", "grey", "gray"))):
+    for key, words in (
+        ("snow", ("snow", "sleet", "blizzard")),
+        ("rain", ("rain", "drizzl", "storm", "shower")),
+        ("fog", ("fog", "mist", "haze")),
+        ("cloudy", ("cloud", "overcast", "grey", "gray")),
+    ):
         if any(x in w for x in words):
             return key
     return "clear"
@@ -131,8 +133,18 @@ def precipitation(draw: ImageDraw.ImageDraw, box: Box, wx: str, rng: random.Rand
             draw.ellipse([px - s, py - s, px + s, py + s], fill=(252, 252, 255))
 
 
-def indoor_room(draw: ImageDraw.ImageDraw, W: int, H: int, horizon: int, kind: str, pal: list[RGB],
-                z: float, tod: str, wx: str, rng: random.Random) -> Box:
+def indoor_room(
+    draw: ImageDraw.ImageDraw,
+    W: int,
+    H: int,
+    horizon: int,
+    kind: str,
+    pal: list[RGB],
+    z: float,
+    tod: str,
+    wx: str,
+    rng: random.Random,
+) -> Box:
     """Wall, floor, a window onto the weather and a few kind-specific furnishings; returns window box."""
     wall = pal[0] if pal else rgb(WALL.get(kind, "#dddddd"))
     floor = pal[1] if len(pal) > 1 else rgb(FLOOR.get(kind, "#8a8a8a"))
@@ -156,10 +168,17 @@ def indoor_room(draw: ImageDraw.ImageDraw, W: int, H: int, horizon: int, kind: s
     draw.line([((win[0] + win[2]) / 2, win[1]), ((win[0] + win[2]) / 2, win[3])], fill=frame, width=2)
     fx0 = W - wx0 - ww  # the other side of the room from the window
     if kind == "home":
-        draw.rectangle([fx0 + ww * 0.15, wy0, fx0 + ww * 0.85, wy0 + wh * 0.6], fill=accent,
-                       outline=mix(accent, BLACK, 0.5), width=2)
-        draw.rounded_rectangle([W * 0.25, horizon - 0.16 * H * z, W * 0.75, horizon + 0.02 * H],
-                               radius=max(1, round(0.03 * H * z)), fill=mix(accent, WHITE, 0.25))
+        draw.rectangle(
+            [fx0 + ww * 0.15, wy0, fx0 + ww * 0.85, wy0 + wh * 0.6],
+            fill=accent,
+            outline=mix(accent, BLACK, 0.5),
+            width=2,
+        )
+        draw.rounded_rectangle(
+            [W * 0.25, horizon - 0.16 * H * z, W * 0.75, horizon + 0.02 * H],
+            radius=max(1, round(0.03 * H * z)),
+            fill=mix(accent, WHITE, 0.25),
+        )
     elif kind == "venue":
         draw.rectangle([0, horizon - 0.15 * H * z, W, horizon - 0.1 * H * z], fill=mix(accent, BLACK, 0.2))
         draw.rectangle([0, horizon - 0.1 * H * z, W, horizon], fill=accent)
@@ -171,8 +190,11 @@ def indoor_room(draw: ImageDraw.ImageDraw, W: int, H: int, horizon: int, kind: s
         draw.rectangle([fx0, wy0, fx0 + ww, wy0 + wh * 0.75], fill=WHITE, outline=(120, 120, 120), width=2)
         for i in range(3):
             y = wy0 + wh * (0.2 + 0.18 * i)
-            draw.line([(fx0 + ww * 0.1, y), (fx0 + ww * rng.uniform(0.5, 0.9), y)],
-                      fill=((40, 80, 200), (200, 40, 40), (30, 140, 60))[i], width=2)
+            draw.line(
+                [(fx0 + ww * 0.1, y), (fx0 + ww * rng.uniform(0.5, 0.9), y)],
+                fill=((40, 80, 200), (200, 40, 40), (30, 140, 60))[i],
+                width=2,
+            )
     elif kind == "shop":
         sx0, sx1 = min(fx0, W * 0.3), max(fx0 + ww, W * 0.7)
         for row in range(3):
@@ -190,8 +212,18 @@ def indoor_room(draw: ImageDraw.ImageDraw, W: int, H: int, horizon: int, kind: s
     return win
 
 
-def outdoor_view(draw: ImageDraw.ImageDraw, W: int, H: int, horizon: int, kind: str, pal: list[RGB],
-                 z: float, tod: str, wx: str, rng: random.Random) -> None:
+def outdoor_view(
+    draw: ImageDraw.ImageDraw,
+    W: int,
+    H: int,
+    horizon: int,
+    kind: str,
+    pal: list[RGB],
+    z: float,
+    tod: str,
+    wx: str,
+    rng: random.Random,
+) -> None:
     """Sky, ground and kind-specific scenery (trees, road, house, storefronts)."""
     ground = pal[0] if kind == "outdoor" and pal else rgb(GROUND.get(kind, "#b3ab9c"))
     if kind != "outdoor" and len(pal) > 1:
@@ -278,8 +310,9 @@ def prop_shape(name: str) -> str:
     return next((shape for shape, words in PROP_SHAPES if any(w in n for w in words)), "box")
 
 
-def draw_prop(draw: ImageDraw.ImageDraw, name: str, color: RGB, cx: float, base: float, s: float,
-              label: str | None) -> Box:
+def draw_prop(
+    draw: ImageDraw.ImageDraw, name: str, color: RGB, cx: float, base: float, s: float, label: str | None
+) -> Box:
     """Draw a prop standing on ``base`` (its bottom), about ``s`` px tall; label on a tag below."""
     shape, dark = prop_shape(name), mix(color, BLACK, 0.4)
     t, lw = base - s, max(1, round(s / 10))
@@ -324,8 +357,15 @@ def draw_prop(draw: ImageDraw.ImageDraw, name: str, color: RGB, cx: float, base:
         for dx, dy in ((-0.2, 0.15), (0.2, 0.15), (0, 0.0)):
             r = s * 0.22
             draw.ellipse([cx + dx * s - r, t + dy * s, cx + dx * s + r, t + dy * s + 2 * r], fill=color)
-        draw.polygon([(cx - s * 0.25, t + s * 0.55), (cx + s * 0.25, t + s * 0.55), (cx + s * 0.18, base),
-                      (cx - s * 0.18, base)], fill=(160, 90, 60))
+        draw.polygon(
+            [
+                (cx - s * 0.25, t + s * 0.55),
+                (cx + s * 0.25, t + s * 0.55),
+                (cx + s * 0.18, base),
+                (cx - s * 0.18, base),
+            ],
+            fill=(160, 90, 60),
+        )
         box = [cx - s * 0.45, t, cx + s * 0.45, base]
     else:
         draw.rectangle([cx - s * 0.4, t + s * 0.3, cx + s * 0.4, base], fill=color, outline=dark)

@@ -65,8 +65,9 @@ class VideoEncodeError(RuntimeError):
     def __init__(self, message: str, stderr_tail: str = "", returncode: int | None = None) -> None:
         self.stderr_tail = stderr_tail
         self.returncode = returncode
-        super().__init__(f"{message}\n--- ffmpeg stderr (tail) ---\n{stderr_tail}" if stderr_tail
-                         else message)
+        super().__init__(
+            f"{message}\n--- ffmpeg stderr (tail) ---\n{stderr_tail}" if stderr_tail else message
+        )
 
 
 @dataclass(frozen=True)
@@ -146,14 +147,17 @@ def shot_frames(durations: Sequence[float], fps: int) -> list[int]:
     return counts
 
 
-def _video_chain(idx: int, shot: ShotSpec, n: int, width: int, height: int, fps: int,
-                 st: EncodeSettings) -> str:
+def _video_chain(
+    idx: int, shot: ShotSpec, n: int, width: int, height: int, fps: int, st: EncodeSettings
+) -> str:
     """Filter chain turning input ``idx`` (a still) into ``n`` frames labelled ``[v{idx}]``."""
     src, out = f"[{idx}:v]", f"[v{idx}]"
     retime = f"setpts=N/{fps}/TB"
     if shot.camera == "static":
-        return (f"{src}scale={width}:{height}:force_original_aspect_ratio=increase:flags={_SWS},"
-                f"crop={width}:{height},format=yuv420p,loop=loop={n - 1}:size=1:start=0,{retime}{out}")
+        return (
+            f"{src}scale={width}:{height}:force_original_aspect_ratio=increase:flags={_SWS},"
+            f"crop={width}:{height},format=yuv420p,loop=loop={n - 1}:size=1:start=0,{retime}{out}"
+        )
     k = max(1, st.supersample_max_width // width)
     sw, sh = width * k, height * k
     last = max(n - 1, 1)
@@ -166,9 +170,11 @@ def _video_chain(idx: int, shot: ShotSpec, n: int, width: int, height: int, fps:
         z = f"{m:.6f}"
         frac = f"on/{last}" if shot.camera == "pan_right" else f"(1-on/{last})"
         x = f"(iw-iw/zoom)*{frac}"
-    return (f"{src}scale={sw}:{sh}:force_original_aspect_ratio=increase:flags={_SWS},crop={sw}:{sh},"
-            f"format=yuv444p,zoompan=z='{z}':x='{x}':y='(ih-ih/zoom)/2':d={n}:s={width}x{height}:fps={fps},"
-            f"{retime},format=yuv420p{out}")
+    return (
+        f"{src}scale={sw}:{sh}:force_original_aspect_ratio=increase:flags={_SWS},crop={sw}:{sh},"
+        f"format=yuv444p,zoompan=z='{z}':x='{x}':y='(ih-ih/zoom)/2':d={n}:s={width}x{height}:fps={fps},"
+        f"{retime},format=yuv420p{out}"
+    )
 
 
 def _bed_chain(idx: int, shot: ShotSpec, samples: int, sample_rate: int, seed: int) -> str:
@@ -182,8 +188,16 @@ def _bed_chain(idx: int, shot: ShotSpec, samples: int, sample_rate: int, seed: i
     return f"{src},atrim=end_sample={samples},aformat=sample_fmts=fltp:channel_layouts=mono[b{idx}]"
 
 
-def build_clip_command(shots: Sequence[ShotSpec], out: Path, width: int, height: int, fps: int, *,
-                       seed: int = 0, settings: EncodeSettings | None = None) -> list[str]:
+def build_clip_command(
+    shots: Sequence[ShotSpec],
+    out: Path,
+    width: int,
+    height: int,
+    fps: int,
+    *,
+    seed: int = 0,
+    settings: EncodeSettings | None = None,
+) -> list[str]:
     """The ffmpeg argument list :func:`encode_clip` runs (writing to ``out`` as MP4)."""
     st = settings or EncodeSettings()
     if not shots:
@@ -211,19 +225,43 @@ def build_clip_command(shots: Sequence[ShotSpec], out: Path, width: int, height:
             inputs += ["-i", _url(cue.wav)]
             delay = start + round(cue.start_s * sr)
             label = f"[c{len(cue_labels)}]"
-            graph.append(f"[{in_idx}:a]aresample={sr},aformat=sample_fmts=fltp:channel_layouts=mono,"
-                         f"adelay=delays={delay}S:all=1{label}")
+            graph.append(
+                f"[{in_idx}:a]aresample={sr},aformat=sample_fmts=fltp:channel_layouts=mono,"
+                f"adelay=delays={delay}S:all=1{label}"
+            )
             cue_labels.append(label)
         t0_frames += n
     graph.append(f"{concat_in}concat=n={len(shots)}:v=1:a=1[v][bed]")
     if cue_labels:
-        graph.append(f"[bed]{''.join(cue_labels)}amix=inputs={len(cue_labels) + 1}:duration=first:"
-                     f"dropout_transition=0:normalize=0[a]")
+        graph.append(
+            f"[bed]{''.join(cue_labels)}amix=inputs={len(cue_labels) + 1}:duration=first:"
+            f"dropout_transition=0:normalize=0[a]"
+        )
     else:
         graph.append("[bed]anull[a]")
-    return [ffmpeg_exe(), "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-            "-filter_complex_threads", "1", "-sws_flags", _SWS, *inputs, "-filter_complex", ";".join(graph),
-            "-map", "[v]", "-map", "[a]", *_output_args(st, fps), "-f", "mp4", _url(out)]
+    return [
+        ffmpeg_exe(),
+        "-nostdin",
+        "-hide_banner",
+        "-loglevel",
+        "error",
+        "-y",
+        "-filter_complex_threads",
+        "1",
+        "-sws_flags",
+        _SWS,
+        *inputs,
+        "-filter_complex",
+        ";".join(graph),
+        "-map",
+        "[v]",
+        "-map",
+        "[a]",
+        *_output_args(st, fps),
+        "-f",
+        "mp4",
+        _url(out),
+    ]
 
 
 def _url(path: Path) -> str:
@@ -233,11 +271,41 @@ def _url(path: Path) -> str:
 
 def _output_args(st: EncodeSettings, fps: int) -> list[str]:
     tune = ["-tune", st.tune] if st.tune else []
-    return ["-c:v", "libx264", "-preset", st.preset, *tune, "-crf", str(st.crf), "-pix_fmt", "yuv420p",
-            "-r", str(fps), "-threads", "1",
-            "-c:a", "aac", "-b:a", st.audio_bitrate, "-ar", str(st.sample_rate), "-ac", "1",
-            "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
-            "-map_metadata", "-1", "-map_chapters", "-1", "-movflags", "+faststart"]
+    return [
+        "-c:v",
+        "libx264",
+        "-preset",
+        st.preset,
+        *tune,
+        "-crf",
+        str(st.crf),
+        "-pix_fmt",
+        "yuv420p",
+        "-r",
+        str(fps),
+        "-threads",
+        "1",
+        "-c:a",
+        "aac",
+        "-b:a",
+        st.audio_bitrate,
+        "-ar",
+        str(st.sample_rate),
+        "-ac",
+        "1",
+        "-fflags",
+        "+bitexact",
+        "-flags:v",
+        "+bitexact",
+        "-flags:a",
+        "+bitexact",
+        "-map_metadata",
+        "-1",
+        "-map_chapters",
+        "-1",
+        "-movflags",
+        "+faststart",
+    ]
 
 
 def _run_atomic(cmd_for: Callable[[Path], list[str]], out: Path, timeout_s: float | None) -> MediaInfo:
@@ -250,15 +318,22 @@ def _run_atomic(cmd_for: Callable[[Path], list[str]], out: Path, timeout_s: floa
     try:
         cmd = cmd_for(tmp)
         try:
-            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, timeout=timeout_s, check=False)
+            proc = subprocess.run(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                timeout=timeout_s,
+                check=False,
+            )
         except subprocess.TimeoutExpired as exc:
             tail = (exc.stderr or b"").decode("utf-8", "replace")[-_STDERR_TAIL:]
             raise VideoEncodeError(f"ffmpeg timed out after {timeout_s}s writing {out}", tail) from exc
         if proc.returncode != 0 or tmp.stat().st_size == 0:
             tail = proc.stderr.decode("utf-8", "replace")[-_STDERR_TAIL:]
-            raise VideoEncodeError(f"ffmpeg failed (exit {proc.returncode}) writing {out}", tail,
-                                   proc.returncode)
+            raise VideoEncodeError(
+                f"ffmpeg failed (exit {proc.returncode}) writing {out}", tail, proc.returncode
+            )
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
@@ -271,9 +346,17 @@ def _check_inputs(paths: Sequence[Path], out: Path) -> None:
         raise VideoEncodeError(f"cannot encode {out}: missing input file(s): {', '.join(missing)}")
 
 
-def encode_clip(shots: Sequence[ShotSpec], out: Path, width: int, height: int, fps: int, *,
-                seed: int = 0, settings: EncodeSettings | None = None,
-                timeout_s: float | None = None) -> MediaInfo:
+def encode_clip(
+    shots: Sequence[ShotSpec],
+    out: Path,
+    width: int,
+    height: int,
+    fps: int,
+    *,
+    seed: int = 0,
+    settings: EncodeSettings | None = None,
+    timeout_s: float | None = None,
+) -> MediaInfo:
     """Encode ``shots`` into one H.264/AAC MP4 at ``out`` (atomic, byte-deterministic); probe the result.
 
     ``seed`` drives the ambient noise. Raises :class:`VideoEncodeError` (with ffmpeg's
@@ -284,7 +367,9 @@ def encode_clip(shots: Sequence[ShotSpec], out: Path, width: int, height: int, f
     _check_inputs([s.still for s in shots] + [c.wav for s in shots for c in s.audio], Path(out))
     return _run_atomic(
         lambda tmp: build_clip_command(shots, tmp, width, height, fps, seed=seed, settings=settings),
-        Path(out), timeout_s)
+        Path(out),
+        timeout_s,
+    )
 
 
 def encode_clips(jobs: Sequence[ClipJob], *, workers: int | None = None) -> list[MediaInfo]:
@@ -297,8 +382,9 @@ def encode_clips(jobs: Sequence[ClipJob], *, workers: int | None = None) -> list
     n = workers or os.cpu_count() or 1
 
     def one(job: ClipJob) -> MediaInfo:
-        return encode_clip(job.shots, job.out, job.width, job.height, job.fps, seed=job.seed,
-                           settings=job.settings)
+        return encode_clip(
+            job.shots, job.out, job.width, job.height, job.fps, seed=job.seed, settings=job.settings
+        )
 
     # threads suffice: each one only waits on its own ffmpeg process, which does the work
     with ThreadPoolExecutor(max_workers=n) as pool:
@@ -315,9 +401,17 @@ def _concat_line(path: Path) -> str:
     return "file '" + str(Path(path).resolve()).replace("'", "'\\''") + "'\n"
 
 
-def encode_baseline(stills: Sequence[Path], wavs: Sequence[Path], out: Path, *,
-                    durations: Sequence[float], width: int, height: int, fps: int,
-                    settings: EncodeSettings | None = None) -> MediaInfo:
+def encode_baseline(
+    stills: Sequence[Path],
+    wavs: Sequence[Path],
+    out: Path,
+    *,
+    durations: Sequence[float],
+    width: int,
+    height: int,
+    fps: int,
+    settings: EncodeSettings | None = None,
+) -> MediaInfo:
     """Reference encode of the same stills and speech with the simplest ffmpeg command.
 
     Stills are shown for ``durations`` (concat demuxer, no camera move), the WAVs are played
@@ -334,9 +428,14 @@ def encode_baseline(stills: Sequence[Path], wavs: Sequence[Path], out: Path, *,
     total = sum(counts) / fps
     with tempfile.TemporaryDirectory(prefix="mf-baseline-") as td:
         vlist = Path(td) / "video.ffconcat"
-        vlist.write_text("ffconcat version 1.0\n" + "".join(
-            _concat_line(s) + f"duration {n / fps:.6f}\n" for s, n in zip(stills, counts, strict=True))
-            + _concat_line(stills[-1]) + f"duration {1 / fps:.6f}\n")
+        vlist.write_text(
+            "ffconcat version 1.0\n"
+            + "".join(
+                _concat_line(s) + f"duration {n / fps:.6f}\n" for s, n in zip(stills, counts, strict=True)
+            )
+            + _concat_line(stills[-1])
+            + f"duration {1 / fps:.6f}\n"
+        )
         if wavs:
             alist = Path(td) / "audio.ffconcat"
             alist.write_text("ffconcat version 1.0\n" + "".join(_concat_line(w) for w in wavs))
@@ -345,9 +444,34 @@ def encode_baseline(stills: Sequence[Path], wavs: Sequence[Path], out: Path, *,
             audio_in = ["-f", "lavfi", "-i", f"anullsrc=r={st.sample_rate}:cl=mono"]
 
         def cmd(tmp: Path) -> list[str]:
-            return [ffmpeg_exe(), "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-                    "-f", "concat", "-safe", "0", "-i", _url(vlist), *audio_in,
-                    "-map", "0:v", "-map", "1:a", "-vf", f"scale={width}:{height},fps={fps}", "-af", "apad",
-                    "-t", f"{total:.6f}", *_output_args(st, fps), "-f", "mp4", _url(tmp)]
+            return [
+                ffmpeg_exe(),
+                "-nostdin",
+                "-hide_banner",
+                "-loglevel",
+                "error",
+                "-y",
+                "-f",
+                "concat",
+                "-safe",
+                "0",
+                "-i",
+                _url(vlist),
+                *audio_in,
+                "-map",
+                "0:v",
+                "-map",
+                "1:a",
+                "-vf",
+                f"scale={width}:{height},fps={fps}",
+                "-af",
+                "apad",
+                "-t",
+                f"{total:.6f}",
+                *_output_args(st, fps),
+                "-f",
+                "mp4",
+                _url(tmp),
+            ]
 
         return _run_atomic(cmd, Path(out), None)
