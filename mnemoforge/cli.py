@@ -18,7 +18,7 @@ out = Console()
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {msg}", highlight=False)
+    console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -65,6 +65,26 @@ def build(
 
 
 @app.command()
+def freeze(
+    run: Path = typer.Argument(..., help="run folder (outputs/runs/<run_id>)"),
+    version: str = typer.Option(..., "--version", help="release version X.Y.Z"),
+    notes: str | None = typer.Option(None, help="a line for the CHANGELOG entry"),
+) -> None:
+    """Freeze a finished run as an immutable release; refuses to overwrite a different release."""
+    import re
+
+    from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.pipeline import RunStateError, freeze_run
+
+    if not re.match(r"^\d+\.\d+\.\d+$", version):
+        _fail(f"--version must look like 1.2.3, got {version!r}")
+    try:
+        typer.echo(str(freeze_run(run, version, notes)))
+    except (RunStateError, ReleaseExistsError, ThemeError) as e:
+        _fail(str(e))
+
+
+@app.command()
 def verify(release: Path = typer.Argument(..., help="release folder")) -> None:
     """Re-check every checksum, schema, count, evidence id and answer of a release."""
     from mnemoforge.validators.release_check import verify_release
@@ -72,7 +92,7 @@ def verify(release: Path = typer.Argument(..., help="release folder")) -> None:
     problems = verify_release(release)
     if problems:
         for p in problems:
-            console.print(f"[red]FAIL[/] {p}", highlight=False)
+            console.print(f"[red]FAIL[/] {p}", highlight=False, soft_wrap=True)
         console.print(f"{len(problems)} problem(s) in {release}")
         raise typer.Exit(1)
     typer.echo(f"OK {release}")

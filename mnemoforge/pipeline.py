@@ -28,7 +28,7 @@ from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
-from mnemoforge.store.stages import run_stage
+from mnemoforge.store.stages import is_fresh, run_stage
 from mnemoforge.theme_io import load_theme
 from mnemoforge.validators import gates as gates_mod
 
@@ -191,7 +191,7 @@ def stage_gates(ctx: BuildContext) -> bool:
     return run_stage(run, "gates", ctx.key("gates"), work)[1]
 
 
-def stage_freeze(ctx: BuildContext) -> Path:
+def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | None = None) -> Path:
     run = ctx.run
     contents = release_mod.RunContents(
         theme=ctx.theme,
@@ -208,14 +208,36 @@ def stage_freeze(ctx: BuildContext) -> Path:
         media=read_jsonl(run.media_index),
         voice_check=json.loads(run.voice_check.read_text()) if run.voice_check.exists() else None,
     )
-    dest = release_mod.freeze(
-        contents, ctx.layout.release(ctx.release_name, ctx.theme.version), ctx.theme.version
-    )
-    index_catalog(ctx, dest)
+    version = version or ctx.theme.version
+    dest = release_mod.freeze(contents, ctx.layout.release(ctx.release_name, version), version, notes)
+    index_catalog(ctx, dest, version)
     return dest
 
 
-def index_catalog(ctx: BuildContext, release_dir: Path) -> None:
+class RunStateError(RuntimeError):
+    """A run folder cannot be frozen as asked (unfinished, or built by other code)."""
+
+
+def freeze_run(run_dir: Path, version: str, notes: str | None = None) -> Path:
+    """Freeze an existing, finished run folder as release ``version`` (``mnemoforge freeze``)."""
+    run_dir = Path(run_dir)
+    meta_path = run_dir / "run.json"
+    if not meta_path.is_file():
+        raise RunStateError(f"{run_dir}: not a run folder (no run.json)")
+    meta = json.loads(meta_path.read_text())
+    ctx = BuildContext(run_dir / "theme.yaml", run_dir.parent.parent, int(meta["seed"]))
+    if ctx.run.root.resolve() != run_dir.resolve():
+        raise RunStateError(
+            f"{run_dir}: built by mnemoforge {meta.get('code_version')}, this is {__version__}; "
+            "freeze it with the version that built it, or rebuild"
+        )
+    missing = [s for s, _ in STAGE_FUNCS if not is_fresh(ctx.run, s, ctx.key(s))]
+    if missing:
+        raise RunStateError(f"{run_dir}: unfinished or stale stages {missing}; run `mnemoforge build` first")
+    return stage_freeze(ctx, version, notes)
+
+
+def index_catalog(ctx: BuildContext, release_dir: Path, version: str) -> None:
     run = ctx.run
     qs, verdicts = load_questions(run), load_verdicts(run)
     episode_of = {o.id: o.episode for o in load_observations(run)}
@@ -227,7 +249,7 @@ def index_catalog(ctx: BuildContext, release_dir: Path) -> None:
         cat.index_release(
             run.run_id,
             ctx.release_name,
-            ctx.theme.version,
+            version,
             release_dir,
             sha256_bytes((release_dir / release_mod.MANIFEST).read_bytes()),
         )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemoforge import __version__
+from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.hashing import canonical_json, sha256_bytes, sha256_file
@@ -100,7 +101,29 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         shutil.copyfile(src, dst)
 
 
-def _write_contents(c: RunContents, root: Path, version: str) -> ReleaseManifest:
+def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> str:
+    """This version's entry: what it was built from and what it holds (no dates: releases are
+    reproducible byte for byte)."""
+    cats = ", ".join(f"{n} {cat}" for cat, n in stats["questions"]["by_category"].items())
+    theme_sha = sha256_bytes(c.theme_bytes)[:16]
+    clips, q = stats["clips"], stats["questions"]
+    lines = [
+        "# Changelog",
+        "",
+        f"## {version}",
+        "",
+        f"- Built from theme `{c.theme.name}` (sha256 {theme_sha}…), seed {c.world.seed}, "
+        f"mnemoforge {__version__}.",
+        f"- {clips['count']} clips ({clips['minutes']:.1f} min), {clips['shots']} shots, "
+        f"{stats['world']['people']} people.",
+        f"- {q['kept']} questions kept of {q['candidates']} candidates: {cats}.",
+    ]
+    if notes:
+        lines.append(f"- {notes.strip()}")
+    return "\n".join(lines) + "\n"
+
+
+def _write_contents(c: RunContents, root: Path, version: str, notes: str | None = None) -> ReleaseManifest:
     fam = c.theme.family
     kept_ids = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
     kept = [q for q in c.questions if q.id in kept_ids]
@@ -138,6 +161,8 @@ def _write_contents(c: RunContents, root: Path, version: str) -> ReleaseManifest
     for m in c.media:
         _link_or_copy(c.run_root / m["path"], root / m["path"])
     atomic.write_jsonl(root / "media/index.jsonl", c.media)
+    media_tables.write_shots(c.clips, root, root / f"data/{fam}/shots.parquet")
+    media_tables.write_speech(c.clips, root / f"data/{fam}/speech.parquet")
     stats = statistics(c, kept)
     atomic.write_json(root / "dataset_statistics.json", stats)
     configs = {
@@ -145,8 +170,11 @@ def _write_contents(c: RunContents, root: Path, version: str) -> ReleaseManifest
         f"{fam}_clips": f"data/{fam}/clips.parquet",
         f"{fam}_observations": f"data/{fam}/observations.parquet",
         f"{fam}_captions": f"data/{fam}/captions.parquet",
+        f"{fam}_shots": f"data/{fam}/shots.parquet",
+        f"{fam}_speech": f"data/{fam}/speech.parquet",
     }
     atomic.write_text(root / "README.md", dataset_card(c.theme, stats, configs, c.world.seed, __version__))
+    atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))
     files = sorted(p for p in root.rglob("*") if p.is_file())
     entries = {
         p.relative_to(root).as_posix(): FileEntry(sha256=sha256_file(p), bytes=p.stat().st_size)
@@ -177,7 +205,7 @@ def _write_contents(c: RunContents, root: Path, version: str) -> ReleaseManifest
     return manifest
 
 
-def freeze(c: RunContents, dest: Path, version: str) -> Path:
+def freeze(c: RunContents, dest: Path, version: str, notes: str | None = None) -> Path:
     """Write the release to ``dest`` atomically (build beside it, then rename).
 
     Re-freezing identical content is a no-op; different content under an existing version raises.
@@ -187,7 +215,7 @@ def freeze(c: RunContents, dest: Path, version: str) -> Path:
     if tmp.exists():
         shutil.rmtree(tmp)
     try:
-        _write_contents(c, tmp, version)
+        _write_contents(c, tmp, version, notes)
         if dest.exists():
             if (dest / MANIFEST).read_bytes() == (tmp / MANIFEST).read_bytes():
                 return dest

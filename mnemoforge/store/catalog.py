@@ -130,7 +130,13 @@ class Catalog:
         )
 
     def index_release(self, run_id: str, name: str, version: str, path: Path, manifest_sha: str) -> None:
-        self._replace("releases", run_id, [(run_id, name, version, str(path), manifest_sha)])
+        """One row per (run, version): a run may be frozen as several versions."""
+        self.con.execute("BEGIN TRANSACTION")
+        self.con.execute("DELETE FROM releases WHERE run_id = ? AND version = ?", [run_id, version])
+        self.con.execute(
+            "INSERT INTO releases VALUES (?, ?, ?, ?, ?)", [run_id, name, version, str(path), manifest_sha]
+        )
+        self.con.execute("COMMIT")
 
     def query(self, sql: str, params: list | None = None) -> list[tuple]:
         return self.con.execute(sql, params or []).fetchall()
