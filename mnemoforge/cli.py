@@ -98,6 +98,29 @@ def verify(release: Path = typer.Argument(..., help="release folder")) -> None:
     typer.echo(f"OK {release}")
 
 
+@app.command()
+def push(
+    release: Path = typer.Argument(..., help="release folder"),
+    repo_id: str = typer.Option(..., "--repo-id", help="ORG/NAME of the dataset repo"),
+    private: bool = typer.Option(False, "--private", help="create the repo private"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="list what would be uploaded; no network"),
+    revision: str = typer.Option("main", help="branch to commit to"),
+) -> None:
+    """Upload a verified release to the Hugging Face Hub (token: HF_TOKEN or `hf auth login`)."""
+    from mnemoforge.exporters.hub import PushError, push_release
+
+    try:
+        res = push_release(release, repo_id, private=private, dry_run=dry_run, revision=revision)
+    except PushError as e:
+        _fail(str(e), code=1)
+    if dry_run:
+        for f in res.files:
+            typer.echo(f"{f.bytes:>12}  {f.path_in_repo}")
+        typer.echo(f"dry run: {len(res.files)} files, {res.bytes} bytes would go to {repo_id}")
+    else:
+        typer.echo(f"pushed {len(res.files)} files ({res.bytes} bytes) to {res.url}")
+
+
 @theme_app.command("check")
 def theme_check(file: Path) -> None:
     """Validate a theme without building."""
