@@ -101,7 +101,10 @@ def test_push_uploads_every_file_byte_identical_in_one_commit(release: Path, hub
     assert repo.type == "dataset" and repo.private
     create = json.loads(hub.requests[0].body)
     assert create == {
-        "name": "hubdemo", "organization": "mnemo-org", "visibility": "private", "type": "dataset"
+        "name": "hubdemo",
+        "organization": "mnemo-org",
+        "visibility": "private",
+        "type": "dataset",
     }
     assert [r.route for r in hub.requests].count("commit") == 1 and len(hub.commits) == 1
     commit = hub.commits[0]
@@ -122,7 +125,11 @@ def test_push_uploads_every_file_byte_identical_in_one_commit(release: Path, hub
 
 def test_public_push_to_a_branch_with_a_custom_message(release: Path, hub: HubServer) -> None:
     result = push_release(
-        release, "mnemo-org/hubdemo", endpoint=hub.url, token=TOKEN, revision="v0.1.0",
+        release,
+        "mnemo-org/hubdemo",
+        endpoint=hub.url,
+        token=TOKEN,
+        revision="v0.1.0",
         commit_message="first cut",
     )
     repo = hub.repos["mnemo-org/hubdemo"]
@@ -235,8 +242,21 @@ def test_file_changed_after_verification_is_not_sent(
 
 @pytest.mark.parametrize(
     "repo_id",
-    ["hubdemo", "a/b/c", "/hubdemo", "org/", "-org/x", "org/x-", "org/na--me", "org/a..b", "org/x.git",
-     "org/has space", "org/ü", "o/" + "x" * 97, ""],
+    [
+        "hubdemo",
+        "a/b/c",
+        "/hubdemo",
+        "org/",
+        "-org/x",
+        "org/x-",
+        "org/na--me",
+        "org/a..b",
+        "org/x.git",
+        "org/has space",
+        "org/ü",
+        "o/" + "x" * 97,
+        "",
+    ],
 )
 def test_bad_repo_id_is_refused(release: Path, hub: HubServer, no_client: None, repo_id: str) -> None:
     with pytest.raises(PushError, match="repo id"):
@@ -268,7 +288,9 @@ def test_card_yaml_is_checked_locally(release: Path, tmp_path: Path) -> None:
     assert "not valid YAML" in check_card_yaml(copy)[0]
 
 
-def test_push_command_dry_run_and_upload(release: Path, hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_push_command_dry_run_and_upload(
+    release: Path, hub: HubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from typer.testing import CliRunner
 
     from mnemoforge.cli import app
