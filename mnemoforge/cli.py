@@ -121,6 +121,24 @@ def push(
         typer.echo(f"pushed {len(res.files)} files ({res.bytes} bytes) to {res.url}")
 
 
+@app.command()
+def export(
+    release: Path = typer.Argument(..., help="release folder"),
+    fmt: str = typer.Option(..., "--format", help="locomo, m3bench or memeye"),
+    out: Path = typer.Option(..., "--out", help="folder to write (empty, or an earlier export of this format)"),
+) -> None:
+    """Write a release in a peer benchmark's format (category mapping documented in each export)."""
+    from mnemoforge.exporters.peers import EXPORTERS, ExportError, export_release
+
+    if fmt not in EXPORTERS:
+        _fail(f"--format must be one of {sorted(EXPORTERS)}, got {fmt!r}")
+    try:
+        files = export_release(release, fmt, out)
+    except ExportError as e:
+        _fail(str(e))
+    typer.echo(f"{len(files)} files written to {out}")
+
+
 @theme_app.command("check")
 def theme_check(file: Path) -> None:
     """Validate a theme without building."""

@@ -1,0 +1,91 @@
+"""Exporters that turn a release into peer benchmarks' formats, so their harnesses run on it.
+
+``export_release(release_dir, fmt, out_dir)`` writes one format into ``out_dir``:
+
+* ``locomo``  — LoCoMo conversation JSON (:mod:`.locomo`)
+* ``m3bench`` — M3-Bench video QA annotations + clips for M3-Agent (:mod:`.m3bench`)
+* ``memeye``  — MemEye / Mem-Gallery dialog JSON + images (:mod:`.memeye`)
+
+Every file is written atomically (media are hard-linked, or copied across filesystems). The
+folder is claimed by ``mnemoforge_export.json`` (format, source release, files written, and the
+join table from peer question keys to mnemoforge ids and cutoffs). A non-empty ``out_dir`` is
+refused unless it holds a previous export of the same format; re-exporting there replaces it and
+removes files the previous export wrote that the new one does not. Each module documents its
+category mapping in a constant and its docstring, and has a reader (``read_<fmt>``) that maps an
+export back to mnemoforge terms (:class:`PeerItem`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mnemoforge.exporters.peers.common import (
+    MARKER,
+    ExportError,
+    PeerItem,
+    ReleaseData,
+    load_json,
+    load_release,
+)
+from mnemoforge.exporters.peers.locomo import export_locomo, read_locomo
+from mnemoforge.exporters.peers.m3bench import export_m3bench, read_m3bench
+from mnemoforge.exporters.peers.memeye import export_memeye, read_memeye
+from mnemoforge.store.atomic import write_json
+
+Exporter = Callable[[ReleaseData, Path], tuple[list[Path], list[dict]]]
+Reader = Callable[[Path, Path], list[PeerItem]]
+
+EXPORTERS: dict[str, Exporter] = {"locomo": export_locomo, "m3bench": export_m3bench, "memeye": export_memeye}
+READERS: dict[str, Reader] = {"locomo": read_locomo, "m3bench": read_m3bench, "memeye": read_memeye}
+
+__all__ = [
+    "EXPORTERS",
+    "MARKER",
+    "READERS",
+    "ExportError",
+    "PeerItem",
+    "export_release",
+    "read_locomo",
+    "read_m3bench",
+    "read_memeye",
+]
+
+
+def _claim(out_dir: Path, fmt: str, release_dir: Path) -> list[str]:
+    """Check ``out_dir`` may take this export; returns the files a previous export wrote."""
+    if out_dir.resolve().is_relative_to(release_dir.resolve()):
+        raise ExportError(f"{out_dir}: inside the release {release_dir}; releases are never modified")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ExportError(f"{out_dir}: exists and is not a folder")
+    if not out_dir.exists() or not any(out_dir.iterdir()):
+        return []
+    marker = out_dir / MARKER
+    if not marker.is_file():
+        raise ExportError(f"{out_dir}: not empty and not a previous export; choose an empty or new folder")
+    previous = load_json(marker)
+    if not isinstance(previous, dict) or previous.get("format") != fmt:
+        other = previous.get("format") if isinstance(previous, dict) else None
+        raise ExportError(f"{out_dir}: holds a {other!r} export, not {fmt!r}; choose another folder")
+    return [str(f) for f in previous.get("files", [])]
+
+
+def export_release(release_dir: Path, fmt: str, out_dir: Path) -> list[Path]:
+    """Export the release at ``release_dir`` as ``fmt`` into ``out_dir``; returns the files written."""
+    if fmt not in EXPORTERS:
+        raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(sorted(EXPORTERS))}")
+    release_dir, out_dir = Path(release_dir), Path(out_dir)
+    rel = load_release(release_dir)
+    previous = _claim(out_dir, fmt, release_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    head = {"format": fmt, "release": {"name": rel.name, "version": rel.version}}
+    write_json(out_dir / MARKER, {**head, "complete": False, "files": previous, "items": []})
+    files, items = EXPORTERS[fmt](rel, out_dir)
+    written = sorted({p.relative_to(out_dir).as_posix() for p in files})
+    root = out_dir.resolve()
+    for rel_path in sorted(set(previous) - set(written) - {MARKER}):
+        stale = out_dir / rel_path
+        if stale.resolve().is_relative_to(root) and stale.is_file():
+            stale.unlink()
+    marker = write_json(out_dir / MARKER, {**head, "complete": True, "files": written, "items": items})
+    return [out_dir / p for p in written] + [marker]

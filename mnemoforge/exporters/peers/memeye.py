@@ -1,0 +1,201 @@
+"""MemEye / Mem-Gallery export: the album as a multi-session image-sharing chat.
+
+Layout (paths relative to the export folder; the image root is ``image/``)::
+
+    dialog/<Task>_Open.json     every question, open-ended
+    dialog/<Task>.json          the multiple-choice mirror, only items with options + rotations
+    image/<Task>/<shot>.png     hard links to the shot stills
+    mnemoforge_export.json      question ids and cutoffs (MemEye has no cutoff; see below)
+
+``<Task>`` is the release name in MemEye's task style (``life_album`` -> ``Life_Album``); round
+ids are prefixed with ``TASK`` = the upper-cased task (``LIFE_ALBUM``).
+
+Mapping:
+
+* top level: ``character_profile`` (the protagonist, whose album it is: ``name``, ``role``),
+  ``multi_session_dialogues``, ``human-annotated QAs``.
+* sessions: clip ``i`` (the calibration clip 0 included: it is where faces meet names) is
+  ``{"session_id": "TASK_S{i}", "date": <clip start date, ISO>, "dialogues": [...]}``.
+* rounds, in the shared walk order (each shot, then its lines), ``round`` = ``TASK_S{i}:R{n}``:
+  a shot is a round where the user shares the still (``input_image`` = ``[<Task>/<shot>.png]``,
+  relative to the image root, ``image_id`` = ``[<shot id>]``, ``image_caption`` = the clip
+  caption plus the shot's framing); each dialogue line is a round whose user text is the line
+  in ICM's ``Name: line`` form (text-only memory needs the speaker label ICM's speakerless
+  transcripts withhold, since no audio is exported). The assistant only acknowledges.
+* QAs: ``question_id`` (our id), ``question``, ``answer``, ``point`` (below), ``session_id`` =
+  the sessions holding the clues, ``clue`` = the round ids of the evidence observations (1:1).
+  The MCQ file adds ``options``: one dict per rotation, ``{"A".., "answer": <letter>}``, option
+  letters in the rotation's order (``options[rotation[k]]`` under the k-th letter).
+* cutoff: MemEye shows the whole history; the cutoff is kept in ``mnemoforge_export.json`` as
+  ``cutoff_session`` (last accessible session id, ``null`` = full timeline).
+
+``point`` (:data:`POINT_MAP`): MemEye's [[X], [Y]] taxonomy — X visual granularity (X1 scene ..
+X4 pixel), Y reasoning depth (Y1 atomic, Y2 relational, Y3 evolutionary). A question carrying its
+own ``point`` (the visual family) keeps it; ICM items map by category:
+
+* ``identity_recall`` -> [["X3"], ["Y1"]]: instance-level identity binding, one event.
+* ``cross_episode_retrieval`` -> [["X3"], ["Y2"]]: several non-conflicting clues across clips.
+* ``profile_inference`` -> [["X3"], ["Y3"]]: the answer is the state accumulated over the whole
+  timeline (a usual choice can shift as choices accrue); the closest Y, not an exact match.
+
+X3 throughout: telling recurring people apart is MemEye's instance-level evidence.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnemoforge.exporters.peers.common import (
+    MARKER,
+    ExportError,
+    PeerItem,
+    ReleaseData,
+    clip_units,
+    effective_cutoff,
+    load_json,
+    load_release,
+    place_file,
+    require,
+    unit_index,
+)
+from mnemoforge.schemas.questions import Question
+from mnemoforge.store.atomic import write_json
+
+FORMAT = "memeye"
+QAS = "human-annotated QAs"
+ACK = "Got it, I'll remember that."
+SHARE = "Here is a photo from my album."
+POINT_MAP: dict[str, list[list[str]]] = {
+    "identity_recall": [["X3"], ["Y1"]],
+    "cross_episode_retrieval": [["X3"], ["Y2"]],
+    "profile_inference": [["X3"], ["Y3"]],
+}
+CATEGORY_FROM_POINT: dict[str, str] = {repr(v): k for k, v in POINT_MAP.items()}
+LETTERS = "ABCDEFGHIJ"
+
+
+def task_name(release_name: str) -> str:
+    """MemEye's task file stem for a release: ``life_album`` -> ``Life_Album``."""
+    return "_".join(w[:1].upper() + w[1:] for w in release_name.replace("-", "_").split("_") if w)
+
+
+def _session_id(task: str, index: int) -> str:
+    return f"{task.upper()}_S{index}"
+
+
+def _sessions(rel: ReleaseData, task: str, out: Path) -> tuple[list[dict], list[Path]]:
+    sessions, files = [], []
+    for clip in rel.clips:
+        sid, rounds = _session_id(task, clip.index), []
+        for n, unit in enumerate(clip_units(clip), start=1):
+            rid = f"{sid}:R{n}"
+            if unit.kind == "shot":
+                still = rel.still(unit.shot.id)
+                image = f"{task}/{Path(still).name}"
+                files.append(place_file(rel.root / still, out / "image" / image))
+                rounds.append(
+                    {
+                        "round": rid,
+                        "user": SHARE,
+                        "assistant": ACK,
+                        "input_image": [image],
+                        "image_id": [unit.shot.id],
+                        "image_caption": [rel.caption(clip, unit.shot)],
+                    }
+                )
+            else:
+                assert unit.line is not None
+                line = unit.line.as_script(rel.name_of(unit.line.speaker))
+                rounds.append({"round": rid, "user": line, "assistant": ACK})
+        sessions.append({"session_id": sid, "date": clip.start.date().isoformat(), "dialogues": rounds})
+    return sessions, files
+
+
+def _rotations(q: Question) -> list[dict]:
+    """MemEye's rotation dicts: option texts under letters in each rotation's order."""
+    assert q.options is not None and q.rotations is not None
+    out = []
+    for rot in q.rotations:
+        shown = {LETTERS[k]: q.options[i] for k, i in enumerate(rot)}
+        answer = [letter for letter, text in shown.items() if text == q.answer]
+        if len(answer) != 1:
+            raise ExportError(f"{FORMAT}: {q.id}: answer {q.answer!r} must be exactly one option")
+        out.append({**shown, "answer": answer[0]})
+    return out
+
+
+def export_memeye(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict]]:
+    """Write ``dialog/<Task>_Open.json`` (all items), ``dialog/<Task>.json`` (MCQ items), images."""
+    task = task_name(rel.name)
+    sessions, files = _sessions(rel, task, out)
+    where = unit_index(rel.clips)
+    open_qas, mcq_qas, items = [], [], []
+    for q in rel.questions:
+        if any(o not in where for o in q.evidence):
+            raise ExportError(f"{FORMAT}: {q.id}: evidence not found in the album: {q.evidence}")
+        clue = [f"{_session_id(task, where[o][0].index)}:R{where[o][1]}" for o in q.evidence]
+        point = getattr(q, "point", None) or require(POINT_MAP, q.category, FORMAT)
+        qa = {
+            "question_id": q.id,
+            "question": q.question,
+            "answer": q.answer,
+            "point": point,
+            "session_id": list(dict.fromkeys(c.split(":")[0] for c in clue)),
+            "clue": clue,
+        }
+        open_qas.append(qa)
+        if q.options and q.rotations:
+            mcq_qas.append({**qa, "options": _rotations(q)})
+        cutoff = None if q.cutoff is None else _session_id(task, q.cutoff)
+        items.append({"question_id": q.id, "id": q.id, "cutoff_session": cutoff})
+    profile = {"name": rel.protagonist, "role": rel.world.person(rel.world.protagonist).role}
+    base = {"character_profile": profile, "multi_session_dialogues": sessions}
+    files.append(write_json(out / "dialog" / f"{task}_Open.json", {**base, QAS: open_qas}))
+    if mcq_qas:
+        files.append(write_json(out / "dialog" / f"{task}.json", {**base, QAS: mcq_qas}))
+    return files, items
+
+
+def read_memeye(export_dir: Path, release_dir: Path) -> list[PeerItem]:
+    """Read a MemEye export back into mnemoforge terms (clue rounds -> observation ids).
+
+    Open-ended items come from ``*_Open.json``; an item mirrored in the MCQ file gets
+    ``choices`` (option texts per rotation) after its answer letters are checked.
+    """
+    export_dir = Path(export_dir)
+    rel = load_release(release_dir)
+    by_round = {(c.index, n): oid for oid, (c, n) in unit_index(rel.clips).items()}
+    meta = load_json(export_dir / MARKER)
+    link = {m["question_id"]: m for m in meta["items"]}  # type: ignore[index]
+    choices: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for path in sorted((export_dir / "dialog").glob("*.json")):
+        if path.stem.endswith("_Open"):
+            continue
+        for qa in load_json(path)[QAS]:  # type: ignore[index]
+            for rot in qa["options"]:
+                if rot[rot["answer"]] != qa["answer"]:
+                    raise ValueError(f"{path}: {qa['question_id']}: answer letter does not name the answer")
+            letters = [k for k in LETTERS if k in qa["options"][0]]
+            choices[qa["question_id"]] = tuple(tuple(r[k] for k in letters) for r in qa["options"])
+    out = []
+    for path in sorted((export_dir / "dialog").glob("*_Open.json")):
+        for qa in load_json(path)[QAS]:  # type: ignore[index]
+            m = link[qa["question_id"]]
+            evidence = []
+            for clue in qa["clue"]:
+                session, rnd = clue.rsplit("_S", 1)[1].split(":R")
+                evidence.append(by_round[(int(session), int(rnd))])
+            cut = m["cutoff_session"]
+            cut_index = None if cut is None else int(cut.rsplit("_S", 1)[1])
+            out.append(
+                PeerItem(
+                    id=m["id"],
+                    question=qa["question"],
+                    answer=qa["answer"],
+                    category=CATEGORY_FROM_POINT.get(repr(qa["point"])),
+                    evidence=tuple(evidence),
+                    cutoff=effective_cutoff(cut_index, rel.last_index),
+                    choices=choices.get(qa["question_id"]),
+                )
+            )
+    return out
