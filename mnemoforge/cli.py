@@ -125,7 +125,9 @@ def push(
 def export(
     release: Path = typer.Argument(..., help="release folder"),
     fmt: str = typer.Option(..., "--format", help="locomo, m3bench or memeye"),
-    out: Path = typer.Option(..., "--out", help="folder to write (empty, or an earlier export of this format)"),
+    out: Path = typer.Option(
+        ..., "--out", help="folder to write (empty, or an earlier export of this format)"
+    ),
 ) -> None:
     """Write a release in a peer benchmark's format (category mapping documented in each export)."""
     from mnemoforge.exporters.peers import EXPORTERS, ExportError, export_release
