@@ -141,6 +141,23 @@ def export(
     typer.echo(f"{len(files)} files written to {out}")
 
 
+@app.command()
+def report(
+    source: Path = typer.Argument(..., help="a release folder or a run folder"),
+    out: Path = typer.Option(
+        None, "--out", help="folder for index.html and figures (default: SOURCE-report)"
+    ),
+) -> None:
+    """Write a static HTML report with PNG figures: cast, timeline, sources, funnel, taxonomy, examples."""
+    from mnemoforge.exporters.report import write_report
+
+    dest = out or source.parent / f"{source.name}-report"
+    try:
+        typer.echo(str(write_report(source, dest)))
+    except ValueError as e:
+        _fail(str(e))
+
+
 @theme_app.command("check")
 def theme_check(file: Path) -> None:
     """Validate a theme without building."""
