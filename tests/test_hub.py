@@ -107,6 +107,9 @@ def test_push_uploads_every_file_byte_identical_in_one_commit(release: Path, hub
         "type": "dataset",
     }
     assert [r.route for r in hub.requests].count("commit") == 1 and len(hub.commits) == 1
+    routes = [r.route for r in hub.requests]
+    order = [routes.index(r) for r in ("create", "validate-yaml", "preupload", "commit")]
+    assert order == sorted(order)  # create repo, validate the card's YAML, preupload, commit
     commit = hub.commits[0]
     assert commit["summary"] == "mnemoforge release hubdemo 0.1.0" and commit["revision"] == "main"
     received = hub.files("mnemo-org/hubdemo")
