@@ -1,0 +1,68 @@
+"""The default theme end to end, as a user runs it: build, verify, load, push, export, report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mnemoforge.cli import app
+from mnemoforge.theme_io import DEFAULT_THEME, load_theme
+
+PEERS = ("locomo", "m3bench", "memeye")
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    out = tmp_path_factory.mktemp("default")
+    r = CliRunner().invoke(app, ["build", "--outputs", str(out / "outputs"), "--orchestrator", "local"])
+    assert r.exit_code == 0, r.output
+    yield Path(r.stdout.strip().splitlines()[-1])
+
+
+def test_default_release_contents(release: Path) -> None:
+    theme = load_theme(DEFAULT_THEME)
+    assert release.parts[-2:] == ("life_album", theme.version)
+    assert CliRunner().invoke(app, ["verify", str(release)]).exit_code == 0
+    stats = json.loads((release / "dataset_statistics.json").read_text())
+    assert stats["clips"]["count"] == theme.album.clips and stats["world"]["people"] == 6
+    assert stats["questions"]["by_category"] == theme.questions.counts()
+    assert stats["voice_distinguishability"]["accuracy"] >= 0.95
+    assert (release / "media/clips/c0000.mp4").is_file()  # the calibration clip
+    assert len(list((release / "media/anchors").glob("*.png"))) == 6
+
+
+def test_default_release_loads_pushes_exports_and_reports(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    datasets = pytest.importorskip("datasets", reason="needs the hub extra")
+    import huggingface_hub.constants as hf_constants
+
+    from mnemoforge.exporters.hub import push_release
+    from tests.hub_server import HubServer
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setattr(hf_constants, "HF_HUB_OFFLINE", False)  # the push goes to a loopback Hub
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    for cfg in ("icm_questions", "icm_clips", "icm_observations", "icm_captions", "icm_shots", "icm_speech"):
+        ds = datasets.load_dataset(str(release), cfg, split="test", cache_dir=str(tmp_path / "cache"))
+        assert len(ds) > 0
+
+    dry = push_release(release, "mnemo/life-album", dry_run=True)
+    assert len(dry.files) == len(json.loads((release / "MANIFEST.json").read_text())["files"]) + 1
+    with HubServer() as hub:
+        res = push_release(release, "mnemo/life-album", token="hf_fake0123456789", endpoint=hub.url)
+        assert len(hub.files("mnemo/life-album")) == len(dry.files) and res.commit
+
+    for fmt in PEERS:
+        r = CliRunner().invoke(app, ["export", str(release), "--format", fmt, "--out", str(tmp_path / fmt)])
+        assert r.exit_code == 0, r.output
+
+    r = CliRunner().invoke(app, ["report", str(release), "--out", str(tmp_path / "report")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "report/index.html").read_text().count('id="fig-') >= 6
