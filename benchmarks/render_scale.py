@@ -85,14 +85,16 @@ def _ppid_map() -> dict[int, int]:
     return out
 
 
-def _descendants(root: int) -> list[int]:
+def _descendants(root: int) -> list[tuple[int, int]]:
+    """(pid, ppid) of every descendant of ``root``."""
     children: dict[int, list[int]] = defaultdict(list)
     for pid, ppid in _ppid_map().items():
         children[ppid].append(pid)
     out, todo = [], [root]
     while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
+        parent = todo.pop()
+        for c in children.get(parent, []):
+            out.append((c, parent))
             todo.append(c)
     return out
 
@@ -113,7 +115,9 @@ def _status_kb(pid: int) -> tuple[int, int] | None:
     return None if rss is None or hwm is None else (rss, hwm)
 
 
-def _kind(pid: int) -> str:
+def _kind(pid: int, ppid: int, root: int) -> str:
+    """worker (a pool process: a Python child of the root), ffmpeg, helper, fork (a Python process
+    forked by a worker that has not exec'd ffmpeg yet: it shares its parent's pages), or other."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             argv = f.read().split(b"\0")
@@ -126,7 +130,7 @@ def _kind(pid: int) -> str:
     if b"resource_tracker" in joined:
         return "helper"
     if b"multiprocessing" in joined or b"spawn_main" in joined:
-        return "worker"
+        return "worker" if ppid == root else "fork"
     return "other"
 
 
@@ -164,6 +168,8 @@ class MemorySampler(threading.Thread):
     Figures are kept per phase (set ``sampler.phase``). The tree peak is the largest sum of
     VmRSS over the tree in one sample (what was resident together); per-process peaks use
     VmHWM, the kernel's own high-water mark, so short spikes between samples are not missed.
+    A worker's child caught between fork and exec (still the worker's image, pages shared) is
+    skipped: counting it would add the worker's memory twice.
     """
 
     def __init__(self, interval: float = 0.2) -> None:
@@ -172,21 +178,28 @@ class MemorySampler(threading.Thread):
         self.phase = "idle"
         self.phases: dict[str, PhaseMemory] = defaultdict(PhaseMemory)
         self._halt = threading.Event()
-        self._kinds: dict[int, str] = {}
         self.root = os.getpid()
+        self.cost_s = 0.0  # time spent sampling (in this process, one thread)
 
     def sample(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._sample()
+        finally:
+            self.cost_s += time.perf_counter() - t0
+
+    def _sample(self) -> None:
         mem = self.phases[self.phase]
         total = 0
         own = _status_kb(self.root)
         if own:
             total += own[0]
             mem.parent_peak_kb = max(mem.parent_peak_kb, own[0])
-        for pid in _descendants(self.root):
+        for pid, ppid in _descendants(self.root):
+            kind = _kind(pid, ppid, self.root)
             st = _status_kb(pid)
-            if st is None:
+            if st is None or kind == "fork":
                 continue
-            kind = self._kinds.get(pid) or self._kinds.setdefault(pid, _kind(pid))
             total += st[0]
             prev = mem.by_pid.get(pid, (kind, 0))[1]
             mem.by_pid[pid] = (kind, max(prev, st[1]))
@@ -209,11 +222,28 @@ class MemorySampler(threading.Thread):
 # timing helpers
 
 
+def _machine_busy_s() -> float:
+    """CPU seconds the whole machine has been busy (all processes, all cores), from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            vals = [int(v) for v in f.readline().split()[1:]]
+    except OSError:
+        return 0.0
+    busy = sum(vals[:8]) - vals[3] - vals[4]  # user..steal minus idle and iowait
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Timed:
     wall_s: float = 0.0
     cpu_self_s: float = 0.0
     cpu_children_s: float = 0.0  # children that exited and were waited for (pool workers, ffmpeg)
+    machine_busy_s: float = 0.0  # every process on the machine
+
+    @property
+    def foreign_cpu_s(self) -> float:
+        """CPU time other processes on the machine used meanwhile (0 on a quiet machine)."""
+        return max(0.0, self.machine_busy_s - self.cpu_self_s - self.cpu_children_s)
 
 
 @contextmanager
@@ -222,11 +252,13 @@ def timed(sampler: MemorySampler | None, phase: str) -> Iterator[Timed]:
     if sampler is not None:
         sampler.phase = phase
     s0, c0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    b0 = _machine_busy_s()
     t0 = time.perf_counter()
     try:
         yield out
     finally:
         out.wall_s = time.perf_counter() - t0
+        out.machine_busy_s = _machine_busy_s() - b0
         s1, c1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         out.cpu_self_s = (s1.ru_utime + s1.ru_stime) - (s0.ru_utime + s0.ru_stime)
         out.cpu_children_s = (c1.ru_utime + c1.ru_stime) - (c0.ru_utime + c0.ru_stime)
@@ -260,10 +292,14 @@ class ExclusiveTimer:
 
         return inner
 
-    def patch(self, owner: object, attr: str, name: str) -> None:
-        orig = getattr(owner, attr)
+    def patch(self, owner: object, attr: str, name: str) -> bool:
+        """Wrap ``owner.attr`` (False, and nothing done, when the code no longer has it)."""
+        orig = getattr(owner, attr, None)
+        if not callable(orig):
+            return False
         self._undo.append((owner, attr, orig))
         setattr(owner, attr, self.wrap(name, orig))
+        return True
 
     def restore(self) -> None:
         for owner, attr, orig in reversed(self._undo):
@@ -346,17 +382,21 @@ def phase_breakdown(theme: Theme, w: World, clips: list[Clip], root: Path) -> di
 
     run = RunLayout(root / "run")
     timer = ExclusiveTimer()
-    timer.patch(render, "_render_clip", "other (python glue, pydantic, transcripts json)")
-    timer.patch(render, "scene_request", "scene request")
-    timer.patch(ProceduralImageBackend, "scene", "still: draw (Pillow)")
-    timer.patch(render, "png_bytes", "still: png encode")
-    timer.patch(espeak.EspeakBackend, "render", "speech: espeak synth")
-    timer.patch(espeak, "write_wav_atomic", "speech: wav write+fsync")
-    timer.patch(render, "read_wav", "speech: wav read back")
-    timer.patch(render, "encode_clip", "ffmpeg: clip encode")
-    timer.patch(ffmpeg_mod, "probe", "ffmpeg: probe output")
-    timer.patch(render, "sha256_file", "sha256 of outputs")
-    timer.patch(atomic, "write_bytes", "atomic writes (still png, transcripts)")
+    targets = [
+        (render, "_render_clip", "other (python glue, pydantic, transcripts json)"),
+        (render, "scene_request", "scene request"),
+        (ProceduralImageBackend, "scene", "still: draw (Pillow)"),
+        (render, "png_bytes", "still: png encode"),
+        (espeak.EspeakBackend, "render", "speech: espeak synth"),
+        (espeak, "write_wav_atomic", "speech: wav write+fsync"),
+        (render, "read_wav", "speech: wav read back"),
+        (render, "encode_clip", "ffmpeg: clip encode"),
+        (ffmpeg_mod, "probe", "ffmpeg: probe output"),
+        (render, "probe", "ffmpeg: probe output"),
+        (render, "sha256_file", "sha256 of outputs"),
+        (atomic, "write_bytes", "atomic writes (still png, transcripts)"),
+    ]
+    missing = [f"{getattr(o, '__name__', o)}.{a}" for o, a, n in targets if not timer.patch(o, a, n)]
     try:
         render._init_worker(theme.model_dump_json(), w.model_dump_json(), str(run.root))
         t0 = time.perf_counter()
@@ -385,6 +425,7 @@ def phase_breakdown(theme: Theme, w: World, clips: list[Clip], root: Path) -> di
         "parts_s": parts,
         "parts_share": {k: round(v / render_s, 3) for k, v in parts.items()} if render_s else {},
         "calls": dict(timer.counts),
+        "not_timed": missing,  # steps the current render code no longer has under that name
     }
 
 
@@ -404,11 +445,15 @@ def machine() -> dict[str, Any]:
             mem_kb = int(next(ln for ln in f if ln.startswith("MemTotal")).split()[1])
     except (OSError, StopIteration):
         mem_kb = 0
+    git = ["git", "--no-optional-locks", "-C", str(HERE.parent)]  # read-only: never touches the index
     try:
-        commit = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
+        commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True, check=False).stdout.strip()
+        changed = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no", "--", "mnemoforge"],
+                                 capture_output=True, text=True, check=False).stdout.split("\n")
+        changed = [ln[3:] for ln in changed if ln.strip()]
     except OSError:
-        commit = ""
+        commit, changed = "", []
     return {
         "cpu_count": os.cpu_count(),
         "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
@@ -420,6 +465,7 @@ def machine() -> dict[str, Any]:
         "ffmpeg_exe": ffmpeg_exe(),
         "mnemoforge": mnemoforge.__version__,
         "git_commit": commit,
+        "mnemoforge_uncommitted_changes": changed,  # files under mnemoforge/ differing from the commit
     }
 
 
@@ -456,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tempfile.mkdtemp(prefix="mf-render-scale-"))
     run = RunLayout(root / "run")
 
+    load_at_start = [round(x, 2) for x in os.getloadavg()]
     sampler = MemorySampler(args.sample_s)
     sampler.start()
     try:
@@ -535,6 +582,14 @@ def main(argv: list[str] | None = None) -> int:
             "render_children": round(t_render.cpu_children_s, 2),
             "baseline_parent": round(t_base.cpu_self_s, 2),
             "baseline_children": round(t_base.cpu_children_s, 2),
+            "rss_sampler": round(sampler.cost_s, 2),
+        },
+        "contention": {
+            "note": "CPU seconds used by other processes on the machine during each phase "
+                    "(/proc/stat busy time minus this benchmark's own); near 0 means a clean measurement",
+            "render_foreign_cpu_s": round(t_render.foreign_cpu_s, 1),
+            "baseline_foreign_cpu_s": round(t_base.foreign_cpu_s, 1),
+            "loadavg_at_start": load_at_start,
         },
         "ratio_render_to_baseline": round(ratio, 3),
         "memory": {
@@ -599,6 +654,9 @@ def print_table(r: dict[str, Any]) -> None:
         ("peak RSS (baseline)", f"tree {mb.get('tree_peak_mb', 0):.0f} MB; largest ffmpeg "
                                 f"{mb.get('ffmpeg_peak_max_mb', 0):.0f} MB", ""),
         ("parent VmHWM", f"{r['memory']['parent_hwm_mb']:.0f} MB (whole run)", ""),
+        ("other load", f"{r['contention']['render_foreign_cpu_s']:.0f} cpu-s during render, "
+                       f"{r['contention']['baseline_foreign_cpu_s']:.0f} cpu-s during baseline "
+                       f"(other processes; 0 = clean)", ""),
         ("machine", f"{r['machine']['cpus_usable']} cpus, python {r['machine']['python']}, "
                     f"{r['machine']['ffmpeg'][:40]}", ""),
     ]

@@ -29,6 +29,7 @@ def build(
     outputs: Path = typer.Option(Path("outputs"), help="outputs folder (runs, releases, catalog)"),
     workers: int = typer.Option(2, min=1, help="render worker processes"),
     orchestrator: str = typer.Option("prefect", help="prefect (embedded flow) or local (plain calls)"),
+    task_runner: str = typer.Option("threads", help="prefect task runner: threads, processes, dask or ray"),
 ) -> None:
     """Build a release from THEME; prints the release folder it wrote."""
     from mnemoforge.exporters.release import ReleaseExistsError
@@ -40,7 +41,7 @@ def build(
             def progress(stage: str, event: str) -> None:
                 if event == "start":
                     status.update(f"[bold]{stage}[/]…")
-                elif event.endswith(" clips"):
+                elif event.endswith((" clips", " shards")):
                     status.update(f"[bold]{stage}[/] {event}")
                 else:
                     console.print(f"  {stage}: {event.lower()}")
@@ -48,7 +49,14 @@ def build(
             if orchestrator == "prefect":
                 from mnemoforge.flows.build import build_flow
 
-                release = build_flow(theme, seed=seed, outputs=outputs, workers=workers, progress=progress)
+                release = build_flow(
+                    theme,
+                    seed=seed,
+                    outputs=outputs,
+                    workers=workers,
+                    task_runner=task_runner,
+                    progress=progress,
+                )
             elif orchestrator == "local":
                 from mnemoforge.pipeline import build as build_local
 

@@ -17,7 +17,7 @@ from mnemoforge.backends.image import (
     SceneRequest,
     png_bytes,
 )
-from mnemoforge.backends.image.figures import rgb
+from mnemoforge.backends.image.colors import rgb
 from mnemoforge.schemas.theme import AppearanceSpec, Outfit
 
 

@@ -7,7 +7,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemoforge import __version__
+from mnemoforge import __version__, faults
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
@@ -216,6 +216,7 @@ def freeze(c: RunContents, dest: Path, version: str, notes: str | None = None) -
         shutil.rmtree(tmp)
     try:
         _write_contents(c, tmp, version, notes)
+        faults.checkpoint("freeze:staged")
         if dest.exists():
             if (dest / MANIFEST).read_bytes() == (tmp / MANIFEST).read_bytes():
                 return dest

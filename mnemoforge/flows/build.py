@@ -1,9 +1,7 @@
-"""Prefect flow for ``build``: the same stage functions as ``mnemoforge.pipeline``, as cached tasks.
+"""Run the build as a Prefect flow (embedded mode, no server needed) on a chosen task runner.
 
-Each stage is one coarse task (render parallelises inside itself), so orchestration overhead
-stays small. A task's cache key is the stage's content key (theme bytes, seed, code version,
-stage version and source), and its result is persisted, so a re-run skips finished stages.
-A stage whose outputs were removed or altered is refreshed instead of trusted.
+The flow calls the same stage functions as ``mnemoforge.pipeline``; output does not depend on
+the runner (randomness comes from the seed and item ids, never from execution order).
 """
 
 from __future__ import annotations
@@ -12,16 +10,14 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from mnemoforge import faults
-from mnemoforge.hashing import content_hash
-from mnemoforge.pipeline import STAGE_FUNCS, BuildContext, prepare, stage_freeze
 from mnemoforge.store.layout import OutputsLayout
-from mnemoforge.store.stages import is_fresh
 from mnemoforge.theme_io import load_theme
 
+TASK_RUNNERS = ("threads", "processes", "dask", "ray")
 
-def _prefect_env(outputs: Path) -> None:
-    """Local, offline defaults; a user's own PREFECT_* settings win."""
+
+def prefect_env(outputs: Path) -> None:
+    """Local, offline defaults, set before Prefect is imported; a user's own PREFECT_* settings win."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
@@ -31,9 +27,34 @@ def _prefect_env(outputs: Path) -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 
-def _stage_key(context: object, params: dict) -> str:
-    ctx: BuildContext = params["ctx"]
-    return content_hash("stage", params["stage"], ctx.key(params["stage"]), str(ctx.run.root.resolve()))
+def make_task_runner(name: str, workers: int) -> object:
+    """A Prefect task runner by name; Dask and Ray come from optional extras (``dask``, ``ray``)."""
+    if name == "threads":
+        from prefect.task_runners import ThreadPoolTaskRunner
+
+        return ThreadPoolTaskRunner(max_workers=workers)
+    if name == "processes":
+        from prefect.task_runners import ProcessPoolTaskRunner
+
+        return ProcessPoolTaskRunner(max_workers=workers)
+    if name == "dask":
+        try:
+            from prefect_dask import DaskTaskRunner
+        except ImportError:
+            raise ImportError(
+                "the dask task runner needs the 'dask' extra: pip install 'mnemoforge[dask]'"
+            ) from None
+        kwargs = {"n_workers": workers, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+        return DaskTaskRunner(cluster_class="distributed.LocalCluster", cluster_kwargs=kwargs)
+    if name == "ray":
+        try:
+            from prefect_ray import RayTaskRunner
+        except ImportError:
+            raise ImportError(
+                "the ray task runner needs the 'ray' extra: pip install 'mnemoforge[ray]'"
+            ) from None
+        return RayTaskRunner()
+    raise ValueError(f"unknown task runner {name!r}; choose one of {TASK_RUNNERS}")
 
 
 def build_flow(
@@ -42,36 +63,23 @@ def build_flow(
     seed: int | None = None,
     outputs: Path = Path("outputs"),
     workers: int = 2,
+    task_runner: str = "threads",
     progress: Callable[[str, str], None] | None = None,
 ) -> Path:
-    """Run the build as a Prefect flow (embedded mode, no server needed); returns the release folder.
+    """Build through Prefect; returns the release folder.
 
     ``progress(stage, state)`` receives each stage's Prefect state name ('Completed' or 'Cached').
     """
-    _prefect_env(outputs)
-    from prefect import flow, task
-
-    @task(name="stage", cache_key_fn=_stage_key, persist_result=True)
-    def stage_task(ctx: BuildContext, stage: str) -> bool:
-        ran = dict(STAGE_FUNCS)[stage](ctx)
-        faults.checkpoint(f"after:{stage}")
-        return ran
-
-    @task(name="freeze", persist_result=False)
-    def freeze_task(ctx: BuildContext) -> str:
-        return str(stage_freeze(ctx))
-
-    @flow(name="mnemoforge-build", log_prints=False, persist_result=False)
-    def build(theme_path: str, seed: int, outputs: str, workers: int) -> str:
-        ctx = BuildContext(Path(theme_path), Path(outputs), seed, workers, progress)
-        prepare(ctx)
-        for name, _ in STAGE_FUNCS:
-            fresh = is_fresh(ctx.run, name, ctx.key(name))
-            state = stage_task.with_options(name=name, refresh_cache=not fresh)(ctx, name, return_state=True)
-            state.result()  # re-raise a failed stage
-            if progress:
-                progress(name, state.name)
-        return freeze_task(ctx)
+    prefect_env(outputs)
+    from mnemoforge.flows.tasks import PROGRESS, build
 
     t = load_theme(theme)
-    return Path(build(str(theme), t.seed if seed is None else seed, str(outputs), workers))
+    runner = make_task_runner(task_runner, workers)
+    flow = build.with_options(task_runner=runner)
+    if progress:
+        PROGRESS.append(progress)
+    try:
+        return Path(flow(str(theme), t.seed if seed is None else seed, str(outputs), workers))
+    finally:
+        if progress:
+            PROGRESS.remove(progress)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import multiprocessing as mp
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from mnemoforge import faults
 from mnemoforge.backends.image.procedural import png_bytes
-from mnemoforge.backends.image.protocol import PersonPlacement, PropPlacement, SceneRequest
+from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.registry import SpeechBackends, image_backend
 from mnemoforge.backends.speech.protocol import read_wav
 from mnemoforge.backends.speech.voicecheck import voice_distinguishability
@@ -28,8 +29,6 @@ from mnemoforge.store.layout import RunLayout
 
 LINE_START_S = 0.3
 LINE_GAP_S = 0.25
-
-_STATE: dict[str, object] = {}
 
 
 def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
@@ -64,38 +63,53 @@ def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
     )
 
 
-def _init_worker(theme_json: str, world_json: str, root: str) -> None:
-    _STATE["theme"] = Theme.model_validate_json(theme_json)
-    _STATE["world"] = World.model_validate_json(world_json)
-    _STATE["run"] = RunLayout(Path(root))
-    theme = _STATE["theme"]
-    assert isinstance(theme, Theme)
-    if theme.render.image != "procedural":
-        import torch  # model backends: one thread per worker process, the pool gives the parallelism
+@dataclass
+class RenderState:
+    """What rendering a clip needs; built once per worker process (or per shard)."""
 
-        torch.set_num_threads(1)
-    _STATE["images"] = image_backend(theme.render)
-    _STATE["speech"] = SpeechBackends()
+    theme: Theme
+    world: World
+    run: RunLayout
+    images: ImageBackend
+    speech: SpeechBackends
+
+    @classmethod
+    def create(cls, theme: Theme, world: World, run: RunLayout) -> RenderState:
+        if theme.render.image != "procedural":
+            import torch  # model backends: one thread per worker, the pool gives the parallelism
+
+            torch.set_num_threads(1)
+        return cls(theme, world, run, image_backend(theme.render), SpeechBackends())
+
+
+_STATE: dict[str, RenderState] = {}
+
+
+def _init_worker(theme_json: str, world_json: str, root: str) -> None:
+    theme, world = Theme.model_validate_json(theme_json), World.model_validate_json(world_json)
+    _STATE["state"] = RenderState.create(theme, world, RunLayout(Path(root)))
 
 
 def _render_clip(clip_json: str) -> list[dict]:
-    theme, world, run = _STATE["theme"], _STATE["world"], _STATE["run"]
-    assert isinstance(theme, Theme) and isinstance(world, World) and isinstance(run, RunLayout)
-    images, speech = _STATE["images"], _STATE["speech"]
-    clip = Clip.model_validate_json(clip_json)
+    return render_clip(_STATE["state"], Clip.model_validate_json(clip_json))
+
+
+def render_clip(st: RenderState, clip: Clip) -> list[dict]:
+    """Stills, speech, transcripts and the MP4 of one clip (each skipped if already written)."""
+    theme, world, run, images, speech = st.theme, st.world, st.run, st.images, st.speech
     rows: list[dict] = []
     specs, transcript, t0 = [], [], 0.0
     for shot in clip.shots:
         still = run.media / "shots" / f"{shot.id}.png"
         if not still.exists():
-            atomic.write_bytes(still, png_bytes(images.scene(scene_request(theme, world, shot))))  # type: ignore[attr-defined]
+            atomic.write_bytes(still, png_bytes(images.scene(scene_request(theme, world, shot))))
         rows.append(_row(run, still, "shot_still"))
         cues, at = [], LINE_START_S
         for line in shot.dialogue:
             wav = run.media / "speech" / f"{line.id}.wav"
             if not wav.exists():
                 voice = world.person(line.speaker).voice
-                speech[voice.engine].synthesize(line.text, voice, wav)  # type: ignore[index]
+                speech[voice.engine].synthesize(line.text, voice, wav)
             samples, sr = read_wav(wav)
             dur = len(samples) / sr
             start = min(at, shot.duration_s - 0.05)
@@ -205,6 +219,31 @@ def _relative_paths(obj: object, root: Path) -> object:
     return obj[len(prefix) :] if isinstance(obj, str) and obj.startswith(prefix) else obj
 
 
+def render_shard(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) -> list[dict]:
+    """Render some clips in this process, one after another (a task runner gives the parallelism)."""
+    st = RenderState.create(theme, world, run)
+    return [row for clip in clips for row in render_clip(st, clip)]
+
+
+def shard_clips(clips: list[Clip], workers: int, per_worker: int = 4) -> list[list[Clip]]:
+    """Split clips into contiguous shards: a few per worker keeps orchestration overhead low
+    while balancing load; the split never affects what is rendered."""
+    n = max(1, min(len(clips), workers * per_worker))
+    size = -(-len(clips) // n)
+    return [clips[i : i + size] for i in range(0, len(clips), size)]
+
+
+def finish_render(
+    run: RunLayout, theme: Theme, world: World, clips: list[Clip], rows: list[dict]
+) -> list[Path]:
+    """Anchors, the sorted media index and the voice check; returns the stage outputs."""
+    rows = render_anchors(run, theme, world) + rows
+    rows.sort(key=lambda r: r["path"])
+    atomic.write_jsonl(run.media_index, rows)
+    atomic.write_json(run.voice_check, voice_check(run, clips))
+    return [run.media_index, run.voice_check]
+
+
 def render_run(
     run: RunLayout,
     theme: Theme,
@@ -213,34 +252,28 @@ def render_run(
     workers: int = 2,
     on_clip: Callable[[int, int], None] | None = None,
 ) -> list[Path]:
-    """Render everything; returns the stage outputs (media index and voice check).
+    """Render everything with a local process pool; returns the stage outputs.
 
     ``on_clip(done, total)`` is called as clips finish (in order), for progress display.
     """
-    rows = render_anchors(run, theme, world)
     args = (theme.model_dump_json(), world.model_dump_json(), str(run.root))
     payloads = [c.model_dump_json() for c in clips]
-    per_clip: list[list[dict]] = []
+    rows: list[dict] = []
+    pool = None
     if workers <= 1:
         _init_worker(*args)
         results: Iterable[list[dict]] = map(_render_clip, payloads)
-        pool = None
     else:
         pool = ProcessPoolExecutor(
             max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=args
         )
         results = pool.map(_render_clip, payloads, chunksize=max(1, len(payloads) // (workers * 8)))
     try:
-        for r in results:
-            per_clip.append(r)
+        for done, r in enumerate(results, 1):
+            rows += r
             if on_clip:
-                on_clip(len(per_clip), len(payloads))
+                on_clip(done, len(payloads))
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    for r in per_clip:
-        rows += r
-    rows.sort(key=lambda r: r["path"])
-    atomic.write_jsonl(run.media_index, rows)
-    atomic.write_json(run.voice_check, voice_check(run, clips))
-    return [run.media_index, run.voice_check]
+    return finish_render(run, theme, world, clips, rows)

@@ -7,109 +7,29 @@ at any size. Nothing here is random: the same spec always gives the same figure.
 
 from __future__ import annotations
 
-import functools
 import itertools
-import unicodedata
-import zlib
 from dataclasses import dataclass
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
+from mnemoforge.backends.image.colors import BLACK, GOLD, RGB, WHITE, Box, contrast_shade, luma, mix, rgb
+from mnemoforge.backends.image.figure_head import (
+    _face,
+    _features,
+    _hair_back,
+    _hair_front,
+    _headwear,
+    accessory_color,
+)
+from mnemoforge.backends.image.figure_pen import _Pen
+from mnemoforge.backends.image.fonts import text_tag
 from mnemoforge.schemas.theme import AppearanceSpec, Outfit
 
-RGB = tuple[int, int, int]
-Box = tuple[int, int, int, int]
-
-BLACK: RGB = (20, 20, 24)
-WHITE: RGB = (250, 250, 248)
-GOLD: RGB = (230, 180, 40)
 FACE_W = {"oval": 0.78, "round": 0.96, "square": 0.88, "heart": 0.9, "long": 0.64}
 FACE_H = {"oval": 1.0, "round": 0.92, "square": 0.98, "heart": 1.0, "long": 1.12}
 SHOULDER_W = {"slim": 1.4, "medium": 1.75, "broad": 2.2}
 ARM_W = {"slim": 0.24, "medium": 0.3, "broad": 0.4}
 SLEEVE = {"tshirt": 0.35, "dress": 0.18}
-ACCESSORY_COLORS: tuple[RGB, ...] = (
-    (200, 40, 50),
-    (30, 90, 170),
-    (40, 140, 70),
-    (120, 60, 150),
-    (220, 130, 20),
-    (20, 140, 150),
-    (90, 60, 40),
-    (210, 80, 140),
-)
-
-
-def rgb(color: str) -> RGB:
-    """``'#a1b2c3'`` -> ``(161, 178, 195)``."""
-    h = color.lstrip("#")
-    return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
-
-
-def mix(a: RGB, b: RGB, t: float) -> RGB:
-    """Linear blend from ``a`` (t=0) to ``b`` (t=1)."""
-    return (round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t), round(a[2] + (b[2] - a[2]) * t))
-
-
-def luma(c: RGB) -> float:
-    """Relative brightness in 0..1."""
-    return (0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]) / 255
-
-
-def contrast_shade(c: RGB, t: float = 0.45) -> RGB:
-    """A visibly different shade of ``c``: lighter for dark colours, darker for light ones."""
-    return mix(c, WHITE, t + 0.1) if luma(c) < 0.45 else mix(c, BLACK, t)
-
-
-@functools.lru_cache(maxsize=64)
-def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's built-in scalable font at ``size`` px (cached)."""
-    return ImageFont.load_default(size=max(6, int(size)))
-
-
-@functools.lru_cache(maxsize=512)
-def _glyph_ok(ch: str) -> bool:
-    f = font(20)
-    return ch.isspace() or bytes(f.getmask(ch)) != bytes(f.getmask("\uffff"))
-
-
-def renderable(text: str) -> str:
-    """``text`` with characters the built-in font lacks folded to ASCII (``é`` -> ``e``) or ``?``."""
-    out = []
-    for ch in text:
-        if not _glyph_ok(ch):
-            base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
-            ch = base if base and all(_glyph_ok(c) for c in base) else "?"
-        out.append(ch)
-    return "".join(out)
-
-
-def text_tag(
-    draw: ImageDraw.ImageDraw,
-    cx: float,
-    cy: float,
-    text: str,
-    size: int,
-    bg: RGB = WHITE,
-    fg: RGB = BLACK,
-    border: RGB | None = None,
-) -> Box:
-    """Draw ``text`` centred at (cx, cy) on a light tag; return the tag box."""
-    f, text = font(size), renderable(text)
-    x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=f)
-    w, h = x1 - x0, y1 - y0
-    pad = max(1, size // 5)
-    left, top = round(cx - w / 2) - pad, round(cy - h / 2) - pad
-    box = (left, top, left + w + 2 * pad, top + h + 2 * pad)
-    draw.rectangle(box, fill=bg, outline=border)
-    draw.text((left + pad - x0, top + pad - y0), text, fill=fg, font=f)
-    return (box[0], box[1], box[2] + 1, box[3] + 1)
-
-
-def accessory_color(a: AppearanceSpec, k: int) -> RGB:
-    """Stable per-person accessory colour (does not change with the outfit)."""
-    key = f"{a.skin_tone}{a.hair_color}{a.eye_color}{a.face_shape}".encode()
-    return ACCESSORY_COLORS[(zlib.crc32(key) + k) % len(ACCESSORY_COLORS)]
 
 
 def figure_units(a: AppearanceSpec) -> float:
@@ -125,53 +45,6 @@ class FigureGeom:
     face: Box
     torso: Box
     hand: tuple[int, int]
-
-
-class _Pen:
-    """Draws shapes given in head units relative to (cx, top)."""
-
-    def __init__(self, draw: ImageDraw.ImageDraw, cx: float, top: float, u: float) -> None:
-        self.d, self.cx, self.top, self.u = draw, cx, top, u
-
-    def pt(self, x: float, y: float) -> tuple[float, float]:
-        return (self.cx + x * self.u, self.top + y * self.u)
-
-    def bx(self, x0: float, y0: float, x1: float, y1: float) -> list[float]:
-        u = self.u
-        return [self.cx + x0 * u, self.top + y0 * u, self.cx + x1 * u, self.top + y1 * u]
-
-    def ell(
-        self,
-        x0: float,
-        y0: float,
-        x1: float,
-        y1: float,
-        fill: RGB | None,
-        outline: RGB | None = None,
-        w: float = 0.0,
-    ) -> None:
-        self.d.ellipse(self.bx(x0, y0, x1, y1), fill=fill, outline=outline, width=self.px(w))
-
-    def circ(self, x: float, y: float, r: float, fill: RGB) -> None:
-        self.ell(x - r, y - r, x + r, y + r, fill)
-
-    def rect(self, x0: float, y0: float, x1: float, y1: float, fill: RGB, r: float = 0.0) -> None:
-        if r > 0 and self.u * r >= 1:
-            self.d.rounded_rectangle(self.bx(x0, y0, x1, y1), radius=self.u * r, fill=fill)
-        else:
-            self.d.rectangle(self.bx(x0, y0, x1, y1), fill=fill)
-
-    def poly(self, pts: list[tuple[float, float]], fill: RGB) -> None:
-        self.d.polygon([self.pt(x, y) for x, y in pts], fill=fill)
-
-    def line(self, pts: list[tuple[float, float]], fill: RGB, w: float) -> None:
-        self.d.line([self.pt(x, y) for x, y in pts], fill=fill, width=self.px(w), joint="curve")
-
-    def chord(self, b: tuple[float, float, float, float], start: float, end: float, fill: RGB) -> None:
-        self.d.chord(self.bx(*b), start, end, fill=fill)
-
-    def px(self, w: float) -> int:
-        return max(1, round(w * self.u)) if w > 0 else 0
 
 
 def _paint_pattern(
@@ -231,106 +104,6 @@ def _arm(pen: _Pen, pts: list[tuple[float, float]], skin: RGB, top: RGB, sleeve:
     pen.line(out, top, aw * 1.2)
 
 
-def _hair_back(pen: _Pen, a: AppearanceSpec, hair: RGB, fw: float, fh: float, ys: float) -> None:
-    s = a.hair_style
-    if s == "long":
-        pen.rect(-fw / 2 - 0.14, 0.05, fw / 2 + 0.14, ys + 0.15, hair, r=0.3)
-    elif s == "bob":
-        pen.rect(-fw / 2 - 0.12, -0.04, fw / 2 + 0.12, fh * 0.92, hair, r=0.28)
-    elif s == "ponytail":
-        pen.ell(fw / 2 - 0.08, 0.12, fw / 2 + 0.3, fh + 0.35, hair)
-        pen.circ(fw / 2 + 0.02, 0.25, 0.09, contrast_shade(hair, 0.4))
-    elif s == "curly":
-        for i in range(11):
-            t = i / 10
-            x = (-fw / 2 - 0.06) + t * (fw + 0.12)
-            yb = 0.05 + 0.6 * abs(t - 0.5) * 2
-            pen.circ(x, yb, 0.17, hair)
-        pen.ell(-fw / 2 - 0.12, -0.18, fw / 2 + 0.12, fh * 0.75, hair)
-    elif s == "bun":
-        pen.circ(0, -0.12, 0.22, hair)
-
-
-def _hair_front(pen: _Pen, a: AppearanceSpec, hair: RGB, skin: RGB, fw: float, fh: float) -> None:
-    s = a.hair_style
-    if s == "bald":
-        pen.ell(-fw * 0.2, 0.06, fw * 0.05, 0.16, mix(skin, WHITE, 0.35))
-        return
-    if s == "buzz":
-        buzz = mix(hair, skin, 0.35)
-        pen.chord((-fw / 2 - 0.01, -0.03, fw / 2 + 0.01, 0.62), 180, 360, buzz)
-        if a.face_shape == "square":
-            pen.rect(-fw / 2, 0, fw / 2, 0.26, buzz, r=0.2)
-        return
-    if s == "bob":
-        pen.chord((-fw / 2 - 0.05, -0.1, fw / 2 + 0.05, 0.7), 180, 360, hair)
-        pen.rect(-fw / 2 - 0.05, 0.2, fw / 2 + 0.05, 0.34, hair)
-        return
-    pen.chord((-fw / 2 - 0.05, -0.12, fw / 2 + 0.05, 0.72), 180, 360, hair)
-    if a.face_shape == "square":
-        pen.rect(-fw / 2 - 0.02, -0.02, fw / 2 + 0.02, 0.3, hair, r=0.2)
-    if s == "short":
-        pen.rect(-fw / 2 - 0.02, 0.2, -fw / 2 + 0.08, 0.48, hair)
-        pen.rect(fw / 2 - 0.08, 0.2, fw / 2 + 0.02, 0.48, hair)
-        pen.poly([(-fw * 0.1, 0.2), (fw * 0.45, 0.2), (fw * 0.38, 0.34)], hair)
-    elif s == "curly":
-        for i in range(7):
-            pen.circ(-fw / 2 + 0.1 + i * (fw - 0.2) / 6, 0.24, 0.09, hair)
-    elif s == "long":
-        pen.poly([(-fw / 2 - 0.05, 0.3), (-fw * 0.05, 0.18), (-fw / 2 + 0.05, 0.42)], hair)
-
-
-def _face(pen: _Pen, a: AppearanceSpec, skin: RGB, fw: float, fh: float) -> None:
-    s = a.face_shape
-    pen.circ(-fw / 2, fh * 0.52, 0.1, mix(skin, BLACK, 0.08))
-    pen.circ(fw / 2, fh * 0.52, 0.1, mix(skin, BLACK, 0.08))
-    if s == "square":
-        pen.rect(-fw / 2, 0, fw / 2, fh, skin, r=0.2)
-    elif s == "heart":
-        pen.ell(-fw / 2, 0, fw / 2, fh * 0.8, skin)
-        pen.poly(
-            [
-                (-fw / 2 + 0.01, 0.42),
-                (fw / 2 - 0.01, 0.42),
-                (fw * 0.18, fh * 0.9),
-                (0, fh),
-                (-fw * 0.18, fh * 0.9),
-            ],
-            skin,
-        )
-    else:
-        pen.ell(-fw / 2, 0, fw / 2, fh, skin)
-
-
-def _features(pen: _Pen, a: AppearanceSpec, skin: RGB, hair: RGB, fw: float, fh: float) -> None:
-    eye, brow = rgb(a.eye_color), mix(hair, BLACK, 0.3) if a.hair_style != "bald" else mix(skin, BLACK, 0.5)
-    ex, ey = 0.25 * max(fw, 0.72), fh * 0.5
-    for sx in (-ex, ex):
-        if pen.u >= 14:
-            pen.ell(sx - 0.1, ey - 0.06, sx + 0.1, ey + 0.06, WHITE)
-            pen.circ(sx, ey, 0.058, eye)
-            pen.circ(sx, ey, 0.024, BLACK)
-        else:
-            pen.circ(sx, ey, 0.06, mix(eye, BLACK, 0.3))
-        pen.line([(sx - 0.1, ey - 0.12), (sx + 0.1, ey - 0.13)], brow, 0.035)
-    nose = mix(skin, BLACK, 0.25)
-    pen.line([(0.0, ey + 0.04), (0.04, fh * 0.66), (-0.02, fh * 0.68)], nose, 0.025)
-    fhair = a.facial_hair
-    if fhair in ("beard", "stubble"):
-        col = hair if fhair == "beard" else mix(skin, hair, 0.4)
-        ext = 0.03 if fhair == "beard" else -0.03
-        pen.chord((-fw / 2 - ext, fh * 0.3, fw / 2 + ext, fh + ext * 3), 0, 180, col)
-        if fhair == "beard":
-            pen.ell(-0.17, fh * 0.74, 0.17, fh * 0.88, mix(skin, hair, 0.25))
-    if fhair in ("beard", "moustache"):
-        pen.poly(
-            [(-0.16, fh * 0.76), (0, fh * 0.7), (0.16, fh * 0.76), (0.1, fh * 0.79), (-0.1, fh * 0.79)], hair
-        )
-    lip = mix(skin, (150, 40, 50), 0.55) if fhair != "beard" else mix(hair, WHITE, 0.35)
-    my = fh * 0.82 if fhair in ("beard", "moustache") else fh * 0.79
-    pen.line([(-0.11, my - 0.015), (0, my + 0.025), (0.11, my - 0.015)], lip, 0.035)
-
-
 def _top_details(pen: _Pen, o: Outfit, top: RGB, skin: RGB, sw: float, ys: float, yh: float) -> None:
     st, dark, light = o.top_style, mix(top, BLACK, 0.35), contrast_shade(top, 0.5)
     if st in ("tshirt", "dress", "sweater"):
@@ -363,35 +136,6 @@ def _top_details(pen: _Pen, o: Outfit, top: RGB, skin: RGB, sw: float, ys: float
         pen.poly([(0.3, ys - 0.06), (0, ys + 1.12), (0.42, ys + 0.5)], dark)
         pen.circ(0, ys + 1.4, 0.045, BLACK)
         pen.circ(0, ys + 1.75, 0.045, BLACK)
-
-
-def _headwear(pen: _Pen, a: AppearanceSpec, fw: float, fh: float, ys: float) -> None:
-    acc = set(a.accessories)
-    if "headband" in acc:
-        pen.chord((-fw / 2 - 0.02, 0.0, fw / 2 + 0.02, 0.7), 195, 345, accessory_color(a, 3))
-        pen.chord((-fw / 2 + 0.02, 0.1, fw / 2 - 0.02, 0.74), 190, 350, rgb(a.hair_color))
-    if "hat" in acc:
-        c = accessory_color(a, 0)
-        pen.rect(-fw / 2 + 0.02, -0.42, fw / 2 - 0.02, 0.2, c, r=0.12)
-        pen.rect(-fw / 2 + 0.02, 0.02, fw / 2 - 0.02, 0.14, mix(c, BLACK, 0.5))
-        pen.ell(-fw / 2 - 0.3, 0.1, fw / 2 + 0.3, 0.3, c)
-    if "cap" in acc:
-        c = accessory_color(a, 1)
-        pen.chord((-fw / 2 - 0.04, -0.18, fw / 2 + 0.04, 0.62), 180, 360, c)
-        pen.ell(-fw * 0.1, 0.16, fw / 2 + 0.32, 0.3, mix(c, BLACK, 0.2))
-        pen.circ(0, -0.17, 0.05, mix(c, WHITE, 0.4))
-    ey, ex = fh * 0.5, 0.25 * max(fw, 0.72)
-    if "glasses" in acc:
-        for sx in (-ex, ex):
-            pen.ell(sx - 0.14, ey - 0.11, sx + 0.14, ey + 0.11, None, outline=BLACK, w=0.035)
-        pen.line([(-ex + 0.14, ey), (ex - 0.14, ey)], BLACK, 0.03)
-    if "sunglasses" in acc:
-        for sx in (-ex, ex):
-            pen.ell(sx - 0.15, ey - 0.1, sx + 0.15, ey + 0.1, (25, 25, 35))
-        pen.line([(-ex - 0.15, ey - 0.03), (ex + 0.15, ey - 0.03)], (25, 25, 35), 0.04)
-    if "earrings" in acc:
-        pen.circ(-fw / 2 - 0.01, fh * 0.66, 0.05, GOLD)
-        pen.circ(fw / 2 + 0.01, fh * 0.66, 0.05, GOLD)
 
 
 def draw_person(

@@ -13,18 +13,9 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from mnemoforge.backends.image.figures import (
-    BLACK,
-    RGB,
-    FigureGeom,
-    draw_person,
-    draw_silhouette,
-    figure_units,
-    font,
-    mix,
-    renderable,
-    rgb,
-)
+from mnemoforge.backends.image.colors import BLACK, RGB, mix, rgb
+from mnemoforge.backends.image.figures import FigureGeom, draw_person, draw_silhouette, figure_units
+from mnemoforge.backends.image.fonts import font, renderable
 from mnemoforge.backends.image.protocol import Box, SceneLayout, SceneRequest
 from mnemoforge.backends.image.scenery import (
     apply_light,

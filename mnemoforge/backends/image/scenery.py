@@ -11,18 +11,8 @@ import random
 
 from PIL import Image, ImageDraw
 
-from mnemoforge.backends.image.figures import (
-    BLACK,
-    RGB,
-    WHITE,
-    Box,
-    font,
-    luma,
-    mix,
-    renderable,
-    rgb,
-    text_tag,
-)
+from mnemoforge.backends.image.colors import BLACK, RGB, WHITE, Box, luma, mix, rgb
+from mnemoforge.backends.image.fonts import font, renderable, text_tag
 
 WALL = {"home": "#eadcc8", "venue": "#d8c3a0", "work": "#dfe5ec", "shop": "#f0e4cc", "transit": "#cdd6da"}
 FLOOR = {"home": "#9b6b44", "venue": "#70492c", "work": "#8f969e", "shop": "#c2b293", "transit": "#7d7d7d"}

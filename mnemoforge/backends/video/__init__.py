@@ -1,6 +1,9 @@
 """Video backend: still images + speech WAVs -> H.264/AAC MP4 clips with camera moves (ffmpeg)."""
 
-from mnemoforge.backends.video.ffmpeg import (
+from mnemoforge.backends.video.clip_command import build_clip_command
+from mnemoforge.backends.video.ffmpeg import VideoEncodeError, encode_baseline, encode_clip, encode_clips
+from mnemoforge.backends.video.probe import MediaInfo, ffmpeg_exe, probe
+from mnemoforge.backends.video.specs import (
     AMBIENTS,
     CAMERAS,
     Ambient,
@@ -9,14 +12,8 @@ from mnemoforge.backends.video.ffmpeg import (
     ClipJob,
     EncodeSettings,
     ShotSpec,
-    VideoEncodeError,
-    build_clip_command,
-    encode_baseline,
-    encode_clip,
-    encode_clips,
     shot_frames,
 )
-from mnemoforge.backends.video.probe import MediaInfo, ffmpeg_exe, probe
 
 __all__ = [
     "AMBIENTS",
