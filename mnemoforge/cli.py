@@ -30,6 +30,9 @@ def build(
     workers: int = typer.Option(2, min=1, help="render worker processes"),
     orchestrator: str = typer.Option("prefect", help="prefect (embedded flow) or local (plain calls)"),
     task_runner: str = typer.Option("threads", help="prefect task runner: threads, processes, dask or ray"),
+    dask_address: str | None = typer.Option(
+        None, help="an existing Dask scheduler (default: a local cluster)"
+    ),
 ) -> None:
     """Build a release from THEME; prints the release folder it wrote."""
     from mnemoforge.exporters.release import ReleaseExistsError

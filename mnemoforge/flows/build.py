@@ -27,8 +27,11 @@ def prefect_env(outputs: Path) -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 
-def make_task_runner(name: str, workers: int) -> object:
-    """A Prefect task runner by name; Dask and Ray come from optional extras (``dask``, ``ray``)."""
+def make_task_runner(name: str, workers: int, dask_address: str | None = None) -> object:
+    """A Prefect task runner by name; Dask and Ray come from optional extras (``dask``, ``ray``).
+
+    Dask uses the cluster at ``dask_address`` when given, else starts a local one.
+    """
     if name == "threads":
         from prefect.task_runners import ThreadPoolTaskRunner
 
@@ -44,6 +47,8 @@ def make_task_runner(name: str, workers: int) -> object:
             raise ImportError(
                 "the dask task runner needs the 'dask' extra: pip install 'mnemoforge[dask]'"
             ) from None
+        if dask_address:
+            return DaskTaskRunner(address=dask_address)
         kwargs = {"n_workers": workers, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
         return DaskTaskRunner(cluster_class="distributed.LocalCluster", cluster_kwargs=kwargs)
     if name == "ray":
@@ -64,6 +69,7 @@ def build_flow(
     outputs: Path = Path("outputs"),
     workers: int = 2,
     task_runner: str = "threads",
+    dask_address: str | None = None,
     progress: Callable[[str, str], None] | None = None,
 ) -> Path:
     """Build through Prefect; returns the release folder.
@@ -74,7 +80,7 @@ def build_flow(
     from mnemoforge.flows.tasks import PROGRESS, build
 
     t = load_theme(theme)
-    runner = make_task_runner(task_runner, workers)
+    runner = make_task_runner(task_runner, workers, dask_address)
     flow = build.with_options(task_runner=runner)
     if progress:
         PROGRESS.append(progress)

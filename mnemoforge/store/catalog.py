@@ -7,6 +7,7 @@ duplicates rows.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import duckdb
@@ -32,11 +33,24 @@ CREATE TABLE IF NOT EXISTS releases (run_id VARCHAR, name VARCHAR, version VARCH
 TABLES = ("runs", "questions", "evidence", "verdicts", "media", "releases")
 
 
+def _connect(path: Path, attempts: int = 60, wait_s: float = 0.5) -> duckdb.DuckDBPyConnection:
+    """DuckDB allows one writing process at a time: builds on several workers share the catalog,
+    so a locked file is retried (briefly held: each build opens it only to index)."""
+    for i in range(attempts):
+        try:
+            return duckdb.connect(str(path))
+        except duckdb.IOException as e:
+            if "lock" not in str(e).lower() or i == attempts - 1:
+                raise
+            time.sleep(wait_s)
+    raise AssertionError("unreachable")
+
+
 class Catalog:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.con = duckdb.connect(str(path))
+        self.con = _connect(path)
         self.con.execute(SCHEMA)
 
     def close(self) -> None:
