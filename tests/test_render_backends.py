@@ -43,3 +43,20 @@ def test_build_renders_shots_with_a_diffusers_pipeline(tmp_path: Path) -> None:
         assert Image.open(p).size == (96, 64)
     anchors = sorted((res.release_dir / "media/anchors").glob("*.png"))
     assert len(anchors) == 3 and len({p.read_bytes() for p in anchors}) == 3  # three different faces
+
+
+def test_voice_check_samples_evenly_over_speakers() -> None:
+    import random
+    from collections import Counter
+
+    from mnemoforge.generators.render import stratified_sample
+
+    lines = {
+        "a": [Path(f"a{i}") for i in range(10)],
+        "b": [Path(f"b{i}") for i in range(500)],
+        "c": [Path(f"c{i}") for i in range(300)],
+    }
+    picked = stratified_sample(lines, 600, random.Random(1))
+    assert Counter(p for p, _ in picked) == {"a": 10, "b": 295, "c": 295}
+    assert len(set(picked)) == 600 and picked == stratified_sample(lines, 600, random.Random(1))
+    assert len(stratified_sample(lines, 10_000, random.Random(1))) == 810  # small albums: every line
