@@ -17,7 +17,7 @@ from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators import album, album_check, captions, render
 from mnemoforge.generators import world as world_mod
-from mnemoforge.generators.questions import common, icm, programs
+from mnemoforge.generators.questions import common, icm, options, programs
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
@@ -37,7 +37,7 @@ STAGE_SOURCES = {
     "plan": (world_mod,),
     "episodes": (album, album_check, captions),
     "render": (render,),
-    "questions": (icm, common, programs),
+    "questions": (icm, common, programs, options),
     "gates": (gates_mod,),
 }
 STAGE_VERSIONS = {"plan": "1", "episodes": "1", "render": "1", "questions": "1", "gates": "1"}

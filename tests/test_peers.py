@@ -144,7 +144,11 @@ def test_memeye_format(release: Path, tmp_path: Path) -> None:
     rel = load_release(release)
     export_release(release, "memeye", tmp_path)
     task = memeye.task_name(rel.name)
-    assert not (tmp_path / "dialog" / f"{task}.json").exists()  # ICM items are open-ended only
+    mcq_doc = json.loads((tmp_path / "dialog" / f"{task}.json").read_text())  # the mirrored MCQ items
+    with_options = {
+        q["id"] for q in map(json.loads, (release / "data/icm/questions.jsonl").open()) if q["options"]
+    }
+    assert {qa["question_id"] for qa in mcq_doc["human-annotated QAs"]} == with_options
     doc = json.loads((tmp_path / "dialog" / f"{task}_Open.json").read_text())
     assert set(doc) == {"character_profile", "multi_session_dialogues", "human-annotated QAs"}
     assert doc["character_profile"]["name"] == rel.protagonist
@@ -194,8 +198,8 @@ def test_memeye_mcq_rotations(release: Path, tmp_path: Path) -> None:
     export_release(copy, "memeye", out)
     task = memeye.task_name(load_release(copy).name)
     doc = json.loads((out / "dialog" / f"{task}.json").read_text())
-    (qa,) = doc["human-annotated QAs"]
-    assert qa["question_id"] == "icm_mcq_handmade" and qa["point"] == [["X3"], ["Y3"]]
+    (qa,) = [qa for qa in doc["human-annotated QAs"] if qa["question_id"] == "icm_mcq_handmade"]
+    assert qa["point"] == [["X3"], ["Y3"]]
     assert [r["answer"] for r in qa["options"]] == ["D", "A", "B", "C"]
     assert all(
         set(r) == {"A", "B", "C", "D", "answer"} and r[r["answer"]] == qa["answer"] for r in qa["options"]
@@ -204,7 +208,13 @@ def test_memeye_mcq_rotations(release: Path, tmp_path: Path) -> None:
     got = items["icm_mcq_handmade"]
     assert got.choices == tuple(tuple(options[i] for i in rot) for rot in rotations)
     assert got.category == "profile_inference" and got.cutoff == load_release(copy).last_index
-    assert all(i.choices is None for k, i in items.items() if k != "icm_mcq_handmade")
+    for row in rows:  # every other item reads back with its own options in rotation order
+        expect = (
+            None
+            if not row["options"]
+            else tuple(tuple(row["options"][i] for i in r) for r in row["rotations"])
+        )
+        assert items[row["id"]].choices == expect
     assert len(items) == len(rows) + 1
 
 

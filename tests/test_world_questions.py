@@ -233,3 +233,24 @@ def test_rejects_are_kept_and_counted_in_the_funnel(built) -> None:
     assert stages["symbolic_rederive"]["rejected"] == 1
     assert stages["unique_question"]["reasons"] == {"duplicate question": 1}
     assert UniqueQuestion().check(dup, GateContext(world, {}, items)).reason.startswith("duplicate")
+
+
+def test_mirrored_mcq_rotations_place_the_answer_once_at_each_letter(built) -> None:
+    world, _, _, qs = built
+    mcq = [q for q in qs if q.options]
+    assert len(mcq) >= len(qs) * 0.9
+    for q in mcq:
+        assert len(q.options) == 4 and len(set(q.options)) == 4 and q.options[0] == q.answer
+        positions = sorted(rot.index(0) for rot in q.rotations)
+        assert positions == [0, 1, 2, 3]  # the correct option lands once on each of A-D
+        assert all(sorted(rot) == [0, 1, 2, 3] for rot in q.rotations)
+    choice = next(q for q in mcq if q.program.fn == "usual_choice")
+    minority = {
+        f.value
+        for f in world.facts
+        if f.kind == "chose"
+        and f.subject == choice.program.args["person"]
+        and f.object == choice.program.args["key"]
+    } - {choice.answer}
+    if minority:  # the person's own stale choice is offered as a distractor
+        assert minority & set(choice.options)

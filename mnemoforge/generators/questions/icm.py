@@ -21,6 +21,7 @@ from mnemoforge.generators.questions.common import (
     select,
     solve_candidates,
 )
+from mnemoforge.generators.questions.options import with_options
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Observation
@@ -179,5 +180,5 @@ def generate_icm(
             q = make_question(world, FAMILY, c, text, _targets(world, c), None, world_hash)
             if category != PROFILE:
                 q = q.model_copy(update={"cutoff": recall_cutoff(world, q.id, c.evidence, last_order)})
-            out.append(q)
+            out.append(with_options(world, q))
     return sorted(out, key=lambda q: q.id)
