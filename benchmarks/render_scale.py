@@ -115,22 +115,29 @@ def _status_kb(pid: int) -> tuple[int, int] | None:
     return None if rss is None or hwm is None else (rss, hwm)
 
 
-def _kind(pid: int, ppid: int, root: int) -> str:
-    """worker (a pool process: a Python child of the root), ffmpeg, helper, fork (a Python process
-    forked by a worker that has not exec'd ffmpeg yet: it shares its parent's pages), or other."""
+def _cmdline(pid: int) -> bytes | None:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            argv = f.read().split(b"\0")
+            return f.read()
     except OSError:
+        return None
+
+
+def _kind(cmdline: bytes | None, parent_cmdline: bytes | None) -> str:
+    """worker (a Python multiprocessing process), ffmpeg, helper (resource tracker), fork (a child
+    caught between fork and exec: still its parent's image, pages shared, so not counted), other."""
+    if cmdline is None:
         return "other"
-    exe = Path(argv[0].decode("utf-8", "replace")).name if argv and argv[0] else ""
-    joined = b" ".join(argv)
+    if cmdline == parent_cmdline:
+        return "fork"
+    argv = cmdline.split(b"\0")
+    exe = Path(argv[0].decode("utf-8", "replace")).name if argv[0] else ""
     if "ffmpeg" in exe or "ffprobe" in exe:
         return "ffmpeg"
-    if b"resource_tracker" in joined:
+    if b"resource_tracker" in cmdline:
         return "helper"
-    if b"multiprocessing" in joined or b"spawn_main" in joined:
-        return "worker" if ppid == root else "fork"
+    if b"multiprocessing" in cmdline or b"spawn_main" in cmdline:
+        return "worker"
     return "other"
 
 
@@ -139,11 +146,11 @@ class PhaseMemory:
     samples: int = 0
     tree_peak_kb: int = 0  # max over samples of the sum of VmRSS over the whole tree at that instant
     parent_peak_kb: int = 0  # max sampled VmRSS of this process
-    by_pid: dict[int, tuple[str, int]] = field(default_factory=dict)  # pid -> (kind, max VmHWM seen)
+    by_pid: dict[tuple[int, str], int] = field(default_factory=dict)  # (pid, kind) -> max VmHWM seen
 
     def summary(self) -> dict[str, Any]:
         peaks: dict[str, list[int]] = defaultdict(list)
-        for kind, hwm in self.by_pid.values():
+        for (_pid, kind), hwm in self.by_pid.items():
             peaks[kind].append(hwm)
         workers = peaks.get("worker", [])
         ff = peaks.get("ffmpeg", [])
@@ -168,8 +175,8 @@ class MemorySampler(threading.Thread):
     Figures are kept per phase (set ``sampler.phase``). The tree peak is the largest sum of
     VmRSS over the tree in one sample (what was resident together); per-process peaks use
     VmHWM, the kernel's own high-water mark, so short spikes between samples are not missed.
-    A worker's child caught between fork and exec (still the worker's image, pages shared) is
-    skipped: counting it would add the worker's memory twice.
+    A child caught between fork and exec (still its parent's image, pages shared) is skipped:
+    counting it would add its parent's memory twice.
     """
 
     def __init__(self, interval: float = 0.2) -> None:
@@ -195,14 +202,19 @@ class MemorySampler(threading.Thread):
         if own:
             total += own[0]
             mem.parent_peak_kb = max(mem.parent_peak_kb, own[0])
-        for pid, ppid in _descendants(self.root):
-            kind = _kind(pid, ppid, self.root)
+        tree = _descendants(self.root)
+        cmdlines = {pid: _cmdline(pid) for pid in [self.root] + [pid for pid, _ in tree]}
+        for pid, ppid in tree:
+            kind = _kind(cmdlines[pid], cmdlines.get(ppid))
             st = _status_kb(pid)
             if st is None or kind == "fork":
                 continue
+            # after exec the kind changes and the kernel starts a new VmHWM: keyed by (pid, kind)
+            if _cmdline(pid) != cmdlines[pid]:
+                continue  # exec'd between the two reads: classify it next time
             total += st[0]
-            prev = mem.by_pid.get(pid, (kind, 0))[1]
-            mem.by_pid[pid] = (kind, max(prev, st[1]))
+            key = (pid, kind)
+            mem.by_pid[key] = max(mem.by_pid.get(key, 0), st[1])
         mem.tree_peak_kb = max(mem.tree_peak_kb, total)
         mem.samples += 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -93,6 +94,32 @@ def freeze(
         typer.echo(str(freeze_run(run, version, notes)))
     except (RunStateError, ReleaseExistsError, ThemeError) as e:
         _fail(str(e))
+
+
+@app.command()
+def gate(
+    run: Path = typer.Argument(..., help="run folder (outputs/runs/<run_id>)"),
+    only: list[str] = typer.Option(None, "--only", help="re-run just this gate (repeatable)"),
+) -> None:
+    """Re-run the quality gates on an existing run; unchanged verdicts come from the cache."""
+    from mnemoforge.pipeline import BuildContext, RunStateError, gate_run, load_run_meta
+    from mnemoforge.validators.gate_runner import gate_names
+
+    unknown = sorted(set(only or []) - set(gate_names()))
+    if unknown:
+        _fail(f"unknown gate(s) {unknown}; gates are {gate_names()}")
+    try:
+        meta = load_run_meta(run)
+        ctx = BuildContext(run / "theme.yaml", run.parent.parent, int(meta["seed"]))
+        result = gate_run(ctx, set(only) if only else None)
+    except (RunStateError, ThemeError, FileNotFoundError) as e:
+        _fail(str(e))
+    funnel = json.loads((run / "gates" / "funnel.json").read_text())
+    for st in funnel["stages"]:
+        n_new, n_old = result.computed.get(st["gate"]), result.cached.get(st["gate"])
+        how = "kept from last run" if n_new is None else f"{n_new} computed, {n_old} cached"
+        typer.echo(f"{st['gate']:>20}: rejected {st['rejected']:>4}, kept {st['kept']:>4}  ({how})")
+    typer.echo(f"{funnel['kept']} of {funnel['candidates']} candidates kept")
 
 
 @app.command()

@@ -30,6 +30,7 @@ from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
 from mnemoforge.store.stages import is_fresh, run_stage
 from mnemoforge.theme_io import load_theme
+from mnemoforge.validators import gate_runner, panel_gates
 from mnemoforge.validators import gates as gates_mod
 
 # modules whose source is part of each stage's cache key
@@ -38,7 +39,7 @@ STAGE_SOURCES = {
     "episodes": (album, album_check, captions),
     "render": (render,),
     "questions": (icm, common, programs, options),
-    "gates": (gates_mod,),
+    "gates": (gates_mod, panel_gates, gate_runner),
 }
 STAGE_VERSIONS = {"plan": "1", "episodes": "1", "render": "1", "questions": "1", "gates": "1"}
 
@@ -83,6 +84,10 @@ class BuildContext:
         for s in STAGES[: STAGES.index(stage) + 1]:
             if s in STAGE_SOURCES:
                 parts += [s, STAGE_VERSIONS[s], source_hash(*STAGE_SOURCES[s])]
+        if STAGES.index(stage) >= STAGES.index("gates"):
+            parts.append(
+                prompts_hash(self.theme)
+            )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
         return content_hash(*parts)
 
 
@@ -177,18 +182,35 @@ def stage_questions(ctx: BuildContext) -> bool:
     return run_stage(run, "questions", ctx.key("questions"), work)[1]
 
 
+def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.GateRun:
+    """Run the gates on the run's candidates and write verdicts and funnel (``mnemoforge gate``)."""
+    run = ctx.run
+    qs, obs = load_questions(run), load_observations(run)
+    gctx = gates_mod.GateContext(load_world(run), {o.id: o for o in obs}, media_root=run.root)
+    previous = load_verdicts(run) if only is not None and run.verdicts.exists() else None
+    result = gate_runner.run_all_gates(
+        qs, gctx, ctx.theme.gates, cache_dir=run.root / "gates" / "cache", only=only, previous=previous
+    )
+    atomic.write_jsonl(run.verdicts, result.verdicts)
+    atomic.write_json(run.funnel, gates_mod.funnel(qs, result.verdicts, gate_runner.ALL_GATES))
+    return result
+
+
 def stage_gates(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        qs, obs = load_questions(run), load_observations(run)
-        gctx = gates_mod.GateContext(load_world(run), {o.id: o for o in obs})
-        verdicts = gates_mod.run_gates(qs, gctx)
-        atomic.write_jsonl(run.verdicts, verdicts)
-        atomic.write_json(run.funnel, gates_mod.funnel(qs, verdicts))
+        gate_run(ctx)
         return [run.verdicts, run.funnel]
 
     return run_stage(run, "gates", ctx.key("gates"), work)[1]
+
+
+def prompts_hash(theme: Theme) -> str:
+    from mnemoforge.validators.prompts import PROMPTS_DIR
+
+    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else PROMPTS_DIR
+    return content_hash(*[(p.name, p.read_bytes().hex()) for p in sorted(folder.glob("*.txt"))])
 
 
 def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | None = None) -> Path:
@@ -218,13 +240,17 @@ class RunStateError(RuntimeError):
     """A run folder cannot be frozen as asked (unfinished, or built by other code)."""
 
 
+def load_run_meta(run_dir: Path) -> dict:
+    meta_path = Path(run_dir) / "run.json"
+    if not meta_path.is_file():
+        raise RunStateError(f"{run_dir}: not a run folder (no run.json)")
+    return json.loads(meta_path.read_text())
+
+
 def freeze_run(run_dir: Path, version: str, notes: str | None = None) -> Path:
     """Freeze an existing, finished run folder as release ``version`` (``mnemoforge freeze``)."""
     run_dir = Path(run_dir)
-    meta_path = run_dir / "run.json"
-    if not meta_path.is_file():
-        raise RunStateError(f"{run_dir}: not a run folder (no run.json)")
-    meta = json.loads(meta_path.read_text())
+    meta = load_run_meta(run_dir)
     ctx = BuildContext(run_dir / "theme.yaml", run_dir.parent.parent, int(meta["seed"]))
     if ctx.run.root.resolve() != run_dir.resolve():
         raise RunStateError(

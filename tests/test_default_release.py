@@ -29,7 +29,10 @@ def test_default_release_contents(release: Path) -> None:
     assert CliRunner().invoke(app, ["verify", str(release)]).exit_code == 0
     stats = json.loads((release / "dataset_statistics.json").read_text())
     assert stats["clips"]["count"] == theme.album.clips and stats["world"]["people"] == 6
-    assert stats["questions"]["by_category"] == theme.questions.counts()
+    assert stats["questions"]["candidates"] == sum(theme.questions.counts().values())
+    funnel = json.loads((release / "gates/funnel.json").read_text())
+    assert funnel["kept"] == stats["questions"]["kept"] == sum(stats["questions"]["by_category"].values())
+    assert set(stats["questions"]["by_category"]) == set(theme.questions.counts())  # every category survives
     assert stats["voice_distinguishability"]["accuracy"] >= 0.95
     assert (release / "media/clips/c0000.mp4").is_file()  # the calibration clip
     assert len(list((release / "media/anchors").glob("*.png"))) == 6

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -203,6 +203,42 @@ class RenderSpec(Strict):
     allow_network: bool = False
 
 
+DEFAULT_PANELS = {
+    "option_only": ["lexical"],
+    "text_only_clue": ["lexical"],
+    "minimal_caption": ["lexical"],
+    "oracle": ["symbolic"],
+    "modality_necessity": ["symbolic"],
+}
+
+
+class GateSpec(Strict):
+    """Which answerers sit on which gate's panel, and the panel rule.
+
+    ``answerers`` maps a panel member's name to its config; ``kind`` picks the implementation
+    (default: the name): symbolic, lexical, embedding, local, or chat (a text backend such as
+    an OpenAI-compatible server or Gemini, with a prompt from ``assets/prompts``).
+    """
+
+    answerers: dict[str, dict[str, Any]] = Field(default_factory=lambda: {"symbolic": {}, "lexical": {}})
+    panels: dict[str, list[str]] = Field(
+        default_factory=lambda: {k: list(v) for k, v in DEFAULT_PANELS.items()}
+    )
+    rule: Literal["any", "all", "majority"] = "any"
+    max_answer_share: float = Field(default=0.5, gt=0, le=1)
+    prompts_dir: str | None = None
+
+    @model_validator(mode="after")
+    def _panel_members_exist(self) -> GateSpec:
+        for gate, members in self.panels.items():
+            if gate not in DEFAULT_PANELS:
+                raise ValueError(f"panels.{gate}: unknown gate; panel gates are {sorted(DEFAULT_PANELS)}")
+            for i, m in enumerate(members):
+                if m not in self.answerers:
+                    raise ValueError(f"panels.{gate}.{i}: {m!r} is not in answerers {sorted(self.answerers)}")
+        return self
+
+
 class Theme(Strict):
     """The root of a theme file."""
 
@@ -223,6 +259,7 @@ class Theme(Strict):
     activities: list[ActivitySpec] = Field(min_length=1)
     album: AlbumSpec = Field(default_factory=AlbumSpec)
     render: RenderSpec = Field(default_factory=RenderSpec)
+    gates: GateSpec = Field(default_factory=GateSpec)
     questions: QuestionMix = Field(default_factory=QuestionMix)
 
     @model_validator(mode="after")

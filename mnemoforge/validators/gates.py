@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from mnemoforge.generators.questions.programs import Unanswerable
 from mnemoforge.schemas.observations import Observation
@@ -17,9 +19,15 @@ from mnemoforge.validators.solver import solve
 
 @dataclass
 class GateContext:
+    """What gates may look at: the World, every observation, all candidates (for family-level
+    checks), the run folder holding media, and the answerer panels configured per gate."""
+
     world: World
     observations: dict[str, Observation]
     questions: list[Question] = field(default_factory=list)
+    media_root: Path | None = None
+    panels: dict[str, Any] = field(default_factory=dict)
+    max_answer_share: float = 0.5
 
     @cached_property
     def ids_by_text(self) -> dict[str, list[str]]:
@@ -36,7 +44,7 @@ class Gate(Protocol):
     def check(self, q: Question, ctx: GateContext) -> Verdict: ...
 
 
-def _v(gate: Gate, q: Question, keep: bool, reason: str, **scores: float) -> Verdict:
+def verdict(gate: Gate, q: Question, keep: bool, reason: str, **scores: float) -> Verdict:
     return Verdict(
         item=q.id, gate=gate.name, gate_version=gate.version, keep=keep, reason=reason, scores=scores
     )
@@ -49,14 +57,14 @@ class EvidenceResolves:
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         if not q.evidence:
-            return _v(self, q, False, "no evidence")
+            return verdict(self, q, False, "no evidence")
         missing = [e for e in q.evidence if e not in ctx.observations]
         if missing:
-            return _v(self, q, False, f"unknown evidence ids: {missing}")
+            return verdict(self, q, False, f"unknown evidence ids: {missing}")
         ineligible = [e for e in q.evidence if not ctx.observations[e].evidence_eligible]
         if ineligible:
-            return _v(self, q, False, f"evidence not eligible (calibration): {ineligible}")
-        return _v(self, q, True, f"{len(q.evidence)} evidence ids resolve", n_evidence=len(q.evidence))
+            return verdict(self, q, False, f"evidence not eligible (calibration): {ineligible}")
+        return verdict(self, q, True, f"{len(q.evidence)} evidence ids resolve", n_evidence=len(q.evidence))
 
 
 class CutoffValid:
@@ -67,12 +75,14 @@ class CutoffValid:
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         orders = [ctx.observations[e].order for e in q.evidence if e in ctx.observations]
         if not orders:
-            return _v(self, q, False, "no resolvable evidence to place the cutoff after")
+            return verdict(self, q, False, "no resolvable evidence to place the cutoff after")
         last = max(orders)
         if q.cutoff is not None and q.cutoff < last:
-            return _v(self, q, False, f"cutoff {q.cutoff} precedes evidence at {last}", gap=q.cutoff - last)
+            return verdict(
+                self, q, False, f"cutoff {q.cutoff} precedes evidence at {last}", gap=q.cutoff - last
+            )
         gap = -1.0 if q.cutoff is None else float(q.cutoff - last)
-        return _v(self, q, True, "evidence before cutoff", gap=gap)
+        return verdict(self, q, True, "evidence before cutoff", gap=gap)
 
 
 class SymbolicRederive:
@@ -85,12 +95,14 @@ class SymbolicRederive:
         try:
             got = solve(q, ctx.world, evidence)
         except Unanswerable as e:
-            return _v(self, q, False, f"evidence does not determine the answer: {e}", match=0.0)
+            return verdict(self, q, False, f"evidence does not determine the answer: {e}", match=0.0)
         except KeyError as e:
-            return _v(self, q, False, f"program error: unknown {e}", match=0.0)
+            return verdict(self, q, False, f"program error: unknown {e}", match=0.0)
         if got != q.answer:
-            return _v(self, q, False, f"evidence gives {got!r}, stored answer is {q.answer!r}", match=0.0)
-        return _v(self, q, True, "answer re-derived from evidence", match=1.0)
+            return verdict(
+                self, q, False, f"evidence gives {got!r}, stored answer is {q.answer!r}", match=0.0
+            )
+        return verdict(self, q, True, "answer re-derived from evidence", match=1.0)
 
 
 class UniqueQuestion:
@@ -101,8 +113,10 @@ class UniqueQuestion:
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         same = ctx.ids_by_text.get(q.question.lower(), [])
         if same and same[0] != q.id:
-            return _v(self, q, False, f"duplicate question: same text as {same[0]}", duplicates=len(same))
-        return _v(self, q, True, "question text is unique", duplicates=len(same))
+            return verdict(
+                self, q, False, f"duplicate question: same text as {same[0]}", duplicates=len(same)
+            )
+        return verdict(self, q, True, "question text is unique", duplicates=len(same))
 
 
 class CategoryRules:
@@ -116,14 +130,14 @@ class CategoryRules:
         clips = {ctx.observations[e].episode for e in q.evidence if e in ctx.observations}
         need = self.MIN_CLIPS.get(q.category)
         if need is None:
-            return _v(self, q, True, f"no rules for category {q.category}", clips=len(clips))
+            return verdict(self, q, True, f"no rules for category {q.category}", clips=len(clips))
         if len(clips) < need:
-            return _v(self, q, False, f"too few evidence clips: {len(clips)} < {need}", clips=len(clips))
+            return verdict(self, q, False, f"too few evidence clips: {len(clips)} < {need}", clips=len(clips))
         full_timeline = q.category == "profile_inference"
         if full_timeline != (q.cutoff is None):
             want = "no cutoff (full timeline)" if full_timeline else "a cutoff"
-            return _v(self, q, False, f"wrong timeline: {q.category} needs {want}", clips=len(clips))
-        return _v(self, q, True, f"{len(clips)} evidence clips", clips=len(clips))
+            return verdict(self, q, False, f"wrong timeline: {q.category} needs {want}", clips=len(clips))
+        return verdict(self, q, True, f"{len(clips)} evidence clips", clips=len(clips))
 
 
 DEFAULT_GATES: list[Gate] = [
@@ -138,7 +152,7 @@ DEFAULT_GATES: list[Gate] = [
 def run_gates(questions: list[Question], ctx: GateContext, gates: list[Gate] | None = None) -> list[Verdict]:
     """All gates on all candidates (a reject does not hide later gates' verdicts)."""
     gates = DEFAULT_GATES if gates is None else gates
-    ctx = GateContext(ctx.world, ctx.observations, questions)
+    ctx = dataclasses.replace(ctx, questions=questions)
     return [g.check(q, ctx) for q in questions for g in gates]
 
 

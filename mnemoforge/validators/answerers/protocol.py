@@ -1,0 +1,146 @@
+"""The answerer and judge contracts: what an answerer sees, what it returns, how a reply is scored.
+
+An answerer never returns ``None`` and never raises on a bad model reply: it returns an
+``Answer`` with ``ok=False``, the ``error`` and the ``raw`` output, so gates can count it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.world import World
+
+LETTERS = "ABCDEFGHIJ"
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+
+
+class MissingExtra(RuntimeError):
+    """An optional dependency (a pyproject extra) is not installed; the message names the extra."""
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    """One observation as an answerer sees it: text, images, and what was said."""
+
+    observation_id: str
+    text: str
+    image_paths: tuple[Path, ...] = ()
+    transcript: str | None = None
+
+    def full_text(self) -> str:
+        """Text plus the transcript when the transcript adds something."""
+        if self.transcript and self.transcript not in self.text:
+            return f"{self.text} {self.transcript}".strip()
+        return self.text
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an answerer may use. ``world``/``observations``/``question`` serve the symbolic answerer."""
+
+    items: tuple[ContextItem, ...] = ()
+    world: World | None = None
+    observations: tuple[Observation, ...] = ()
+    question: Question | None = None
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(i.observation_id for i in self.items)
+
+    def without(self, observation_id: str) -> Context:
+        """The same context with one item (and its observation) removed."""
+        return Context(
+            tuple(i for i in self.items if i.observation_id != observation_id),
+            self.world,
+            tuple(o for o in self.observations if o.id != observation_id),
+            self.question,
+        )
+
+    @classmethod
+    def from_observations(
+        cls,
+        observations: Iterable[Observation],
+        *,
+        world: World | None = None,
+        question: Question | None = None,
+        media_root: Path | None = None,
+        texts: Mapping[str, str] | None = None,
+    ) -> Context:
+        """Build a context from observations; ``texts`` overrides an item's text (e.g. a caption).
+
+        Speech observations carry their content as the transcript; image media become
+        ``image_paths`` (resolved against ``media_root`` when given).
+        """
+        obs = tuple(observations)
+        items = []
+        for o in obs:
+            text = (texts or {}).get(o.id, o.content)
+            images = tuple(
+                (media_root / m) if media_root else Path(m)
+                for m in o.media
+                if m.lower().endswith(IMAGE_SUFFIXES)
+            )
+            transcript = o.content if o.kind == "speech" and o.content else None
+            items.append(ContextItem(o.id, text, images, transcript))
+        return cls(tuple(items), world, obs, question)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answerer's reply. ``choice`` is the option letter for MCQ, else None."""
+
+    text: str
+    choice: str | None
+    raw: str
+    ok: bool
+    error: str | None
+    answerer_id: str
+
+    @classmethod
+    def failed(cls, answerer_id: str, error: str, raw: str = "") -> Answer:
+        return cls("", None, raw, False, error, answerer_id)
+
+    @classmethod
+    def mcq(cls, answerer_id: str, options: Sequence[str], index: int, raw: str) -> Answer:
+        return cls(options[index], LETTERS[index], raw, True, None, answerer_id)
+
+
+@runtime_checkable
+class Answerer(Protocol):
+    """Answers a question (optionally multiple choice) from a context."""
+
+    id: str
+
+    def answer(self, question: str, options: list[str] | None, context: Context) -> Answer: ...
+
+
+@dataclass(frozen=True)
+class JudgeScore:
+    """A judge's score in [0, 1]; ``ok=False`` marks a malformed or failed judge reply."""
+
+    score: float
+    reason: str
+    raw: str = ""
+    ok: bool = True
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Scores a free-form response against a reference answer."""
+
+    id: str
+
+    def score(self, question: str, reference: str, response: str) -> JudgeScore: ...
+
+
+def letter_index(letter: str | None, n_options: int) -> int | None:
+    """Index of an option letter, or None when it is not one of the first ``n_options`` letters."""
+    if letter is None or len(letter) != 1 or letter.upper() not in LETTERS[:n_options]:
+        return None
+    return LETTERS.index(letter.upper())

@@ -1,0 +1,60 @@
+"""Answerers registered by name, built from config (``make_answerer("lexical", top_k=5)``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mnemoforge.validators.answerers.protocol import Answerer
+
+
+def _symbolic(**config: Any) -> Answerer:
+    from mnemoforge.validators.answerers.symbolic import SymbolicAnswerer
+
+    if config:
+        raise TypeError(f"the symbolic answerer takes no config, got {sorted(config)}")
+    return SymbolicAnswerer()
+
+
+def _lexical(**config: Any) -> Answerer:
+    from mnemoforge.validators.answerers.lexical import LexicalAnswerer
+
+    return LexicalAnswerer(**config)
+
+
+def _embedding(**config: Any) -> Answerer:
+    from mnemoforge.validators.answerers.embedding import EmbeddingAnswerer
+
+    return EmbeddingAnswerer(**config)
+
+
+def _local(**config: Any) -> Answerer:
+    from mnemoforge.validators.answerers.local_model import LocalModelAnswerer
+
+    return LocalModelAnswerer(**config)
+
+
+ANSWERERS: dict[str, Callable[..., Answerer]] = {
+    "symbolic": _symbolic,
+    "lexical": _lexical,
+    "embedding": _embedding,
+    "local": _local,
+}
+
+
+def register_answerer(name: str, factory: Callable[..., Answerer]) -> None:
+    """Add a plugin answerer (e.g. a chat-model client) under a new name."""
+    if name in ANSWERERS:
+        raise ValueError(f"answerer {name!r} is already registered")
+    ANSWERERS[name] = factory
+
+
+def make_answerer(name: str, **config: Any) -> Answerer:
+    """Build a registered answerer; unknown names raise ``KeyError`` listing the known ones.
+
+    Model-backed answerers raise ``MissingExtra`` naming the extra to install when their
+    packages are absent; heavy imports happen only here, never at package import.
+    """
+    if name not in ANSWERERS:
+        raise KeyError(f"unknown answerer {name!r}; known: {', '.join(sorted(ANSWERERS))}")
+    return ANSWERERS[name](**config)

@@ -1,0 +1,37 @@
+"""The symbolic answerer: the question's program executed on the facts the context expresses."""
+
+from __future__ import annotations
+
+from mnemoforge.generators.questions.programs import Unanswerable
+from mnemoforge.validators.answerers.judges import exact_match
+from mnemoforge.validators.answerers.protocol import Answer, Context
+from mnemoforge.validators.solver import solve
+
+
+class SymbolicAnswerer:
+    """Exact: runs ``context.question.program`` on the World restricted to the context's observations.
+
+    Needs ``context.world`` and ``context.question`` (the structured record; the question text
+    passed to ``answer`` may be a paraphrase). Only observations that are also context items
+    count, so removing an item removes its facts. Unanswerable programs give ``ok=False``.
+    """
+
+    id = "symbolic"
+
+    def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
+        if context.world is None or context.question is None:
+            return Answer.failed(self.id, "the symbolic answerer needs context.world and context.question")
+        visible = set(context.ids)
+        evidence = [o for o in context.observations if o.id in visible]
+        try:
+            text = solve(context.question, context.world, evidence)
+        except Unanswerable as e:
+            return Answer.failed(self.id, f"unanswerable from this context: {e}")
+        except (KeyError, AssertionError) as e:  # an unknown program or malformed arguments
+            return Answer.failed(self.id, f"program failed: {type(e).__name__}: {e}")
+        if not options:
+            return Answer(text, None, text, True, None, self.id)
+        matches = [k for k, opt in enumerate(options) if exact_match(text, opt)]
+        if len(matches) != 1:
+            return Answer.failed(self.id, f"computed answer {text!r} matches {len(matches)} options", text)
+        return Answer.mcq(self.id, options, matches[0], text)

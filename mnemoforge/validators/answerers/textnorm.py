@@ -1,0 +1,62 @@
+"""Text normalisation shared by the lexical answerer and the judges (pure, deterministic)."""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+
+ARTICLES = {"a", "an", "the"}
+NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+STOPWORDS = ARTICLES | set(
+    "and or of to in on at for with by from as is are was were be been did do does done has have had "
+    "it its this that these those what which who whom whose when where why how he she they them his "
+    "her their i you we me my our your not no so if then than into about across".split()
+)
+_PUNCT = str.maketrans({c: " " for c in string.punctuation + "\u2018\u2019\u201c\u201d\u2013\u2014"})
+_SET_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b|\bplus\b)\s*")
+
+
+def _fold(text: str) -> str:
+    """Lowercase, strip accents and possessive 's."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    return re.sub(r"(\w)['\u2019]s\b", r"\1", text)
+
+
+def normalize(text: str) -> str:
+    """SQuAD-style normalisation: lowercase, no punctuation, no articles, number words as digits."""
+    words = _fold(text).translate(_PUNCT).split()
+    return " ".join(NUMBER_WORDS.get(w, w) for w in words if w not in ARTICLES)
+
+
+def answer_parts(text: str) -> frozenset[str]:
+    """A name list ("A, B and C") as a set of normalised parts; a single answer is a 1-set."""
+    parts = (normalize(p) for p in _SET_SPLIT.split(_fold(text)))
+    return frozenset(p for p in parts if p)
+
+
+def stem(word: str) -> str:
+    """A light, deterministic suffix stripper (plurals, -ing, -ed) so 'hikes' ~ 'hiking' ~ 'hike'."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    return word.rstrip("e") if len(word) > 3 else word
+
+
+def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
+    """Index tokens: normalised words, stopwords dropped (unless asked), lightly stemmed."""
+    words = normalize(text).split()
+    return [stem(w) for w in words if keep_stopwords or w not in STOPWORDS]
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into sentences (on . ! ? ; and newlines), keeping non-empty ones."""
+    return [s.strip() for s in re.split(r"(?<=[.!?;])\s+|\n+", text) if s.strip()]

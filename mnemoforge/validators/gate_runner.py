@@ -1,0 +1,133 @@
+"""Run every gate over a run's candidates with verdict caching, and write verdicts and funnel.
+
+A verdict is cached on (gate and version, the item's content, its evidence, the panel members'
+identities and configs including their prompt hashes, and for family-level gates the whole
+candidate set), so re-running after a prompt change recomputes only the verdicts that used it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mnemoforge.hashing import canonical_json, content_hash
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.theme import GateSpec
+from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.store import atomic
+from mnemoforge.validators.answerers.panel import Panel
+from mnemoforge.validators.answerers.protocol import Answerer
+from mnemoforge.validators.answerers.registry import make_answerer
+from mnemoforge.validators.gates import DEFAULT_GATES, Gate, GateContext
+from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance
+
+ALL_GATES: list[Gate] = [*DEFAULT_GATES, *PANEL_GATES, AnswerBalance()]
+FAMILY_LEVEL = {"unique_question", "answer_balance"}
+
+
+def gate_names() -> list[str]:
+    return [g.name for g in ALL_GATES]
+
+
+def build_answerers(spec: GateSpec) -> dict[str, Answerer]:
+    out: dict[str, Answerer] = {}
+    prompts_dir = Path(spec.prompts_dir) if spec.prompts_dir else None
+    for name, config in spec.answerers.items():
+        cfg = dict(config)
+        kind = cfg.pop("kind", name)
+        if kind == "chat":
+            from mnemoforge.validators.chat_answerer import make_chat_answerer
+
+            out[name] = make_chat_answerer(prompts_dir, **cfg)
+        else:
+            out[name] = make_answerer(kind, **cfg)
+    return out
+
+
+def cache_identity(answerer: Answerer, config: dict) -> str:
+    return content_hash(getattr(answerer, "cache_id", answerer.id), config)
+
+
+@dataclass
+class GateRun:
+    verdicts: list[Verdict]
+    computed: dict[str, int] = field(default_factory=dict)
+    cached: dict[str, int] = field(default_factory=dict)
+
+
+class VerdictCache:
+    """One JSON file per gate mapping cache key -> verdict; rewritten atomically, pruned to this run."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def load(self, gate: str) -> dict[str, dict]:
+        if self.folder is None or not (self.folder / f"{gate}.json").exists():
+            return {}
+        try:
+            return json.loads((self.folder / f"{gate}.json").read_text())
+        except ValueError:
+            return {}
+
+    def save(self, gate: str, entries: dict[str, dict]) -> None:
+        if self.folder is not None:
+            atomic.write_text(self.folder / f"{gate}.json", canonical_json(entries) + "\n")
+
+
+def run_all_gates(
+    questions: list[Question],
+    gctx: GateContext,
+    spec: GateSpec,
+    *,
+    cache_dir: Path | None = None,
+    only: set[str] | None = None,
+    previous: list[Verdict] | None = None,
+) -> GateRun:
+    """Every gate on every candidate (verdicts in gate order, then item order).
+
+    With ``only``, the other gates' verdicts are taken from ``previous`` instead of recomputed.
+    """
+    answerers = build_answerers(spec)
+    panel_ids = {}
+    panels = {}
+    for gate, members in spec.panels.items():
+        if members:
+            panels[gate] = Panel([answerers[m] for m in members], rule=spec.rule)
+            panel_ids[gate] = [cache_identity(answerers[m], spec.answerers[m]) for m in members]
+    gctx.panels, gctx.questions, gctx.max_answer_share = panels, questions, spec.max_answer_share
+    family_hash = content_hash([(q.id, q.question, q.answer, q.category) for q in questions])
+    evidence_of = {
+        q.id: [gctx.observations[e].model_dump(mode="json") for e in q.evidence if e in gctx.observations]
+        for q in questions
+    }
+    old = {(v.gate, v.item): v for v in previous or []}
+    cache = VerdictCache(cache_dir)
+    run = GateRun([])
+    for gate in ALL_GATES:
+        if only is not None and gate.name not in only and all((gate.name, q.id) in old for q in questions):
+            run.verdicts += [old[(gate.name, q.id)] for q in questions]
+            continue
+        stored, fresh = cache.load(gate.name), {}
+        run.computed[gate.name] = run.cached[gate.name] = 0
+        for q in questions:
+            key = content_hash(
+                gate.name,
+                gate.version,
+                q.model_dump(mode="json"),
+                evidence_of[q.id],
+                panel_ids.get(gate.name),
+                spec.rule,
+                family_hash if gate.name in FAMILY_LEVEL else None,
+                spec.max_answer_share if gate.name == "answer_balance" else None,
+            )
+            if key in stored:
+                v = Verdict.model_validate(stored[key])
+                run.cached[gate.name] += 1
+            else:
+                v = gate.check(q, gctx)
+                run.computed[gate.name] += 1
+            fresh[key] = v.model_dump(mode="json")
+            run.verdicts.append(v)
+        cache.save(gate.name, fresh)
+    return run

@@ -1,0 +1,242 @@
+"""Gates that ask a panel of answerers: option-only, text-only clue (with a text-leak check),
+minimal caption, oracle answerability, modality necessity, and family-level answer balance.
+
+Each builds the context its test allows (nothing; the clue text; captions instead of images; the
+gold evidence with its media; the evidence minus one unit) and asks the gate's panel. MCQ items
+are asked under all four rotations (rotation-averaged exact match); open items are judged.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from mnemoforge.schemas.observations import Channel, Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.validators.answerers.panel import Panel, question_rotation_em
+from mnemoforge.validators.answerers.protocol import Context, ContextItem
+from mnemoforge.validators.gates import GateContext, verdict
+
+VISUAL = {Channel.scene, Channel.pixel}
+TEXTUAL = {Channel.text, Channel.speech, Channel.caption}
+STOP = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
+CHANCE = 0.25
+
+
+def _evidence(q: Question, ctx: GateContext) -> list[Observation]:
+    return [ctx.observations[e] for e in q.evidence if e in ctx.observations]
+
+
+def claims_visual(q: Question, evidence: list[Observation]) -> bool:
+    """Some fact the program read reaches the evidence only through pixels or the scene."""
+    read = set(q.facts_read)
+    channels: dict[str, set[Channel]] = {}
+    for o in evidence:
+        for e in o.expresses:
+            if e.fact in read:
+                channels.setdefault(e.fact, set()).add(e.channel)
+    return any(ch <= VISUAL for ch in channels.values())
+
+
+def _restricted(o: Observation, keep: set[Channel]) -> Observation:
+    return o.model_copy(update={"expresses": [e for e in o.expresses if e.channel in keep]})
+
+
+def _score(panel: Panel, q: Question, context: Context) -> tuple[float, dict[str, float]]:
+    """Panel score: rotation-averaged EM for MCQ, 0/1 for open items; plus each member's."""
+    if q.options and q.rotations:
+        em = question_rotation_em(panel, q, context)
+        return em.panel, dict(em.per_answerer)
+    res = panel.ask_question(q, context)
+    return float(res.verdict), {k: float(v) for k, v in res.correct.items()}
+
+
+def _context(
+    q: Question,
+    ctx: GateContext,
+    obs: list[Observation],
+    texts: dict[str, str] | None = None,
+    images: bool = True,
+) -> Context:
+    full = Context.from_observations(obs, world=ctx.world, question=q, media_root=ctx.media_root, texts=texts)
+    if images:
+        return full
+    items = tuple(ContextItem(i.observation_id, i.text, (), i.transcript) for i in full.items)
+    return Context(items, full.world, full.observations, full.question)
+
+
+class _PanelGate:
+    name = version = ""
+
+    def panel(self, ctx: GateContext) -> Panel | None:
+        return ctx.panels.get(self.name)
+
+
+class OptionOnly(_PanelGate):
+    """Question and options with no memory at all: answering under every rotation is a shortcut."""
+
+    name, version = "option_only", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        panel = self.panel(ctx)
+        if panel is None or not q.options:
+            return verdict(self, q, True, "not applicable (no panel or open-ended item)")
+        em, per = _score(panel, q, Context(question=q))
+        if em >= 1.0:
+            return verdict(
+                self,
+                q,
+                False,
+                f"shortcut: answered from the options alone under all rotations by "
+                f"{[a for a, v in per.items() if v >= 1.0]}",
+                rotation_em=em,
+            )
+        return verdict(self, q, True, "options alone do not give the answer", rotation_em=em)
+
+
+class TextOnlyClue(_PanelGate):
+    """The clue rounds' text without images or audio; plus a text-leak check on visual evidence."""
+
+    name, version = "text_only_clue", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        ev = _evidence(q, ctx)
+        leak = text_leak(q, ev)
+        if leak:
+            return verdict(self, q, False, f"text leak: {leak}", leaks=1.0)
+        panel = self.panel(ctx)
+        if panel is None:
+            return verdict(self, q, True, "no text leak (no panel configured)", leaks=0.0)
+        obs = [_restricted(o, TEXTUAL) for o in ev]
+        em, _ = _score(panel, q, _context(q, ctx, obs, images=False))
+        if em >= 1.0 and claims_visual(q, ev):
+            return verdict(
+                self,
+                q,
+                False,
+                "answerable from text alone though it claims visual evidence",
+                rotation_em=em,
+                leaks=0.0,
+            )
+        return verdict(
+            self, q, True, "text alone does not replace the claimed channels", rotation_em=em, leaks=0.0
+        )
+
+
+def text_leak(q: Question, evidence: list[Observation]) -> str:
+    """Answer words found in the text of an observation whose answer-bearing fact is visual only."""
+    words = {w for w in re.findall(r"[a-z0-9]+", q.answer.lower()) if w not in STOP and len(w) > 2}
+    read = set(q.facts_read)
+    for o in evidence:
+        visual_only = {e.fact for e in o.expresses if e.fact in read and e.channel in VISUAL}
+        visual_only -= {e.fact for e in o.expresses if e.channel in TEXTUAL}
+        found = sorted(w for w in words if re.search(rf"\b{re.escape(w)}\b", o.content.lower()))
+        if visual_only and found:
+            return f"{found} in the text of {o.id}, which claims a visual channel"
+    return ""
+
+
+class MinimalCaption(_PanelGate):
+    """Images replaced by very short generic captions: still answerable means pixels were not needed."""
+
+    name, version = "minimal_caption", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        panel = self.panel(ctx)
+        if panel is None:
+            return verdict(self, q, True, "not applicable (no panel configured)")
+        ev = _evidence(q, ctx)
+        texts = {o.id: minimal_caption(o) for o in ev if o.kind == "shot"}
+        obs = [_restricted(o, TEXTUAL) for o in ev]
+        em, _ = _score(panel, q, _context(q, ctx, obs, texts=texts, images=False))
+        if em >= 1.0 and claims_visual(q, ev):
+            return verdict(
+                self,
+                q,
+                False,
+                "answerable from minimal captions though it claims visual evidence",
+                rotation_em=em,
+            )
+        return verdict(self, q, True, "minimal captions do not give the answer", rotation_em=em)
+
+
+def minimal_caption(o: Observation) -> str:
+    n = len(o.people)
+    return f"a photo of {n} {'person' if n == 1 else 'people'}"
+
+
+class Oracle(_PanelGate):
+    """The gold evidence with its real media: the panel must beat chance."""
+
+    name, version = "oracle", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        panel = self.panel(ctx)
+        if panel is None:
+            return verdict(self, q, True, "not applicable (no panel configured)")
+        em, per = _score(panel, q, _context(q, ctx, _evidence(q, ctx)))
+        floor = CHANCE if q.options else 0.0
+        if em <= floor:
+            return verdict(
+                self, q, False, f"not answerable from its gold evidence (score {em:.2f} <= chance)", score=em
+            )
+        return verdict(self, q, True, "answerable from its gold evidence", score=em)
+
+
+class ModalityNecessity(_PanelGate):
+    """Mask each evidence unit in turn: the answer must no longer be derivable (a minimal set).
+
+    Profile items accumulate redundant evidence by design; for them the count of units that can be
+    dropped is reported, not enforced.
+    """
+
+    name, version = "modality_necessity", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        panel = self.panel(ctx)
+        if panel is None:
+            return verdict(self, q, True, "not applicable (no panel configured)")
+        full = _context(q, ctx, _evidence(q, ctx))
+        spare = [e for e in q.evidence if _score(panel, q, full.without(e))[0] >= 1.0]
+        if q.category == "profile_inference":
+            return verdict(
+                self,
+                q,
+                True,
+                f"accumulated evidence: {len(spare)} of {len(q.evidence)} units spare",
+                spare=float(len(spare)),
+            )
+        if spare:
+            return verdict(
+                self, q, False, f"not minimal: still answerable without {spare}", spare=float(len(spare))
+            )
+        return verdict(self, q, True, "every evidence unit is necessary", spare=0.0)
+
+
+class AnswerBalance:
+    """CLEVR-style: within a category no answer may exceed ``max_answer_share`` of the items
+    (the surplus, by id order, is rejected); MCQ rotations place the answer evenly on A–D."""
+
+    name, version = "answer_balance", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        same_cat = [x for x in ctx.questions if x.category == q.category]
+        same = sorted(x.id for x in same_cat if x.answer == q.answer)
+        cap = max(2, math.ceil(ctx.max_answer_share * len(same_cat)))
+        share = len(same) / max(1, len(same_cat))
+        if q.rotations and sorted(r.index(0) for r in q.rotations) != list(range(len(q.rotations))):
+            return verdict(self, q, False, "unbalanced rotations: the answer does not visit every letter")
+        if same.index(q.id) >= cap:
+            return verdict(
+                self,
+                q,
+                False,
+                f"over-represented answer: {q.answer!r} is {len(same)} of "
+                f"{len(same_cat)} {q.category} items (cap {cap})",
+                share=share,
+            )
+        return verdict(self, q, True, "answer within its category's share", share=share)
+
+
+PANEL_GATES = [OptionOnly(), TextOnlyClue(), MinimalCaption(), Oracle(), ModalityNecessity()]
