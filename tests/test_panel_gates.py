@@ -158,3 +158,25 @@ def test_gate_verdicts_cache_and_a_prompt_change_reruns_only_its_calls(setup, tm
         third = run_all_gates(qs, GateContext(world, {o.id: o for o in obs}), spec, cache_dir=cache)
         assert {g for g, n in third.computed.items() if n} == {"option_only"}
         assert len(srv.requests) == 2 * calls
+
+
+def test_open_prompt_change_reruns_only_open_items(setup, tmp_path: Path) -> None:
+    from tests.llm_servers import LLMServer
+
+    world, obs, qs = setup
+    qs = [*qs[:6], *(q.model_copy(update={"options": None, "rotations": None}) for q in qs[6:8])]
+    prompts = tmp_path / "prompts"
+    shutil.copytree(PROMPTS_DIR, prompts)
+    with LLMServer("openai", default_text="A") as srv:
+        chat = {
+            "kind": "chat",
+            "provider": "openai",
+            "model": "m",
+            "base_url": srv.base_url,
+            "api_key_env": None,
+        }
+        spec = GateSpec(answerers={"chat": chat}, panels={"oracle": ["chat"]}, prompts_dir=str(prompts))
+        run_all_gates(qs, GateContext(world, {o.id: o for o in obs}), spec, cache_dir=tmp_path / "c")
+        (prompts / "answer_open.txt").write_text((prompts / "answer_open.txt").read_text() + "Be brief.\n")
+        again = run_all_gates(qs, GateContext(world, {o.id: o for o in obs}), spec, cache_dir=tmp_path / "c")
+        assert again.computed["oracle"] == 2 and again.cached["oracle"] == 6  # just the two open items

@@ -34,7 +34,10 @@ class ChatAnswerer:
         self.open = load_prompt(open_prompt, prompts_dir)
         self.max_images = max_images
         self.id = f"{name}:{backend.id}"
-        self.cache_id = content_hash(self.id, self.mcq.sha256, self.open.sha256)
+
+    def cache_id_for(self, mcq: bool) -> str:
+        """Identity for verdict caching: only the prompt this kind of item is asked with counts."""
+        return content_hash(self.id, (self.mcq if mcq else self.open).sha256)
 
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
         memory = "\n".join(f"[{i.observation_id}] {i.full_text()}".strip() for i in context.items) or "(none)"

@@ -45,8 +45,10 @@ def build_answerers(spec: GateSpec) -> dict[str, Answerer]:
     return out
 
 
-def cache_identity(answerer: Answerer, config: dict) -> str:
-    return content_hash(getattr(answerer, "cache_id", answerer.id), config)
+def cache_identity(answerer: Answerer, config: dict, mcq: bool) -> str:
+    """The answerer, its config, and the prompt it uses for this kind of item (MCQ or open)."""
+    per_kind = getattr(answerer, "cache_id_for", None)
+    return content_hash(per_kind(mcq) if per_kind else answerer.id, config)
 
 
 @dataclass
@@ -89,12 +91,12 @@ def run_all_gates(
     With ``only``, the other gates' verdicts are taken from ``previous`` instead of recomputed.
     """
     answerers = build_answerers(spec)
-    panel_ids = {}
-    panels = {}
-    for gate, members in spec.panels.items():
-        if members:
-            panels[gate] = Panel([answerers[m] for m in members], rule=spec.rule)
-            panel_ids[gate] = [cache_identity(answerers[m], spec.answerers[m]) for m in members]
+    panels = {g: Panel([answerers[m] for m in ms], rule=spec.rule) for g, ms in spec.panels.items() if ms}
+    panel_ids = {
+        (g, mcq): [cache_identity(answerers[m], spec.answerers[m], mcq) for m in ms]
+        for g, ms in spec.panels.items()
+        for mcq in (True, False)
+    }
     gctx.panels, gctx.questions, gctx.max_answer_share = panels, questions, spec.max_answer_share
     family_hash = content_hash([(q.id, q.question, q.answer, q.category) for q in questions])
     evidence_of = {
@@ -116,7 +118,7 @@ def run_all_gates(
                 gate.version,
                 q.model_dump(mode="json"),
                 evidence_of[q.id],
-                panel_ids.get(gate.name),
+                panel_ids.get((gate.name, bool(q.options))),
                 spec.rule,
                 family_hash if gate.name in FAMILY_LEVEL else None,
                 spec.max_answer_share if gate.name == "answer_balance" else None,
