@@ -561,6 +561,8 @@ def main(argv: list[str] | None = None) -> int:
     r = mem.get("render", {})
     ratio = t_render.wall_s / t_base.wall_s if t_base.wall_s else float("inf")
     render_peak_mb = r.get("tree_peak_mb", 0.0)
+    cpu_render = t_render.cpu_self_s + t_render.cpu_children_s
+    cpu_base = t_base.cpu_self_s + t_base.cpu_children_s
 
     result: dict[str, Any] = {
         "benchmark": "render_scale",
@@ -604,6 +606,8 @@ def main(argv: list[str] | None = None) -> int:
             "loadavg_at_start": load_at_start,
         },
         "ratio_render_to_baseline": round(ratio, 3),
+        # CPU seconds (own + children) are far less sensitive to other load than wall time
+        "cpu_ratio_render_to_baseline": round(cpu_render / cpu_base, 3) if cpu_base else None,
         "memory": {
             "method": (
                 "background thread reads /proc/<pid>/status of this process and every descendant "
@@ -657,7 +661,8 @@ def print_table(r: dict[str, Any]) -> None:
         ("baseline encode", f"{wall['baseline_encode']:.1f} s ({r['workers']} ffmpeg at a time)", ""),
         ("ratio", f"{r['ratio_render_to_baseline']:.2f}x render / baseline", f"<= 1.5x  {ok('ratio')}"),
         ("cpu", f"render {r['cpu_s']['render_parent'] + r['cpu_s']['render_children']:.0f} cpu-s, "
-                f"baseline {r['cpu_s']['baseline_parent'] + r['cpu_s']['baseline_children']:.0f} cpu-s", ""),
+                f"baseline {r['cpu_s']['baseline_parent'] + r['cpu_s']['baseline_children']:.0f} cpu-s "
+                f"({r['cpu_ratio_render_to_baseline']:.2f}x)", ""),
         ("peak RSS (render)", f"tree {mr.get('tree_peak_mb', 0):.0f} MB at once; parent "
                               f"{mr.get('parent_peak_mb', 0):.0f} MB; workers' peaks sum "
                               f"{mr.get('workers_peak_sum_mb', 0):.0f} MB ({mr.get('workers', 0)} workers); "
