@@ -18,6 +18,7 @@ from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators import album, album_check, captions, render
 from mnemoforge.generators import world as world_mod
 from mnemoforge.generators.questions import common, icm, options, programs
+from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
@@ -38,7 +39,7 @@ STAGE_SOURCES = {
     "plan": (world_mod,),
     "episodes": (album, album_check, captions),
     "render": (render,),
-    "questions": (icm, common, programs, options),
+    "questions": (icm, common, programs, options, paraphrase_mod),
     "gates": (gates_mod, panel_gates, gate_runner),
 }
 STAGE_VERSIONS = {"plan": "1", "episodes": "1", "render": "1", "questions": "1", "gates": "1"}
@@ -84,7 +85,7 @@ class BuildContext:
         for s in STAGES[: STAGES.index(stage) + 1]:
             if s in STAGE_SOURCES:
                 parts += [s, STAGE_VERSIONS[s], source_hash(*STAGE_SOURCES[s])]
-        if STAGES.index(stage) >= STAGES.index("gates"):
+        if STAGES.index(stage) >= STAGES.index("questions"):
             parts.append(
                 prompts_hash(self.theme)
             )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
@@ -177,6 +178,8 @@ def stage_questions(ctx: BuildContext) -> bool:
         w, clips = load_world(run), load_clips(run)
         counts = ctx.theme.questions.counts()
         qs = icm.generate_icm(w, load_observations(run), counts, last_order=max(c.index for c in clips))
+        if ctx.theme.text.paraphrase_questions:
+            qs = paraphrase_with_model(ctx.theme, w, qs)
         return [atomic.write_jsonl(run.candidates, qs)]
 
     return run_stage(run, "questions", ctx.key("questions"), work)[1]
@@ -204,6 +207,18 @@ def stage_gates(ctx: BuildContext) -> bool:
         return [run.verdicts, run.funnel]
 
     return run_stage(run, "gates", ctx.key("gates"), work)[1]
+
+
+def paraphrase_with_model(theme: Theme, world: World, questions: list[Question]) -> list[Question]:
+    from mnemoforge.backends.text.registry import make_text_backend
+    from mnemoforge.generators.questions.paraphrase import paraphrase
+    from mnemoforge.validators.prompts import load_prompt
+
+    assert theme.text.backend is not None
+    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
+    return paraphrase(
+        questions, world, make_text_backend(theme.text.backend), load_prompt(theme.text.prompt, folder)
+    )
 
 
 def prompts_hash(theme: Theme) -> str:

@@ -22,6 +22,9 @@ class Lineage(Record):
     program_hash: str
     world_hash: str
     answer_hash: str
+    text_model: dict[str, Any] | None = Field(
+        default=None, description="raw model I/O where a model rewrote the question (paraphrase)"
+    )
 
 
 class Question(Record):

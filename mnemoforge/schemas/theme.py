@@ -239,6 +239,25 @@ class GateSpec(Strict):
         return self
 
 
+class TextSpec(Strict):
+    """Optional model-backed text generation (network or local server, opt-in).
+
+    ``backend`` is a text backend config, e.g. ``{provider: openai, model: ..., base_url: ...,
+    api_key_env: OPENAI_API_KEY}``; with ``paraphrase_questions`` each question is rewritten by
+    the model and kept only if it still names the same people, places, objects and dates.
+    """
+
+    backend: dict[str, Any] | None = None
+    paraphrase_questions: bool = False
+    prompt: str = "paraphrase"
+
+    @model_validator(mode="after")
+    def _needs_backend(self) -> TextSpec:
+        if self.paraphrase_questions and not self.backend:
+            raise ValueError("backend: required when paraphrase_questions is true")
+        return self
+
+
 class Theme(Strict):
     """The root of a theme file."""
 
@@ -260,6 +279,7 @@ class Theme(Strict):
     album: AlbumSpec = Field(default_factory=AlbumSpec)
     render: RenderSpec = Field(default_factory=RenderSpec)
     gates: GateSpec = Field(default_factory=GateSpec)
+    text: TextSpec = Field(default_factory=TextSpec)
     questions: QuestionMix = Field(default_factory=QuestionMix)
 
     @model_validator(mode="after")
