@@ -64,6 +64,18 @@ def test_thread_and_dask_runners_give_byte_identical_manifests(
         assert (release / "MANIFEST.json").read_bytes() == reference, runner
 
 
+def _kill_strays(prefect_home: Path) -> None:
+    """Kill processes started with this PREFECT_HOME (the ephemeral servers of killed builds)."""
+    marker = f"PREFECT_HOME={prefect_home}".encode()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and int(proc.name) != os.getpid():
+            try:
+                if marker in (proc / "environ").read_bytes().split(b"\0"):
+                    os.kill(int(proc.name), signal.SIGKILL)
+            except (OSError, PermissionError):
+                continue
+
+
 CRASH_POINTS = [
     "after:plan",
     "after:episodes",
@@ -99,6 +111,10 @@ def test_repeated_kills_then_resume_equal_an_uninterrupted_build(
     # a few real SIGKILLs at seeded random moments, on a fresh folder and the Prefect flow
     rng = random.Random(7)
     fresh = tmp_path / "sigkill"
+    base = {
+        **base,
+        "PREFECT_HOME": str(tmp_path / "prefect-home"),
+    }  # to find what a killed build leaves behind
     for _ in range(3):
         p = subprocess.Popen(
             _cmd(theme, fresh), env=base, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -109,6 +125,7 @@ def test_repeated_kills_then_resume_equal_an_uninterrupted_build(
             kills += 1
         p.wait(timeout=60)
     assert kills >= 10
+    _kill_strays(tmp_path / "prefect-home")  # a SIGKILLed CLI orphans the Prefect server it started
     for folder, orchestrator in ((out, "local"), (fresh, "prefect")):
         r = subprocess.run(
             _cmd(theme, folder, "--orchestrator", orchestrator),
