@@ -159,18 +159,18 @@ def phase_breakdown(theme: Theme, w: World, clips: list[Clip], root: Path) -> di
     missing = [f"{getattr(o, '__name__', o)}.{a}" for o, a, n in targets if not timer.patch(o, a, n)]
     try:
         render._init_worker(theme.model_dump_json(), w.model_dump_json(), str(run.root))
-        t0 = time.perf_counter()
-        for c in clips:
-            render._render_clip(c.model_dump_json())
-        render_s = time.perf_counter() - t0
+        with timed(None, "") as t_r:
+            for c in clips:
+                render._render_clip(c.model_dump_json())
+        render_s = t_r.wall_s
     finally:
         timer.restore()
     base = ExclusiveTimer()
     base.patch(ffmpeg_mod, "probe", "baseline: probe output")
     try:
-        t0 = time.perf_counter()
-        run_baseline(run, theme, clips, root / "baseline", workers=1)
-        base_s = time.perf_counter() - t0
+        with timed(None, "") as t_b:
+            run_baseline(run, theme, clips, root / "baseline", workers=1)
+        base_s = t_b.wall_s
     finally:
         base.restore()
     parts = {k: round(v, 3) for k, v in sorted(timer.totals.items(), key=lambda kv: -kv[1])}
@@ -182,6 +182,10 @@ def phase_breakdown(theme: Theme, w: World, clips: list[Clip], root: Path) -> di
         "baseline_s": round(base_s, 3),
         "baseline_probe_s": round(base.totals.get("baseline: probe output", 0.0), 3),
         "ratio": round(render_s / base_s, 3) if base_s else None,
+        # CPU seconds: python = this process, ffmpeg = its children (every encode and probe)
+        "render_cpu_s": {"python": round(t_r.cpu_self_s, 2), "ffmpeg": round(t_r.cpu_children_s, 2)},
+        "baseline_cpu_s": {"python": round(t_b.cpu_self_s, 2), "ffmpeg": round(t_b.cpu_children_s, 2)},
+        "foreign_cpu_s": round(t_r.foreign_cpu_s + t_b.foreign_cpu_s, 1),
         "parts_s": parts,
         "parts_share": {k: round(v / render_s, 3) for k, v in parts.items()} if render_s else {},
         "calls": dict(timer.counts),
