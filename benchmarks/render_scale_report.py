@@ -133,6 +133,16 @@ def print_table(r: dict[str, Any]) -> None:
                 "",
             )
         )
+        rc, bc = pb.get("render_cpu_s"), pb.get("baseline_cpu_s")
+        if rc and bc:
+            rows.append(
+                (
+                    "  cpu-s",
+                    f"render: python {rc['python']:.1f} + ffmpeg {rc['ffmpeg']:.1f}; "
+                    f"baseline: python {bc['python']:.1f} + ffmpeg {bc['ffmpeg']:.1f}",
+                    "",
+                )
+            )
         for k, v in pb["parts_s"].items():
             rows.append((f"  {k}", f"{v:.2f} s ({pb['parts_share'][k] * 100:.0f}%)", ""))
     w0 = max(len(a) for a, _, _ in rows)
