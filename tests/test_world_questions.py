@@ -10,7 +10,9 @@ from mnemoforge.generators.questions.icm import generate_icm
 from mnemoforge.generators.world import plan_world
 from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.observations import Channel
+from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
+from mnemoforge.validators.gate_runner import ALL_GATES, run_all_gates
 from mnemoforge.validators.gates import (
     CategoryRules,
     CutoffValid,
@@ -20,7 +22,6 @@ from mnemoforge.validators.gates import (
     UniqueQuestion,
     funnel,
     kept_ids,
-    run_gates,
 )
 from mnemoforge.validators.solver import solve
 
@@ -223,11 +224,12 @@ def test_rejects_are_kept_and_counted_in_the_funnel(built) -> None:
     bad = qs[0].model_copy(update={"id": "icm_recall_bad", "answer": "Nobody"})
     dup = qs[1].model_copy(update={"id": "zzz_dup"})
     items = [*qs, bad, dup]
-    verdicts = run_gates(items, GateContext(world, {o.id: o for o in obs}))
-    assert len(verdicts) == len(items) * 5  # every gate gives every item a verdict
+    no_panels = GateSpec(panels={})  # the exact gates decide; panel gates say "not applicable"
+    verdicts = run_all_gates(items, GateContext(world, {o.id: o for o in obs}), no_panels).verdicts
+    assert len(verdicts) == len(items) * len(ALL_GATES)  # every gate gives every item a verdict
     kept = kept_ids(verdicts)
     assert "icm_recall_bad" not in kept and "zzz_dup" not in kept and len(kept) == len(qs)
-    f = funnel(items, verdicts)
+    f = funnel(items, verdicts, ALL_GATES)
     assert f["candidates"] == len(qs) + 2 and f["kept"] == len(qs)
     stages = {s["gate"]: s for s in f["stages"]}
     assert stages["symbolic_rederive"]["rejected"] == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -149,22 +148,14 @@ DEFAULT_GATES: list[Gate] = [
 ]
 
 
-def run_gates(questions: list[Question], ctx: GateContext, gates: list[Gate] | None = None) -> list[Verdict]:
-    """All gates on all candidates (a reject does not hide later gates' verdicts)."""
-    gates = DEFAULT_GATES if gates is None else gates
-    ctx = dataclasses.replace(ctx, questions=questions)
-    return [g.check(q, ctx) for q in questions for g in gates]
-
-
 def kept_ids(verdicts: list[Verdict]) -> set[str]:
     items = {v.item for v in verdicts}
     rejected = {v.item for v in verdicts if not v.keep}
     return items - rejected
 
 
-def funnel(questions: list[Question], verdicts: list[Verdict], gates: list[Gate] | None = None) -> dict:
-    """Candidates → kept after each gate in order, with reject reasons counted."""
-    gates = DEFAULT_GATES if gates is None else gates
+def funnel(questions: list[Question], verdicts: list[Verdict], gates: list[Gate]) -> dict:
+    """Candidates → kept after each gate in ``gates`` order, with reject reasons counted."""
     alive = {q.id for q in questions}
     stages = []
     by_gate: dict[str, list[Verdict]] = {}
