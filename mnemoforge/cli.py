@@ -14,8 +14,8 @@ from mnemoforge.theme_io import DEFAULT_THEME, ThemeError, load_theme
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 theme_app = typer.Typer(no_args_is_help=True, help="Check or create theme files.")
 app.add_typer(theme_app, name="theme")
-console = Console(stderr=True)
-out = Console()
+console = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True)
 
 
 def _fail(msg: str, code: int = 2) -> None:

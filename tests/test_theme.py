@@ -88,6 +88,17 @@ def test_cli_theme_check_reports_without_traceback(tmp_path: Path) -> None:
     assert ok.exit_code == 0 and "6 people" in ok.output
 
 
+def test_cli_output_is_not_wrapped_on_long_paths(tmp_path: Path) -> None:
+    """A long checkout path must not make rich break the summary line (CI runs under /check/...)."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    p = deep / "life_album.yaml"
+    p.write_text(DEFAULT_THEME.read_text())
+    ok = CliRunner().invoke(app, ["theme", "check", str(p)])
+    assert ok.exit_code == 0
+    assert ok.output.count("\n") == 1 and "6 people, 8 places" in ok.output
+
+
 def test_theme_new_writes_a_commented_valid_theme(tmp_path: Path) -> None:
     dest = tmp_path / "mine.yaml"
     r = CliRunner().invoke(app, ["theme", "new", "my_album", "--dest", str(dest)])
