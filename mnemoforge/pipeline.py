@@ -15,9 +15,7 @@ from pathlib import Path
 from mnemoforge import __version__, faults
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators import album, album_check, captions, render
-from mnemoforge.generators import world as world_mod
-from mnemoforge.generators.questions import common, icm, options, programs
+from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
 from mnemoforge.schemas.episodes import Clip
@@ -34,12 +32,9 @@ from mnemoforge.theme_io import load_theme
 from mnemoforge.validators import gate_runner, panel_gates
 from mnemoforge.validators import gates as gates_mod
 
-# modules whose source is part of each stage's cache key
+# modules whose source is part of each stage's cache key (besides the family's own)
 STAGE_SOURCES = {
-    "plan": (world_mod,),
-    "episodes": (album, album_check, captions),
-    "render": (render,),
-    "questions": (icm, common, programs, options, paraphrase_mod),
+    "questions": (paraphrase_mod,),
     "gates": (gates_mod, panel_gates, gate_runner),
 }
 STAGE_VERSIONS = {"plan": "1", "episodes": "1", "render": "1", "questions": "1", "gates": "1"}
@@ -64,6 +59,10 @@ class BuildContext:
         self.theme_bytes = Path(self.theme_path).read_bytes()
 
     @property
+    def family(self) -> Family:
+        return get_family(self.theme.family)
+
+    @property
     def theme_sha(self) -> str:
         return sha256_bytes(self.theme_bytes)
 
@@ -81,10 +80,12 @@ class BuildContext:
 
     def key(self, stage: str) -> str:
         """Cache key: theme content, seed, code version, and each stage's version and source so far."""
-        parts: list[object] = [self.theme_sha, self.seed, __version__]
+        parts: list[object] = [self.theme_sha, self.seed, __version__, self.theme.family]
+        fam = self.family.stage_modules
         for s in STAGES[: STAGES.index(stage) + 1]:
-            if s in STAGE_SOURCES:
-                parts += [s, STAGE_VERSIONS[s], source_hash(*STAGE_SOURCES[s])]
+            mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))
+            if s in STAGE_VERSIONS:
+                parts += [s, STAGE_VERSIONS[s], source_hash(*mods)]
         if STAGES.index(stage) >= STAGES.index("questions"):
             parts.append(
                 prompts_hash(self.theme)
@@ -116,6 +117,7 @@ def load_world(run: RunLayout) -> World:
 
 
 def load_clips(run: RunLayout) -> list[Clip]:
+    """The album's clips (icm family only)."""
     return [Clip.model_validate(r) for r in read_jsonl(run.clips)]
 
 
@@ -135,8 +137,7 @@ def stage_plan(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        w = world_mod.plan_world(ctx.theme, ctx.seed, ctx.theme.album.clips - 1)
-        return [atomic.write_json(run.world, w)]
+        return [atomic.write_json(run.world, ctx.family.plan(ctx.theme, ctx.seed))]
 
     return run_stage(run, "plan", ctx.key("plan"), work)[1]
 
@@ -145,13 +146,7 @@ def stage_episodes(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        w = load_world(run)
-        clips, obs = album.plan_album(ctx.theme, w)
-        album_check.validate_album(ctx.theme, w, clips)
-        atomic.write_jsonl(run.clips, clips)
-        atomic.write_jsonl(run.observations, obs)
-        atomic.write_jsonl(run.captions, captions.album_captions(w, clips))
-        return [run.clips, run.observations, run.captions]
+        return ctx.family.episodes(ctx.theme, load_world(run), run)
 
     return run_stage(run, "episodes", ctx.key("episodes"), work)[1]
 
@@ -160,13 +155,11 @@ def stage_render(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        def on_clip(done: int, total: int) -> None:
+        def on_item(done: int, total: int) -> None:
             if ctx.progress:
-                ctx.progress("render", f"{done}/{total} clips")
+                ctx.progress("render", f"{done}/{total}")
 
-        return render.render_run(
-            run, ctx.theme, load_world(run), load_clips(run), workers=ctx.workers, on_clip=on_clip
-        )
+        return ctx.family.render(ctx.theme, load_world(run), run, ctx.workers, on_item)
 
     return run_stage(run, "render", ctx.key("render"), work)[1]
 
@@ -175,9 +168,8 @@ def stage_questions(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        w, clips = load_world(run), load_clips(run)
-        counts = ctx.theme.questions.counts()
-        qs = icm.generate_icm(w, load_observations(run), counts, last_order=max(c.index for c in clips))
+        w = load_world(run)
+        qs = ctx.family.questions(ctx.theme, w, run)
         if ctx.theme.text.paraphrase_questions:
             qs = paraphrase_with_model(ctx.theme, w, qs)
         return [atomic.write_jsonl(run.candidates, qs)]
@@ -192,10 +184,16 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     gctx = gates_mod.GateContext(load_world(run), {o.id: o for o in obs}, media_root=run.root)
     previous = load_verdicts(run) if only is not None and run.verdicts.exists() else None
     result = gate_runner.run_all_gates(
-        qs, gctx, ctx.theme.gates, cache_dir=run.root / "gates" / "cache", only=only, previous=previous
+        qs,
+        gctx,
+        ctx.theme.gates,
+        cache_dir=run.root / "gates" / "cache",
+        only=only,
+        previous=previous,
+        family_gates=ctx.family.gates(),
     )
     atomic.write_jsonl(run.verdicts, result.verdicts)
-    atomic.write_json(run.funnel, gates_mod.funnel(qs, result.verdicts, gate_runner.ALL_GATES))
+    atomic.write_json(run.funnel, gates_mod.funnel(qs, result.verdicts, result.gates))
     return result
 
 
@@ -236,14 +234,12 @@ def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | Non
         run_id=run.run_id,
         run_root=run.root,
         world=load_world(run),
-        clips=load_clips(run),
         observations=load_observations(run),
         captions=read_jsonl(run.captions),
         questions=load_questions(run),
         verdicts=load_verdicts(run),
         funnel=json.loads(run.funnel.read_text()),
         media=read_jsonl(run.media_index),
-        voice_check=json.loads(run.voice_check.read_text()) if run.voice_check.exists() else None,
     )
     version = version or ctx.theme.version
     dest = release_mod.freeze(contents, ctx.layout.release(ctx.release_name, version), version, notes)

@@ -12,7 +12,7 @@ from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.observations import Channel
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
-from mnemoforge.validators.gate_runner import ALL_GATES, run_all_gates
+from mnemoforge.validators.gate_runner import gates_for, run_all_gates
 from mnemoforge.validators.gates import (
     CategoryRules,
     CutoffValid,
@@ -226,10 +226,10 @@ def test_rejects_are_kept_and_counted_in_the_funnel(built) -> None:
     items = [*qs, bad, dup]
     no_panels = GateSpec(panels={})  # the exact gates decide; panel gates say "not applicable"
     verdicts = run_all_gates(items, GateContext(world, {o.id: o for o in obs}), no_panels).verdicts
-    assert len(verdicts) == len(items) * len(ALL_GATES)  # every gate gives every item a verdict
+    assert len(verdicts) == len(items) * len(gates_for("icm"))  # every gate gives every item a verdict
     kept = kept_ids(verdicts)
     assert "icm_recall_bad" not in kept and "zzz_dup" not in kept and len(kept) == len(qs)
-    f = funnel(items, verdicts, ALL_GATES)
+    f = funnel(items, verdicts, gates_for("icm"))
     assert f["candidates"] == len(qs) + 2 and f["kept"] == len(qs)
     stages = {s["gate"]: s for s in f["stages"]}
     assert stages["symbolic_rederive"]["rejected"] == 1

@@ -27,7 +27,16 @@ FIELDS = {
 }
 
 
-def dataset_card(theme: Theme, stats: dict, configs: dict[str, str], seed: int, code_version: str) -> str:
+def dataset_card(
+    theme: Theme,
+    stats: dict,
+    configs: dict[str, str],
+    seed: int,
+    code_version: str,
+    family_section: str = "",
+    contents_line: str = "",
+) -> str:
+    """The card: shared construction text, the family's own section, contents, fields."""
     size = stats["questions"]["kept"]
     bucket = "n<1K" if size < 1000 else "1K<n<10K" if size < 10_000 else "10K<n<100K"
     meta = {
@@ -62,26 +71,18 @@ rebuild this release byte for byte (see `MANIFEST.json`).
 ## Construction
 
 A seeded World (cast, relations, places, objects, a timeline of {stats["world"]["events"]} events and
-{stats["world"]["facts"]} facts) is planned from the theme. Each event becomes a clip of shots; every shot and
-spoken line is an observation recording which facts it expresses and in which channel (scene,
-pixel, speech, text). Questions are programs executed on the World: answers are computed, and the
-evidence is the set of observations expressing the facts the program read. Quality gates then
-check every candidate and keep their verdicts in `gates/verdicts.jsonl` and `gates/funnel.json`.
+{stats["world"]["facts"]} facts) is planned from the theme (family `{theme.family}`). Every
+observation the agent sees (a shot, a spoken line, a message, an image, a table, a document)
+records which facts it expresses and in which channel (scene, pixel, speech, text). Questions are
+programs executed on the World: answers are computed, and the evidence is the set of observations
+expressing the facts the program read. Quality gates then check every candidate and keep their
+verdicts in `gates/verdicts.jsonl` and `gates/funnel.json`.
 
-Clip 0 is a calibration clip in which each person faces the camera and says their name; it is
-never used as evidence. Recall and Retrieval questions may use clips up to their `cutoff` (the
-latest accessible clip, 5–20 clips after the last evidence clip); Profile questions use the whole
-album.
-
-`data/*/captions.*` holds one caption-memory record per clip for caption-based baselines: what is
-seen (people described by appearance, never by name), the words spoken without speaker labels,
-audio events, places, objects and time. `media/transcripts/` has timestamped transcripts of each
-clip, speaker-labelled and speakerless (for ASR-only controls).
+{family_section}
 
 ## Contents
 
-- {stats["clips"]["count"]} clips ({stats["clips"]["minutes"]:.1f} minutes, {stats["clips"]["shots"]} shots),
-  {stats["world"]["people"]} recurring people
+- {contents_line}, {stats["world"]["people"]} recurring people
 - {size} questions kept of {stats["questions"]["candidates"]} candidates
 - media: {media.get("files", 0)} files
 

@@ -177,8 +177,16 @@ def push_release(
     total = sum(f.bytes for f in plan)
     endpoint = (endpoint or os.environ.get("HF_ENDPOINT") or "").rstrip("/") or None
     result = PushResult(
-        repo_id, "", None, plan, total, commit_message=message, revision=revision,
-        private=private, dry_run=dry_run, endpoint=endpoint,
+        repo_id,
+        "",
+        None,
+        plan,
+        total,
+        commit_message=message,
+        revision=revision,
+        private=private,
+        dry_run=dry_run,
+        endpoint=endpoint,
     )
     if dry_run:
         return result

@@ -8,12 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemoforge import __version__, faults
-from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
+from mnemoforge.generators.families import ReleaseInput, get_family
 from mnemoforge.hashing import canonical_json, sha256_bytes, sha256_file
 from mnemoforge.schemas import EXPORTED
-from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import FileEntry, ReleaseManifest
@@ -37,23 +36,22 @@ class RunContents:
     run_id: str
     run_root: Path
     world: World
-    clips: list[Clip]
     observations: list[Observation]
     captions: list[dict]
     questions: list[Question]
     verdicts: list[Verdict]
     funnel: dict
     media: list[dict]
-    voice_check: dict | None
+
+    def family_input(self, kept: list[Question]) -> ReleaseInput:
+        return ReleaseInput(self.theme, self.world, self.run_root, self.observations, kept, self.media)
 
 
 def statistics(c: RunContents, kept: list[Question]) -> dict:
     by_cat: dict[str, int] = {}
     for q in kept:
         by_cat[q.category] = by_cat.get(q.category, 0) + 1
-    seconds = sum(cl.duration_s for cl in c.clips)
-    ev = [len(q.evidence_clips) for q in kept]
-    stats = {
+    stats: dict = {
         "world": {
             "people": len(c.world.people),
             "events": len(c.world.events),
@@ -61,19 +59,11 @@ def statistics(c: RunContents, kept: list[Question]) -> dict:
             "places": len(c.world.places),
             "objects": len(c.world.objects),
         },
-        "clips": {
-            "count": len(c.clips),
-            "shots": sum(len(cl.shots) for cl in c.clips),
-            "seconds": seconds,
-            "minutes": round(seconds / 60, 3),
-            "lines": sum(len(s.dialogue) for cl in c.clips for s in cl.shots),
-        },
         "observations": len(c.observations),
         "questions": {
             "candidates": len(c.questions),
             "kept": len(kept),
             "by_category": dict(sorted(by_cat.items())),
-            "mean_evidence_clips": round(sum(ev) / len(ev), 3) if ev else 0.0,
         },
         "media": {
             "files": len(c.media),
@@ -81,8 +71,9 @@ def statistics(c: RunContents, kept: list[Question]) -> dict:
             "by_kind": _count(m["kind"] for m in c.media),
         },
     }
-    if c.voice_check is not None:
-        stats["voice_distinguishability"] = c.voice_check
+    fam = get_family(c.theme.family).statistics(c.family_input(kept))
+    stats["questions"] |= fam.pop("questions", {})
+    stats |= fam
     return stats
 
 
@@ -106,7 +97,7 @@ def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> s
     reproducible byte for byte)."""
     cats = ", ".join(f"{n} {cat}" for cat, n in stats["questions"]["by_category"].items())
     theme_sha = sha256_bytes(c.theme_bytes)[:16]
-    clips, q = stats["clips"], stats["questions"]
+    q = stats["questions"]
     lines = [
         "# Changelog",
         "",
@@ -114,8 +105,7 @@ def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> s
         "",
         f"- Built from theme `{c.theme.name}` (sha256 {theme_sha}…), seed {c.world.seed}, "
         f"mnemoforge {__version__}.",
-        f"- {clips['count']} clips ({clips['minutes']:.1f} min), {clips['shots']} shots, "
-        f"{stats['world']['people']} people.",
+        f"- {get_family(c.theme.family).contents_line(stats)}, {stats['world']['people']} people.",
         f"- {q['kept']} questions kept of {q['candidates']} candidates: {cats}.",
     ]
     if notes:
@@ -132,8 +122,6 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
     write_jsonl_and_parquet(
         q_rows, root / f"data/{fam}/questions.jsonl", root / f"data/{fam}/questions.parquet"
     )
-    clip_rows = [cl.model_dump(mode="json") | {"video": f"media/clips/{cl.id}.mp4"} for cl in c.clips]
-    write_jsonl_and_parquet(clip_rows, root / f"data/{fam}/clips.jsonl", root / f"data/{fam}/clips.parquet")
     obs_rows = [o.model_dump(mode="json") for o in c.observations]
     write_jsonl_and_parquet(
         obs_rows, root / f"data/{fam}/observations.jsonl", root / f"data/{fam}/observations.parquet"
@@ -161,19 +149,25 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
     for m in c.media:
         _link_or_copy(c.run_root / m["path"], root / m["path"])
     atomic.write_jsonl(root / "media/index.jsonl", c.media)
-    media_tables.write_shots(c.clips, root, root / f"data/{fam}/shots.parquet")
-    media_tables.write_speech(c.clips, root / f"data/{fam}/speech.parquet")
-    stats = statistics(c, kept)
-    atomic.write_json(root / "dataset_statistics.json", stats)
+    family = get_family(fam)
     configs = {
         f"{fam}_questions": f"data/{fam}/questions.parquet",
-        f"{fam}_clips": f"data/{fam}/clips.parquet",
         f"{fam}_observations": f"data/{fam}/observations.parquet",
         f"{fam}_captions": f"data/{fam}/captions.parquet",
-        f"{fam}_shots": f"data/{fam}/shots.parquet",
-        f"{fam}_speech": f"data/{fam}/speech.parquet",
     }
-    atomic.write_text(root / "README.md", dataset_card(c.theme, stats, configs, c.world.seed, __version__))
+    configs |= family.release_tables(c.family_input(kept), root)
+    stats = statistics(c, kept)
+    atomic.write_json(root / "dataset_statistics.json", stats)
+    card = dataset_card(
+        c.theme,
+        stats,
+        configs,
+        c.world.seed,
+        __version__,
+        family.card_section(stats),
+        family.contents_line(stats),
+    )
+    atomic.write_text(root / "README.md", card)
     atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))
     files = sorted(p for p in root.rglob("*") if p.is_file())
     entries = {
@@ -195,10 +189,10 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         counts={
             "questions": len(kept),
             "rejected": len(rejected),
-            "clips": len(c.clips),
             "observations": len(c.observations),
             "media_files": len(c.media),
-        },
+        }
+        | family.counts(stats),
         files=dict(sorted(entries.items())),
     )
     atomic.write_text(root / MANIFEST, canonical_json(manifest, indent=2) + "\n")

@@ -81,9 +81,10 @@ def build(theme_path: str, seed: int, outputs: str, workers: int = 2) -> str:
     ctx = BuildContext(Path(theme_path), Path(outputs), seed, workers)
     prepare(ctx)
 
+    sharded = ctx.theme.family == "icm"  # album clips render as shards; other families in one task
     for name, _ in STAGE_FUNCS:
         fresh = is_fresh(ctx.run, name, ctx.key(name))
-        if name == "render" and not fresh:
+        if name == "render" and sharded and not fresh:
             shards = render.shard_clips(load_clips(ctx.run), workers)
             futures = [render_shard_task.submit(ctx, [c.id for c in shard]) for shard in shards]
             rows = []
@@ -93,7 +94,7 @@ def build(theme_path: str, seed: int, outputs: str, workers: int = 2) -> str:
             state = render_finish_task.with_options(refresh_cache=True)(
                 ctx, "render", rows, return_state=True
             )
-        elif name == "render":
+        elif name == "render" and sharded:
             state = render_finish_task(ctx, "render", [], return_state=True)
         else:
             state = stage_task.with_options(name=name, refresh_cache=not fresh)(ctx, name, return_state=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import Field
 
@@ -20,9 +21,16 @@ class Channel(StrEnum):
     caption = "caption"
 
 
+Granularity = Literal["X1", "X2", "X3", "X4"]
+
+
 class Expression(Record):
+    """A fact carried by an observation, in a channel; images also say at which visual
+    granularity (MemEye's X1 scene, X2 region, X3 instance, X4 pixel)."""
+
     fact: str
     channel: Channel
+    granularity: Granularity | None = None
 
 
 class Observation(Record):

@@ -40,6 +40,16 @@ class Question(Record):
     evidence: list[str] = Field(description="observation ids")
     evidence_clips: list[str] = Field(default_factory=list)
     evidence_shots: list[str] = Field(default_factory=list)
+    evidence_sources: list[str] = Field(
+        default_factory=list, description="sources (smm) or sessions (memeye) holding the evidence"
+    )
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="family taxonomy, e.g. {'x': 'X4', 'y': 'Y3'} or {'task': ...}"
+    )
+    structured_answer: list[dict[str, Any]] | None = Field(
+        default=None, description="function calling: [{'step': 1, 'calls': [{'name', 'arguments'}]}]"
+    )
+    question_media: list[str] = Field(default_factory=list, description="images shown with the question")
     facts_read: list[str]
     cutoff: int | None = Field(description="latest accessible episode order; None = full timeline")
     program: Program

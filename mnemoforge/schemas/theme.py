@@ -12,6 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from mnemoforge.schemas.memeye import MemEyeSpec
+from mnemoforge.schemas.smm import SmmSpec
+
 ID_RE = r"^[a-z][a-z0-9_]*$"
 HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -266,7 +269,9 @@ class Theme(Strict):
     description: str = ""
     version: str = Field(default="0.1.0", pattern=r"^\d+\.\d+\.\d+$")
     license: str = "cc-by-4.0"
-    family: Literal["icm"] = "icm"
+    family: Literal["icm", "smm", "memeye"] = Field(
+        default="icm", description="icm: identity-centric video; smm: source-distributed; memeye: visual"
+    )
     protagonist: str | None = None
     start: dt.date
     end: dt.date
@@ -275,8 +280,10 @@ class Theme(Strict):
     relations: list[RelationSpec] = Field(default_factory=list)
     places: list[PlaceSpec] = Field(min_length=1)
     objects: list[ObjectSpec] = Field(default_factory=list)
-    activities: list[ActivitySpec] = Field(min_length=1)
+    activities: list[ActivitySpec] = Field(default_factory=list, description="required for icm")
     album: AlbumSpec = Field(default_factory=AlbumSpec)
+    smm: SmmSpec | None = Field(default=None, description="required for family smm")
+    memeye: MemEyeSpec | None = Field(default=None, description="required for family memeye")
     render: RenderSpec = Field(default_factory=RenderSpec)
     gates: GateSpec = Field(default_factory=GateSpec)
     text: TextSpec = Field(default_factory=TextSpec)
@@ -286,6 +293,12 @@ class Theme(Strict):
     def _referential_integrity(self) -> Theme:
         if self.end <= self.start:
             raise ValueError(f"end: {self.end} must be after start ({self.start})")
+        if self.family == "icm" and not self.activities:
+            raise ValueError("activities: at least one activity is required for family icm")
+        for fam in ("smm", "memeye"):
+            if (getattr(self, fam) is None) == (self.family == fam):
+                need = "required" if self.family == fam else f"only allowed with family {fam}"
+                raise ValueError(f"{fam}: section {need} (family is {self.family!r})")
         people = _unique("cast", [p.id for p in self.cast])
         places = _unique("places", [p.id for p in self.places])
         objects = _unique("objects", [o.id for o in self.objects])
@@ -312,6 +325,9 @@ class Theme(Strict):
                 raise ValueError(
                     f"activities.{i}.min_people: more than the {len(self.cast)} people in the cast"
                 )
+        section = self.smm or self.memeye
+        if section is not None:
+            section.check(self)
         return self
 
     def person(self, pid: str) -> PersonSpec:

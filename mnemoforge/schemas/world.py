@@ -66,6 +66,15 @@ class WorldObject(Record):
     label: str | None = None
 
 
+class Entity(Record):
+    """A named thing of a non-album family: a project, meeting, trip, document, room, product."""
+
+    id: str
+    name: str
+    kind: str
+    attrs: dict[str, str] = Field(default_factory=dict)
+
+
 class Event(Record):
     """One dated happening on the timeline; clips are planned from events."""
 
@@ -93,6 +102,10 @@ FactKind = Literal[
     "preference",
     "chose",
     "name",
+    "attribute",
+    "state",
+    "member",
+    "prefers",
 ]
 
 
@@ -101,6 +114,11 @@ class Fact(Record):
 
     ``value`` carries an attribute: the chosen item of a ``chose`` fact (object = preference key),
     or how the subject refers to the object in a ``relation`` fact ("wife", "manager").
+
+    Kinds used by the other families: ``attribute`` (subject entity, object = key, value; a later
+    ``at`` for the same subject and key is an update that overrides it), ``state`` (a visual
+    state of an entity at a time, same shape), ``member`` (subject person belongs to / attends
+    object entity), ``prefers`` (subject person, object = preference key, value).
     """
 
     id: str
@@ -124,6 +142,7 @@ class World(Record):
     objects: list[WorldObject]
     events: list[Event]
     facts: list[Fact]
+    entities: list[Entity] = Field(default_factory=list)
 
     def person(self, pid: str) -> Person:
         return _index(self.people, pid)
@@ -136,6 +155,12 @@ class World(Record):
 
     def event(self, eid: str) -> Event:
         return _index(self.events, eid)
+
+    def entity(self, eid: str) -> Entity:
+        return _index(self.entities, eid)
+
+    def fact(self, fid: str) -> Fact:
+        return _index(self.facts, fid)
 
 
 def _index(items: list, key: str):  # type: ignore[no-untyped-def]

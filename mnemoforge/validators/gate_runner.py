@@ -19,15 +19,35 @@ from mnemoforge.store import atomic
 from mnemoforge.validators.answerers.panel import Panel
 from mnemoforge.validators.answerers.protocol import Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
-from mnemoforge.validators.gates import DEFAULT_GATES, Gate, GateContext
+from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQuestion
 from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance
 
-ALL_GATES: list[Gate] = [*DEFAULT_GATES, *PANEL_GATES, AnswerBalance()]
 FAMILY_LEVEL = {"unique_question", "answer_balance"}
 
 
-def gate_names() -> list[str]:
-    return [g.name for g in ALL_GATES]
+def gate_list(family_gates: list[Gate]) -> list[Gate]:
+    """Gate order: shared exact gates, the family's own gates, uniqueness, panel gates, balance."""
+    return [*EXACT_GATES, *family_gates, UniqueQuestion(), *PANEL_GATES, AnswerBalance()]
+
+
+def gates_for(family: str) -> list[Gate]:
+    """Every gate a family's candidates pass through, in order."""
+    from mnemoforge.generators.families import get_family
+
+    return gate_list(get_family(family).gates())
+
+
+def gate_names(family: str | None = None) -> list[str]:
+    """Gate names of one family, or of every family when ``family`` is None."""
+    from mnemoforge.generators.families import FAMILIES
+
+    names: list[str] = []
+    for fam in [family] if family else sorted(FAMILIES):
+        try:
+            names += [g.name for g in gates_for(fam) if g.name not in names]
+        except ModuleNotFoundError:  # a family package not installed in this checkout
+            continue
+    return names
 
 
 def build_answerers(spec: GateSpec) -> dict[str, Answerer]:
@@ -54,6 +74,7 @@ def cache_identity(answerer: Answerer, config: dict, mcq: bool) -> str:
 @dataclass
 class GateRun:
     verdicts: list[Verdict]
+    gates: list[Gate] = field(default_factory=list)
     computed: dict[str, int] = field(default_factory=dict)
     cached: dict[str, int] = field(default_factory=dict)
 
@@ -85,11 +106,18 @@ def run_all_gates(
     cache_dir: Path | None = None,
     only: set[str] | None = None,
     previous: list[Verdict] | None = None,
+    family_gates: list[Gate] | None = None,
 ) -> GateRun:
     """Every gate on every candidate (verdicts in gate order, then item order).
 
-    With ``only``, the other gates' verdicts are taken from ``previous`` instead of recomputed.
+    ``family_gates`` defaults to the gates of the candidates' family. With ``only``, the other
+    gates' verdicts are taken from ``previous`` instead of recomputed.
     """
+    if family_gates is None:
+        from mnemoforge.generators.families import get_family
+
+        family_gates = get_family(questions[0].family).gates() if questions else []
+    gates = gate_list(family_gates)
     answerers = build_answerers(spec)
     panels = {g: Panel([answerers[m] for m in ms], rule=spec.rule) for g, ms in spec.panels.items() if ms}
     panel_ids = {
@@ -105,8 +133,8 @@ def run_all_gates(
     }
     old = {(v.gate, v.item): v for v in previous or []}
     cache = VerdictCache(cache_dir)
-    run = GateRun([])
-    for gate in ALL_GATES:
+    run = GateRun([], gates)
+    for gate in gates:
         if only is not None and gate.name not in only and all((gate.name, q.id) in old for q in questions):
             run.verdicts += [old[(gate.name, q.id)] for q in questions]
             continue

@@ -139,13 +139,8 @@ class CategoryRules:
         return verdict(self, q, True, f"{len(clips)} evidence clips", clips=len(clips))
 
 
-DEFAULT_GATES: list[Gate] = [
-    EvidenceResolves(),
-    CutoffValid(),
-    SymbolicRederive(),
-    CategoryRules(),
-    UniqueQuestion(),
-]
+# exact gates every family runs first (family gates follow, see gate_runner.gate_list)
+EXACT_GATES: list[Gate] = [EvidenceResolves(), CutoffValid(), SymbolicRederive()]
 
 
 def kept_ids(verdicts: list[Verdict]) -> set[str]:

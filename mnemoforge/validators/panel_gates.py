@@ -147,7 +147,7 @@ class MinimalCaption(_PanelGate):
         if panel is None:
             return verdict(self, q, True, "not applicable (no panel configured)")
         ev = _evidence(q, ctx)
-        texts = {o.id: minimal_caption(o) for o in ev if o.kind == "shot"}
+        texts = {o.id: minimal_caption(o) for o in ev if o.kind == "shot" or _has_image(o)}
         obs = [_restricted(o, TEXTUAL) for o in ev]
         em, _ = _score(panel, q, _context(q, ctx, obs, texts=texts, images=False))
         if em >= 1.0 and claims_visual(q, ev):
@@ -161,9 +161,18 @@ class MinimalCaption(_PanelGate):
         return verdict(self, q, True, "minimal captions do not give the answer", rotation_em=em)
 
 
+def _has_image(o: Observation) -> bool:
+    return any(m.lower().endswith((".png", ".jpg", ".jpeg", ".webp")) for m in o.media)
+
+
 def minimal_caption(o: Observation) -> str:
-    n = len(o.people)
-    return f"a photo of {n} {'person' if n == 1 else 'people'}"
+    """The observation with its image replaced by a very short generic caption: a shot's head
+    count, or the image's kind ('room photo') after the message text that came with it."""
+    if o.kind == "shot":
+        n = len(o.people)
+        return f"a photo of {n} {'person' if n == 1 else 'people'}"
+    tag = f"[image: {o.kind.replace('_', ' ')}]"
+    return f"{o.content} {tag}" if o.content else tag
 
 
 class Oracle(_PanelGate):

@@ -24,6 +24,7 @@ class Lexicon:
         self.names = {p.id: p.name for p in world.people}
         self.names |= {p.id: p.name for p in world.places}
         self.names |= {o.id: o.name for o in world.objects}
+        self.names |= {e.id: e.name for e in world.entities}
 
     def name(self, entity: str) -> str:
         return self.names[entity]
@@ -76,6 +77,10 @@ def program(fn: Program) -> Program:
 
 
 def run_program(name: str, view: FactView, args: dict[str, Any]) -> str:
+    if name not in PROGRAMS:
+        from mnemoforge.generators.families import import_program_modules
+
+        import_program_modules()  # other families register their programs on import
     if name not in PROGRAMS:
         raise KeyError(f"unknown program {name!r}; known: {sorted(PROGRAMS)}")
     return PROGRAMS[name](view, args)

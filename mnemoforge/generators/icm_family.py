@@ -1,0 +1,120 @@
+"""The identity-centric video family (ICM-Bench) as a ``Family`` plugin: an album of clips."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from mnemoforge.exporters import media_tables
+from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.generators import album, album_check, captions, render
+from mnemoforge.generators import world as world_mod
+from mnemoforge.generators.families import OnProgress, ReleaseInput
+from mnemoforge.generators.questions import common, icm, options, programs
+from mnemoforge.schemas.episodes import Clip
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import World
+from mnemoforge.store import atomic
+from mnemoforge.store.layout import RunLayout
+from mnemoforge.validators import gates as gates_mod
+
+CARD = """Clip 0 is a calibration clip in which each person faces the camera and says their name; it is
+never used as evidence. Recall and Retrieval questions may use clips up to their `cutoff` (the
+latest accessible clip, 5–20 clips after the last evidence clip); Profile questions use the whole
+album.
+
+`data/*/captions.*` holds one caption-memory record per clip for caption-based baselines: what is
+seen (people described by appearance, never by name), the words spoken without speaker labels,
+audio events, places, objects and time. `media/transcripts/` has timestamped transcripts of each
+clip, speaker-labelled and speakerless (for ASR-only controls)."""
+
+
+def load_clips(run_root: Path) -> list[Clip]:
+    return [Clip.model_validate(r) for r in read_jsonl(RunLayout(run_root).clips)]
+
+
+class IcmFamily:
+    name = "icm"
+    stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
+        "plan": (world_mod,),
+        "episodes": (album, album_check, captions),
+        "render": (render,),
+        "questions": (icm, common, programs, options),
+    }
+
+    def plan(self, theme: Theme, seed: int) -> World:
+        return world_mod.plan_world(theme, seed, theme.album.clips - 1)
+
+    def episodes(self, theme: Theme, world: World, run: RunLayout) -> list[Path]:
+        clips, obs = album.plan_album(theme, world)
+        album_check.validate_album(theme, world, clips)
+        atomic.write_jsonl(run.clips, clips)
+        atomic.write_jsonl(run.observations, obs)
+        atomic.write_jsonl(run.captions, captions.album_captions(world, clips))
+        return [run.clips, run.observations, run.captions]
+
+    def render(
+        self, theme: Theme, world: World, run: RunLayout, workers: int, on_progress: OnProgress | None
+    ) -> list[Path]:
+        return render.render_run(
+            run, theme, world, load_clips(run.root), workers=workers, on_clip=on_progress
+        )
+
+    def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
+        from mnemoforge.schemas.observations import Observation
+
+        obs = [Observation.model_validate(r) for r in read_jsonl(run.observations)]
+        last = max(c.index for c in load_clips(run.root))
+        return icm.generate_icm(world, obs, theme.questions.counts(), last_order=last)
+
+    def gates(self) -> list[gates_mod.Gate]:
+        return [gates_mod.CategoryRules()]
+
+    def release_tables(self, data: ReleaseInput, root: Path) -> dict[str, str]:
+        clips = load_clips(data.run_root)
+        rows = [cl.model_dump(mode="json") | {"video": f"media/clips/{cl.id}.mp4"} for cl in clips]
+        write_jsonl_and_parquet(rows, root / "data/icm/clips.jsonl", root / "data/icm/clips.parquet")
+        media_tables.write_shots(clips, root, root / "data/icm/shots.parquet")
+        media_tables.write_speech(clips, root / "data/icm/speech.parquet")
+        return {
+            "icm_clips": "data/icm/clips.parquet",
+            "icm_shots": "data/icm/shots.parquet",
+            "icm_speech": "data/icm/speech.parquet",
+        }
+
+    def statistics(self, data: ReleaseInput) -> dict[str, Any]:
+        clips = load_clips(data.run_root)
+        seconds = sum(cl.duration_s for cl in clips)
+        ev = [len(q.evidence_clips) for q in data.kept]
+        stats: dict[str, Any] = {
+            "clips": {
+                "count": len(clips),
+                "shots": sum(len(cl.shots) for cl in clips),
+                "seconds": seconds,
+                "minutes": round(seconds / 60, 3),
+                "lines": sum(len(s.dialogue) for cl in clips for s in cl.shots),
+            },
+            "questions": {"mean_evidence_clips": round(sum(ev) / len(ev), 3) if ev else 0.0},
+        }
+        vc = RunLayout(data.run_root).voice_check
+        if vc.exists():
+            import json
+
+            stats["voice_distinguishability"] = json.loads(vc.read_text())
+        return stats
+
+    def counts(self, stats: dict[str, Any]) -> dict[str, int]:
+        return {"clips": stats["clips"]["count"]}
+
+    def contents_line(self, stats: dict[str, Any]) -> str:
+        c = stats["clips"]
+        return f"{c['count']} clips ({c['minutes']:.1f} min), {c['shots']} shots"
+
+    def card_section(self, stats: dict[str, Any]) -> str:
+        return CARD
+
+
+FAMILY = IcmFamily()
