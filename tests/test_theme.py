@@ -122,3 +122,34 @@ def test_diffusers_needs_a_model() -> None:
     data = small_theme_data()
     data["render"] = {"image": "diffusers"}
     assert _problems(data) == [("render.image_model", "required when render.image is 'diffusers'")]
+
+
+def test_family_sections_must_match_the_family(tmp_path: Path) -> None:
+    """A family's section is required for that family and refused for the others."""
+    data = small_theme_data()
+    data["family"] = "smm"
+    p = tmp_path / "t.yaml"
+    p.write_text(yaml.safe_dump(data))
+    with pytest.raises(ThemeError) as e:
+        load_theme(p)
+    assert "smm: section required" in str(e.value) and str(p) in str(e.value)
+    data["family"] = "icm"
+    data["memeye"] = {}
+    p.write_text(yaml.safe_dump(data))
+    with pytest.raises(ThemeError) as e:
+        load_theme(p)
+    assert "memeye: section only allowed with family memeye" in str(e.value)
+    del data["memeye"]
+    data["activities"] = []
+    p.write_text(yaml.safe_dump(data))
+    with pytest.raises(ThemeError) as e:
+        load_theme(p)
+    assert "activities: at least one activity is required for family icm" in str(e.value)
+
+
+def test_unknown_family_plugin_is_named() -> None:
+    from mnemoforge.generators.families import get_family
+
+    assert get_family("icm").name == "icm"
+    with pytest.raises(KeyError, match="unknown family 'nope'"):
+        get_family("nope")

@@ -289,16 +289,25 @@ class Theme(Strict):
     text: TextSpec = Field(default_factory=TextSpec)
     questions: QuestionMix = Field(default_factory=QuestionMix)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _family_section(cls, data: Any) -> Any:
+        """A family section belongs to its family only (checked before the section's own fields)."""
+        if isinstance(data, dict):
+            family = data.get("family", "icm")
+            for fam in ("smm", "memeye"):
+                if data.get(fam) is not None and family != fam:
+                    raise ValueError(f"{fam}: section only allowed with family {fam} (family is {family!r})")
+        return data
+
     @model_validator(mode="after")
     def _referential_integrity(self) -> Theme:
         if self.end <= self.start:
             raise ValueError(f"end: {self.end} must be after start ({self.start})")
         if self.family == "icm" and not self.activities:
             raise ValueError("activities: at least one activity is required for family icm")
-        for fam in ("smm", "memeye"):
-            if (getattr(self, fam) is None) == (self.family == fam):
-                need = "required" if self.family == fam else f"only allowed with family {fam}"
-                raise ValueError(f"{fam}: section {need} (family is {self.family!r})")
+        if self.family in ("smm", "memeye") and getattr(self, self.family) is None:
+            raise ValueError(f"{self.family}: section required (family is {self.family!r})")
         people = _unique("cast", [p.id for p in self.cast])
         places = _unique("places", [p.id for p in self.places])
         objects = _unique("objects", [o.id for o in self.objects])
