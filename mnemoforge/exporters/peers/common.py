@@ -105,6 +105,11 @@ def load_release(root: Path) -> ReleaseData:
         raise ExportError(f"{root}: not a release folder (no MANIFEST.json)")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     fam = manifest.get("family", "icm")
+    if fam != "icm":
+        raise ExportError(
+            f"{root}: peer formats are written from album releases (family icm); this release is "
+            f"family {fam!r}, whose tables under data/{fam}/ already are its native format"
+        )
     data = root / "data" / fam
     clip_rows = read_jsonl(data / "clips.jsonl")
     clips = sorted((_model(Clip, r) for r in clip_rows), key=lambda c: c.index)
