@@ -10,6 +10,11 @@ CATEGORY_NAMES = {
     "identity_recall": "Identity Recall (a local event about a person)",
     "cross_episode_retrieval": "Cross-Episode Identity Retrieval",
     "profile_inference": "Long-Term Identity Profile Inference",
+    "single_hop": "Single-hop QA across sources",
+    "multi_hop": "Multi-hop QA across sources",
+    "conflict_resolution": "Conflict resolution (latest / authoritative value)",
+    "preference": "Preference reasoning from scattered behaviour",
+    "function_calling": "Function calling (structured call list)",
 }
 
 FIELDS = {
@@ -19,9 +24,15 @@ FIELDS = {
     "category": "question category (see above)",
     "target_people": "ids of the people the question is about",
     "evidence": "observation ids (shots, spoken lines) expressing the facts the program read",
-    "evidence_clips": "clip ids holding the evidence",
-    "evidence_shots": "shot ids holding visual evidence",
-    "cutoff": "latest accessible clip index (null: the full timeline)",
+    "evidence_clips": "icm: clip ids holding the evidence",
+    "evidence_shots": "icm: shot ids holding visual evidence",
+    "evidence_sources": "smm: source ids holding the evidence; memeye: session ids of the clue rounds",
+    "labels": "family taxonomy: smm `{task}`; memeye `{x, y, scenario}` (X1–X4 granularity, Y1–Y3 depth)",
+    "options": "multiple-choice mirror: option texts, the correct one first (null: open-ended only)",
+    "rotations": "four option orders (indices into `options`) placing the correct option once at each of A–D",
+    "structured_answer": "function calling: `[{step, calls: [{name, arguments}]}]`; `answer` is its JSON",
+    "question_media": "images shown with the question",
+    "cutoff": "latest accessible observation order (clip index for icm; null: the full timeline)",
     "program": "JSON: the program (function and arguments) that computes the answer",
     "lineage": "JSON: template id, seed and hashes of program, world and answer",
 }

@@ -1,22 +1,254 @@
 """Theme section of the source-distributed family (SMMBench): sources, authority, tools, tasks.
 
-Filled in by the SMM family; ``check`` validates references against the rest of the theme.
+A theme with ``family: smm`` declares the **sources** the agent observes (group chats with
+members, one-to-one DMs, a user–assistant chat, a profile-card directory, a spreadsheet, a
+screenshots folder, documents), each with its own purpose and an **authority** level; the
+**entity kinds** of its world (projects, trips, meetings…) with their attributes and value pools;
+**profile** fields and **preference** keys of the cast; the **tools** a function-calling item may
+call; and how many candidates of each **task** to plan. ``check`` validates references against
+the rest of the theme and raises ``ValueError('smm.<path>: …')`` naming the field.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
 
+ID = r"^[a-z][a-z0-9_]*$"
+SourceKind = Literal[
+    "group_chat", "dm", "assistant_chat", "profile_cards", "spreadsheet", "screenshots", "documents"
+]
+CONVERSATIONAL = ("group_chat", "dm", "assistant_chat")
+ValueType = Literal["string", "date", "time", "integer", "person"]
+ArgType = Literal["string", "integer", "number", "boolean", "date", "time", "array"]
+TASKS = ("single_hop", "multi_hop", "conflict_resolution", "preference", "function_calling")
 
-class SmmSpec(BaseModel):
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceSpec(_Strict):
+    """One source object: its own context boundary, purpose, members and authority."""
+
+    id: str = Field(pattern=ID)
+    kind: SourceKind
+    title: str
+    purpose: str = ""
+    members: list[str] = Field(default_factory=list, description="person ids (chats)")
+    authority: int = Field(default=1, ge=0, le=5, description="higher beats lower in a conflict")
+    topics: list[str] = Field(default_factory=list, description="small-talk and work topics of the chat")
+    activity: float = Field(default=1.0, gt=0, le=10, description="relative amount of background talk")
+
+
+class AttributeSpec(_Strict):
+    """An attribute of an entity kind; ``values`` is the pool drawn from (dates come from the timeline)."""
+
+    key: str = Field(pattern=ID)
+    label: str
+    type: ValueType = "string"
+    values: list[str] = Field(default_factory=list)
+    mutable: bool = Field(default=False, description="may be updated later (conflict items)")
+
+
+class EntityKindSpec(_Strict):
+    kind: str = Field(pattern=ID)
+    noun: str = Field(description="how questions call it: 'project', 'customer trip'")
+    membership: Literal["one", "many"] = Field(
+        default="many", description="one: every person belongs to exactly one entity of this kind"
+    )
+    members: tuple[int, int] = (2, 4)
+    attributes: list[AttributeSpec] = Field(min_length=1)
+
+    def attribute(self, key: str) -> AttributeSpec:
+        return next(a for a in self.attributes if a.key == key)
+
+
+class EntitySpec(_Strict):
+    id: str = Field(pattern=ID)
+    kind: str
+    name: str
+
+
+class ProfileFieldSpec(_Strict):
+    """A field of everyone's profile card (office city, phone extension…)."""
+
+    key: str = Field(pattern=ID)
+    label: str
+    values: list[str] = Field(min_length=1)
+
+
+class PreferenceSpec(_Strict):
+    key: str = Field(pattern=ID)
+    noun: str = Field(description="'seat', 'coffee order'")
+    values: list[str] = Field(min_length=4)
+    phrases: list[str] = Field(
+        default_factory=lambda: ["I'll go with {value} again.", "{value} for me, as usual."],
+        description="first-person lines with {value}",
+    )
+    reports: list[str] = Field(
+        default_factory=lambda: [
+            "{name} went for the {value} again.",
+            "{name} picked the {value}, as usual.",
+        ],
+        description="third-person lines with {name} and {value}",
+    )
+
+
+class ToolArgSpec(_Strict):
+    name: str = Field(pattern=ID)
+    type: ArgType
+    required: bool = True
+    default: str | int | float | bool | None = None
+    description: str = ""
+
+
+class ToolSpec(_Strict):
+    name: str = Field(pattern=ID)
+    description: str
+    arguments: list[ToolArgSpec] = Field(min_length=1)
+
+
+class BindingSpec(_Strict):
+    """How a function-calling item fills a tool's arguments from the World.
+
+    Each binding value names where the argument comes from: ``person`` (the person's name),
+    ``profile.<key>``, ``<kind>.<key>`` (the attribute of the person's entity of that kind, its
+    latest value), ``<kind>.name``, or ``<kind>.members`` (sorted member names).
+    """
+
+    tool: str
+    subject: str = Field(description="entity kind the call is about")
+    arguments: dict[str, str]
+
+
+class TaskMix(_Strict):
+    single_hop: int = Field(default=16, ge=0)
+    multi_hop: int = Field(default=16, ge=0)
+    conflict_resolution: int = Field(default=14, ge=0)
+    preference: int = Field(default=10, ge=0)
+    function_calling: int = Field(default=14, ge=0)
+
+    def counts(self) -> dict[str, int]:
+        return {t: getattr(self, t) for t in TASKS}
+
+
+class SmmSpec(_Strict):
     """The ``smm:`` section of a theme."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    sources: list[SourceSpec] = Field(min_length=2)
+    entity_kinds: list[EntityKindSpec] = Field(min_length=1)
+    entities: list[EntitySpec] = Field(min_length=1)
+    profile: list[ProfileFieldSpec] = Field(default_factory=list)
+    preferences: list[PreferenceSpec] = Field(default_factory=list)
+    tools: list[ToolSpec] = Field(default_factory=list)
+    calls: list[BindingSpec] = Field(default_factory=list, description="function-calling item forms")
+    tasks: TaskMix = Field(default_factory=TaskMix)
+    conflict_gap: int = Field(default=6, ge=1, description="rounds between a stale fact and its update")
+    update_days: tuple[int, int] = Field(default=(5, 12), description="days between stale and update")
+    preference_support: int = Field(default=3, ge=2, le=6, description="scattered choices per preference")
+    target_sources_per_question: float = Field(default=2.5, ge=1.0)
+    rounds_per_day: float = Field(default=6.0, gt=0, description="background rounds per day, all sources")
+    paraphrase_turns: bool = Field(
+        default=False, description="reword fact-stating turns with text.backend (validated, else kept)"
+    )
+
+    @model_validator(mode="after")
+    def _local(self) -> SmmSpec:
+        # paths are relative to the section (pydantic puts this error under ``smm``)
+        for name, ids in (
+            ("sources", [s.id for s in self.sources]),
+            ("entity_kinds", [k.kind for k in self.entity_kinds]),
+            ("entities", [e.id for e in self.entities]),
+            ("tools", [t.name for t in self.tools]),
+        ):
+            for i, x in enumerate(ids):
+                if x in ids[:i]:
+                    raise ValueError(f"{name}.{i}: duplicate id {x!r}")
+        kinds = {k.kind for k in self.entity_kinds}
+        for i, e in enumerate(self.entities):
+            if e.kind not in kinds:
+                raise ValueError(f"entities.{i}.kind: unknown entity kind {e.kind!r}")
+        for i, k in enumerate(self.entity_kinds):
+            lo, hi = k.members
+            if not 1 <= lo <= hi:
+                raise ValueError(f"entity_kinds.{i}.members: expected 1 <= lo <= hi, got {k.members}")
+            for j, a in enumerate(k.attributes):
+                if a.type in ("string", "time", "integer") and len(a.values) < 4:
+                    raise ValueError(
+                        f"entity_kinds.{i}.attributes.{j}.values: need >= 4 values for a {a.type}"
+                    )
+                if a.type == "integer" and not all(v.lstrip("-").isdigit() for v in a.values):
+                    raise ValueError(f"entity_kinds.{i}.attributes.{j}.values: not all integers")
+        for i, t in enumerate(self.tools):
+            names = [a.name for a in t.arguments]
+            for j, n in enumerate(names):
+                if n in names[:j]:
+                    raise ValueError(f"tools.{i}.arguments.{j}.name: duplicate argument {n!r}")
+        return self
 
     def check(self, theme: Theme) -> None:
         """Raise ``ValueError('smm.<path>: …')`` for references the section alone cannot check."""
+        people = {p.id for p in theme.cast}
+        for i, s in enumerate(self.sources):
+            for j, m in enumerate(s.members):
+                if m not in people:
+                    raise ValueError(f"smm.sources.{i}.members.{j}: unknown person {m!r}")
+            need = {"group_chat": 3, "dm": 2, "assistant_chat": 1}.get(s.kind, 0)
+            if s.kind == "dm" and len(s.members) != 2:
+                raise ValueError(f"smm.sources.{i}.members: a dm has exactly 2 members, got {len(s.members)}")
+            if len(s.members) < need:
+                raise ValueError(f"smm.sources.{i}.members: a {s.kind} needs at least {need} members")
+        if self.paraphrase_turns and not theme.text.backend:
+            raise ValueError("smm.paraphrase_turns: needs a text.backend")
+        if not any(s.kind in CONVERSATIONAL for s in self.sources):
+            raise ValueError("smm.sources: at least one group_chat, dm or assistant_chat is required")
+        by_kind = {k.kind: k for k in self.entity_kinds}
+        for i, k in enumerate(self.entity_kinds):
+            n = sum(e.kind == k.kind for e in self.entities)
+            if k.membership == "one" and n * k.members[1] < len(theme.cast):
+                raise ValueError(
+                    f"smm.entity_kinds.{i}.members: {n} {k.kind} entities of at most {k.members[1]} "
+                    f"members cannot hold all {len(theme.cast)} people"
+                )
+            for j, a in enumerate(k.attributes):
+                if a.type == "person" and a.values:
+                    raise ValueError(
+                        f"smm.entity_kinds.{i}.attributes.{j}.values: person values come from the cast"
+                    )
+        tools = {t.name: t for t in self.tools}
+        for i, c in enumerate(self.calls):
+            if c.tool not in tools:
+                raise ValueError(f"smm.calls.{i}.tool: unknown tool {c.tool!r}")
+            if c.subject not in by_kind:
+                raise ValueError(f"smm.calls.{i}.subject: unknown entity kind {c.subject!r}")
+            args = {a.name: a for a in tools[c.tool].arguments}
+            for name, src in c.arguments.items():
+                if name not in args:
+                    raise ValueError(f"smm.calls.{i}.arguments.{name}: tool {c.tool!r} has no such argument")
+                _check_binding(f"smm.calls.{i}.arguments.{name}", src, c.subject, by_kind, self.profile)
+            missing = [a.name for a in tools[c.tool].arguments if a.required and a.name not in c.arguments]
+            if missing:
+                raise ValueError(f"smm.calls.{i}.arguments: required arguments {missing} are not bound")
+
+
+def _check_binding(
+    path: str, src: str, subject: str, kinds: dict[str, EntityKindSpec], profile: list[ProfileFieldSpec]
+) -> None:
+    if src == "person":
+        return
+    head, _, key = src.partition(".")
+    if head == "profile":
+        if key not in {f.key for f in profile}:
+            raise ValueError(f"{path}: unknown profile field {key!r}")
+        return
+    if head != subject:
+        raise ValueError(f"{path}: {src!r} must read the call's subject kind {subject!r}, person or profile")
+    if key in ("name", "members"):
+        return
+    if key not in {a.key for a in kinds[head].attributes}:
+        raise ValueError(f"{path}: kind {head!r} has no attribute {key!r}")

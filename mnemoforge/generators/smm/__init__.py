@@ -1,0 +1,1 @@
+"""The source-distributed family (SMMBench): sources, evidence injection, tasks, the concentrated twin."""

@@ -1,0 +1,148 @@
+"""Render the smm attachments (tables, documents, chat and calendar screenshots, profile cards,
+filler items) with the document renderers, and write ``media/index.jsonl``.
+
+Profile cards show the person's procedural face (the same face anchor the other families draw).
+Every image is a pure function of its spec, so re-rendering gives identical bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from mnemoforge.backends.image import documents as docs
+from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.hashing import sha256_bytes
+from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import World
+from mnemoforge.store import atomic
+from mnemoforge.store.layout import RunLayout
+
+ATTACHMENTS = "episodes/smm_attachments.jsonl"
+FILLER_ROWS = {
+    "Launch checklist": [["Press kit", "in review"], ["Pricing page", "done"], ["Support macros", "open"]],
+    "Open risks": [["Load test", "medium"], ["Translations", "low"], ["Legal review", "medium"]],
+    "Weekly status": [["Engineering", "green"], ["Design", "green"], ["Marketing", "amber"]],
+}
+FILLER_DOC = {
+    "Office notice": ["The kitchen on floor 3 is closed for cleaning on Friday.", "Please label your food."],
+    "Expense policy reminder": [
+        "Submit receipts within 30 days.",
+        "- Taxis only after 21:00",
+        "- Keep it reasonable",
+    ],
+    "Team offsite agenda": [
+        "# Morning",
+        "Retro and planning.",
+        "# Afternoon",
+        "Team activity, details to follow.",
+    ],
+    "Weekly update": ["Good progress this week.", "- Beta feedback is positive", "- Hiring continues"],
+}
+
+
+def _png(img: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False, compress_level=6)
+    return buf.getvalue()
+
+
+def _avatar(theme: Theme, person: str) -> Image.Image:
+    from mnemoforge.backends.image.procedural import ProceduralImageBackend
+
+    return ProceduralImageBackend(supersample=1).portrait(theme.person(person).appearance, size=128)
+
+
+def draw(theme: Theme, spec: dict[str, Any]) -> Image.Image:
+    """The image of one attachment spec."""
+    kind = spec["kind"]
+    if kind == "table":
+        return docs.render_table(spec["title"], spec["columns"], spec["rows"])
+    if kind == "document":
+        return docs.render_document_page(spec["title"], spec["blocks"], spec.get("footer"), width=560)
+    if kind == "calendar":
+        entries = [
+            docs.CalendarEntry(dt.date.fromisoformat(e["date"]), e["start"], e["end"], e["title"])
+            for e in spec["entries"]
+        ]
+        return docs.render_calendar_screenshot(
+            spec["owner"], dt.date.fromisoformat(spec["week_start"]), entries
+        )
+    if kind == "chat_screenshot":
+        msgs = [docs.ChatMessage(m["sender"], m["text"], m["time"], m["outgoing"]) for m in spec["messages"]]
+        return docs.render_chat_screenshot(spec["title"], msgs, group=True)
+    if kind == "profile_card":
+        return docs.render_profile_card(
+            spec["name"], spec["fields"], avatar=_avatar(theme, spec["person"]), subtitle=spec["subtitle"]
+        )
+    if kind == "filler":
+        return _filler(spec)
+    raise ValueError(f"unknown attachment kind {kind!r}")
+
+
+def _filler(spec: dict[str, Any]) -> Image.Image:
+    rng = derive_rng(spec["seed"], "filler")
+    title = spec["title"]
+    if spec["source_kind"] == "spreadsheet":
+        rows = [list(r) for r in FILLER_ROWS.get(title, [["Item", "open"]])]
+        rng.shuffle(rows)
+        return docs.render_table(title, ["Item", "Status"], rows)
+    if spec["source_kind"] == "documents":
+        return docs.render_document_page(title, FILLER_DOC.get(title, ["Nothing new this week."]), width=560)
+    text = rng.choice(
+        ["Lunch at 12:30?", "Running 5 min late", "Who has the HDMI adapter?", "Great demo today!"]
+    )
+    reply = rng.choice(["Sure!", "No worries", "Check the drawer", "Thanks!"])
+    msgs = [docs.ChatMessage("Sam", text, "12:01"), docs.ChatMessage("Me", reply, "12:03", outgoing=True)]
+    return docs.render_chat_screenshot("Friends", msgs)
+
+
+def _render_one(args: tuple[Theme, dict[str, Any], str]) -> tuple[str, int, int, bytes]:
+    theme, row, root = args
+    img = draw(theme, row["spec"])
+    data = _png(img)
+    atomic.write_bytes(Path(root) / row["path"], data)
+    return row["path"], img.width, img.height, data
+
+
+def render_run(
+    theme: Theme, world: World, run: RunLayout, workers: int, on_progress: Any = None
+) -> list[Path]:
+    """Render every attachment of the run (in ``workers`` processes) and write the media index."""
+    rows = read_jsonl(run.root / ATTACHMENTS)
+    jobs = [(theme, r, str(run.root)) for r in rows]
+    results = []
+    if workers > 1 and len(jobs) > 8:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for i, res in enumerate(pool.map(_render_one, jobs, chunksize=8)):
+                results.append(res)
+                if on_progress:
+                    on_progress(i + 1, len(jobs))
+    else:
+        for i, job in enumerate(jobs):
+            results.append(_render_one(job))
+            if on_progress:
+                on_progress(i + 1, len(jobs))
+    index = [
+        {
+            "path": path,
+            "kind": row["spec"]["kind"]
+            if row["spec"]["kind"] != "filler"
+            else f"filler_{row['spec']['source_kind']}",
+            "bytes": len(data),
+            "sha256": sha256_bytes(data),
+            "width": w,
+            "height": h,
+            "observation": row["observation"],
+            "source": row["source"],
+        }
+        for row, (path, w, h, data) in zip(rows, results, strict=True)
+    ]
+    atomic.write_jsonl(run.media_index, index)
+    return [run.root / r["path"] for r in rows] + [run.media_index]

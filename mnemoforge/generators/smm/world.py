@@ -1,0 +1,241 @@
+"""Plan the World of a source-distributed theme: cast, entities with attributes, later updates,
+memberships, profile fields and preference signals, plus the sources and tools as entities.
+
+Every fact carries ``at``: when it becomes known (its announcement time). An update of a mutable
+attribute is a second ``attribute`` fact for the same subject and key with a later ``at``.
+Sources (kind ``source``) and tool schemas (kind ``tool``) are recorded as World entities, so a
+frozen release carries everything its gates need (source authority, tool schemas).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+from mnemoforge.hashing import canonical_json
+from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.smm import EntityKindSpec, SmmSpec
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import Entity, Fact, Person, Place, Relation, World, WorldObject
+
+WORK_START, WORK_END = 9 * 60, 18 * 60  # minutes of the day
+
+
+def spec(theme: Theme) -> SmmSpec:
+    """The theme's smm section (an error for other families)."""
+    if theme.smm is None:
+        raise ValueError("theme has no smm section")
+    return theme.smm
+
+
+def days(theme: Theme) -> int:
+    """Length of the timeline in days."""
+    return (theme.end - theme.start).days
+
+
+def moment(theme: Theme, rng: random.Random, lo: float, hi: float) -> dt.datetime:
+    """A working-hours datetime between fractions ``lo`` and ``hi`` of the timeline."""
+    n = days(theme)
+    day = theme.start + dt.timedelta(days=rng.randint(int(lo * n), max(int(lo * n), int(hi * n) - 1)))
+    while day.weekday() >= 5:  # people post on working days
+        day -= dt.timedelta(days=1)
+    day = max(day, theme.start)
+    minute = rng.randint(WORK_START, WORK_END - 1)
+    return dt.datetime.combine(day, dt.time(minute // 60, minute % 60))
+
+
+def _value(
+    theme: Theme, rng: random.Random, kind: EntityKindSpec, key: str, cast: list[str], avoid: str | None
+) -> str:
+    a = kind.attribute(key)
+    if a.type == "person":
+        pool = [p for p in cast if p != avoid]
+    elif a.type == "date":
+        n = days(theme)
+        pool = [
+            (theme.start + dt.timedelta(days=d)).isoformat()
+            for d in range(int(0.55 * n), n + 21)
+            if (theme.start + dt.timedelta(days=d)).weekday() < 5
+        ]
+        pool = [d for d in pool if d != avoid]
+    else:
+        pool = [v for v in a.values if v != avoid]
+    return rng.choice(pool)
+
+
+def _memberships(theme: Theme, seed: int, s: SmmSpec) -> dict[str, list[str]]:
+    """entity id -> member person ids (sorted); 'one' kinds partition the cast."""
+    cast = [p.id for p in theme.cast]
+    out: dict[str, list[str]] = {}
+    for k in s.entity_kinds:
+        ents = [e.id for e in s.entities if e.kind == k.kind]
+        rng = derive_rng(seed, "smm", "members", k.kind)
+        lo, hi = k.members
+        if k.membership == "one":
+            people = list(cast)
+            rng.shuffle(people)
+            sizes = [lo] * len(ents)
+            extra = len(people) - sum(sizes)
+            i = 0
+            while extra > 0:
+                if sizes[i % len(ents)] < hi:
+                    sizes[i % len(ents)] += 1
+                    extra -= 1
+                i += 1
+            pos = 0
+            for e, n in zip(ents, sizes, strict=True):
+                out[e] = sorted(people[pos : pos + n])
+                pos += n
+        else:
+            for e in ents:
+                out[e] = sorted(rng.sample(cast, rng.randint(lo, min(hi, len(cast)))))
+    return out
+
+
+def plan_world(theme: Theme, seed: int) -> World:
+    """The seeded ground truth of an smm theme (deterministic in theme and seed)."""
+    s = spec(theme)
+    people = [
+        Person(**p.model_dump(exclude={"appearance", "voice"}), appearance=p.appearance, voice=p.voice)
+        for p in theme.cast
+    ]
+    cast = [p.id for p in people]
+    kinds = {k.kind: k for k in s.entity_kinds}
+    facts: list[Fact] = []
+    members = _memberships(theme, seed, s)
+    entities = [
+        Entity(id=e.id, name=e.name, kind=e.kind, attrs={"noun": kinds[e.kind].noun}) for e in s.entities
+    ]
+    for e in s.entities:
+        k = kinds[e.kind]
+        for p in members[e.id]:
+            rng = derive_rng(seed, "smm", "member", e.id, p)
+            facts.append(
+                Fact(
+                    id=f"f_member_{p}_{e.id}",
+                    kind="member",
+                    subject=p,
+                    object=e.id,
+                    value=e.kind,
+                    at=moment(theme, rng, 0.02, 0.45),
+                )
+            )
+        for a in k.attributes:
+            rng = derive_rng(seed, "smm", "attr", e.id, a.key)
+            v0 = _value(theme, rng, k, a.key, cast, None)
+            at0 = moment(theme, rng, 0.02, 0.5)
+            facts.append(
+                Fact(
+                    id=f"f_attr_{e.id}_{a.key}_0",
+                    kind="attribute",
+                    subject=e.id,
+                    object=a.key,
+                    value=v0,
+                    at=at0,
+                )
+            )
+            if a.mutable:
+                lo, hi = s.update_days
+                at1 = at0 + dt.timedelta(days=rng.randint(lo, hi), minutes=rng.randint(-90, 90))
+                while at1.weekday() >= 5:
+                    at1 += dt.timedelta(days=1)
+                v1 = _value(theme, rng, k, a.key, cast, v0)
+                facts.append(
+                    Fact(
+                        id=f"f_attr_{e.id}_{a.key}_1",
+                        kind="attribute",
+                        subject=e.id,
+                        object=a.key,
+                        value=v1,
+                        at=at1,
+                    )
+                )
+    for p in cast:
+        for f in s.profile:
+            rng = derive_rng(seed, "smm", "profile", p, f.key)
+            facts.append(
+                Fact(
+                    id=f"f_profile_{p}_{f.key}",
+                    kind="attribute",
+                    subject=p,
+                    object=f.key,
+                    value=rng.choice(f.values),
+                    at=dt.datetime.combine(theme.start, dt.time(9, 0)),
+                )
+            )
+        for pref in s.preferences:
+            rng = derive_rng(seed, "smm", "pref", p, pref.key)
+            value = rng.choice(pref.values)
+            facts.append(
+                Fact(id=f"f_prefers_{p}_{pref.key}", kind="prefers", subject=p, object=pref.key, value=value)
+            )
+            n = s.preference_support
+            for i in range(n):
+                at = moment(theme, rng, i / n, (i + 1) / n)
+                facts.append(
+                    Fact(
+                        id=f"f_chose_{p}_{pref.key}_{i}",
+                        kind="chose",
+                        subject=p,
+                        object=pref.key,
+                        value=value,
+                        at=at,
+                    )
+                )
+    entities += _environment(s)
+    return World(
+        theme=theme.name,
+        seed=seed,
+        start=theme.start,
+        end=theme.end,
+        protagonist=theme.protagonist or cast[0],
+        people=people,
+        relations=[Relation(**r.model_dump()) for r in theme.relations],
+        places=[Place(**p.model_dump()) for p in theme.places],
+        objects=[WorldObject(**o.model_dump()) for o in theme.objects],
+        events=[],
+        facts=sorted(facts, key=lambda f: f.id),
+        entities=entities,
+    )
+
+
+def _environment(s: SmmSpec) -> list[Entity]:
+    """Sources and tool schemas as entities (what the family gates read from a frozen release)."""
+    out = [
+        Entity(
+            id=f"source_{src.id}",
+            name=src.title,
+            kind="source",
+            attrs={
+                "source": src.id,
+                "kind": src.kind,
+                "authority": str(src.authority),
+                "purpose": src.purpose,
+                "members": ",".join(src.members),
+            },
+        )
+        for src in s.sources
+    ]
+    out += [
+        Entity(id=f"tool_{t.name}", name=t.name, kind="tool", attrs={"schema": canonical_json(t)})
+        for t in s.tools
+    ]
+    out.append(
+        Entity(
+            id="smm_settings",
+            name="smm settings",
+            kind="settings",
+            attrs={"conflict_gap": str(s.conflict_gap)},
+        )
+    )
+    return out
+
+
+def source_authority(world: World) -> dict[str, int]:
+    """source id -> declared authority (from the source entities)."""
+    return {e.attrs["source"]: int(e.attrs["authority"]) for e in world.entities if e.kind == "source"}
+
+
+def conflict_gap(world: World) -> int:
+    """The minimum rounds between a stale value and its update."""
+    return int(next(e.attrs["conflict_gap"] for e in world.entities if e.kind == "settings"))

@@ -1,0 +1,134 @@
+"""Exact gates of the source-distributed family (run after the shared exact gates).
+
+- ``source_span``: the evidence spans at least two sources.
+- ``single_source``: no single source answers alone: the program, run on everything one source
+  holds, is unanswerable or gives another answer, for every source.
+- ``conflict_order``: for every stale/update pair the item reads, the update arrives at least
+  ``conflict_gap`` rounds after the stale value, in a source at least as authoritative.
+- ``tool_schema``: a function-calling item's ``structured_answer`` is its answer and validates
+  against the declared tool schemas (names, required arguments, unknown arguments, types).
+"""
+
+from __future__ import annotations
+
+import json
+
+from mnemoforge.generators.questions.programs import Unanswerable
+from mnemoforge.generators.smm.tools import tools_of, validate_calls
+from mnemoforge.generators.smm.world import conflict_gap, source_authority
+from mnemoforge.hashing import canonical_json
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.validators.gates import GateContext, verdict
+from mnemoforge.validators.solver import solve
+
+
+def _evidence(q: Question, ctx: GateContext) -> list[Observation]:
+    return [ctx.observations[e] for e in q.evidence if e in ctx.observations]
+
+
+class SourceSpan:
+    name, version = "source_span", "1"
+    MIN_SOURCES = 2
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        sources = sorted({o.source for o in _evidence(q, ctx)})
+        if sorted(q.evidence_sources) != sources:
+            return verdict(
+                self, q, False, f"evidence_sources {q.evidence_sources} != {sources}", sources=len(sources)
+            )
+        if len(sources) < self.MIN_SOURCES:
+            return verdict(
+                self, q, False, f"evidence in {len(sources)} source(s): {sources}", sources=len(sources)
+            )
+        return verdict(self, q, True, f"evidence spans {len(sources)} sources", sources=len(sources))
+
+
+class SingleSource:
+    name, version = "single_source", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        by_source: dict[str, list[Observation]] = {}
+        for o in ctx.observations.values():
+            by_source.setdefault(o.source, []).append(o)
+        for src in sorted(by_source):
+            try:
+                got = solve(q, ctx.world, by_source[src])
+            except Unanswerable:
+                continue
+            except KeyError as e:
+                return verdict(self, q, False, f"program error: unknown {e}")
+            if got == q.answer:
+                return verdict(
+                    self, q, False, f"answerable from source {src!r} alone", sources=len(by_source)
+                )
+        return verdict(self, q, True, "no single source gives the answer", sources=float(len(by_source)))
+
+
+class ConflictOrder:
+    name, version = "conflict_order", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        read = set(q.facts_read)
+        pairs = [
+            (f, f[:-2] + "_1")
+            for f in read
+            if f.startswith("f_attr_") and f.endswith("_0") and f[:-2] + "_1" in read
+        ]
+        if q.labels.get("task") == "conflict_resolution" and not pairs:
+            return verdict(self, q, False, "conflict item reads no stale/update pair")
+        if not pairs:
+            return verdict(self, q, True, "no conflict read")
+        gap, authority = conflict_gap(ctx.world), source_authority(ctx.world)
+        where: dict[str, Observation] = {}
+        for o in _evidence(q, ctx):
+            for e in o.expresses:
+                where.setdefault(e.fact, o)
+        gaps = []
+        for stale, upd in sorted(pairs):
+            if stale not in where or upd not in where:
+                return verdict(self, q, False, f"stale {stale} or update {upd} not in the evidence")
+            a, b = where[stale], where[upd]
+            gaps.append(b.order - a.order)
+            if b.order - a.order < gap:
+                return verdict(
+                    self,
+                    q,
+                    False,
+                    f"update {b.id} only {b.order - a.order} rounds after {a.id} (< {gap})",
+                    gap=float(b.order - a.order),
+                )
+            if authority.get(b.source, 0) < authority.get(a.source, 0):
+                return verdict(
+                    self, q, False, f"update in {b.source!r} is less authoritative than {a.source!r}"
+                )
+        return verdict(
+            self, q, True, f"updates come {min(gaps)}+ rounds after stale values", gap=float(min(gaps))
+        )
+
+
+class ToolSchema:
+    name, version = "tool_schema", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        if q.labels.get("task") != "function_calling":
+            if q.structured_answer is not None:
+                return verdict(self, q, False, "structured answer on a non function-calling item")
+            return verdict(self, q, True, "not a function-calling item")
+        if q.structured_answer is None or q.options:
+            return verdict(self, q, False, "function-calling items are open with a structured_answer")
+        if canonical_json(q.structured_answer) != q.answer:
+            return verdict(self, q, False, "answer text differs from the structured answer")
+        problems = validate_calls(q.structured_answer, tools_of(ctx.world))
+        if problems:
+            return verdict(
+                self, q, False, f"invalid calls: {'; '.join(problems)}", problems=float(len(problems))
+            )
+        steps = json.loads(q.answer)
+        return verdict(
+            self, q, True, f"{len(steps)} step(s) validate against the tool schemas", steps=float(len(steps))
+        )
+
+
+SMM_GATES = [SourceSpan(), SingleSource(), ConflictOrder(), ToolSchema()]

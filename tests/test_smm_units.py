@@ -1,0 +1,322 @@
+"""Pieces of the smm family without a build: theme errors, the call scorer, gates, the grammar."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mnemoforge.generators.smm import conversation, questions, stream
+from mnemoforge.generators.smm.tools import normalise_value, score_calls, tools_of, validate_calls
+from mnemoforge.generators.smm.world import plan_world
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.theme_io import THEMES_DIR, ThemeError, load_theme
+from mnemoforge.validators.gates import GateContext
+from mnemoforge.validators.smm_gates import ConflictOrder, SingleSource, SourceSpan, ToolSchema
+
+THEME_PATH = THEMES_DIR / "office_launch.yaml"
+DATA = yaml.safe_load(THEME_PATH.read_text())
+THEME = load_theme(THEME_PATH)
+
+
+@pytest.fixture(scope="module")
+def planned():
+    world = plan_world(THEME, THEME.seed)
+    st = stream.build_stream(THEME, world)
+    qs = questions.make_questions(THEME, world, st.observations)
+    return world, st, qs
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    p = tmp_path / "bad.yaml"
+    p.write_text(yaml.safe_dump(data, sort_keys=False))
+    return p
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "words"),
+    [
+        (
+            lambda d: d["smm"]["sources"][0]["members"].__setitem__(1, "zed"),
+            "smm.sources.0.members.1",
+            "unknown person 'zed'",
+        ),
+        (
+            lambda d: d["smm"]["tools"][0]["arguments"][0].__setitem__("type", "strnig"),
+            "smm.tools.0.arguments.0.type",
+            "strnig",
+        ),
+        (
+            lambda d: d["smm"]["calls"][0]["arguments"].__setitem__("seat_row", "person"),
+            "smm.calls.0.arguments.seat_row",
+            "no such argument",
+        ),
+        (
+            lambda d: d["smm"]["entities"][0].__setitem__("kind", "spaceship"),
+            "smm.entities.0.kind",
+            "unknown entity kind",
+        ),
+        (
+            lambda d: d["smm"]["sources"][2]["members"].append("ben_okafor"),
+            "smm.sources.2.members",
+            "exactly 2",
+        ),
+    ],
+)
+def test_malformed_smm_section_names_the_field(tmp_path: Path, edit, field: str, words: str) -> None:
+    data = copy.deepcopy(DATA)
+    edit(data)
+    with pytest.raises(ThemeError) as err:
+        load_theme(_write(tmp_path, data))
+    assert len(err.value.problems) == 1
+    got_field, msg = err.value.problems[0]
+    assert got_field == field and words in msg, err.value.problems
+
+
+def test_smm_section_is_required_for_the_family(tmp_path: Path) -> None:
+    data = copy.deepcopy(DATA)
+    del data["smm"]
+    with pytest.raises(ThemeError, match="smm: section required"):
+        load_theme(_write(tmp_path, data))
+
+
+def test_score_calls_normalises_arguments() -> None:
+    tools = tools_of(plan_world(THEME, THEME.seed))
+    gold = [
+        {
+            "step": 1,
+            "calls": [
+                {
+                    "name": "book_flight",
+                    "arguments": {
+                        "passenger": "Ana Lima",
+                        "origin": "Madrid",
+                        "destination": "Oslo",
+                        "date": "2026-11-13",
+                    },
+                }
+            ],
+        },
+        {
+            "step": 2,
+            "calls": [
+                {
+                    "name": "book_hotel",
+                    "arguments": {
+                        "guest": "Ana Lima",
+                        "city": "Oslo",
+                        "hotel": "Harbour Inn",
+                        "check_in": "2026-11-13",
+                        "nights": 2,
+                    },
+                }
+            ],
+        },
+    ]
+    pred = [
+        {
+            "step": 1,
+            "calls": [
+                {
+                    "name": "book_flight",
+                    "arguments": {
+                        "destination": " oslo ",
+                        "passenger": "ANA  LIMA",
+                        "date": "13 Nov 2026",
+                        "origin": "madrid",
+                        "seat": "any",
+                    },
+                }
+            ],
+        },
+        {
+            "step": 2,
+            "calls": [
+                {
+                    "name": "book_hotel",
+                    "arguments": {
+                        "guest": "Ana Lima",
+                        "city": "Oslo",
+                        "hotel": "harbour inn",
+                        "check_in": "November 13, 2026",
+                        "nights": "2.0",
+                    },
+                }
+            ],
+        },
+    ]
+    assert score_calls(pred, gold, tools) == 1.0
+    assert score_calls(pred[::-1], gold, tools) == 0.0  # step order matters
+    off_by_one = copy.deepcopy(pred)
+    off_by_one[0]["calls"][0]["arguments"]["date"] = "2026-11-14"
+    assert score_calls(off_by_one, gold, tools) == 0.0
+    extra = copy.deepcopy(pred)
+    extra[1]["calls"][0]["arguments"]["nights"] = 3  # a non-default value is not ignored
+    assert score_calls(extra, gold, tools) == 0.0
+    assert score_calls("not json", gold, tools) == 0.0
+    meeting = [
+        {
+            "step": 1,
+            "calls": [{"name": "schedule_meeting", "arguments": {"attendees": ["B", "A"], "time": "9:30"}}],
+        }
+    ]
+    same = [
+        {
+            "step": 1,
+            "calls": [{"name": "schedule_meeting", "arguments": {"attendees": ["a", "b"], "time": "09:30"}}],
+        }
+    ]
+    assert score_calls(same, meeting, tools) == 1.0
+    assert normalise_value("1,000") == normalise_value(1000) == normalise_value("1000.0")
+
+
+def test_validate_calls_checks_names_required_and_types() -> None:
+    tools = tools_of(plan_world(THEME, THEME.seed))
+    ok = [
+        {
+            "step": 1,
+            "calls": [
+                {
+                    "name": "book_hotel",
+                    "arguments": {"guest": "A", "city": "B", "hotel": "C", "check_in": "2026-11-02"},
+                }
+            ],
+        }
+    ]
+    assert validate_calls(ok, tools) == []
+    bad = [
+        {
+            "step": 1,
+            "calls": [
+                {
+                    "name": "book_hotel",
+                    "arguments": {
+                        "guest": "A",
+                        "city": "B",
+                        "check_in": "next week",
+                        "nights": "two",
+                        "pets": True,
+                    },
+                }
+            ],
+        }
+    ]
+    problems = validate_calls(bad, tools)
+    assert any("missing required argument 'hotel'" in p for p in problems)
+    assert any("check_in='next week' is not a valid date" in p for p in problems)
+    assert any("nights='two' is not a valid integer" in p for p in problems)
+    assert any("unknown argument 'pets'" in p for p in problems)
+    assert validate_calls([{"step": 1, "calls": [{"name": "launch_rocket", "arguments": {}}]}], tools)
+
+
+def test_background_talk_is_generated_without_the_questions() -> None:
+    data = copy.deepcopy(DATA)
+    data["smm"]["tasks"] = {
+        "single_hop": 1,
+        "multi_hop": 0,
+        "conflict_resolution": 0,
+        "preference": 0,
+        "function_calling": 0,
+    }
+    other = Theme.model_validate(data)
+    a, b = conversation.background(THEME, 11), conversation.background(other, 11)
+    assert [(t.source, t.at, t.speaker, t.text) for t in a] == [
+        (t.source, t.at, t.speaker, t.text) for t in b
+    ]
+    values = {f.value for f in plan_world(THEME, 11).facts if f.kind in ("attribute", "chose") and f.value}
+    texts = " ".join(t.text for t in a)
+    assert not [v for v in values if len(v) > 3 and f" {v} " in f" {texts} "]
+    assert {t.speaker for t in a if t.source == "assistant"} == {"Ana Lima", conversation.ASSISTANT}
+
+
+def test_gates_reject_broken_items(planned) -> None:
+    world, st, qs = planned
+    obs = {o.id: o for o in st.observations}
+    ctx = GateContext(world, obs, qs)
+    q = next(q for q in qs if q.labels["task"] == "conflict_resolution")
+    assert all(g.check(q, ctx).keep for g in (SourceSpan(), SingleSource(), ConflictOrder(), ToolSchema()))
+    one = q.model_copy(update={"evidence": q.evidence[:1], "evidence_sources": [obs[q.evidence[0]].source]})
+    assert not SourceSpan().check(one, ctx).keep
+    # the update moved right after the stale value: the order gate rejects it
+    stale, upd = sorted(f for f in q.facts_read if f.startswith("f_attr_"))
+    o_stale = next(o for o in st.observations if stale in o.fact_ids())
+    o_upd = next(o for o in st.observations if upd in o.fact_ids())
+    moved = dict(obs) | {o_upd.id: o_upd.model_copy(update={"order": o_stale.order + 1})}
+    v = ConflictOrder().check(q, GateContext(world, moved, qs))
+    assert not v.keep and "rounds after" in v.reason
+    # everything in one source answers alone
+    merged = {k: o.model_copy(update={"source": "launch_squad"}) for k, o in obs.items()}
+    assert not SingleSource().check(q, GateContext(world, merged, qs)).keep
+    fc = next(q for q in qs if q.labels["task"] == "function_calling")
+    broken = copy.deepcopy(fc.structured_answer)
+    broken[0]["calls"][0]["arguments"].pop(sorted(broken[0]["calls"][0]["arguments"])[0])
+    v = ToolSchema().check(fc.model_copy(update={"structured_answer": broken}), ctx)
+    assert not v.keep
+
+
+def test_planning_is_deterministic(planned) -> None:
+    world, st, qs = planned
+    again = stream.build_stream(THEME, plan_world(THEME, THEME.seed))
+    assert [o.model_dump() for o in again.observations] == [o.model_dump() for o in st.observations]
+    other = stream.build_stream(THEME, plan_world(THEME, THEME.seed + 1))
+    assert [o.content for o in other.observations] != [o.content for o in st.observations]
+    assert sorted(q.labels["task"] for q in qs) == sorted(
+        t
+        for t, n in THEME.smm.tasks.counts().items()
+        for _ in range(n)  # type: ignore[union-attr]
+    )
+
+
+def test_model_turn_rewrites_are_kept_only_when_they_still_express_the_fact(planned) -> None:
+    from mnemoforge.generators.smm.paraphrase import PROMPT_VERSION
+    from tests.llm_servers import LLMServer, Reply, openai_completion
+
+    world, st, _ = planned
+    carriers = [o for o in st.observations if any(e.channel == "text" for e in o.expresses)]
+    assert len(carriers) > 10
+    texts = [o.content.partition(": ")[2] or o.content for o in carriers]
+    replies = []
+    for i, text in enumerate(texts):
+        if i % 3 == 0:
+            replies.append("So, just so everyone knows: " + text)  # faithful
+        elif i % 3 == 1:
+            replies.append("Something came up, will share later.")  # drops the fact
+        else:
+            replies.append(text + " Or was it something else, not sure.\nsecond line")  # two lines
+    with LLMServer("openai") as srv:
+        srv.script(*[Reply(body=openai_completion(r)) for r in replies])
+        data = copy.deepcopy(DATA)
+        data["smm"]["paraphrase_turns"] = True
+        data["text"] = {
+            "backend": {"provider": "openai", "model": "turns", "base_url": srv.base_url, "api_key_env": None}
+        }
+        theme = Theme.model_validate(data)
+        rewritten = stream.build_stream(theme, world)
+    assert len(srv.requests) == len(texts)
+    by_id = {o.id: o for o in rewritten.observations}
+    assert [o.id for o in rewritten.observations] == [o.id for o in st.observations]
+    for i, (o, rec) in enumerate(zip(carriers, rewritten.turns, strict=True)):
+        new = by_id[o.id]
+        assert rec["input"] == texts[i] and rec["prompt"] == PROMPT_VERSION and "turns" in rec["backend"]
+        assert new.expresses == o.expresses
+        if i % 3 == 0:
+            assert rec["kept"] and new.content.endswith("So, just so everyone knows: " + texts[i])
+        else:
+            assert not rec["kept"] and new.content == o.content  # the procedural turn stays
+            assert rec["reason"].startswith("dropped") or rec["reason"] == "not a single short line"
+    missing = copy.deepcopy(DATA)
+    missing["smm"]["paraphrase_turns"] = True
+    with pytest.raises(ValueError, match="smm.paraphrase_turns: needs a text.backend"):
+        Theme.model_validate(missing)
+
+
+def test_an_unreachable_source_target_is_a_clear_error() -> None:
+    data = copy.deepcopy(DATA)
+    data["smm"]["target_sources_per_question"] = 6.0
+    theme = Theme.model_validate(data)
+    with pytest.raises(
+        stream.StreamError, match=r"smm.target_sources_per_question: the routed plan reaches 3\.\d\d"
+    ):
+        stream.build_stream(theme, plan_world(theme, theme.seed))
