@@ -1,0 +1,140 @@
+"""Visual-memory scenes (MemEye): one composed picture per scene state, with its layout recorded.
+
+Layout (fractions of width × height, the same for every kind)::
+
+    colour area     the wall / tablecloth / header bar / facade (``colour_box`` samples it)
+    instances       four look-alike instances in a row (x 0.30–0.70, y 0.17–0.31); one marked
+    left | gist | right   region items and the scene's gist object (y 0.36–0.85)
+    countables      a row of small countable items (x 0.03–0.66, y 0.88–0.98)
+    label           a small tag with legible text (x 0.70–0.97, y 0.87–0.98)
+
+``render_scene`` returns the image and a layout of boxes (``left``, ``right``, ``gist``,
+``instances``, ``mark``, ``mark_detail``, ``countables``, ``label``, ``colour_box``) so a test can
+read the facts back from the pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from mnemoforge.backends.image import visual_gists as gists
+from mnemoforge.backends.image import visual_props as props
+from mnemoforge.backends.image.colors import BLACK, WHITE, Box, rgb
+from mnemoforge.backends.image.fonts import font, renderable
+from mnemoforge.rng import derive_rng
+
+FLOOR = (150, 110, 75)
+
+
+@dataclass(frozen=True)
+class SceneState:
+    """Everything a picture of a scene shows; values are the World's facts at that moment."""
+
+    kind: str
+    gist: str
+    left: str
+    right: str
+    mark: int  # 0-based index (from the left) of the marked instance
+    colour: str  # '#rrggbb'
+    count: int
+    label: str
+    seed: int
+    width: int = 512
+    height: int = 384
+
+
+def _box(w: int, h: int, fx0: float, fy0: float, fx1: float, fy1: float) -> Box:
+    return (round(fx0 * w), round(fy0 * h), round(fx1 * w), round(fy1 * h))
+
+
+def _background(d: ImageDraw.ImageDraw, s: SceneState) -> None:
+    w, h, c = s.width, s.height, rgb(s.colour)
+    if s.kind == "room":
+        d.rectangle((0, 0, w, round(0.86 * h)), fill=c)
+        d.rectangle((0, round(0.86 * h), w, h), fill=FLOOR)
+        d.rectangle(_box(w, h, 0.28, 0.31, 0.72, 0.33), fill=props.WOOD)  # upper shelf
+    elif s.kind == "board":
+        d.rectangle((0, 0, w, h), fill=c)
+    elif s.kind == "dashboard":
+        d.rectangle((0, 0, w, h), fill=(246, 247, 250))
+        d.rectangle((0, 0, w, round(0.14 * h)), fill=c)
+        d.rectangle(_box(w, h, 0.0, 0.86, 1.0, 1.0), fill=(232, 234, 240))
+    else:
+        d.rectangle((0, 0, w, round(0.14 * h)), fill=(150, 195, 235))
+        d.rectangle((0, round(0.14 * h), w, round(0.86 * h)), fill=c)
+        d.rectangle((0, round(0.86 * h), w, h), fill=(190, 190, 185))
+        for k in range(6):  # windows of the facade, clear of the sample box and the instances
+            x0 = round((0.03 + k * 0.16) * w)
+            if 0.25 * w < x0 < 0.7 * w:
+                continue
+            d.rectangle((x0, round(0.16 * h), x0 + round(0.05 * w), round(0.2 * h)), fill=(60, 70, 90))
+
+
+def draw_label(d: ImageDraw.ImageDraw, box: Box, text: str) -> Box:
+    d.rectangle(box, fill=WHITE, outline=BLACK)
+    f = font(max(11, (box[3] - box[1]) * 2 // 3))
+    text = renderable(text)
+    x0, y0, x1, y1 = d.textbbox((0, 0), text, font=f)
+    cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+    d.text((cx - (x1 - x0) // 2 - x0, cy - (y1 - y0) // 2 - y0), text, fill=BLACK, font=f)
+    return box
+
+
+def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
+    """Draw one scene state; return the RGB image and its layout (boxes as [x0, y0, x1, y1])."""
+    if s.gist not in gists.GISTS[s.kind]:
+        raise ValueError(f"cannot draw gist {s.gist!r} for kind {s.kind!r}")
+    for item in (s.left, s.right):
+        if item not in props.ITEMS:
+            raise ValueError(f"cannot draw item {item!r}")
+    w, h = s.width, s.height
+    rng = derive_rng(s.seed, "visual_scene")
+    img = Image.new("RGB", (w, h), WHITE)
+    d = ImageDraw.Draw(img)
+    _background(d, s)
+    layout: dict = {"colour_box": list(_box(w, h, 0.03, 0.17, 0.25, 0.30))}
+    if s.kind == "dashboard":
+        layout["colour_box"] = list(_box(w, h, 0.03, 0.02, 0.25, 0.12))
+    gist = _box(w, h, 0.33, 0.36, 0.67, 0.85)
+    gists.draw_gist(d, s.kind, gist, s.gist, rng)
+    if s.kind == "street":
+        gists.weather(img, [(0, 0, w, round(0.14 * h)), gist], s.gist, rng)
+        if s.gist == "sunny":
+            d.ellipse(_box(w, h, 0.8, 0.01, 0.86, 0.09), fill=(255, 220, 60))
+    left, right = _box(w, h, 0.03, 0.38, 0.30, 0.85), _box(w, h, 0.70, 0.38, 0.97, 0.85)
+    props.draw_item(d, s.left, left)
+    props.draw_item(d, s.right, right)
+    inst = []
+    detail: Box | None = None
+    step = 0.40 / 4
+    for k in range(4):
+        b = _box(w, h, 0.30 + k * step + 0.01, 0.17, 0.30 + (k + 1) * step - 0.01, 0.31)
+        got = props.draw_instance(d, s.kind, b, marked=(k == s.mark))
+        detail = got or detail
+        inst.append(list(b))
+    count_boxes = []
+    cw = 0.63 / 10
+    for k in range(s.count):
+        b = _box(w, h, 0.03 + k * cw + 0.005, 0.885, 0.03 + (k + 1) * cw - 0.005, 0.975)
+        props.draw_countable(d, s.kind, b)
+        count_boxes.append(list(b))
+    label = draw_label(d, _box(w, h, 0.70, 0.875, 0.97, 0.98), s.label)
+    layout |= {
+        "left": list(left),
+        "right": list(right),
+        "gist": list(gist),
+        "instances": inst,
+        "mark": s.mark,
+        "mark_detail": list(detail) if detail else None,
+        "countables": count_boxes,
+        "count_ink": list(props.COUNT_INK[s.kind]),
+        "label": list(label),
+    }
+    return img, layout
+
+
+def save_png(img: Image.Image, path: str) -> None:
+    """PNG without timestamps or text chunks, so identical pictures are identical bytes."""
+    img.save(path, format="PNG", optimize=False, compress_level=6)

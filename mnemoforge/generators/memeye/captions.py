@@ -1,0 +1,65 @@
+"""Dense captions of the shared pictures, for caption-based memory baselines (caption-proof runs).
+
+A dense caption describes the scene (X1 gist) and what stands in its regions (X2), but never an
+instance identity (X3) or a pixel-level value (X4: colours, counts, small text): those are what
+native visual memory must keep. ``facts`` lists the X1/X2 facts a caption states. The *minimal*
+caption the shortcut gate uses is the shared ``[image: <kind>]`` tag (``panel_gates.minimal_caption``).
+"""
+
+from __future__ import annotations
+
+from mnemoforge.generators.memeye.sessions import scene_of
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.world import World
+
+NOUN = {
+    "room": "A room photo",
+    "board": "A photo of a game table",
+    "dashboard": "A screenshot of a health app",
+    "street": "A street photo",
+}
+
+
+INSTANCES = {"room": "mugs", "board": "cards", "dashboard": "day tiles", "street": "parked cars"}
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+def _gist(kind: str, gist: str) -> str:
+    if kind == "room":
+        return f"set up as {_a(gist)}"
+    if kind == "board":
+        return f"with a game of {gist} on the board"
+    if kind == "dashboard":
+        return f"showing the {gist} view"
+    return f"on a {gist} day"
+
+
+def dense_caption(world: World, o: Observation) -> dict:
+    """The caption record of one image round."""
+    scene = scene_of(o, world)
+    assert scene is not None, o.id
+    ent = world.entity(scene)
+    kind = ent.attrs["kind"]
+    facts = {
+        world.fact(e.fact).object: world.fact(e.fact) for e in o.expresses if e.granularity in ("X1", "X2")
+    }
+    text = (
+        f"{NOUN[kind]} of {ent.name}, {_gist(kind, facts['gist'].value or '')}; "
+        f"{_a(facts['left'].value or '')} in the left part and {_a(facts['right'].value or '')} in the right "
+        f"part, four {INSTANCES[kind]} in a row at the top."
+    )
+    return {
+        "observation": o.id,
+        "session": o.episode,
+        "scenario": o.source,
+        "image": o.media[0],
+        "caption": text,
+        "facts": sorted(f.id for f in facts.values()),
+    }
+
+
+def dense_captions(world: World, observations: list[Observation]) -> list[dict]:
+    return [dense_caption(world, o) for o in observations if o.media]

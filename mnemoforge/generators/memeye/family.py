@@ -1,0 +1,217 @@
+"""The visual-centric family (MemEye) as a ``Family`` plugin: multi-session chats with pictures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from mnemoforge.backends.image import visual_gists, visual_props, visual_scene
+from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.generators.families import OnProgress, ReleaseInput
+from mnemoforge.generators.memeye import captions, programs, questions, render, sessions, vocab
+from mnemoforge.generators.memeye import world as world_mod
+from mnemoforge.generators.questions import common, options
+from mnemoforge.generators.questions import programs as shared_programs
+from mnemoforge.schemas.memeye import CELLS, X_LABELS, Y_LABELS
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import World
+from mnemoforge.store import atomic
+from mnemoforge.store.layout import RunLayout
+from mnemoforge.validators import memeye_gates
+from mnemoforge.validators.gates import Gate
+
+CARD = """Each scenario is a multi-session chat in which the user shares pictures of a few recurring
+scenes (rooms, game tables, health dashboards, street corners) and later asks about them. Every
+picture is drawn from the facts it carries, each at a granularity: X1 scene gist, X2 region
+(what stands left / right), X3 instance (which of four look-alike items has a small detail), X4
+pixel (colour, count, small text). Some keys change between sessions (a repainted wall, a moved
+card, an updated step count): the answer is the latest state.
+
+Dialogue text never states a visual value, so X3/X4 facts are only in the pixels.
+`data/memeye/captions.*` holds one dense caption per picture (X1/X2 only) for caption-proof
+comparisons; the minimal caption is `[image: <kind>]`.
+
+Each question has labels `x` (highest granularity read) and `y` (Y1 one evidence round; Y2
+several non-conflicting rounds; Y3 a stale state and a later override). Every item is mirrored:
+`answer` is the open-ended answer; `options` (correct first) with four `rotations` is the MCQ,
+the correct option once at each of A–D. For Y3 the stale state is always a distractor. `evidence`
+lists the clue rounds (`sNN_rMM`), `evidence_sources` their sessions. `data/memeye/rounds.*` marks
+each round's `clue_for` questions."""
+
+
+def _obs(run: RunLayout) -> list[Observation]:
+    return [Observation.model_validate(r) for r in read_jsonl(run.observations)]
+
+
+def cell_counts(qs: list[Question]) -> dict[str, dict[str, int]]:
+    """X -> Y -> number of questions (all 12 cells, zeros shown)."""
+    out = {x: dict.fromkeys(Y_LABELS, 0) for x in X_LABELS}
+    for q in qs:
+        x, y = q.labels.get("x"), q.labels.get("y")
+        if x in out and y in out[x]:
+            out[x][y] += 1
+    return out
+
+
+def stale_gaps(qs: list[Question], obs: dict[str, Observation]) -> list[int]:
+    """For each Y3 item: rounds between its first (stale) and last (latest) evidence round."""
+    gaps = []
+    for q in qs:
+        if q.labels.get("y") == "Y3":
+            orders = [obs[e].order for e in q.evidence if e in obs]
+            gaps.append(max(orders) - min(orders))
+    return gaps
+
+
+class MemEyeFamily:
+    name = "memeye"
+    stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
+        "plan": (world_mod, vocab),
+        "episodes": (sessions, captions),
+        "render": (render, visual_scene, visual_props, visual_gists),
+        "questions": (questions, programs, common, options, shared_programs),
+    }
+
+    def plan(self, theme: Theme, seed: int) -> World:
+        return world_mod.plan_world(theme, seed)
+
+    def episodes(self, theme: Theme, world: World, run: RunLayout) -> list[Path]:
+        obs = sessions.plan_sessions(theme, world)
+        atomic.write_jsonl(run.observations, obs)
+        atomic.write_jsonl(run.captions, captions.dense_captions(world, obs))
+        return [run.observations, run.captions]
+
+    def render(
+        self, theme: Theme, world: World, run: RunLayout, workers: int, on_progress: OnProgress | None
+    ) -> list[Path]:
+        spec = world_mod.spec_of(theme)
+        return render.render_images(run, world, _obs(run), spec.image_width, spec.image_height, on_progress)
+
+    def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
+        return questions.generate(world, _obs(run), world_mod.spec_of(theme).cell_targets())
+
+    def gates(self) -> list[Gate]:
+        return list(memeye_gates.MEMEYE_GATES)
+
+    def release_tables(self, data: ReleaseInput, root: Path) -> dict[str, str]:
+        spec = world_mod.spec_of(data.theme)
+        titles = {sc.id: sc.title for sc in spec.scenarios}
+        places = {sc.id: sc.place for sc in spec.scenarios}
+        clue_for: dict[str, list[str]] = {}
+        for q in data.kept:
+            for e in q.evidence:
+                clue_for.setdefault(e, []).append(q.id)
+        sess_rows: dict[str, dict] = {}
+        for o in data.observations:
+            row = sess_rows.setdefault(
+                o.episode,
+                {
+                    "session": o.episode,
+                    "scenario": o.source,
+                    "task": titles.get(o.source, o.source),
+                    "place": places.get(o.source),
+                    "date": o.timestamp.isoformat(),
+                    "rounds": [],
+                    "images": [],
+                },
+            )
+            row["rounds"].append(o.id)
+            row["images"] += o.media
+        rounds = []
+        for o in data.observations:
+            user, _, reply = o.content.partition("\n")
+            rounds.append(
+                {
+                    "round": o.id,
+                    "session": o.episode,
+                    "scenario": o.source,
+                    "order": o.order,
+                    "timestamp": o.timestamp.isoformat(),
+                    "user": user.removeprefix("User: "),
+                    "assistant": reply.split(": ", 1)[-1],
+                    "images": o.media,
+                    "image_kind": o.kind if o.media else None,
+                    "clue_for": sorted(clue_for.get(o.id, [])),
+                }
+            )
+        by_id = {o.id: o for o in data.observations}
+        keep = ("path", "kind", "observation", "session", "scene", "width", "height", "sha256")
+        images = [
+            {k: m[k] for k in keep}
+            | {"facts": [e.model_dump(mode="json") for e in by_id[m["observation"]].expresses]}
+            for m in data.media
+            if m.get("observation") in by_id
+        ]
+        base = root / "data/memeye"
+        write_jsonl_and_parquet(list(sess_rows.values()), base / "sessions.jsonl", base / "sessions.parquet")
+        write_jsonl_and_parquet(rounds, base / "rounds.jsonl", base / "rounds.parquet")
+        write_jsonl_and_parquet(images, base / "images.jsonl", base / "images.parquet")
+        return {
+            "memeye_sessions": "data/memeye/sessions.parquet",
+            "memeye_rounds": "data/memeye/rounds.parquet",
+            "memeye_images": "data/memeye/images.parquet",
+        }
+
+    def statistics(self, data: ReleaseInput) -> dict[str, Any]:
+        obs = {o.id: o for o in data.observations}
+        gaps = stale_gaps(data.kept, obs)
+        spec = world_mod.spec_of(data.theme)
+        per_scenario = {}
+        for sc in spec.scenarios:
+            mine = [o for o in data.observations if o.source == sc.id]
+            per_scenario[sc.id] = {
+                "title": sc.title,
+                "kind": sc.kind,
+                "sessions": len({o.episode for o in mine}),
+                "rounds": len(mine),
+                "images": sum(len(o.media) for o in mine),
+                "questions": sum(q.labels.get("scenario") == sc.id for q in data.kept),
+            }
+        cells = cell_counts(data.kept)
+        return {
+            "memeye": {
+                "scenarios": per_scenario,
+                "sessions": len({o.episode for o in data.observations}),
+                "rounds": len(data.observations),
+                "images": sum(len(o.media) for o in data.observations),
+                "cells": cells,
+                "cells_covered": sum(1 for x in cells for y in cells[x] if cells[x][y] > 0),
+                "y3_stale_latest_gap": {
+                    "items": len(gaps),
+                    "min_rounds": min(gaps) if gaps else 0,
+                    "mean_rounds": round(sum(gaps) / len(gaps), 3) if gaps else 0.0,
+                    "max_rounds": max(gaps) if gaps else 0,
+                },
+            },
+            "questions": {
+                "by_cell": {c: cells[c[:2]][c[3:]] for c in CELLS},
+                "mcq": sum(1 for q in data.kept if q.options),
+                "mean_evidence_rounds": round(sum(len(q.evidence) for q in data.kept) / len(data.kept), 3)
+                if data.kept
+                else 0.0,
+            },
+        }
+
+    def counts(self, stats: dict[str, Any]) -> dict[str, int]:
+        m = stats["memeye"]
+        return {"sessions": m["sessions"], "rounds": m["rounds"], "images": m["images"]}
+
+    def contents_line(self, stats: dict[str, Any]) -> str:
+        m = stats["memeye"]
+        return (
+            f"{len(m['scenarios'])} scenarios, {m['sessions']} sessions, {m['rounds']} rounds, "
+            f"{m['images']} images, {m['cells_covered']}/12 X×Y cells"
+        )
+
+    def card_section(self, stats: dict[str, Any]) -> str:
+        cells = stats["memeye"]["cells"]
+        rows = ["", "| | " + " | ".join(Y_LABELS) + " |", "|---|" + "---|" * len(Y_LABELS)]
+        rows += [f"| {x} | " + " | ".join(str(cells[x][y]) for y in Y_LABELS) + " |" for x in X_LABELS]
+        return CARD + "\n\nKept questions per cell:\n" + "\n".join(rows)
+
+
+FAMILY = MemEyeFamily()

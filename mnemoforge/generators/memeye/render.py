@@ -1,0 +1,73 @@
+"""Render every shared picture from the facts its round expresses, and index the media."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnemoforge.backends.image.visual_scene import SceneState, render_scene, save_png
+from mnemoforge.generators.families import OnProgress
+from mnemoforge.generators.memeye.sessions import scene_of
+from mnemoforge.generators.memeye.vocab import POSITIONS, colour_hex
+from mnemoforge.hashing import sha256_file
+from mnemoforge.rng import derive_seed
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.world import World
+from mnemoforge.store import atomic
+from mnemoforge.store.layout import RunLayout
+
+
+def scene_state(world: World, o: Observation, width: int, height: int) -> SceneState:
+    """The picture's content: exactly the facts the observation claims to express."""
+    scene = scene_of(o, world)
+    assert scene is not None, o.id
+    v = {world.fact(e.fact).object: world.fact(e.fact).value or "" for e in o.expresses}
+    return SceneState(
+        kind=world.entity(scene).attrs["kind"],
+        gist=v["gist"],
+        left=v["left"],
+        right=v["right"],
+        mark=POSITIONS.index(v["mark"]),
+        colour=colour_hex(v["colour"]),
+        count=int(v["count"]),
+        label=v["label"],
+        seed=derive_seed(world.seed, "memeye", "picture", scene),
+        width=width,
+        height=height,
+    )
+
+
+def render_images(
+    run: RunLayout,
+    world: World,
+    observations: list[Observation],
+    width: int,
+    height: int,
+    on_progress: OnProgress | None = None,
+) -> list[Path]:
+    """Write one PNG per image round and ``media/index.jsonl`` (paths relative to the run root)."""
+    rows = []
+    todo = [o for o in observations if o.media]
+    for k, o in enumerate(todo):
+        state = scene_state(world, o, width, height)
+        img, layout = render_scene(state)
+        path = run.root / o.media[0]
+        with atomic.atomic_path(path) as tmp:
+            save_png(img, str(tmp))
+        rows.append(
+            {
+                "path": o.media[0],
+                "kind": o.kind,
+                "bytes": path.stat().st_size,
+                "sha256": sha256_file(path),
+                "observation": o.id,
+                "session": o.episode,
+                "scene": scene_of(o, world),
+                "width": width,
+                "height": height,
+                "layout": layout,
+            }
+        )
+        if on_progress:
+            on_progress(k + 1, len(todo))
+    atomic.write_jsonl(run.media_index, rows)
+    return [run.root / r["path"] for r in rows] + [run.media_index]

@@ -1,0 +1,156 @@
+"""Multi-session user–assistant dialogues in which the user shares pictures of recurring scenes.
+
+One observation per round (``s03_r02``): the user's turn, with a picture when a scene is shared,
+and the assistant's reply. The text only names the scene and chats around it; it never states a
+visual value (no gist, region item, instance, colour, count or label), so every visual fact
+reaches the agent through the picture alone: X1/X2 facts in the ``scene`` channel, X3/X4 facts in
+the ``pixel`` channel. ``check_text_clean`` enforces this at build time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from mnemoforge.generators.memeye.vocab import GRANULARITY, VOCAB
+from mnemoforge.generators.memeye.world import sessions_of, spec_of, state_at
+from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.observations import Channel, Expression, Observation
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import World
+
+SHARE = {
+    "room": (
+        "Here is {s} as of today. The renovation keeps going.",
+        "Sharing another picture of {s}. Tell me what you think.",
+        "Quick photo of {s} after this weekend's work.",
+        "This is {s} now, have a look.",
+    ),
+    "board": (
+        "Tonight's table at {s}. Good game so far!",
+        "Snapshot of the table at {s} before we packed up.",
+        "Here's how things looked at {s} this evening.",
+    ),
+    "dashboard": (
+        "Screenshot of {s} this morning.",
+        "Here's {s} after today's walk.",
+        "Sharing {s} again, curious what you make of it.",
+    ),
+    "street": (
+        "Photo taken at {s} on my way in.",
+        "Here's {s} today, checking my route.",
+        "Snapped {s} while walking past.",
+    ),
+}
+CHAT = {
+    "room": (
+        "The supplier delivers on Thursday.",
+        "We still need to sort out the curtains.",
+        "My neighbour offered to help with the sanding.",
+    ),
+    "board": (
+        "Our group meets again next week.",
+        "Nadia wants to try a new opening next time.",
+        "We keep a running tally in a notebook.",
+    ),
+    "dashboard": (
+        "My doctor suggested tracking things for a month.",
+        "I walked to the market instead of driving today.",
+        "Trying to get to bed earlier this week.",
+    ),
+    "street": (
+        "The new cafe near the station opened today.",
+        "I'm trying a different way to work this week.",
+        "Roadworks again on the main road.",
+    ),
+}
+REPLY_IMAGE = (
+    "Thanks, I've saved this picture of {s} for later.",
+    "Got it. I'll keep this image of {s} in mind.",
+    "Nice, noted. Ask me about {s} any time.",
+)
+REPLY_CHAT = ("Sounds good, thanks for the update.", "Noted. Let me know how it goes.", "Good to know!")
+MINUTES_PER_ROUND = 4
+IGNORED = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
+
+
+def value_words(world: World) -> set[str]:
+    """Words of every visual value in the World (what the text must never say)."""
+    words: set[str] = set()
+    for f in world.facts:
+        if f.value and f.kind in ("attribute", "state"):
+            words |= {w for w in re.findall(r"[a-z0-9]+", f.value.lower()) if w not in IGNORED and len(w) > 2}
+    return words
+
+
+def check_text_clean(world: World, texts: dict[str, str]) -> None:
+    """Raise if a text (scene names, dialogue) contains a word of a visual value."""
+    words = value_words(world)
+    for where, text in texts.items():
+        found = sorted(w for w in words if re.search(rf"\b{re.escape(w)}\b", text.lower()))
+        if found:
+            raise ValueError(f"{where}: text {text!r} contains visual value words {found}")
+
+
+def image_path(scenario: str, round_id: str) -> str:
+    return f"media/images/{scenario}/{round_id}.png"
+
+
+def plan_sessions(theme: Theme, world: World) -> list[Observation]:
+    """Every round of every session, in time order (``order`` = global round index)."""
+    spec = spec_of(theme)
+    kinds = {sc.id: sc.kind for sc in spec.scenarios}
+    chat_rounds = {sc.id: sc.chat_rounds for sc in spec.scenarios}
+    names = {e.id: e.name for e in world.entities if e.kind == "scene"}
+    check_text_clean(
+        world,
+        {
+            f"memeye.scenarios.{i}.scenes.{j}": n
+            for i, sc in enumerate(spec.scenarios)
+            for j, n in enumerate(sc.scenes)
+        },
+    )
+    user = world.protagonist
+    out: list[Observation] = []
+    for sess in sessions_of(world):
+        kind = kinds[sess.scenario]
+        rng = derive_rng(world.seed, "memeye", "dialogue", sess.id)
+        rounds: list[tuple[str | None, str, str]] = []
+        for scene in sess.scenes:
+            s = names[scene]
+            rounds.append((scene, rng.choice(SHARE[kind]).format(s=s), rng.choice(REPLY_IMAGE).format(s=s)))
+        for k in range(chat_rounds[sess.scenario]):
+            rounds.insert(1 + 2 * k, (None, rng.choice(CHAT[kind]), rng.choice(REPLY_CHAT)))
+        for r, (scene, said, reply) in enumerate(rounds):
+            rid = f"{sess.id}_r{r + 1:02d}"
+            content = f"User: {said}\n{spec.assistant}: {reply}"
+            expresses: list[Expression] = []
+            media: list[str] = []
+            if scene is not None:
+                for key, f in sorted(state_at(world, scene, sess.start).items()):
+                    g = GRANULARITY[key]
+                    ch = Channel.pixel if g in ("X3", "X4") else Channel.scene
+                    expresses.append(Expression(fact=f.id, channel=ch, granularity=g))
+                media = [image_path(sess.scenario, rid)]
+            out.append(
+                Observation(
+                    id=rid,
+                    source=sess.scenario,
+                    episode=sess.id,
+                    kind=VOCAB[kind].image_kind if scene is not None else "chat",
+                    timestamp=sess.start + dt.timedelta(minutes=MINUTES_PER_ROUND * r),
+                    order=len(out),
+                    content=content,
+                    people=[user],
+                    expresses=expresses,
+                    media=media,
+                )
+            )
+    check_text_clean(world, {o.id: o.content for o in out})
+    return out
+
+
+def scene_of(o: Observation, world: World) -> str | None:
+    """The scene an image round shows (the subject of the facts it expresses)."""
+    subjects = {world.fact(e.fact).subject for e in o.expresses}
+    return next(iter(subjects)) if len(subjects) == 1 else None
