@@ -211,7 +211,11 @@ def theme_check(file: Path) -> None:
 
 
 @theme_app.command("new")
-def theme_new(name: str, dest: Path = typer.Option(None, help="file to write (default: NAME.yaml)")) -> None:
+def theme_new(
+    name: str,
+    dest: Path = typer.Option(None, help="file to write (default: NAME.yaml)"),
+    family: str = typer.Option("icm", help="icm (album), smm (sources) or memeye (visual)"),
+) -> None:
     """Write a commented starter theme that builds as is."""
     from mnemoforge.theme_starter import starter_theme
 
@@ -219,7 +223,7 @@ def theme_new(name: str, dest: Path = typer.Option(None, help="file to write (de
     if path.exists():
         _fail(f"{path} already exists")
     try:
-        text = starter_theme(name)
+        text = starter_theme(name, family)
     except ValueError as e:
         _fail(str(e))
     path.write_text(text, encoding="utf-8")

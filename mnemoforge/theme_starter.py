@@ -108,7 +108,26 @@ questions:
 """
 
 
-def starter_theme(name: str) -> str:
+# the shipped, commented theme each non-album family starts from
+FAMILY_EXAMPLES = {"smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
+
+
+def starter_theme(name: str, family: str = "icm") -> str:
+    """A theme that builds as is: the commented album starter, or a family's shipped example
+    renamed (its comments describe every field)."""
     if not re.match(r"^[a-z0-9][a-z0-9_-]*$", name):
         raise ValueError(f"theme name {name!r}: use lowercase letters, digits, '-' and '_'")
-    return STARTER.format(name=name, title=name.replace("_", " ").replace("-", " ").title())
+    title = name.replace("_", " ").replace("-", " ").title()
+    if family == "icm":
+        return STARTER.format(name=name, title=title)
+    if family not in FAMILY_EXAMPLES:
+        raise ValueError(f"family {family!r}: one of icm, {', '.join(sorted(FAMILY_EXAMPLES))}")
+    from mnemoforge.theme_io import DEFAULT_THEME
+
+    text = (DEFAULT_THEME.parent / FAMILY_EXAMPLES[family]).read_text(encoding="utf-8")
+    text, n = re.subn(r"(?m)^name: .*$", f"name: {name}", text, count=1)
+    text = re.sub(r"(?m)^title: .*$", f'title: "{title}"', text, count=1)
+    if n != 1:
+        raise ValueError(f"{FAMILY_EXAMPLES[family]}: no top-level name to replace")
+    header = f"# {title} — a starter theme written by `mnemoforge theme new --family {family}`.\n"
+    return header + text

@@ -110,6 +110,20 @@ def test_theme_new_writes_a_commented_valid_theme(tmp_path: Path) -> None:
         starter_theme("Bad Name")
 
 
+@pytest.mark.parametrize("family", ["smm", "memeye"])
+def test_theme_new_for_other_families_builds_from_the_shipped_example(tmp_path: Path, family: str) -> None:
+    dest = tmp_path / "mine.yaml"
+    r = CliRunner().invoke(app, ["theme", "new", "my_bench", "--dest", str(dest), "--family", family])
+    assert r.exit_code == 0, r.output
+    t = load_theme(dest)
+    assert (t.name, t.family, t.title) == ("my_bench", family, "My Bench")
+    assert getattr(t, family) is not None
+    bad = CliRunner().invoke(
+        app, ["theme", "new", "x", "--dest", str(tmp_path / "x.yaml"), "--family", "nope"]
+    )
+    assert bad.exit_code != 0 and "family 'nope'" in bad.output
+
+
 def test_voices_the_engine_cannot_speak_are_named() -> None:
     data = small_theme_data()
     data["cast"][0]["voice"] = {"voice": "en-gb", "variant": "f9"}
