@@ -13,8 +13,8 @@ import io
 import json
 from collections import Counter
 from contextlib import nullcontext
-from dataclasses import dataclass
-from functools import partial
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 from html import escape
 from itertools import groupby
 from pathlib import Path
@@ -25,12 +25,15 @@ from PIL import Image
 
 from mnemoforge.backends.image.documents import render_bar_chart
 from mnemoforge.backends.registry import image_backend
+from mnemoforge.exporters import report_families as fam
 from mnemoforge.exporters import report_figures as rf
 from mnemoforge.exporters.contact_sheet import contact_sheet
+from mnemoforge.exporters.report_html import CSS, _card, _fig, _table
 from mnemoforge.schemas.theme import RenderSpec, Theme
 from mnemoforge.store.atomic import write_bytes, write_text
 from mnemoforge.theme_io import ThemeError, load_theme
 
+__all__ = ["Source", "_card", "load_source", "write_report"]
 EXAMPLES_PER_CATEGORY = 3
 Rec = dict[str, Any]
 
@@ -59,11 +62,23 @@ class Source:
     candidates: int
     funnel: Rec
     family: str
+    stats: Rec = field(default_factory=dict)
+    sources: list[Rec] = field(default_factory=list)
 
     @property
     def people(self) -> dict[str, Rec]:
         """People of the World by id, in cast order."""
         return {p["id"]: p for p in self.world.get("people", [])}
+
+    @property
+    def icm(self) -> bool:
+        """Whether the source is an album of clips (the icm family)."""
+        return self.family == "icm" or bool(self.clips)
+
+    @cached_property
+    def episodes(self) -> list[Rec]:
+        """The clips, or (families without clips) clip-shaped episodes from the observations."""
+        return self.clips or fam.episodes(self.observations.values())
 
 
 def load_source(source: Path) -> Source:
@@ -77,6 +92,7 @@ def load_source(source: Path) -> Source:
         label = f"release {meta.get('name', '?')} {meta.get('version', '?')}"
         world, clips, obs = root / "data" / "world.json", data / "clips.jsonl", data / "observations.jsonl"
         candidates = int(funnel.get("candidates", len(questions)))
+        sources, stats = data / "sources.jsonl", _json(root / "dataset_statistics.json")
     elif (root / "run.json").is_file():
         meta = _json(root / "run.json")
         pool = _jsonl(root / "questions" / "candidates.jsonl")
@@ -88,11 +104,15 @@ def load_source(source: Path) -> Source:
         funnel, label, candidates = _json(root / "gates" / "funnel.json"), f"run {root.name}", len(pool)
         world, clips = root / "world" / "world.json", root / "episodes" / "clips.jsonl"
         obs = root / "episodes" / "observations.jsonl"
+        sources, stats = root / "episodes" / f"{family}_sources.jsonl", {}
     else:
         raise ValueError(f"{root}: neither a release (MANIFEST.json) nor a run folder (run.json)")
     w = _json(world)
     observations = {o["id"]: o for o in _jsonl(obs)}
-    return Source(root, label, meta, w, _jsonl(clips), observations, questions, candidates, funnel, family)
+    return Source(
+        root, label, meta, w, _jsonl(clips), observations, questions, candidates, funnel, family, stats,
+        _jsonl(sources),
+    )  # fmt: skip
 
 
 def _save(out_dir: Path, name: str, img: Image.Image) -> Rec:
@@ -130,12 +150,36 @@ def _figures(src: Source, theme: Theme, out_dir: Path) -> dict[str, Rec]:
             rows.append(rf.PersonRow(p["id"], p["name"], p.get("role", ""), img and img.convert("RGB")))
     start = dt.date.fromisoformat(w.get("start") or theme.start.isoformat())
     end = dt.date.fromisoformat(w.get("end") or theme.end.isoformat())
-    imgs["timeline"] = rf.timeline_figure(rows, rf.clip_marks(src.clips), start, end)
+    icm, units = src.icm, fam.unit(src.family)
+    if icm:
+        imgs["timeline"] = rf.timeline_figure(rows, rf.clip_marks(src.clips), start, end)
+    else:
+        imgs["timeline"] = fam.timeline(src, rows, start, end)
     relations = {}
     for r in w.get("relations", []):
         relations[tuple(sorted((r["a"], r["b"])))] = r.get("a_calls_b") or r["kind"].replace("_", " ")
-    pairs = rf.co_occurrence(src.clips)
-    imgs["sources"] = rf.relation_graph(rows, relations, pairs, centre=w.get("protagonist"))
+    pairs = rf.co_occurrence(src.episodes)
+    small = {} if icm or len(rows) > 3 else {"width": 760}  # a cast of two or three
+    imgs["sources"] = rf.relation_graph(
+        rows, relations, pairs, centre=w.get("protagonist"), unit=units[1], **small
+    )
+    imgs |= _icm_figures(src, theme, rows) if icm else fam.figures(src, rows)
+    stages = src.funnel.get("stages", [])
+    labels = ["candidates", *(s["gate"].replace("_", " ") for s in stages)]
+    values = [src.candidates, *(s["kept"] for s in stages)]
+    imgs["funnel"] = render_bar_chart("Gate funnel: items left after each gate", labels, values, height=400)
+    key, per = ("evidence_clips", ("clip", "clips")) if icm else ("evidence_sources", ("source", "sources"))
+    imgs["heatmap"] = rf.taxonomy_heatmap(src.questions, key, per)
+    counts = Counter(q["category"] for q in src.questions)
+    cats = sorted(counts) or ["(none)"]
+    labels, values = [rf.category_name(c) for c in cats], [counts.get(c, 0) for c in cats]
+    imgs["categories"] = render_bar_chart("Questions per category", labels, values)
+    return {name: _save(out_dir, name, img) for name, img in imgs.items()}
+
+
+def _icm_figures(src: Source, theme: Theme, rows: list[rf.PersonRow]) -> dict[str, Image.Image]:
+    """Places x people and activities x people, counted over clips."""
+    w, imgs = src.world, {}
     places, why = [(p["id"], p["name"]) for p in w.get("places", [])], "Clips in which each person is there."
     imgs["sources_places"] = rf.presence_heatmap("Places x people", places, rows, src.clips, _places, why)
     kinds, why = [(a.id, a.noun) for a in theme.activities], "Clips in which each person takes part in it."
@@ -144,16 +188,7 @@ def _figures(src: Source, theme: Theme, out_dir: Path) -> dict[str, Rec]:
     imgs["sources_activities"] = rf.presence_heatmap(
         "Activities x people", kinds, rows, src.clips, doing, why
     )
-    stages = src.funnel.get("stages", [])
-    labels = ["candidates", *(s["gate"].replace("_", " ") for s in stages)]
-    values = [src.candidates, *(s["kept"] for s in stages)]
-    imgs["funnel"] = render_bar_chart("Gate funnel: items left after each gate", labels, values, height=400)
-    imgs["heatmap"] = rf.taxonomy_heatmap(src.questions)
-    counts = Counter(q["category"] for q in src.questions)
-    cats = sorted(counts) or ["(none)"]
-    labels, values = [rf.category_name(c) for c in cats], [counts.get(c, 0) for c in cats]
-    imgs["categories"] = render_bar_chart("Questions per category", labels, values)
-    return {name: _save(out_dir, name, img) for name, img in imgs.items()}
+    return imgs
 
 
 def _places(clip: Rec) -> set[str]:
@@ -172,7 +207,8 @@ def _pick(questions: list[Rec]) -> list[Rec]:
 
 
 def _examples(src: Source, out_dir: Path) -> list[Rec]:
-    """Example items per category with their evidence stills copied to ``out_dir/media/shots``."""
+    """Example items per category with their evidence stills copied to ``out_dir/media/shots``
+    (or, without clips, the evidence observations' images to their own paths under ``media/``)."""
     shots = {s["id"]: s for c in src.clips for s in c["shots"]}
     line_shot = {ln["id"]: s for s in shots.values() for ln in s.get("dialogue", [])}
     lines = {ln["id"]: ln for s in shots.values() for ln in s.get("dialogue", [])}
@@ -184,6 +220,14 @@ def _examples(src: Source, out_dir: Path) -> list[Rec]:
     ):
         questions, items = list(group), []
         for q in _pick(questions):
+            if not src.icm:
+                extra, structured = fam.card_extra(src, q)
+                evidence = [fam.evidence(src, oid, out_dir) for oid in q.get("evidence", [])]
+                cut = q.get("cutoff")
+                cutoff = "full timeline" if cut is None else f"up to {cut}"
+                items.append({"q": q, "cutoff": cutoff, "evidence": evidence, "extra": extra,
+                              "structured": structured})  # fmt: skip
+                continue
             evidence = []
             for oid in q.get("evidence", []):
                 shot, line = shots.get(oid) or line_shot.get(oid), lines.get(oid)
@@ -212,52 +256,21 @@ def _examples(src: Source, out_dir: Path) -> list[Rec]:
     return out
 
 
-CSS = """*{box-sizing:border-box}body{margin:0;background:#f3f1ec;color:#202124;font:15px/1.5 system-ui,
--apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}header{background:#1f2a37;color:#fff;
-padding:32px 40px 24px}h1{margin:0;font-size:30px}.sub{color:#c9d3df;margin:4px 0 10px}.desc{max-width:900px;
-color:#e8edf3;margin:0 0 18px}.stats{display:flex;flex-wrap:wrap;gap:12px}.stat{background:#2c3b4d;
-border-radius:10px;padding:10px 16px;min-width:120px}.stat b{display:block;font-size:24px}.stat span{
-color:#b5c2d1;font-size:13px}nav{display:flex;flex-wrap:wrap;gap:8px;margin-top:18px}nav a{color:#fff;
-text-decoration:none;background:#3b6ea5;border-radius:999px;padding:4px 14px;font-size:13px}main{
-max-width:1320px;margin:0 auto;padding:20px 16px}section{background:#fff;border-radius:14px;padding:20px 22px;
-margin:0 0 24px;box-shadow:0 1px 3px rgba(0,0,0,.08)}h2{margin:0 0 4px;font-size:22px}.lead{color:#5f6368;
-margin:0 0 16px}.row{display:flex;flex-wrap:wrap;gap:20px;align-items:flex-start}figure{margin:0;
-max-width:100%}figure img{max-width:100%;height:auto;display:block;border:1px solid #e3e3e3;border-radius:8px}
-figcaption{color:#5f6368;font-size:13px;margin-top:6px}.note{background:#fff4d6;border:1px solid #deaa3c;
-border-radius:8px;padding:8px 12px;margin:0 0 14px}table{border-collapse:collapse;font-size:14px}td,th{
-border-bottom:1px solid #e6e6e6;padding:5px 12px;text-align:left}th{background:#f6f7f9}td.n{text-align:right}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(350px,1fr));gap:16px;margin-bottom:18px}
-.card{border:1px solid #e3e3e3;border-radius:10px;padding:14px 16px;background:#fcfcfb}.q{font-weight:600;
-margin:0 0 8px}.ans{display:inline-block;background:#e6f4ea;color:#137333;border-radius:6px;padding:2px 10px;
-font-weight:600}.meta{color:#5f6368;font-size:13px;margin:6px 0}.ev{display:flex;flex-wrap:wrap;gap:10px;
-margin-top:8px}.ev figure{width:150px}.ev img{width:150px}.ev figcaption{font-size:12px;margin-top:3px}
-blockquote{margin:4px 0 0;font-style:italic;font-size:12.5px;color:#3c4043}h3 small{color:#5f6368;
-font-weight:400}footer{text-align:center;color:#80868b;font-size:12px;padding:0 0 30px}"""
-MAX_EVIDENCE_SHOWN = 6
-
-
-def _fig(figs: dict[str, Rec], name: str, caption: str) -> str:
-    f = figs[name]
-    return (
-        f'<figure><img id="fig-{name}" src="{escape(f["src"])}" width="{f["width"]}" height="{f["height"]}" '
-        f'alt="{escape(caption)}"><figcaption>{escape(caption)}</figcaption></figure>'
-    )
-
-
-def _table(head: list[str], rows: list[list[Any]]) -> str:
-    """A small HTML table; numbers are right-aligned."""
-    cell = lambda v: f'<td class="n">{v}</td>' if isinstance(v, int) else f"<td>{escape(str(v))}</td>"  # noqa: E731
-    body = "".join("<tr>" + "".join(cell(v) for v in r) + "</tr>" for r in rows)
-    return "<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + f"</tr>{body}</table>"
-
-
 def _people(src: Source) -> str:
     """Who is who: relation to the protagonist, clips seen in, lines spoken, signature object."""
     me = src.world.get("protagonist")
     rel = {r["b"]: r.get("a_calls_b") or r["kind"] for r in src.world.get("relations", []) if r["a"] == me}
     rel |= {r["a"]: r["kind"] for r in src.world.get("relations", []) if r["b"] == me and r["a"] not in rel}
-    marks = rf.clip_marks(src.clips)
+    marks = rf.clip_marks(src.episodes)
     objects = {o["id"]: o["name"] for o in src.world.get("objects", [])}
+    if not src.icm:
+        rounds = Counter(p for o in src.observations.values() for p in o.get("people", []))
+        rows = [
+            [p["name"], "protagonist" if pid == me else rel.get(pid, "-"), p.get("role", "-"),
+             sum(pid in m.seen for m in marks), rounds.get(pid, 0)]
+            for pid, p in src.people.items()
+        ]  # fmt: skip
+        return _table(["person", "relation", "role", f"{fam.unit(src.family)[1]} present", "rounds"], rows)
     rows = [
         [p["name"], "protagonist" if pid == me else rel.get(pid, "-"),
          sum(pid in m.seen for m in marks), sum(pid in m.speakers for m in marks),
@@ -267,42 +280,20 @@ def _people(src: Source) -> str:
     return _table(["person", "relation", "clips seen", "clips speaking", "signature object"], rows)
 
 
-def _card(item: Rec) -> str:
-    q, ev = item["q"], item["evidence"]
-    html = [f'<div class="card"><p class="q">{escape(q["question"])}</p>']
-    html.append(f'<span class="ans">{escape(str(q["answer"]))}</span>')
-    if q.get("answer_aliases"):
-        html.append(f' <span class="meta">also: {escape(", ".join(q["answer_aliases"]))}</span>')
-    if q.get("options"):
-        html.append(f'<div class="meta">options: {escape(" | ".join(map(str, q["options"])))}</div>')
-    tpl = escape(q.get("lineage", {}).get("template", ""))
-    meta = f"cutoff: {escape(item['cutoff'])} &middot; {len(ev)} evidence &middot; {tpl}"
-    html.append(f'<div class="meta">{meta}</div><div class="ev">')
-    for e in ev[:MAX_EVIDENCE_SHOWN]:
-        alt = escape(e["id"])
-        img = f'<img src="{escape(e["still"])}" width="320" height="180" alt="{alt}">' if e["still"] else ""
-        cap = " &middot; ".join(
-            escape(t) for t in (e["id"], "speech" if e["speech"] else "", e["when"], e["where"]) if t
-        )
-        said = f"<blockquote>&ldquo;{escape(e['text'])}&rdquo; &mdash; {escape(e['speaker'])}</blockquote>"
-        html.append(f"<figure>{img}<figcaption>{cap}</figcaption>{said if e['speech'] else ''}</figure>")
-    html.append("</div>")
-    if len(ev) > MAX_EVIDENCE_SHOWN:
-        rest = ", ".join(e["id"] for e in ev[MAX_EVIDENCE_SHOWN:])
-        html.append(f'<div class="meta">+{len(ev) - MAX_EVIDENCE_SHOWN} more: {escape(rest)}</div>')
-    return "".join(html) + "</div>"
-
-
 def _header(src: Source, title: str, description: str, nav: list[tuple[str, str]]) -> str:
     shots = [s for c in src.clips for s in c["shots"]]
-    stats = [
-        (len(src.clips), "clips"),
-        (f"{sum(s.get('duration_s', 0) for s in shots) / 60:.1f}", "minutes"),
-        (len(shots), "shots"),
-        (sum(len(s.get("dialogue", [])) for s in shots), "spoken lines"),
-        (len(src.people), "people"),
-        (f"{len(src.questions)} / {src.candidates}", "questions kept"),
-    ]
+    stats = (
+        fam.header_stats(src)
+        if not src.icm
+        else [
+            (len(src.clips), "clips"),
+            (f"{sum(s.get('duration_s', 0) for s in shots) / 60:.1f}", "minutes"),
+            (len(shots), "shots"),
+            (sum(len(s.get("dialogue", [])) for s in shots), "spoken lines"),
+            (len(src.people), "people"),
+            (f"{len(src.questions)} / {src.candidates}", "questions kept"),
+        ]
+    )
     sub = f"{src.label} \u00b7 family {src.family} \u00b7 seed {src.meta.get('seed', '?')}"
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -333,7 +324,8 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
     has_xy = bool(src.questions) and all(rf.xy_label(q) for q in src.questions)
     no_xy = (
         '<p class="note"><b>No X/Y labels in this release.</b> Its questions carry no X/Y taxonomy; the '
-        "heatmap shows category &times; number of distinct evidence clips instead.</p>"
+        f"heatmap shows category &times; number of distinct evidence {'clips' if src.icm else 'sources'} "
+        "instead.</p>"
     )
     examples_html = "".join(
         f'<h3 id="cat-{escape(c["id"])}">{escape(c["name"])} <small>{len(c["items"])} of {c["total"]}'
@@ -342,22 +334,38 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
     )
     kept = f"{src.candidates} candidates; {len(src.questions)} kept after every gate."
     row = '<div class="row">{}</div>'.format
-    places = _fig(figs, "sources_places", "Places x people") + _fig(
-        figs, "sources_activities", "Activities x people"
-    )
     cats = _fig(figs, "categories", "Kept questions per category")
+    one, many = fam.unit(src.family)
+    if src.icm:
+        places = _fig(figs, "sources_places", "Places x people") + _fig(
+            figs, "sources_activities", "Activities x people"
+        )
+        src_lead, src_body = (
+            "Who is seen with whom, and where.",
+            row(_fig(figs, "sources", "Relations and shared clips") + places),
+        )
+        when = (
+            "When each person appears across the album.",
+            "One row per person; a mark per clip they are seen in.",
+        )
+        ev_lead = "(shot stills; spoken lines quoted)"
+    else:
+        src_lead, src_body = fam.section(src, figs)
+        lane = "scenario" if src.family == "memeye" else "person"
+        when = (f"When each {lane} is active, {one} by {one}.", f"One row per {lane}; a mark per {one}.")
+        ev_lead = "(evidence rounds quoted with their source; shared images shown)"
+    if src.family == "memeye":
+        cats += fam.cells_table(src.questions)
     sections = [
         ("cast", "Cast", "Every recurring person: face anchor, identity, voice and wardrobe.",
          row(_fig(figs, "cast", "Cast contact sheet") + _people(src))),
-        ("timeline", "Timeline", "When each person appears across the album.",
-         row(_fig(figs, "timeline", "One row per person; a mark per clip they are seen in."))),
-        ("sources", "Sources", "Who is seen with whom, and where.",
-         row(_fig(figs, "sources", "Relations and shared clips") + places)),
+        ("timeline", "Timeline", when[0], row(_fig(figs, "timeline", when[1]))),
+        ("sources", "Sources", src_lead, src_body),
         ("gates", "Gates", kept, row(_fig(figs, "funnel", "Items left after each gate") + gate_table)),
         ("taxonomy", "Taxonomy", "How the kept questions spread.", ("" if has_xy else no_xy)
          + row(_fig(figs, "heatmap", "Question heatmap") + cats)),
         ("examples", "Example items", "A few kept questions per category with answer, cutoff and evidence "
-         "(shot stills; spoken lines quoted).", examples_html or "<p>No kept questions.</p>"),
+         f"{ev_lead}.", examples_html or "<p>No kept questions.</p>"),
     ]  # fmt: skip
     out = [_header(src, title, description, [(sid, name) for sid, name, _, _ in sections])]
     for sid, name, lead, body in sections:

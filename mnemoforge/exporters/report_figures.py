@@ -71,12 +71,22 @@ def _next_month(d: dt.date) -> dt.date:
 
 
 def timeline_figure(
-    people: Sequence[PersonRow], clips: Sequence[ClipMark], start: dt.date, end: dt.date, *, width: int = 1240
+    people: Sequence[PersonRow],
+    clips: Sequence[ClipMark],
+    start: dt.date,
+    end: dt.date,
+    *,
+    width: int = 1240,
+    unit: tuple[str, str] = ("clip", "clips"),
+    lane: str = "person",
+    speech: bool = True,
 ) -> Image.Image:
-    """One row per person with a mark for every clip they appear in; months along the x axis.
+    """One row per person (or other ``lane``) with a mark for every clip (``unit``: singular,
+    plural) they appear in; months along the x axis.
 
-    A filled mark means the person is seen and speaks, a ring means seen but silent; the
-    calibration clip is grey. The top row carries every clip as a tick.
+    With ``speech`` a filled mark means the person is seen and speaks, a ring means seen but
+    silent, and the calibration clip is grey; without it every mark is filled (present). The top
+    row carries every clip as a tick.
     """
     first = min([start, *(c.when.date() for c in clips)])
     latest = max([dt.datetime.combine(start, dt.time()), *(c.when for c in clips)])
@@ -89,13 +99,14 @@ def timeline_figure(
     t0 = dt.datetime.combine(months[0], dt.time())
     t1 = dt.datetime.combine(stop, dt.time())
     left, right, row_h, top_row = 220, width - 28, 52, 40
-    subtitle = (
-        f"{len(clips)} clips from {first:%d %b %Y} to {last:%d %b %Y}; one row per person, one mark per clip."
-    )
-    plot_top = _title(Image.new("RGB", (width, 10)), "Who appears when", subtitle) + 26
+    one, many = unit
+    subtitle = f"{len(clips)} {many} from {first:%d %b %Y} to {last:%d %b %Y}; "
+    subtitle += f"one row per {lane}, one mark per {one}."
+    title = "Who appears when" if lane == "person" else f"Which {lane} is active when"
+    plot_top = _title(Image.new("RGB", (width, 10)), title, subtitle) + 26
     plot_bottom = plot_top + top_row + row_h * len(people)
     img = Image.new("RGB", (width, plot_bottom + 78), PAPER)
-    _title(img, "Who appears when", subtitle)
+    _title(img, title, subtitle)
     draw = ImageDraw.Draw(img)
     span = (t1 - t0).total_seconds()
 
@@ -123,7 +134,9 @@ def timeline_figure(
                 draw_text(draw, (dx, plot_bottom + 8), f"{day} {m:%b}", 12, MUTED, anchor="ma")
     draw.line([(right, plot_top - 4), (right, plot_bottom)], fill=RULE)
     ty = plot_top + top_row // 2
-    draw_text(draw, (28, ty), "all clips", 13, INK, bold=True, anchor="lm")
+    draw_text(
+        draw, (28, ty), fit_text(f"all {many}", 13, left - 40, bold=True), 13, INK, bold=True, anchor="lm"
+    )
     for c in clips:
         x = x_of(c.when)
         draw.line([(x, ty - 9), (x, ty + 9)], fill=CALIBRATION if c.calibration else INK, width=2)
@@ -134,7 +147,8 @@ def timeline_figure(
         mine = [c for c in clips if p.id in c.seen or p.id in c.speakers]
         spoke = sum(1 for c in mine if p.id in c.speakers)
         draw_text(draw, (74, cy - 9), fit_text(p.name, 14, left - 84, bold=True), 14, INK, True, "lm")
-        draw_text(draw, (74, cy + 10), f"{len(mine)} clips, speaks in {spoke}", 11, MUTED, anchor="lm")
+        note = f"{len(mine)} {many}, speaks in {spoke}" if speech else f"{len(mine)} {many}"
+        draw_text(draw, (74, cy + 10), fit_text(note, 11, left - 84), 11, MUTED, anchor="lm")
         for c in mine:
             x = x_of(c.when)
             aa_shape(
@@ -144,11 +158,12 @@ def timeline_figure(
                 aa_shape(img, (x - 4, cy - 4, x + 5, cy + 5), WHITE, ellipse=True)
     ly = plot_bottom + 40
     x = 28
-    for text, fill, solid in [
+    legend = [
         ("seen and speaks", palette(0), 1),
         ("seen, silent", palette(0), 0),
         ("calibration clip", CALIBRATION, 1),
-    ]:
+    ]
+    for text, fill, solid in legend if speech else [(f"active in the {one}", palette(0), 1)]:
         aa_shape(img, (x, ly - 7, x + 15, ly + 8), fill, ellipse=True)
         if not solid:
             aa_shape(img, (x + 3, ly - 4, x + 12, ly + 5), WHITE, ellipse=True)
@@ -163,17 +178,18 @@ def relation_graph(
     together: Mapping[tuple[str, str], int],
     *,
     centre: str | None = None,
+    unit: str = "clips",
     width: int = 1140,
     height: int = 640,
 ) -> Image.Image:
-    """The cast as a graph: an edge per pair seen together (width = shared clips), relations named.
+    """The cast as a graph: an edge per pair seen together (width = shared ``unit``), relations named.
 
     ``relations`` and ``together`` are keyed by sorted id pairs. ``centre`` (the protagonist)
     sits in the middle; everyone else is spaced evenly on an ellipse.
     """
     img = Image.new("RGB", (width, height), PAPER)
-    why = "Edge width grows with the clips two people share; coloured edges are stated relations."
-    top = _title(img, "Cast graph: relations and shared clips", why)
+    why = f"Edge width grows with the {unit} two people share; coloured edges are stated relations."
+    top = _title(img, f"Cast graph: relations and shared {unit}", why)
     cx, cy = width // 2, top + (height - top) // 2 - 30
     rx, ry = width // 2 - 140, (height - top) // 2 - 70
     ring = [p for p in people if p.id != centre] if centre else list(people)
@@ -213,7 +229,7 @@ def relation_graph(
         n = together.get((a, b), 0)
         lines: Label = [(str(n), 11, MUTED, False)] if n else []
         if (a, b) in relations:
-            lines = [(relations[(a, b)], 13, INK, True), (f"{n} clips together", 11, MUTED, False)]
+            lines = [(relations[(a, b)], 13, INK, True), (f"{n} {unit} together", 11, MUTED, False)]
         for f in (0.5, 0.3, 0.7, 0.15, 0.85) if lines else ():
             t = t0 + (t1 - t0) * f
             box = _pill_box((xa + (xb - xa) * t, ya + (yb - ya) * t), lines)
@@ -241,8 +257,16 @@ CATEGORY_NAMES = {
 }
 
 
+# MemEye's axes: how fine a visual detail is (X) and how the evidence is spread over rounds (Y)
+X_NAMES = {"X1": "scene", "X2": "region", "X3": "instance", "X4": "pixel"}
+Y_NAMES = {"Y1": "one round", "Y2": "several rounds", "Y3": "updated state"}
+
+
 def category_name(cat: str) -> str:
-    """A readable name for a category id."""
+    """A readable name for a category id (a MemEye cell ``X4_Y3`` reads "X4 x Y3 (pixel, updated state)")."""
+    x, _, y = cat.partition("_")
+    if x in X_NAMES and y in Y_NAMES:
+        return f"{x} x {y} ({X_NAMES[x]}, {Y_NAMES[y]})"
     return CATEGORY_NAMES.get(cat, cat.replace("_", " ").capitalize())
 
 
@@ -301,8 +325,13 @@ def xy_label(q: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def taxonomy_heatmap(questions: Sequence[Mapping[str, Any]]) -> Image.Image:
-    """X x Y counts when every question carries the labels; else category x evidence clips, noted."""
+def taxonomy_heatmap(
+    questions: Sequence[Mapping[str, Any]],
+    key: str = "evidence_clips",
+    unit: tuple[str, str] = ("clip", "clips"),
+) -> Image.Image:
+    """X x Y counts when every question carries the labels; else category x distinct evidence
+    ``unit`` (read from each question's ``key`` list), noted."""
     labels = [xy_label(q) for q in questions]
     if questions and all(labels):
         n = Counter(labels)
@@ -310,14 +339,14 @@ def taxonomy_heatmap(questions: Sequence[Mapping[str, Any]]) -> Image.Image:
         ys = sorted({xy[1] for xy in labels if xy}, reverse=True)
         grid = [[n[(x, y)] for x in xs] for y in ys]
         return heatmap("Questions per X x Y cell", ys, xs, grid, row_title="Y", col_title="X")
-    n = Counter((q["category"], len(q.get("evidence_clips") or [])) for q in questions)
+    n = Counter((q["category"], len(set(q.get(key) or []))) for q in questions)
     cats = sorted({c for c, _ in n}) or ["(no questions)"]
     ks = range(min((k for _, k in n), default=0), max((k for _, k in n), default=0) + 1)
     grid = [[n[(c, k)] for k in ks] for c in cats]
-    cols = [f"{k} clip{'' if k == 1 else 's'}" for k in ks]
+    cols = [f"{k} {unit[k != 1]}" for k in ks]
     note = "No X/Y labels in this release: its questions carry no X/Y taxonomy, so this grid shows each "
-    note += "category against the number of distinct evidence clips instead."
-    title, rows = "Questions by category x evidence clips", [category_name(c) for c in cats]
+    note += f"category against the number of distinct evidence {unit[1]} instead."
+    title, rows = f"Questions by category x evidence {unit[1]}", [category_name(c) for c in cats]
     return heatmap(
-        title, rows, cols, grid, note=note, row_title="category", col_title="distinct evidence clips"
+        title, rows, cols, grid, note=note, row_title="category", col_title=f"distinct evidence {unit[1]}"
     )
