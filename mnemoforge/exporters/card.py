@@ -26,6 +26,7 @@ FIELDS = {
     "evidence": "observation ids (shots, spoken lines) expressing the facts the program read",
     "evidence_clips": "icm: clip ids holding the evidence",
     "evidence_shots": "icm: shot ids holding visual evidence",
+    "evidence_alternatives": "other observations expressing the same facts (count as clue hits in retrieval)",
     "evidence_sources": "smm: source ids holding the evidence; memeye: session ids of the clue rounds",
     "labels": "family taxonomy: smm `{task}`; memeye `{x, y, scenario}` (X1–X4 granularity, Y1–Y3 depth)",
     "options": "multiple-choice mirror: option texts, the correct one first (null: open-ended only)",

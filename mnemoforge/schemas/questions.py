@@ -40,6 +40,11 @@ class Question(Record):
     evidence: list[str] = Field(description="observation ids")
     evidence_clips: list[str] = Field(default_factory=list)
     evidence_shots: list[str] = Field(default_factory=list)
+    evidence_alternatives: list[str] = Field(
+        default_factory=list,
+        description="other observations expressing the same facts as the evidence (e.g. a later copy of "
+        "the same picture); retrieval metrics may count them as clue hits",
+    )
     evidence_sources: list[str] = Field(
         default_factory=list, description="sources (smm) or sessions (memeye) holding the evidence"
     )
