@@ -207,12 +207,16 @@ class RenderSpec(Strict):
 
 
 DEFAULT_PANELS = {
-    "option_only": ["lexical"],
+    "option_only": ["lexical", "option_prior"],
     "text_only_clue": ["lexical"],
     "minimal_caption": ["lexical"],
     "oracle": ["symbolic"],
     "modality_necessity": ["symbolic"],
 }
+
+
+# answerers that need no config: a panel may name them without declaring them under ``answerers``
+BUILTIN_ANSWERERS = frozenset({"symbolic", "lexical", "option_prior"})
 
 
 class GateSpec(Strict):
@@ -237,9 +241,16 @@ class GateSpec(Strict):
             if gate not in DEFAULT_PANELS:
                 raise ValueError(f"panels.{gate}: unknown gate; panel gates are {sorted(DEFAULT_PANELS)}")
             for i, m in enumerate(members):
-                if m not in self.answerers:
+                if m not in self.answerers and m not in BUILTIN_ANSWERERS:
                     raise ValueError(f"panels.{gate}.{i}: {m!r} is not in answerers {sorted(self.answerers)}")
         return self
+
+    def resolved_answerers(self) -> dict[str, dict[str, Any]]:
+        """``answerers`` plus the config-free built-ins (symbolic, lexical, option_prior) that a
+        panel names without declaring them."""
+        used = {m for members in self.panels.values() for m in members}
+        extra = {m: {} for m in sorted(used & BUILTIN_ANSWERERS) if m not in self.answerers}
+        return {**self.answerers, **extra}
 
 
 class TextSpec(Strict):

@@ -53,7 +53,7 @@ def gate_names(family: str | None = None) -> list[str]:
 def build_answerers(spec: GateSpec) -> dict[str, Answerer]:
     out: dict[str, Answerer] = {}
     prompts_dir = Path(spec.prompts_dir) if spec.prompts_dir else None
-    for name, config in spec.answerers.items():
+    for name, config in spec.resolved_answerers().items():
         cfg = dict(config)
         kind = cfg.pop("kind", name)
         if kind == "chat":
@@ -120,8 +120,9 @@ def run_all_gates(
     gates = gate_list(family_gates)
     answerers = build_answerers(spec)
     panels = {g: Panel([answerers[m] for m in ms], rule=spec.rule) for g, ms in spec.panels.items() if ms}
+    configs = spec.resolved_answerers()
     panel_ids = {
-        (g, mcq): [cache_identity(answerers[m], spec.answerers[m], mcq) for m in ms]
+        (g, mcq): [cache_identity(answerers[m], configs[m], mcq) for m in ms]
         for g, ms in spec.panels.items()
         for mcq in (True, False)
     }

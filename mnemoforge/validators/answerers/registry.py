@@ -34,7 +34,16 @@ def _local(**config: Any) -> Answerer:
     return LocalModelAnswerer(**config)
 
 
+def _option_prior(**config: Any) -> Answerer:
+    from mnemoforge.validators.answerers.option_prior import OptionPriorAnswerer
+
+    if config:
+        raise TypeError(f"the option_prior answerer takes no config, got {sorted(config)}")
+    return OptionPriorAnswerer()
+
+
 ANSWERERS: dict[str, Callable[..., Answerer]] = {
+    "option_prior": _option_prior,
     "symbolic": _symbolic,
     "lexical": _lexical,
     "embedding": _embedding,
