@@ -39,6 +39,25 @@ FIELDS = {
 }
 
 
+def gates_table(theme: Theme, funnel: dict | None) -> str:
+    """Each gate in order with what it rejected and, for panel gates, who sat on the panel."""
+    if not funnel:
+        return "(no gate log)"
+    panels = theme.gates.panels
+    rows = []
+    for st in funnel["stages"]:
+        members = panels.get(st["gate"])
+        who = ", ".join(members) if members else ("exact check" if st["gate"] not in panels else "not run")
+        rows.append(f"| `{st['gate']}` | {who} | {st['rejected']} | {st['kept']} |")
+    return (
+        f"{funnel['candidates']} candidates; panel rule `{theme.gates.rule}`. A panel member that "
+        "abstains (no context, no decisive evidence) counts as not answering, so a panel of offline "
+        "answerers only rejects what they can actually answer; stronger panels (a chat model) are "
+        "configured under `gates:` in the theme.\n\n| gate | panel | rejected | kept |\n|---|---|---|---|\n"
+        + "\n".join(rows)
+    )
+
+
 def dataset_card(
     theme: Theme,
     stats: dict,
@@ -47,6 +66,7 @@ def dataset_card(
     code_version: str,
     family_section: str = "",
     contents_line: str = "",
+    funnel: dict | None = None,
 ) -> str:
     """The card: shared construction text, the family's own section, contents, fields."""
     size = stats["questions"]["kept"]
@@ -67,6 +87,7 @@ def dataset_card(
         f"| {CATEGORY_NAMES.get(c, c)} | {n} |" for c, n in sorted(stats["questions"]["by_category"].items())
     )
     fields = "\n".join(f"- `{k}`: {v}" for k, v in FIELDS.items())
+    gates = gates_table(theme, funnel)
     media = stats.get("media", {})
     return f"""---
 {yaml.safe_dump(meta, sort_keys=True).strip()}
@@ -105,6 +126,10 @@ verdicts in `gates/verdicts.jsonl` and `gates/funnel.json`.
 ## Fields (`data/*/questions.*`)
 
 {fields}
+
+## Quality gates
+
+{gates}
 
 ## Known limitations
 

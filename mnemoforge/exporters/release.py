@@ -166,6 +166,7 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         __version__,
         family.card_section(stats),
         family.contents_line(stats),
+        c.funnel,
     )
     atomic.write_text(root / "README.md", card)
     atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))

@@ -1,0 +1,52 @@
+"""Releases of every family: each card config loads offline with `datasets`, and the card's gate
+table is the funnel."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mnemoforge.pipeline import build
+from mnemoforge.theme_io import DEFAULT_THEME
+
+THEMES = {"smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
+
+
+@pytest.fixture(scope="module", params=sorted(THEMES))
+def release(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp(request.param)
+    return build(DEFAULT_THEME.parent / THEMES[request.param], outputs=out, workers=1).release_dir
+
+
+def test_every_config_of_the_card_loads_offline(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    datasets = pytest.importorskip("datasets", reason="needs the hub extra: pip install 'mnemoforge[hub]'")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    meta = yaml.safe_load((release / "README.md").read_text().split("---")[1])
+    manifest = json.loads((release / "MANIFEST.json").read_text())
+    fam = manifest["family"]
+    configs = {c["config_name"]: c["data_files"][0]["path"] for c in meta["configs"]}
+    assert {f"{fam}_questions", f"{fam}_observations", f"{fam}_captions"} <= set(configs)
+    assert len(configs) > 3  # the family's own tables too
+    for name, path in sorted(configs.items()):
+        assert path in manifest["files"], f"{name}: {path} is not in the release"
+        ds = datasets.load_dataset(str(release), name, split="test", cache_dir=str(tmp_path / "c"))
+        assert len(ds) > 0, name
+    stats = json.loads((release / "dataset_statistics.json").read_text())
+    qs = datasets.load_dataset(str(release), f"{fam}_questions", split="test", cache_dir=str(tmp_path / "c"))
+    assert len(qs) == stats["questions"]["kept"] == manifest["counts"]["questions"]
+
+
+def test_card_gate_table_is_the_funnel(release: Path) -> None:
+    card = (release / "README.md").read_text()
+    funnel = json.loads((release / "gates" / "funnel.json").read_text())
+    for st in funnel["stages"]:
+        row = next(line for line in card.splitlines() if line.startswith(f"| `{st['gate']}` |"))
+        assert row.endswith(f"| {st['rejected']} | {st['kept']} |"), row
+    assert "option_prior" in card  # the offline MCQ shortcut check is on the option-only panel
