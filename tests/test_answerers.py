@@ -386,3 +386,27 @@ def test_registry_builds_by_name_and_names_the_known_ones() -> None:
     code = f"import sys, mnemoforge.validators.answerers; print(sorted({heavy} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"  # heavy backends load lazily
+
+
+class CountingOracle(Oracle):
+    """An order-invariant answerer that counts how often it is asked."""
+
+    order_invariant = True
+    id = "counting"
+
+    def __init__(self, truth: str) -> None:
+        super().__init__(truth)
+        self.calls = 0
+
+    def answer(self, question: str, options: list[str] | None, context: Context):
+        self.calls += 1
+        return super().answer(question, options, context)
+
+
+def test_order_invariant_answerers_are_asked_once_per_option_set() -> None:
+    inv, plain = CountingOracle("green tea"), Oracle("green tea")
+    r = rotation_em(Panel([inv, plain], rule="all"), "q", DRINKS, ROTATIONS, "green tea", CTX)
+    assert inv.calls == 1  # reused under the other three rotations, at the letter its text moved to
+    assert [res.answers["counting"].choice for res in r.results] == ["A", "D", "C", "B"]
+    assert [res.answers["oracle"].choice for res in r.results] == ["A", "D", "C", "B"]
+    assert r.per_answerer == {"counting": 1.0, "oracle": 1.0} and r.panel == 1.0

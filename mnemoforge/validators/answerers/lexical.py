@@ -67,6 +67,8 @@ class LexicalAnswerer:
     Open questions: the top item's sentence that best matches the question, cut to ``max_words``.
     """
 
+    order_invariant = True  # its choice does not depend on option order (see panel)
+
     def __init__(self, top_k: int = 3, k1: float = 1.5, b: float = 0.75, max_words: int = 24) -> None:
         self.top_k, self.k1, self.b, self.max_words = top_k, k1, b, max_words
         self.id = f"lexical:bm25(k1={k1},b={b},top_k={top_k})"

@@ -119,6 +119,7 @@ class OptionPriorAnswerer:
     """Answers MCQ from the option set alone when a structural prior singles one option out."""
 
     id = "option_prior:v1"
+    order_invariant = True  # reads the option set, not its order (see panel)
 
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
         if not options or len(options) < 3:

@@ -72,20 +72,25 @@ class Panel:
         reference: str,
         context: Context,
         aliases: Sequence[str] = (),
+        memo: dict[str, Answer] | None = None,
     ) -> PanelResult:
         """Ask every answerer; ``reference`` is the answer text (for MCQ, one of ``options``).
 
-        Open answers take the judge's best score over the reference and its ``aliases``.
+        Open answers take the judge's best score over the reference and its ``aliases``. With a
+        ``memo`` (one per option set, kept across rotations), an answerer whose choice does not
+        depend on option order (``order_invariant = True``) is asked once; later rotations reuse
+        its chosen text at its new letter.
         """
         gold = _reference_letter(options, reference) if options else None
         answers, correct, scores = {}, {}, {}
         for a in self.answerers:
-            try:
-                ans = a.answer(question, options, context)
-            except Exception as e:  # a broken plugin is marked, never a crash or a None row
-                ans = Answer.failed(a.id, f"answerer raised {type(e).__name__}: {e}")
-            if not isinstance(ans, Answer):
-                ans = Answer.failed(a.id, f"answerer returned {type(ans).__name__}, not Answer")
+            reuse = memo is not None and options and getattr(a, "order_invariant", False)
+            if reuse and memo is not None and a.id in memo:
+                ans = _moved(memo[a.id], options or [])
+            else:
+                ans = self._ask_one(a, question, options, context)
+                if reuse and memo is not None:
+                    memo[a.id] = ans
             answers[a.id] = ans
             if not ans.ok:
                 scores[a.id] = 0.0
@@ -98,9 +103,26 @@ class Panel:
         verdict = apply_rule(self.rule, [correct[i] for i in self.ids])
         return PanelResult(question, answers, correct, self.rule, verdict, scores)
 
+    @staticmethod
+    def _ask_one(a: Answerer, question: str, options: list[str] | None, context: Context) -> Answer:
+        try:
+            ans = a.answer(question, options, context)
+        except Exception as e:  # a broken plugin is marked, never a crash or a None row
+            ans = Answer.failed(a.id, f"answerer raised {type(e).__name__}: {e}")
+        if not isinstance(ans, Answer):
+            ans = Answer.failed(a.id, f"answerer returned {type(ans).__name__}, not Answer")
+        return ans
+
     def ask_question(self, q: Question, context: Context) -> PanelResult:
         """Ask a generated question as stored (options in their stored order)."""
         return self.ask(q.question, q.options, q.answer, context, q.answer_aliases)
+
+
+def _moved(prev: Answer, options: Sequence[str]) -> Answer:
+    """An order-invariant answer re-placed under the letter its option text has now."""
+    if not prev.ok or prev.text not in options:
+        return prev
+    return Answer.mcq(prev.answerer_id, options, list(options).index(prev.text), prev.raw)
 
 
 def _reference_letter(options: Sequence[str], reference: str) -> str:
@@ -137,7 +159,10 @@ def rotation_em(
     for rot in rotations:
         if sorted(rot) != list(range(len(options))):
             raise ValueError(f"rotation {list(rot)} is not a permutation of {len(options)} options")
-    results = [panel.ask(question, [options[i] for i in rot], reference, context) for rot in rotations]
+    memo: dict[str, Answer] = {}  # order-invariant answerers are asked once for the option set
+    results = [
+        panel.ask(question, [options[i] for i in rot], reference, context, memo=memo) for rot in rotations
+    ]
     n = len(results)
     per = {aid: sum(r.correct[aid] for r in results) / n for aid in panel.ids}
     return RotationEM(per, sum(r.verdict for r in results) / n, panel.rule, results)

@@ -16,6 +16,8 @@ class SymbolicAnswerer:
     count, so removing an item removes its facts. Unanswerable programs give ``ok=False``.
     """
 
+    order_invariant = True  # picks an option by its text: asked once per option set (see panel)
+
     id = "symbolic"
 
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
