@@ -7,14 +7,16 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from PIL import Image, ImageDraw
 
-from mnemoforge.backends.image import visual_props
+from mnemoforge.backends.image import visual_props, visual_shelf
 from mnemoforge.backends.image.colors import rgb
 from mnemoforge.backends.image.visual_scene import draw_label
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.memeye.vocab import POSITIONS, colour_hex
-from mnemoforge.pipeline import build
+from mnemoforge.generators.memeye.render import LAYOUTS
+from mnemoforge.generators.memeye.vocab import KEYS, POSITIONS, colour_hex
+from mnemoforge.pipeline import BuildResult, build
 from mnemoforge.schemas.memeye import CELLS
 from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.questions import Question
@@ -27,8 +29,19 @@ LETTERS = "ABCD"
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(THEME, outputs=tmp_path_factory.mktemp("memeye")).release_dir
+def built(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    return build(THEME, outputs=tmp_path_factory.mktemp("memeye"))
+
+
+@pytest.fixture(scope="module")
+def release(built: BuildResult) -> Path:
+    return built.release_dir
+
+
+@pytest.fixture(scope="module")
+def layouts(built: BuildResult) -> dict[str, dict]:
+    """The drawn layout of each picture: a run-folder diagnostics file, not release media data."""
+    return {r["observation"]: r["layout"] for r in read_jsonl(built.run_dir / LAYOUTS)}
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +90,7 @@ def test_x4_and_x3_values_only_in_pixels(
                 fine[e.fact] = world.fact(e.fact).value
             else:
                 assert e.channel == Channel.scene, (o.id, e)
-    assert any(f.endswith(("colour", "colour.v1")) for f in fine) and len(fine) > 40
+    assert any(world.fact(f).object == "colour" for f in fine) and len(fine) > 40
     texts = [o.content for o in observations] + [minimal_caption(o) for o in observations] + captions
     for fact, value in fine.items():
         assert value
@@ -111,6 +124,24 @@ def test_y3_stale_state_is_a_distractor_and_evidence_spans_stale_and_latest(
         }
         assert first_of[stale.id] < first_of[latest.id]
         assert len(q.evidence) == 2
+        # the latest showing of the latest state is a clue round (evidence or alternative)
+        last = max((o for o in observations if latest.id in o.fact_ids()), key=lambda o: o.order)
+        assert last.id in q.evidence + q.evidence_alternatives, q.id
+
+
+def test_evidence_alternatives_list_every_other_showing(
+    release: Path, observations: list[Observation], kept: list[Question]
+) -> None:
+    rounds = {r["round"]: r for r in read_jsonl(release / "data/memeye/rounds.jsonl")}
+    with_alts = 0
+    for q in kept:
+        showing = {o.id for o in observations if o.fact_ids() & set(q.facts_read)}
+        assert set(q.evidence) | set(q.evidence_alternatives) == showing, q.id
+        assert not set(q.evidence) & set(q.evidence_alternatives), q.id
+        with_alts += bool(q.evidence_alternatives)
+        for e in q.evidence_alternatives:
+            assert q.id in rounds[e]["alt_clue_for"] and q.id not in rounds[e]["clue_for"]
+    assert with_alts >= len(kept) // 2  # scenes recur, so most facts are shown more than once
 
 
 def test_rotations_put_the_correct_text_once_at_each_letter(kept: list[Question]) -> None:
@@ -137,25 +168,36 @@ def test_y_labels_follow_the_evidence_structure(kept: list[Question]) -> None:
         assert all(re.fullmatch(r"s\d{2}_r\d{2}", e) for e in q.evidence)
 
 
-def test_pixels_carry_the_facts(release: Path, world: World, observations: list[Observation]) -> None:
+def test_pixels_carry_the_facts(
+    release: Path, world: World, observations: list[Observation], layouts: dict[str, dict]
+) -> None:
     obs = {o.id: o for o in observations}
     detail = {
         "room_photo": visual_props.STAR,
         "game_board": visual_props.FOLD,
         "health_dashboard": visual_props.RING,
         "street_view": visual_props.ROOFBOX,
+        "product_shelf": visual_shelf.SEAL,
     }
     rows = read_jsonl(release / "media/index.jsonl")
     assert len(rows) == sum(len(o.media) for o in observations) >= 16
+    assert {r["kind"] for r in rows} == set(detail)  # the shipped theme shows every scene kind
     for row in rows:
         img = Image.open(release / row["path"]).convert("RGB")
         facts = {
             world.fact(e.fact).object: world.fact(e.fact).value for e in obs[row["observation"]].expresses
         }
-        lay = row["layout"]
-        # X4 colour: the colour region is painted in the named colour
+        lay = layouts[row["observation"]]
+        # X4 colour: a small object (not the background) is painted in the named colour
+        named = rgb(colour_hex(facts["colour"]))
+        assert img.getpixel(tuple(lay["colour_point"])) == named
         x0, y0, x1, y1 = lay["colour_box"]
-        assert img.getpixel(((x0 + x1) // 2, (y0 + y1) // 2)) == rgb(colour_hex(facts["colour"]))
+        hist = dict((c, n) for n, c in img.getcolors(1 << 16))
+        inside = dict((c, n) for n, c in img.crop((x0, y0, x1 + 1, y1 + 1)).getcolors(1 << 16))
+        frame = img.width * img.height
+        assert 0.003 * frame <= hist[named] <= 0.05 * frame, (row["path"], hist[named] / frame)
+        assert inside[named] == hist[named], row["path"]  # every pixel of that colour is the object
+        assert max(hist.values()) > 5 * hist[named]  # the dominant colour is something else
         # X4 count: one drawn item per counted unit, each in the count ink
         assert len(lay["countables"]) == int(facts["count"])
         for b in lay["countables"]:
@@ -174,17 +216,16 @@ def test_pixels_carry_the_facts(release: Path, world: World, observations: list[
         assert img.crop(box).tobytes() == ref.crop(box).tobytes()
 
 
-def test_evolving_state_is_redrawn(release: Path, world: World, kept: list[Question]) -> None:
+def test_evolving_state_is_redrawn(
+    release: Path, world: World, kept: list[Question], layouts: dict[str, dict]
+) -> None:
     rows = {r["observation"]: r for r in read_jsonl(release / "media/index.jsonl")}
     q = next(q for q in kept if q.labels["y"] == "Y3" and q.labels["key"] == "colour")
     stale_round, latest_round = q.evidence
     pix = []
     for rid in (stale_round, latest_round):
-        row = rows[rid]
-        x0, y0, x1, y1 = row["layout"]["colour_box"]
-        pix.append(
-            Image.open(release / row["path"]).convert("RGB").getpixel(((x0 + x1) // 2, (y0 + y1) // 2))
-        )
+        point = tuple(layouts[rid]["colour_point"])
+        pix.append(Image.open(release / rows[rid]["path"]).convert("RGB").getpixel(point))
     stale = next(world.fact(f) for f in q.facts_read if world.fact(f).value != q.answer)
     assert pix == [rgb(colour_hex(stale.value or "")), rgb(colour_hex(q.answer))]
 
@@ -198,7 +239,46 @@ def test_release_tables_mark_clue_rounds(release: Path, kept: list[Question]) ->
             assert q.id in rounds[e]["clue_for"] and rounds[e]["images"]
     funnel = json.loads((release / "gates/funnel.json").read_text())
     gates = [s["gate"] for s in funnel["stages"]]
-    assert "memeye_taxonomy" in gates and "memeye_pixel_only" in gates
+    assert {"memeye_taxonomy", "memeye_pixel_only", "memeye_options"} <= set(gates)
+
+
+def test_release_media_index_carries_no_answers(
+    built: BuildResult, release: Path, world: World, kept: list[Question]
+) -> None:
+    rows = read_jsonl(release / "media/index.jsonl")
+    allowed = {"path", "kind", "bytes", "sha256", "observation", "session", "scene", "width", "height"}
+    assert rows and all(set(r) <= allowed for r in rows), set(rows[0])
+    # the layout is a run-folder diagnostic, and in the release only as labelled ground truth
+    assert (built.run_dir / LAYOUTS).is_file()
+    assert (release / "data/memeye/annotations/layouts.parquet").is_file()
+    card = (release / "README.md").read_text()
+    assert "annotations/layouts" in card and "not agent input" in card.lower()
+    # fact ids are opaque: no version suffix, no key name
+    ids = [f.id for f in world.facts]
+    assert len(set(ids)) == len(ids)
+    for fid in ids:
+        assert not re.search(r"\.v\d+$", fid), fid
+        assert not any(k in fid.split(".", 1)[1] for k in KEYS), fid
+
+
+def test_planned_and_produced_per_cell_reported(release: Path, kept: list[Question]) -> None:
+    stats = json.loads((release / "dataset_statistics.json").read_text())
+    targets = stats["memeye"]["targets"]
+    theme = yaml.safe_load(THEME.read_text())["memeye"]
+    for cell in CELLS:
+        planned = theme.get("targets", {}).get(cell, theme["per_cell"])
+        assert targets[cell]["planned"] == planned
+        assert targets[cell]["kept"] == sum(q.category == cell for q in kept)
+        assert targets[cell]["candidates"] >= targets[cell]["kept"]
+    assert stats["memeye"]["shortfalls"] == [], targets  # the shipped theme meets every target
+    assert "met its planned target" in (release / "README.md").read_text()
+
+
+def test_wording_does_not_reveal_the_y_label(kept: list[Question]) -> None:
+    for q in kept:
+        assert not re.search(
+            r"\b(after it changed|latest picture|changed|give both|together)\b", q.question, re.I
+        )
 
 
 def test_same_seed_same_manifest(release: Path, tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 A scenario is one life task (home renovation, a card-game playlog, a health dashboard, outdoor
 navigation): a few recurring *scenes* the user photographs over several chat sessions. ``kind``
-picks the renderer and the visual vocabulary (``room``, ``board``, ``dashboard``, ``street``).
+picks the renderer and the visual vocabulary (``room``, ``board``, ``dashboard``, ``street``,
+``shelf``).
 ``check`` validates references against the rest of the theme.
 """
 
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
 
-SceneKind = Literal["room", "board", "dashboard", "street"]
+SceneKind = Literal["room", "board", "dashboard", "street", "shelf"]
 X_LABELS = ("X1", "X2", "X3", "X4")
 Y_LABELS = ("Y1", "Y2", "Y3")
 CELLS = tuple(f"{x}_{y}" for x in X_LABELS for y in Y_LABELS)
@@ -46,6 +47,9 @@ class MemEyeSpec(_Strict):
     assistant: str = "Assistant"
     scenarios: list[ScenarioSpec] = Field(min_length=1)
     per_cell: int = Field(default=5, ge=0, le=200, description="candidates planned per X×Y cell")
+    changes_per_scene: int = Field(
+        default=2, ge=1, le=5, description="keys that change once in each scene (more feeds the Y3 cells)"
+    )
     targets: dict[str, int] = Field(
         default_factory=dict, description="per-cell overrides, keys like 'X3_Y2' (candidates)"
     )

@@ -2,11 +2,15 @@
 
 * ``memeye_taxonomy``: Y1 has exactly one evidence unit; Y2 has at least two, with no two facts of
   the same scene and key disagreeing; Y3 reads an earlier state and a later override of the same
-  scene and key, the latest round comes after the stale one, and the answer is the latest value;
+  scene and key, the latest round comes after the stale one, the answer is the latest value, and
+  the latest showing of the current state is a clue round (evidence or an alternative);
   the X label is the highest granularity among the facts read through pictures.
 * ``memeye_pixel_only``: every X3/X4 fact the program read reaches the evidence only through the
   ``pixel`` channel, and its value is in no evidence text (nor in the minimal caption, which is
   that text plus an ``[image: kind]`` tag).
+* ``memeye_options``: the MCQ has no structural tell: a Y3 item offers its stale state; a total
+  offers no addend and no option that is the sum of two others; pair slots are balanced (each
+  slot value twice); a label answer is not the one option all others are one edit from.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ def _read(q: Question, ctx: GateContext) -> list[Fact]:
 class TaxonomyAudit:
     """The (X, Y) labels match the structure of the evidence (MemEye's reasoning-structure audit)."""
 
-    name, version = "memeye_taxonomy", "1"
+    name, version = "memeye_taxonomy", "2"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         x, y = q.labels.get("x"), q.labels.get("y")
@@ -85,6 +89,12 @@ class TaxonomyAudit:
                 if first[latest.id] <= first[stale.id]:
                     return verdict(self, q, False, "the latest round does not come after the stale one")
                 gap = float(first[latest.id] - first[stale.id])
+                shown = [o for o in ctx.observations.values() if latest.id in o.fact_ids()]
+                last = max(shown, key=lambda o: o.order).id
+                if last not in {*q.evidence, *q.evidence_alternatives}:
+                    return verdict(
+                        self, q, False, f"the latest showing of the current state ({last}) is no clue round"
+                    )
             return verdict(self, q, True, "stale state overridden by a later round", units=n, gap=gap)
         return verdict(self, q, False, f"unknown y label {y!r}")
 
@@ -114,4 +124,47 @@ class PixelOnly:
         return verdict(self, q, True, f"{fine} fine-grained expressions only in pixels", fine=float(fine))
 
 
-MEMEYE_GATES = [TaxonomyAudit(), PixelOnly()]
+def _fields(o: str) -> list[str]:
+    return re.findall(r"[A-Z]|\d+", o)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    fa, fb = _fields(a), _fields(b)
+    return len(fa) == len(fb) > 0 and sum(x != y for x, y in zip(fa, fb, strict=True)) == 1
+
+
+class OptionStructure:
+    """Option sets carry no structural tell an option-only solver could use."""
+
+    name, version = "memeye_options", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        opts = q.options
+        if not opts:
+            return verdict(self, q, True, "open-ended only")
+        read = sorted(_read(q, ctx), key=lambda f: (f.at, f.id))
+        if q.labels.get("y") == "Y3":
+            stale = [f.value for f in read if f.value != q.answer]
+            if not stale or stale[0] not in opts[1:]:
+                return verdict(self, q, False, "Y3 options lack the stale state")
+        if q.program.fn == "visual_total":
+            nums = [int(o) for o in opts]
+            if {f.value for f in read} & set(opts):
+                return verdict(self, q, False, "a total offers one of its addends")
+            if any(
+                n == a + b for n in nums for i, a in enumerate(nums) for b in nums[i + 1 :] if n not in (a, b)
+            ):
+                return verdict(self, q, False, "an option is the sum of two others")
+        if all(" / " in o for o in opts):
+            for k in (0, 1):
+                counts = [sum(o.split(" / ")[k] == p.split(" / ")[k] for p in opts) for o in opts]
+                if set(counts) != {2}:
+                    return verdict(self, q, False, f"pair slot {k + 1} is unbalanced")
+        elif q.labels.get("key") == "label":
+            near = {o: sum(_one_edit(o, p) for p in opts if p != o) for o in opts}
+            if near[q.answer] > max(v for o, v in near.items() if o != q.answer):
+                return verdict(self, q, False, "the answer is the centre of near-variant options")
+        return verdict(self, q, True, "no structural tell in the options")
+
+
+MEMEYE_GATES = [TaxonomyAudit(), PixelOnly(), OptionStructure()]

@@ -7,6 +7,7 @@ import random
 
 from PIL import Image, ImageDraw
 
+from mnemoforge.backends.image import visual_shelf as shelf
 from mnemoforge.backends.image.colors import BLACK, RGB, WHITE, Box
 from mnemoforge.backends.image.visual_props import GREY, WOOD, Draw, card, frac
 
@@ -138,6 +139,8 @@ def draw_gist(d: Draw, kind: str, b: Box, gist: str, rng: random.Random) -> None
         _board(d, b, gist, rng)
     elif kind == "dashboard":
         _dashboard_gist(d, b, gist)
+    elif kind == "shelf":
+        shelf.draw_gist(d, b, gist, rng)
     else:  # street: the road; weather is drawn by the scene composer over sky and road
         d.rectangle(b, fill=(90, 90, 96))
         cx = (b[0] + b[2]) // 2
@@ -150,4 +153,5 @@ GISTS = {
     "board": ("chess", "checkers", "reversi", "backgammon"),
     "dashboard": ("sleep summary", "step summary", "heart-rate summary", "hydration summary"),
     "street": ("sunny", "rainy", "snowy", "foggy"),
+    "shelf": shelf.GISTS,
 }

@@ -2,15 +2,17 @@
 
 Layout (fractions of width × height, the same for every kind)::
 
-    colour area     the wall / tablecloth / header bar / facade (``colour_box`` samples it)
+    backdrop        the wall / tablecloth / header bar / facade, in a neutral per-scene tint
+    colour object   one small object in the asked colour (a vase, a coaster, a profile badge,
+                    a door; ``colour_box``, about 1 % of the frame): the X4 colour
     instances       four look-alike instances in a row (x 0.30–0.70, y 0.17–0.31); one marked
     left | gist | right   region items and the scene's gist object (y 0.36–0.85)
     countables      a row of small countable items (x 0.03–0.66, y 0.88–0.98)
     label           a small tag with legible text (x 0.70–0.97, y 0.87–0.98)
 
 ``render_scene`` returns the image and a layout of boxes (``left``, ``right``, ``gist``,
-``instances``, ``mark``, ``mark_detail``, ``countables``, ``label``, ``colour_box``) so a test can
-read the facts back from the pixels.
+``instances``, ``mark``, ``mark_detail``, ``countables``, ``label``, ``colour_box``,
+``colour_point``) so a test can read the facts back from the pixels.
 """
 
 from __future__ import annotations
@@ -21,11 +23,15 @@ from PIL import Image, ImageDraw
 
 from mnemoforge.backends.image import visual_gists as gists
 from mnemoforge.backends.image import visual_props as props
+from mnemoforge.backends.image import visual_shelf as shelf
 from mnemoforge.backends.image.colors import BLACK, WHITE, Box, rgb
 from mnemoforge.backends.image.fonts import font, renderable
 from mnemoforge.rng import derive_rng
 
 FLOOR = (150, 110, 75)
+# every drawable region item, and each kind's countable ink
+ITEMS = props.ITEMS | shelf.ITEMS
+COUNT_INK = props.COUNT_INK | {"shelf": shelf.COUNT_INK}
 
 
 @dataclass(frozen=True)
@@ -37,10 +43,11 @@ class SceneState:
     left: str
     right: str
     mark: int  # 0-based index (from the left) of the marked instance
-    colour: str  # '#rrggbb'
+    colour: str  # '#rrggbb' of the small colour object
     count: int
     label: str
     seed: int
+    backdrop: str = "#e6e2da"  # neutral tint of the large background (never asked)
     width: int = 512
     height: int = 384
 
@@ -50,8 +57,10 @@ def _box(w: int, h: int, fx0: float, fy0: float, fx1: float, fy1: float) -> Box:
 
 
 def _background(d: ImageDraw.ImageDraw, s: SceneState) -> None:
-    w, h, c = s.width, s.height, rgb(s.colour)
-    if s.kind == "room":
+    w, h, c = s.width, s.height, rgb(s.backdrop)
+    if s.kind == "shelf":
+        shelf.background(d, w, h, c)
+    elif s.kind == "room":
         d.rectangle((0, 0, w, round(0.86 * h)), fill=c)
         d.rectangle((0, round(0.86 * h), w, h), fill=FLOOR)
         d.rectangle(_box(w, h, 0.28, 0.31, 0.72, 0.33), fill=props.WOOD)  # upper shelf
@@ -65,11 +74,38 @@ def _background(d: ImageDraw.ImageDraw, s: SceneState) -> None:
         d.rectangle((0, 0, w, round(0.14 * h)), fill=(150, 195, 235))
         d.rectangle((0, round(0.14 * h), w, round(0.86 * h)), fill=c)
         d.rectangle((0, round(0.86 * h), w, h), fill=(190, 190, 185))
-        for k in range(6):  # windows of the facade, clear of the sample box and the instances
+        for k in range(6):  # windows of the facade, clear of the door and the instances
             x0 = round((0.03 + k * 0.16) * w)
             if 0.25 * w < x0 < 0.7 * w:
                 continue
             d.rectangle((x0, round(0.16 * h), x0 + round(0.05 * w), round(0.2 * h)), fill=(60, 70, 90))
+
+
+def draw_colour_object(d: ImageDraw.ImageDraw, s: SceneState) -> tuple[Box, tuple[int, int]]:
+    """The small object carrying the X4 colour; returns its box and a pixel inside it."""
+    w, h, c = s.width, s.height, rgb(s.colour)
+    if s.kind == "room":  # a small vase on a short shelf at the left
+        d.rectangle(_box(w, h, 0.04, 0.33, 0.16, 0.35), fill=props.WOOD)
+        b = _box(w, h, 0.07, 0.19, 0.13, 0.33)
+        cx = (b[0] + b[2]) // 2
+        d.rectangle((cx - 4, b[1], cx + 4, b[1] + (b[3] - b[1]) // 3), fill=c, outline=BLACK)
+        d.ellipse((b[0], b[1] + (b[3] - b[1]) // 4, b[2], b[3]), fill=c, outline=BLACK)
+        return b, (cx, (b[1] + 5 * b[3]) // 6 - 2)
+    if s.kind == "shelf":  # a little shopping bag on a hook
+        b = _box(w, h, 0.06, 0.16, 0.14, 0.30)
+        return b, shelf.draw_colour_object(d, b, c)
+    if s.kind == "board":  # a round drinks coaster
+        b = _box(w, h, 0.06, 0.18, 0.15, 0.30)
+        d.ellipse(b, fill=c, outline=BLACK, width=2)
+        return b, ((b[0] + b[2]) // 2, (b[1] + b[3]) // 2)
+    if s.kind == "dashboard":  # the profile badge in the header
+        b = _box(w, h, 0.89, 0.025, 0.96, 0.115)
+        d.ellipse(b, fill=c, outline=WHITE, width=2)
+        return b, ((b[0] + b[2]) // 2, (b[1] + b[3]) // 2)
+    b = _box(w, h, 0.10, 0.21, 0.17, 0.37)  # street: the building's front door
+    d.rectangle(b, fill=c, outline=BLACK, width=2)
+    d.ellipse((b[2] - 9, (b[1] + b[3]) // 2, b[2] - 5, (b[1] + b[3]) // 2 + 4), fill=BLACK)
+    return b, ((b[0] + b[2]) // 2, b[1] + (b[3] - b[1]) // 4)
 
 
 def draw_label(d: ImageDraw.ImageDraw, box: Box, text: str) -> Box:
@@ -87,16 +123,15 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
     if s.gist not in gists.GISTS[s.kind]:
         raise ValueError(f"cannot draw gist {s.gist!r} for kind {s.kind!r}")
     for item in (s.left, s.right):
-        if item not in props.ITEMS:
+        if item not in ITEMS:
             raise ValueError(f"cannot draw item {item!r}")
     w, h = s.width, s.height
     rng = derive_rng(s.seed, "visual_scene")
     img = Image.new("RGB", (w, h), WHITE)
     d = ImageDraw.Draw(img)
     _background(d, s)
-    layout: dict = {"colour_box": list(_box(w, h, 0.03, 0.17, 0.25, 0.30))}
-    if s.kind == "dashboard":
-        layout["colour_box"] = list(_box(w, h, 0.03, 0.02, 0.25, 0.12))
+    cbox, cpoint = draw_colour_object(d, s)
+    layout: dict = {"colour_box": list(cbox), "colour_point": list(cpoint)}
     gist = _box(w, h, 0.33, 0.36, 0.67, 0.85)
     gists.draw_gist(d, s.kind, gist, s.gist, rng)
     if s.kind == "street":
@@ -104,21 +139,29 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         if s.gist == "sunny":
             d.ellipse(_box(w, h, 0.8, 0.01, 0.86, 0.09), fill=(255, 220, 60))
     left, right = _box(w, h, 0.03, 0.38, 0.30, 0.85), _box(w, h, 0.70, 0.38, 0.97, 0.85)
-    props.draw_item(d, s.left, left)
-    props.draw_item(d, s.right, right)
+    ITEMS[s.left](d, left)
+    ITEMS[s.right](d, right)
     inst = []
     detail: Box | None = None
     step = 0.40 / 4
     for k in range(4):
         b = _box(w, h, 0.30 + k * step + 0.01, 0.17, 0.30 + (k + 1) * step - 0.01, 0.31)
-        got = props.draw_instance(d, s.kind, b, marked=(k == s.mark))
+        marked = k == s.mark
+        got = (
+            shelf.draw_instance(d, b, marked)
+            if s.kind == "shelf"
+            else props.draw_instance(d, s.kind, b, marked)
+        )
         detail = got or detail
         inst.append(list(b))
     count_boxes = []
     cw = 0.63 / 10
     for k in range(s.count):
         b = _box(w, h, 0.03 + k * cw + 0.005, 0.885, 0.03 + (k + 1) * cw - 0.005, 0.975)
-        props.draw_countable(d, s.kind, b)
+        if s.kind == "shelf":
+            shelf.draw_countable(d, b)
+        else:
+            props.draw_countable(d, s.kind, b)
         count_boxes.append(list(b))
     label = draw_label(d, _box(w, h, 0.70, 0.875, 0.97, 0.98), s.label)
     layout |= {
@@ -129,7 +172,7 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         "mark": s.mark,
         "mark_detail": list(detail) if detail else None,
         "countables": count_boxes,
-        "count_ink": list(props.COUNT_INK[s.kind]),
+        "count_ink": list(COUNT_INK[s.kind]),
         "label": list(label),
     }
     return img, layout

@@ -17,10 +17,17 @@ NOUN = {
     "board": "A photo of a game table",
     "dashboard": "A screenshot of a health app",
     "street": "A street photo",
+    "shelf": "A photo of a shop shelf",
 }
 
 
-INSTANCES = {"room": "mugs", "board": "cards", "dashboard": "day tiles", "street": "parked cars"}
+INSTANCES = {
+    "room": "mugs",
+    "board": "cards",
+    "dashboard": "day tiles",
+    "street": "parked cars",
+    "shelf": "jars",
+}
 
 
 def _a(noun: str) -> str:
@@ -34,6 +41,8 @@ def _gist(kind: str, gist: str) -> str:
         return f"with a game of {gist} on the board"
     if kind == "dashboard":
         return f"showing the {gist} view"
+    if kind == "shelf":
+        return f"stocked with {gist} on the middle shelf"
     return f"on a {gist} day"
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mnemoforge.backends.image import visual_gists, visual_props, visual_scene
+from mnemoforge.backends.image import visual_gists, visual_props, visual_scene, visual_shelf
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.memeye import captions, programs, questions, render, sessions, vocab
@@ -25,22 +26,31 @@ from mnemoforge.validators import memeye_gates
 from mnemoforge.validators.gates import Gate
 
 CARD = """Each scenario is a multi-session chat in which the user shares pictures of a few recurring
-scenes (rooms, game tables, health dashboards, street corners) and later asks about them. Every
+scenes (rooms, game tables, health dashboards, street corners, shop shelves) and later asks
+about them. Every
 picture is drawn from the facts it carries, each at a granularity: X1 scene gist, X2 region
 (what stands left / right), X3 instance (which of four look-alike items has a small detail), X4
 pixel (colour, count, small text). Some keys change between sessions (a repainted wall, a moved
 card, an updated step count): the answer is the latest state.
 
-Dialogue text never states a visual value, so X3/X4 facts are only in the pixels.
-`data/memeye/captions.*` holds one dense caption per picture (X1/X2 only) for caption-proof
-comparisons; the minimal caption is `[image: <kind>]`.
+Dialogue text never states a visual value, so X3/X4 facts are only in the pixels (the asked
+colour is a small object, about 1 % of the frame; the large background is a neutral tint that is
+never asked). `data/memeye/captions.*` holds one dense caption per picture (X1/X2 only) for
+caption-proof comparisons; the minimal caption is `[image: <kind>]`.
 
 Each question has labels `x` (highest granularity read) and `y` (Y1 one evidence round; Y2
 several non-conflicting rounds; Y3 a stale state and a later override). Every item is mirrored:
 `answer` is the open-ended answer; `options` (correct first) with four `rotations` is the MCQ,
 the correct option once at each of A–D. For Y3 the stale state is always a distractor. `evidence`
-lists the clue rounds (`sNN_rMM`), `evidence_sources` their sessions. `data/memeye/rounds.*` marks
-each round's `clue_for` questions."""
+lists the minimal clue rounds (`sNN_rMM`, the first showing of each fact read),
+`evidence_alternatives` every other round showing one of those facts, `evidence_sources` the
+sessions. `data/memeye/rounds.*` marks each round's `clue_for` and `alt_clue_for` questions.
+
+**Ground truth, not agent input**: `data/world.json`, `data/memeye/observations.*` and
+`data/memeye/images.*` (facts per round and picture) and `data/memeye/annotations/layouts.*`
+(where each picture draws its marked instance, countables, colour object and label) give the
+answers away; a harness must show the agent only the rounds
+(`data/memeye/rounds.*`: text and images) and the question."""
 
 
 def _obs(run: RunLayout) -> list[Observation]:
@@ -67,12 +77,22 @@ def stale_gaps(qs: list[Question], obs: dict[str, Observation]) -> list[int]:
     return gaps
 
 
+def target_report(planned: dict[str, int], candidates: list[dict], kept: list[Question]) -> dict[str, dict]:
+    """Per cell: candidates planned (theme), produced (questions stage) and kept (after gates)."""
+    made = {c: 0 for c in CELLS}
+    for r in candidates:
+        if r.get("category") in made:
+            made[r["category"]] += 1
+    have = {c: sum(q.category == c for q in kept) for c in CELLS}
+    return {c: {"planned": planned.get(c, 0), "candidates": made[c], "kept": have[c]} for c in CELLS}
+
+
 class MemEyeFamily:
     name = "memeye"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, vocab),
         "episodes": (sessions, captions),
-        "render": (render, visual_scene, visual_props, visual_gists),
+        "render": (render, visual_scene, visual_props, visual_gists, visual_shelf),
         "questions": (questions, programs, common, options, shared_programs),
     }
 
@@ -102,9 +122,12 @@ class MemEyeFamily:
         titles = {sc.id: sc.title for sc in spec.scenarios}
         places = {sc.id: sc.place for sc in spec.scenarios}
         clue_for: dict[str, list[str]] = {}
+        alt_for: dict[str, list[str]] = {}
         for q in data.kept:
             for e in q.evidence:
                 clue_for.setdefault(e, []).append(q.id)
+            for e in q.evidence_alternatives:
+                alt_for.setdefault(e, []).append(q.id)
         sess_rows: dict[str, dict] = {}
         for o in data.observations:
             row = sess_rows.setdefault(
@@ -136,6 +159,7 @@ class MemEyeFamily:
                     "images": o.media,
                     "image_kind": o.kind if o.media else None,
                     "clue_for": sorted(clue_for.get(o.id, [])),
+                    "alt_clue_for": sorted(alt_for.get(o.id, [])),
                 }
             )
         by_id = {o.id: o for o in data.observations}
@@ -150,10 +174,21 @@ class MemEyeFamily:
         write_jsonl_and_parquet(list(sess_rows.values()), base / "sessions.jsonl", base / "sessions.parquet")
         write_jsonl_and_parquet(rounds, base / "rounds.jsonl", base / "rounds.parquet")
         write_jsonl_and_parquet(images, base / "images.jsonl", base / "images.parquet")
+        layouts = [
+            {
+                "observation": r["observation"],
+                "path": r["path"],
+                "layout": json.dumps(r["layout"], sort_keys=True),
+            }
+            for r in read_jsonl(data.run_root / render.LAYOUTS)
+        ]
+        ann = base / "annotations"
+        write_jsonl_and_parquet(layouts, ann / "layouts.jsonl", ann / "layouts.parquet")
         return {
             "memeye_sessions": "data/memeye/sessions.parquet",
             "memeye_rounds": "data/memeye/rounds.parquet",
             "memeye_images": "data/memeye/images.parquet",
+            "memeye_layouts": "data/memeye/annotations/layouts.parquet",
         }
 
     def statistics(self, data: ReleaseInput) -> dict[str, Any]:
@@ -172,6 +207,9 @@ class MemEyeFamily:
                 "questions": sum(q.labels.get("scenario") == sc.id for q in data.kept),
             }
         cells = cell_counts(data.kept)
+        targets = target_report(
+            spec.cell_targets(), read_jsonl(RunLayout(data.run_root).candidates), data.kept
+        )
         return {
             "memeye": {
                 "scenarios": per_scenario,
@@ -180,6 +218,8 @@ class MemEyeFamily:
                 "images": sum(len(o.media) for o in data.observations),
                 "cells": cells,
                 "cells_covered": sum(1 for x in cells for y in cells[x] if cells[x][y] > 0),
+                "targets": targets,
+                "shortfalls": sorted(c for c, t in targets.items() if t["kept"] < t["planned"]),
                 "y3_stale_latest_gap": {
                     "items": len(gaps),
                     "min_rounds": min(gaps) if gaps else 0,
@@ -211,7 +251,15 @@ class MemEyeFamily:
         cells = stats["memeye"]["cells"]
         rows = ["", "| | " + " | ".join(Y_LABELS) + " |", "|---|" + "---|" * len(Y_LABELS)]
         rows += [f"| {x} | " + " | ".join(str(cells[x][y]) for y in Y_LABELS) + " |" for x in X_LABELS]
-        return CARD + "\n\nKept questions per cell:\n" + "\n".join(rows)
+        short = stats["memeye"].get("shortfalls", [])
+        t = stats["memeye"].get("targets", {})
+        note = (
+            "\n\nBelow target (planned → kept): "
+            + ", ".join(f"{c} {t[c]['planned']}→{t[c]['kept']}" for c in short)
+            if short
+            else "\n\nEvery cell met its planned target."
+        )
+        return CARD + "\n\nKept questions per cell:\n" + "\n".join(rows) + note
 
 
 FAMILY = MemEyeFamily()

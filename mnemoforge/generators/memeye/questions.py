@@ -7,20 +7,34 @@ several rounds, else Y1. ``category`` is the cell, ``"X4_Y3"``. A candidate whos
 differs from the cell it was planned for is dropped.
 
 Mirrored forms: each question is one record with the concise open answer (``answer``) and its
-multiple-choice mirror (``options``, correct first, three World-drawn distractors: the stale state
-for Y3, sibling instances and region items, near colours, misread labels, near counts) with four
-``rotations`` putting the correct option once at each of A–D.
+multiple-choice mirror (``options``, correct first, three World-drawn distractors, the stale state
+always among them for Y3) with four ``rotations`` putting the correct option once at each of A–D.
+Option sets are built to carry no structural tell (see ``alternatives``): no near-variant centre,
+no addends of a total, no fixed rank of a number, pair slots in a 2×2 grid, no majority colour
+group. Wording is present tense with one seeded time phrase for every item (Y1 and Y3 alike).
+
+Evidence: ``evidence`` is minimal (the first round showing each fact read);
+``evidence_alternatives`` lists every other round showing one of those facts.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
 from mnemoforge.generators.memeye.programs import PAIR_SEP
-from mnemoforge.generators.memeye.vocab import GRANULARITY, POSITIONS, VOCAB, near_colours, near_labels
+from mnemoforge.generators.memeye.vocab import (
+    GRANULARITY,
+    POSITIONS,
+    VOCAB,
+    colour_options,
+    count_window,
+    label_options,
+)
+from mnemoforge.generators.memeye.world import COUNT_RANGE
 from mnemoforge.generators.questions import options as options_mod
 from mnemoforge.generators.questions.common import (
     Candidate,
@@ -37,6 +51,7 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import Fact, World
 from mnemoforge.validators.answerers.judges import exact_match
 
+log = logging.getLogger("mnemoforge.memeye")
 FAMILY = "memeye"
 VISUAL = (Channel.scene, Channel.pixel)
 # (key of the first scene, key of the second) for mixed pairs: a coarse key beside a finer one
@@ -102,47 +117,53 @@ def cell_of(world: World, c: Candidate) -> tuple[str, str]:
     return x, ("Y2" if len(c.evidence) >= 2 else "Y1")
 
 
+WHEN = ("", " now", " currently", " at the moment")
+
+
+def _when(world: World, c: Candidate) -> str:
+    """A seeded time phrase drawn the same way for every item, so the wording neither presupposes
+    a change nor tells Y3 items from stable ones."""
+    return derive_rng(world.seed, "memeye", "when", c.template.id, content_hash(c.args)).choice(WHEN)
+
+
 def _text(world: World, c: Candidate) -> str:
-    a = c.args
+    a, t = c.args, _when(world, c)
     if "scenes" in a:
         sa, sb = (world.entity(s) for s in a["scenes"])
         v = VOCAB[sa.attrs["kind"]]
         if c.template.program == "visual_total":
-            return f"How many {v.count_noun} were there in {sa.name} and {sb.name} together?"
+            return f"How many {v.count_noun} are there {v.where(sa.name)} and {v.where(sb.name)} combined{t}?"
         if c.template.program == "visual_pair_mixed":
             ka, kb = a["keys"]
-            qa, qb = v.question(ka, sa.name), v.question(kb, sb.name)
-            return (
-                f"{qa[:-1]}, and {qb[0].lower()}{qb[1:-1]}? Give both, in that order, separated by a slash."
-            )
-        q = v.question(a["key"], f"{sa.name} and {sb.name}")
-        return f"{q[:-1]}? Give both, in that order, separated by a slash."
+            qa, qb = v.question(ka, sa.name), v.question(kb, sb.name, t)
+            return f"{qa[:-1]}, and {qb[0].lower()}{qb[1:]}"
+        return v.question(a["key"], sa.name, t, other=sb.name)
     s = world.entity(a["scene"])
-    q = VOCAB[s.attrs["kind"]].question(a["key"], s.name)
-    if c.template.program == "visual_latest":
-        return f"{q[:-1]} in the latest picture, after it changed?"
-    return q
+    return VOCAB[s.attrs["kind"]].question(a["key"], s.name, t)
 
 
-def _pool(world: World, scene: str, key: str, value: str) -> list[str]:
-    """Plausible wrong values for one key of one scene, most confusable first."""
+def alternatives(
+    world: World, scene: str, key: str, value: str, rng: random.Random, stale: str | None = None
+) -> list[str]:
+    """Three wrong values for one key of one scene (with ``stale``, a Y3 stale state, among them).
+
+    Built so the answer has no structural tell: all gists / instance positions / 4 of 5 region
+    items; colours in two same-group pairs; labels as the four nudges of a hidden base; counts
+    as four consecutive numbers at a seeded offset (the answer's rank varies)."""
     kind = world.entity(scene).attrs["kind"]
-    v = VOCAB[kind]
-    if key == "gist":
-        return [g for g in v.gists if g != value]
-    if key in ("left", "right"):
-        here = [
-            f.value for f in world.facts if f.subject == scene and f.object in ("left", "right") and f.value
-        ]
-        return list(dict.fromkeys([*here, *v.items]))  # the scene's other region items first
-    if key == "mark":
-        return list(POSITIONS)  # the sibling instances
     if key == "colour":
-        return near_colours(value)
+        return colour_options(value, stale, rng)
+    if key == "label":
+        return label_options(kind, value, stale, rng)
     if key == "count":
-        n = int(value)
-        return [str(x) for x in (n + 1, n - 1, n + 2, n - 2, n + 3) if x > 0]
-    return near_labels(kind, value)
+        vals = [int(value)] + ([int(stale)] if stale else [])
+        return [str(x) for x in count_window(vals, rng, *COUNT_RANGE, set()) if x != int(value)]
+    v = VOCAB[kind]
+    pool = {"gist": v.gists, "left": v.items, "right": v.items, "mark": POSITIONS}[key]
+    others = [x for x in pool if x not in (value, stale)]
+    rng.shuffle(others)
+    head = [stale] if stale else []
+    return head + others[: 3 - len(head)]
 
 
 def _distinct(answer: str, items: list[str]) -> list[str]:
@@ -156,34 +177,27 @@ def _distinct(answer: str, items: list[str]) -> list[str]:
 def distractors(world: World, q: Question, rng: random.Random) -> list[str]:
     """Three wrong options; for Y3 the stale state is always one of them."""
     a, fn = q.program.args, q.program.fn
-    if fn == "visual_total":
-        parts = [f.value or "" for f in world.facts if f.id in q.facts_read]
+    if fn == "visual_total":  # never the addends, and no option is the sum of two others
+        parts = {int(f.value or 0) for f in world.facts if f.id in q.facts_read}
         n = int(q.answer)
-        pool = _distinct(q.answer, [*parts, str(n + 1), str(n - 1), str(n + 2), str(n - 2)])
-        return pool[:2] + rng.sample(pool[2:], 1) if len(pool) >= 3 else pool
-    if fn in ("visual_pair", "visual_pair_mixed"):
+        return [str(x) for x in count_window([n], rng, 1, 99, parts) if x != n]
+    if fn in ("visual_pair", "visual_pair_mixed"):  # a 2x2 grid: each slot value appears twice
         va, vb = q.answer.split(PAIR_SEP)
         sa, sb = a["scenes"]
         ka, kb = a.get("keys", [a["key"], a["key"]])
-        swapped = [f"{vb}{PAIR_SEP}{va}"] if va != vb and ka == kb else []
-        alt_a = _distinct(va, _pool(world, sa, ka, va))[:3]
-        alt_b = _distinct(vb, _pool(world, sb, kb, vb))[:3]
-        mixed = [f"{x}{PAIR_SEP}{vb}" for x in alt_a] + [f"{va}{PAIR_SEP}{y}" for y in alt_b]
-        mixed += [f"{x}{PAIR_SEP}{y}" for x, y in zip(alt_a, alt_b, strict=False)]
-        pool = _distinct(q.answer, [*swapped, *rng.sample(mixed, len(mixed))])
-        return pool[:3]
-    must: list[str] = []
+        xa = rng.choice(alternatives(world, sa, ka, va, rng))
+        yb = rng.choice(alternatives(world, sb, kb, vb, rng))
+        return [f"{x}{PAIR_SEP}{y}" for x in (va, xa) for y in (vb, yb) if (x, y) != (va, vb)]
+    stale = None
     if fn == "visual_latest":
-        must = [f.value or "" for f in world.facts if f.id in q.facts_read and f.value != q.answer]
-    pool = _distinct(q.answer, [*must, *_pool(world, a["scene"], a["key"], q.answer)])
-    rest = [x for x in pool if x not in must]
-    head = rest[:5] if a["key"] in ("colour", "left", "right", "count") else rest
-    return must + rng.sample(head, min(len(head), 3 - len(must)))
+        read = sorted((f for f in world.facts if f.id in q.facts_read), key=lambda f: (f.at, f.id))
+        stale = next(f.value for f in read if f.value != q.answer)
+    return alternatives(world, a["scene"], a["key"], q.answer, rng, stale)
 
 
 def with_options(world: World, q: Question) -> Question:
     rng = derive_rng(world.seed, q.id, "options")
-    d = distractors(world, q, rng)
+    d = _distinct(q.answer, distractors(world, q, rng))
     if len(d) < options_mod.N_OPTIONS - 1:
         return q
     d = d[:3]
@@ -218,6 +232,14 @@ def _select(world: World, pool: list[Candidate], n: int, cell: str) -> list[Cand
     return picked
 
 
+def alternative_rounds(index: EvidenceIndex, c: Candidate) -> list[str]:
+    """Every other round expressing a fact the program read (a later showing of the same picture
+    state), in stream order; ``evidence`` stays the minimal set (the first showing of each fact)."""
+    chosen = {o.id for o in c.evidence}
+    rounds = {o.id: o for f in c.read for o in index.by_fact.get(f, []) if o.id not in chosen}
+    return [o.id for o in sorted(rounds.values(), key=lambda o: (o.order, o.id))]
+
+
 def generate(world: World, observations: list[Observation], targets: dict[str, int]) -> list[Question]:
     """Candidates for every X×Y cell (``targets``: cell -> how many), answers computed by programs."""
     index = EvidenceIndex(observations)
@@ -230,7 +252,16 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
     world_hash = content_hash(world)
     out: list[Question] = []
     for cell in CELLS:
-        for c in _select(world, by_cell[cell], targets.get(cell, 0), cell):
+        want = targets.get(cell, 0)
+        if len(by_cell[cell]) < want:
+            log.warning(
+                "memeye: cell %s plans %d items, the World supports %d (more scenes, sessions or "
+                "changing keys would raise it)",
+                cell,
+                want,
+                len(by_cell[cell]),
+            )
+        for c in _select(world, by_cell[cell], want, cell):
             x, y = cell.split("_")
             q = make_question(world, FAMILY, c, _text(world, c), [world.protagonist], None, world_hash)
             scen = world.entity(c.args.get("scene") or c.args["scenes"][0]).attrs["scenario"]
@@ -239,6 +270,7 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
                     "labels": {"x": x, "y": y, "scenario": scen, "key": c.args["key"]},
                     "evidence_sources": sorted({o.episode for o in c.evidence}),
                     "evidence_clips": [],
+                    "evidence_alternatives": alternative_rounds(index, c),
                 }
             )
             out.append(with_options(world, q))

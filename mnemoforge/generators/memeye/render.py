@@ -1,4 +1,11 @@
-"""Render every shared picture from the facts its round expresses, and index the media."""
+"""Render every shared picture from the facts its round expresses, and index the media.
+
+``media/index.jsonl`` (shipped next to the pictures) holds only file facts: path, kind, size,
+hash, round. The drawn layout of each picture (where the marked instance, the countables, the
+colour object are: answers, in effect) goes to the run-folder diagnostics file
+``episodes/memeye_layouts.jsonl`` (``LAYOUTS``), which tests read and the release ships only as
+labelled ground truth under ``data/memeye/annotations/``.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +14,15 @@ from pathlib import Path
 from mnemoforge.backends.image.visual_scene import SceneState, render_scene, save_png
 from mnemoforge.generators.families import OnProgress
 from mnemoforge.generators.memeye.sessions import scene_of
-from mnemoforge.generators.memeye.vocab import POSITIONS, colour_hex
+from mnemoforge.generators.memeye.vocab import BACKDROPS, POSITIONS, colour_hex
 from mnemoforge.hashing import sha256_file
-from mnemoforge.rng import derive_seed
+from mnemoforge.rng import derive_rng, derive_seed
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
+
+LAYOUTS = "episodes/memeye_layouts.jsonl"
 
 
 def scene_state(world: World, o: Observation, width: int, height: int) -> SceneState:
@@ -21,8 +30,9 @@ def scene_state(world: World, o: Observation, width: int, height: int) -> SceneS
     scene = scene_of(o, world)
     assert scene is not None, o.id
     v = {world.fact(e.fact).object: world.fact(e.fact).value or "" for e in o.expresses}
+    kind = world.entity(scene).attrs["kind"]
     return SceneState(
-        kind=world.entity(scene).attrs["kind"],
+        kind=kind,
         gist=v["gist"],
         left=v["left"],
         right=v["right"],
@@ -31,6 +41,7 @@ def scene_state(world: World, o: Observation, width: int, height: int) -> SceneS
         count=int(v["count"]),
         label=v["label"],
         seed=derive_seed(world.seed, "memeye", "picture", scene),
+        backdrop=derive_rng(world.seed, "memeye", "backdrop", scene).choice(BACKDROPS[kind]),
         width=width,
         height=height,
     )
@@ -44,8 +55,9 @@ def render_images(
     height: int,
     on_progress: OnProgress | None = None,
 ) -> list[Path]:
-    """Write one PNG per image round and ``media/index.jsonl`` (paths relative to the run root)."""
-    rows = []
+    """Write one PNG per image round, ``media/index.jsonl`` (paths relative to the run root) and
+    the drawn layouts (``LAYOUTS``)."""
+    rows, layouts = [], []
     todo = [o for o in observations if o.media]
     for k, o in enumerate(todo):
         state = scene_state(world, o, width, height)
@@ -64,10 +76,11 @@ def render_images(
                 "scene": scene_of(o, world),
                 "width": width,
                 "height": height,
-                "layout": layout,
             }
         )
+        layouts.append({"observation": o.id, "path": o.media[0], "layout": layout})
         if on_progress:
             on_progress(k + 1, len(todo))
     atomic.write_jsonl(run.media_index, rows)
-    return [run.root / r["path"] for r in rows] + [run.media_index]
+    atomic.write_jsonl(run.root / LAYOUTS, layouts)
+    return [run.root / r["path"] for r in rows] + [run.media_index, run.root / LAYOUTS]

@@ -41,27 +41,61 @@ SHARE = {
         "Here's {s} today, checking my route.",
         "Snapped {s} while walking past.",
     ),
+    "shelf": (
+        "Took a picture of the shelf at {s} today.",
+        "Here's {s} again, the shelf I keep an eye on.",
+        "Quick snap of {s} while running errands.",
+    ),
 }
+# image-free rounds: small talk and questions about a scene of the scenario (named, so a search
+# by scene name finds more than the pictures), never stating a visual value
 CHAT = {
     "room": (
-        "The supplier delivers on Thursday.",
-        "We still need to sort out the curtains.",
-        "My neighbour offered to help with the sanding.",
+        ("The supplier delivers on Thursday.", "Good, that gives you the weekend to prepare."),
+        ("Do you think {s} gets enough light in the evening?", "Warm bulbs and a mirror usually help."),
+        (
+            "Should I redo the skirting in {s} myself or hire someone?",
+            "If it is a small job, do it yourself.",
+        ),
+        (
+            "My neighbour offered to help with {s} on Saturday.",
+            "Nice, two people make the heavy lifting easy.",
+        ),
+        (
+            "How long should paint dry before we move furniture back?",
+            "Give it at least a day, two to be safe.",
+        ),
     ),
     "board": (
-        "Our group meets again next week.",
-        "Nadia wants to try a new opening next time.",
-        "We keep a running tally in a notebook.",
+        ("Our group meets again next week.", "Great, keep me posted on how it goes."),
+        ("Nadia wants to try a new opening at {s} next time.", "A fresh opening keeps the games lively."),
+        ("Is it rude to take a long think at {s}?", "Not at all, as long as you agree on a clock."),
+        (
+            "We keep a running tally for {s} in a notebook.",
+            "A notebook works; a photo now and then helps too.",
+        ),
+        ("Any food ideas for game night?", "Popcorn and grapes: no greasy fingers on the cards."),
     ),
     "dashboard": (
-        "My doctor suggested tracking things for a month.",
-        "I walked to the market instead of driving today.",
-        "Trying to get to bed earlier this week.",
+        ("My doctor suggested tracking things for a month.", "A month is a good window to see a trend."),
+        ("Why does {s} sometimes lag a day behind?", "Syncing can wait for a charger or Wi-Fi."),
+        ("Should I check {s} every day or once a week?", "Weekly is enough; daily numbers are noisy."),
+        ("I walked to the market instead of driving today.", "Nice, small walks add up over a week."),
+        ("Trying to get to bed earlier this week.", "A fixed wind-down time makes it easier."),
     ),
     "street": (
-        "The new cafe near the station opened today.",
-        "I'm trying a different way to work this week.",
-        "Roadworks again on the main road.",
+        ("The new cafe near {s} opened today.", "Worth a visit on your way back."),
+        ("Is {s} a good place to meet people?", "It's easy to find, so it works as a meeting point."),
+        ("I'm trying a different way to work this week.", "Let me know which route feels quicker."),
+        ("Roadworks again near {s}.", "They usually post the end date on the barrier."),
+        ("Do you remember why I started walking this way?", "You wanted a quieter route with more daylight."),
+    ),
+    "shelf": (
+        ("I'm comparing brands for a blog post.", "Photos over a few weeks will show how the range shifts."),
+        ("Is {s} cheaper than the supermarket?", "Often for staples; compare per kilo to be sure."),
+        ("The staff at {s} restock on Mondays.", "Then early in the week is the best time to visit."),
+        ("Remind me to bring my own bags next time.", "Noted, I'll remind you before your next trip."),
+        ("Does {s} open on Sundays?", "Many small shops do in the afternoon; worth checking."),
     ),
 }
 REPLY_IMAGE = (
@@ -69,7 +103,6 @@ REPLY_IMAGE = (
     "Got it. I'll keep this image of {s} in mind.",
     "Nice, noted. Ask me about {s} any time.",
 )
-REPLY_CHAT = ("Sounds good, thanks for the update.", "Noted. Let me know how it goes.", "Good to know!")
 MINUTES_PER_ROUND = 4
 IGNORED = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
 
@@ -101,6 +134,7 @@ def plan_sessions(theme: Theme, world: World) -> list[Observation]:
     spec = spec_of(theme)
     kinds = {sc.id: sc.kind for sc in spec.scenarios}
     chat_rounds = {sc.id: sc.chat_rounds for sc in spec.scenarios}
+    scene_names = {sc.id: list(sc.scenes) for sc in spec.scenarios}
     names = {e.id: e.name for e in world.entities if e.kind == "scene"}
     check_text_clean(
         world,
@@ -119,8 +153,10 @@ def plan_sessions(theme: Theme, world: World) -> list[Observation]:
         for scene in sess.scenes:
             s = names[scene]
             rounds.append((scene, rng.choice(SHARE[kind]).format(s=s), rng.choice(REPLY_IMAGE).format(s=s)))
-        for k in range(chat_rounds[sess.scenario]):
-            rounds.insert(1 + 2 * k, (None, rng.choice(CHAT[kind]), rng.choice(REPLY_CHAT)))
+        talk = rng.sample(CHAT[kind], min(len(CHAT[kind]), chat_rounds[sess.scenario]))
+        for k, (said, reply) in enumerate(talk):
+            s = rng.choice(scene_names[sess.scenario])
+            rounds.insert(1 + 2 * k, (None, said.format(s=s), reply.format(s=s)))
         for r, (scene, said, reply) in enumerate(rounds):
             rid = f"{sess.id}_r{r + 1:02d}"
             content = f"User: {said}\n{spec.assistant}: {reply}"

@@ -9,10 +9,17 @@ gist   X1    the whole scene: a room's use, the game on the board, the dashboard
 left   X2    the item standing in the left part of the scene
 right  X2    the item standing in the right part of the scene
 mark   X3    which of four similar instances carries a small detail (counted from the left)
-colour X4    a colour (wall, tablecloth, header bar, facade), named with near neighbours
+colour X4    the colour of one small object (a vase, a coaster, a profile badge, a door)
 count  X4    a number of small countable items (3–9)
 label  X4    small legible text (a price, a score, a step count, a route code)
 ====== ===== ==========================================================================
+
+The large background (wall, tablecloth, header bar, facade) has a per-scene neutral tint that is
+never asked about, so the asked colour is a small region no captioner would single out.
+
+Labels are a few integer fields (``LABELS``); near misreadings are one-step nudges of a field.
+``label_square`` gives the four nudges around a hidden base, so an option set of four labels has
+no centre: every option is one edit from exactly one other and two edits from the rest.
 """
 
 from __future__ import annotations
@@ -62,7 +69,7 @@ COLOURS: dict[str, tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class KindVocab:
-    """What one scene kind shows and how questions ask about it (``{s}`` = scene name)."""
+    """What one scene kind shows and how questions ask about it."""
 
     image_kind: str
     gists: tuple[str, ...]
@@ -72,20 +79,29 @@ class KindVocab:
     count_noun: str
     colour_noun: str
     label_noun: str
-    gist_question: str
+    gist_form: str  # present tense, ``{w}`` = the scene with its preposition
+    prep: str  # preposition before a scene name ("in the attic", "at the Tuesday club")
 
-    def question(self, key: str, scene: str) -> str:
-        """The atomic (Y1) question about ``key`` of a scene."""
+    def where(self, scene: str) -> str:
+        return f"{self.prep} {scene}"
+
+    def question(self, key: str, scene: str, when: str = "", other: str | None = None) -> str:
+        """The question about ``key`` of one scene (or of ``scene`` and ``other``, answered in that
+        order), present tense; ``when`` is '' or ' now' etc."""
+        w = self.where(scene)
+        if other is not None:
+            scene, w, when = f"{scene} and {other}", f"{w} and {self.where(other)}", f"{when}, respectively"
+        which = f"which of the four {self.instances}"
         forms = {
-            "gist": self.gist_question,
-            "left": "What stood in the left part of {s}?",
-            "right": "What stood in the right part of {s}?",
-            "mark": f"Counting from the left, which of the four {self.instances} in {{s}} had {self.detail}?",
-            "colour": f"What colour was {self.colour_noun} in {{s}}?",
-            "count": f"How many {self.count_noun} were there in {{s}}?",
-            "label": f"What was {self.label_noun} in {{s}}?",
+            "gist": self.gist_form,
+            "left": "What stands in the left part of {s}{t}?",
+            "right": "What stands in the right part of {s}{t}?",
+            "mark": f"Counting from the left, {which} {{w}} has {self.detail}{{t}}?",
+            "colour": f"What colour is {self.colour_noun} {{w}}{{t}}?",
+            "count": f"How many {self.count_noun} are there {{w}}{{t}}?",
+            "label": f"What is {self.label_noun} {{w}}{{t}}?",
         }
-        return forms[key].format(s=scene)
+        return forms[key].format(s=scene, w=w, t=when)
 
 
 VOCAB: dict[str, KindVocab] = {
@@ -96,9 +112,10 @@ VOCAB: dict[str, KindVocab] = {
         instances="mugs on the shelf",
         detail="a star sticker",
         count_noun="red books standing on the floor",
-        colour_noun="the wall",
-        label_noun="the price written on the tag hanging",
-        gist_question="What kind of room was set up in {s}?",
+        colour_noun="the little vase",
+        label_noun="the price on the hanging tag",
+        gist_form="What kind of room is {s} set up as{t}?",
+        prep="in",
     ),
     "board": KindVocab(
         image_kind="game_board",
@@ -107,9 +124,10 @@ VOCAB: dict[str, KindVocab] = {
         instances="face-down cards",
         detail="a folded corner",
         count_noun="captured pieces beside the board",
-        colour_noun="the tablecloth",
+        colour_noun="the drinks coaster",
         label_noun="the score written on the note card",
-        gist_question="Which game was set up on the board at {s}?",
+        gist_form="Which game is set up on the board {w}{t}?",
+        prep="at",
     ),
     "dashboard": KindVocab(
         image_kind="health_dashboard",
@@ -118,9 +136,10 @@ VOCAB: dict[str, KindVocab] = {
         instances="day tiles",
         detail="a gold ring",
         count_noun="trophy icons",
-        colour_noun="the header bar",
+        colour_noun="the profile badge in the header",
         label_noun="the step count shown in the footer",
-        gist_question="Which view was open on {s}?",
+        gist_form="Which view is open {w}{t}?",
+        prep="on",
     ),
     "street": KindVocab(
         image_kind="street_view",
@@ -129,10 +148,31 @@ VOCAB: dict[str, KindVocab] = {
         instances="parked cars",
         detail="a roof box",
         count_noun="traffic cones",
-        colour_noun="the building facade",
+        colour_noun="the front door of the building",
         label_noun="the route code on the bus-route sign",
-        gist_question="What was the weather like at {s}?",
+        gist_form="What is the weather like {w}{t}?",
+        prep="at",
     ),
+    "shelf": KindVocab(
+        image_kind="product_shelf",
+        gists=("coffee", "tea", "cereal", "pasta"),
+        items=("shopping basket", "price scanner", "sample stand", "flower bucket", "sale sign"),
+        instances="jars on the top shelf",
+        detail="a red seal",
+        count_noun="coupons pinned along the bottom",
+        colour_noun="the little shopping bag on the hook",
+        label_noun="the code on the shelf tag",
+        gist_form="Which product line is stocked on the middle shelf {w}{t}?",
+        prep="at",
+    ),
+}
+# neutral background tints (never asked, never a COLOURS value): wall, tablecloth, header, facade
+BACKDROPS: dict[str, tuple[str, ...]] = {
+    "room": ("#e9e4da", "#dfe3e6", "#e6ddd3", "#e2e6dc"),
+    "board": ("#5b4a3c", "#4c5257", "#6a5646", "#525a4e"),
+    "dashboard": ("#505866", "#3f4a5a", "#5a5262", "#46505a"),
+    "street": ("#b8aea2", "#a9a9a4", "#bfb4a8", "#aeb2ac"),
+    "shelf": ("#efeae0", "#e4e8ea", "#ece4dc", "#e6eadf"),
 }
 
 
@@ -140,54 +180,121 @@ def colour_hex(name: str) -> str:
     return COLOURS[name][0]
 
 
-def near_colours(name: str) -> list[str]:
-    """Colours of the same group (the 'near colour' distractors), then the rest, by name."""
-    group = COLOURS[name][1]
-    same = sorted(c for c, (_, g) in COLOURS.items() if g == group and c != name)
-    other = sorted(c for c, (_, g) in COLOURS.items() if g != group)
-    return same + other
+def colour_group(name: str) -> str:
+    return COLOURS[name][1]
+
+
+def colour_options(answer: str, stale: str | None, rng: random.Random) -> list[str]:
+    """Three wrong colours making two same-group pairs with the answer's group and one other
+    (so no group holds a majority); ``stale`` (a Y3 stale state) is always one of them."""
+    groups: dict[str, list[str]] = {}
+    for c, (_, g) in COLOURS.items():
+        groups.setdefault(g, []).append(c)
+    ga = colour_group(answer)
+    near = rng.choice([c for c in groups[ga] if c not in (answer, stale)])
+    if stale is not None and colour_group(stale) == ga:
+        other = rng.choice(sorted(g for g in groups if g != ga))
+        return [stale, *rng.sample(groups[other], 2)]
+    if stale is not None:
+        return [stale, near, rng.choice([c for c in groups[colour_group(stale)] if c != stale])]
+    other = rng.choice(sorted(g for g in groups if g != ga))
+    return [near, *rng.sample(groups[other], 2)]
+
+
+# ---- labels: integer fields, formatted per kind ----------------------------------------------
+
+STREET_LETTERS = "ABCDEFHKLMNPRSTW"
+# kind -> per field (low, high, step): values drawn in [low, high]; readings up to two steps
+# beyond (nudges, later updates) still format with the same number of characters
+LABELS: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "room": ((12, 87, 1), (2, 7, 1)),
+    "board": ((12, 37, 1), (12, 37, 1)),
+    "dashboard": ((3, 7, 1), (120, 880, 10)),
+    "street": ((2, len(STREET_LETTERS) - 3, 1), (12, 97, 1)),
+    "shelf": ((12, 37, 1), (2, 7, 1)),
+}
+Fields = tuple[int, int]
+
+
+def format_label(kind: str, f: Fields) -> str:
+    a, b = f
+    if kind == "room":
+        return f"${a}.{b}0"
+    if kind == "board":
+        return f"{a}-{b}"
+    if kind == "dashboard":
+        return f"{a},{b:03d}"
+    if kind == "shelf":
+        return f"{a}/{b}"
+    return f"{STREET_LETTERS[a]}{b}"
+
+
+def parse_label(kind: str, s: str) -> Fields:
+    if kind == "room":
+        a, b = s[1:].split(".")
+        return int(a), int(b[0])
+    if kind == "board":
+        a, b = s.split("-")
+        return int(a), int(b)
+    if kind in ("dashboard", "shelf"):
+        a, b = s.split("," if kind == "dashboard" else "/")
+        return int(a), int(b)
+    return STREET_LETTERS.index(s[0]), int(s[1:])
+
+
+def _in_range(kind: str, f: Fields) -> bool:
+    return all(lo - 2 * st <= v <= hi + 2 * st for v, (lo, hi, st) in zip(f, LABELS[kind], strict=True))
 
 
 def make_label(kind: str, rng: random.Random) -> str:
-    """Small legible text of a scene kind."""
-    if kind == "room":
-        return f"${rng.randint(12, 89)}.{rng.choice(['00', '50', '90', '99'])}"
-    if kind == "board":
-        return f"{rng.randint(10, 39)}-{rng.randint(10, 39)}"
-    if kind == "dashboard":
-        return f"{rng.randint(3, 14)},{rng.randint(100, 999)}"
-    return f"{rng.choice('ABCDEFHKLMNPRSTW')}{rng.randint(10, 99)}"
+    """Small legible text of a scene kind (fields away from their limits, so nudges stay valid)."""
+    return format_label(kind, tuple(rng.randrange(lo, hi + 1, st) for lo, hi, st in LABELS[kind]))  # type: ignore[arg-type]
 
 
-def near_labels(kind: str, label: str) -> list[str]:
-    """Plausible misreadings of a label: swapped or nudged digits, a neighbouring letter."""
-    out: list[str] = []
-    if kind == "room":
-        whole, cents = label[1:].split(".")
-        out = [
-            f"${whole[::-1]}.{cents}",
-            f"${int(whole) + 1}.{cents}",
-            f"${whole}.{cents[::-1]}",
-            f"${int(whole) - 1}.{cents}",
-            f"${whole}.{'50' if cents != '50' else '90'}",
-        ]
-    elif kind == "board":
-        a, b = label.split("-")
-        out = [f"{b}-{a}", f"{a}-{int(b) + 1}", f"{int(a) + 1}-{b}", f"{a}-{int(b) - 1}"]
-    elif kind == "dashboard":
-        th, rest = label.split(",")
-        out = [
-            f"{th},{rest[::-1]}",
-            f"{int(th) + 1},{rest}",
-            f"{th},{rest[0]}{rest[2]}{rest[1]}",
-            f"{int(th) - 1},{rest}",
-        ]
-    else:
-        letter, num = label[0], label[1:]
-        out = [
-            f"{letter}{num[::-1]}",
-            f"{chr(ord(letter) + 1)}{num}",
-            f"{letter}{int(num) + 1}",
-            f"{letter}{int(num) - 1}",
-        ]
-    return [x for x in dict.fromkeys(out) if x != label and "-" != x[:1]]
+def label_square(kind: str, base: Fields) -> list[str]:
+    """The four one-step nudges of a (hidden) base label."""
+    (s1, s2), (a, b) = (st for _, _, st in LABELS[kind]), base
+    return [format_label(kind, f) for f in ((a + s1, b), (a - s1, b), (a, b + s2), (a, b - s2))]
+
+
+def changed_label(kind: str, old: str, rng: random.Random) -> str:
+    """A later reading of a label: two steps in one field, or one step in both (so the old and
+    the new label fit one ``label_square``)."""
+    (s1, s2), (a, b) = (st for _, _, st in LABELS[kind]), parse_label(kind, old)
+    deltas = [(2 * s1, 0), (-2 * s1, 0), (0, 2 * s2), (0, -2 * s2)]
+    deltas += [(x * s1, y * s2) for x in (1, -1) for y in (1, -1)]
+    ok = [(a + da, b + db) for da, db in deltas if _in_range(kind, (a + da, b + db))]
+    return format_label(kind, rng.choice(ok))
+
+
+def label_options(kind: str, answer: str, stale: str | None, rng: random.Random) -> list[str]:
+    """Three wrong labels: with the answer they form the ``label_square`` of a hidden base
+    (for a Y3 item the base is one whose square holds both the stale and the latest label)."""
+    a = parse_label(kind, answer)
+    (s1, s2) = (st for _, _, st in LABELS[kind])
+    if stale is not None:
+        s = parse_label(kind, stale)
+        d = (a[0] - s[0], a[1] - s[1])
+        base = ((a[0] + s[0]) // 2, (a[1] + s[1]) // 2) if 0 in d else (s[0] + d[0], s[1])
+        square = label_square(kind, base)
+        assert answer in square and stale in square, (answer, stale, square)
+        return [x for x in square if x != answer]
+    offsets = [(s1, 0), (-s1, 0), (0, s2), (0, -s2)]
+    rng.shuffle(offsets)
+    for da, db in offsets:
+        square = label_square(kind, (a[0] - da, a[1] - db))
+        lengths = {len(x) for x in square}
+        if len(lengths) == 1 and all(_in_range(kind, parse_label(kind, x)) for x in square):
+            return [x for x in square if x != answer]
+    return [x for x in label_square(kind, (a[0] - offsets[0][0], a[1] - offsets[0][1])) if x != answer]
+
+
+def count_window(values: list[int], rng: random.Random, low: int, high: int, avoid: set[int]) -> list[int]:
+    """Four consecutive numbers holding every one of ``values``, none in ``avoid``, within
+    [low, high] where possible; the start is seeded so the answer's rank is not fixed."""
+    lo, hi = min(values), max(values)
+    starts = [s for s in range(hi - 3, lo + 1) if not avoid & set(range(s, s + 4))]
+    inside = [s for s in starts if s >= low and s + 3 <= high]
+    pool = inside or starts or [max(1, hi - 3)]
+    s = rng.choice(pool)
+    return list(range(s, s + 4))

@@ -16,18 +16,23 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
-from mnemoforge.generators.memeye.vocab import CHANGEABLE, KEYS, N_INSTANCES, POSITIONS, VOCAB, make_label
+from mnemoforge.generators.memeye.vocab import (
+    CHANGEABLE,
+    COLOURS,
+    KEYS,
+    N_INSTANCES,
+    POSITIONS,
+    VOCAB,
+    changed_label,
+    make_label,
+)
+from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.memeye import MemEyeSpec, ScenarioSpec
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Entity, Fact, Person, Place, Relation, World, WorldObject
 
-COLOURS_BY_KIND = {
-    "room": ("sage green", "terracotta", "sky blue", "butter yellow", "lavender", "dusty rose", "mint green"),
-    "board": ("forest green", "navy blue", "brick red", "plum", "ochre", "teal"),
-    "dashboard": ("teal", "coral", "navy blue", "mauve", "mustard yellow", "olive green"),
-    "street": ("powder blue", "terracotta", "butter yellow", "sage green", "dusty rose", "ochre"),
-}
+COUNT_RANGE = (3, 9)
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,8 @@ def _initial(kind: str, rng: random.Random) -> dict[str, str]:
         "left": left,
         "right": right,
         "mark": rng.choice(POSITIONS[:N_INSTANCES]),
-        "colour": rng.choice(COLOURS_BY_KIND[kind]),
-        "count": str(rng.randint(3, 9)),
+        "colour": rng.choice(sorted(COLOURS)),
+        "count": str(rng.randint(*COUNT_RANGE)),
         "label": make_label(kind, rng),
     }
 
@@ -98,28 +103,28 @@ def _changed(kind: str, key: str, values: dict[str, str], rng: random.Random) ->
     elif key == "mark":
         pool = list(POSITIONS[:N_INSTANCES])
     elif key == "colour":
-        pool = list(COLOURS_BY_KIND[kind])
+        pool = sorted(COLOURS)
     elif key == "count":
-        n = int(values["count"])
-        pool = [str(x) for x in range(max(2, n - 3), min(9, n + 3) + 1)]
-    else:
-        for _ in range(20):
-            new = make_label(kind, rng)
-            if new != values["label"]:
-                return new
-        raise RuntimeError("could not draw a new label")
+        n, (lo, hi) = int(values["count"]), COUNT_RANGE
+        pool = [str(x) for x in range(max(lo, n - 3), min(hi, n + 3) + 1)]
+    else:  # a later reading of the same tag/score/counter: a near value
+        return changed_label(kind, values["label"], rng)
     return rng.choice([x for x in pool if x != values[key]])
 
 
-def plan_changes(scenario: ScenarioSpec, seed: int) -> dict[str, tuple[str, ...]]:
-    """Which keys change in each scene: scene j takes the next two keys of a seeded rotation of
-    ``CHANGEABLE``, so every changeable key changes in some scene and stays stable in others."""
-    off = derive_rng(seed, "memeye", "changes", scenario.id).randrange(len(CHANGEABLE))
-    n = len(CHANGEABLE)
-    return {
-        scene_id(scenario, j): (CHANGEABLE[(off + 2 * j) % n], CHANGEABLE[(off + 2 * j + 1) % n])
-        for j in range(len(scenario.scenes))
-    }
+def plan_changes(spec: MemEyeSpec, seed: int) -> dict[str, tuple[str, ...]]:
+    """Which keys change in each scene: the k-th scene of the theme (scenario order) takes the
+    next ``changes_per_scene`` keys of one seeded rotation of ``CHANGEABLE``, so the changes
+    spread evenly over the keys and every key stays stable in other scenes."""
+    off = derive_rng(seed, "memeye", "changes").randrange(len(CHANGEABLE))
+    n, c = len(CHANGEABLE), spec.changes_per_scene
+    sids = [scene_id(sc, j) for sc in spec.scenarios for j in range(len(sc.scenes))]
+    return {sid: tuple(CHANGEABLE[(off + c * k + i) % n] for i in range(c)) for k, sid in enumerate(sids)}
+
+
+def fact_id(seed: int, scene: str, key: str, version: int) -> str:
+    """An opaque fact id: the scene, then a hash (it names neither the key nor a version)."""
+    return f"{scene}.f{short(content_hash('memeye-fact', seed, scene, key, version), 8)}"
 
 
 def plan_world(theme: Theme, seed: int) -> World:
@@ -133,8 +138,8 @@ def plan_world(theme: Theme, seed: int) -> World:
     sessions = schedule(theme, seed)
     entities: list[Entity] = []
     facts: list[Fact] = []
+    changes = plan_changes(spec, seed)
     for sc in spec.scenarios:
-        changes = plan_changes(sc, seed)
         mine = [s for s in sessions if s.scenario == sc.id]
         for j, name in enumerate(sc.scenes):
             sid = scene_id(sc, j)
@@ -154,7 +159,7 @@ def plan_world(theme: Theme, seed: int) -> World:
                 if key not in changes[sid]:
                     facts.append(
                         Fact(
-                            id=f"{sid}.{key}",
+                            id=fact_id(seed, sid, key, 0),
                             kind="attribute",
                             subject=sid,
                             object=key,
@@ -167,7 +172,7 @@ def plan_world(theme: Theme, seed: int) -> World:
                 new = _changed(sc.kind, key, values, rng)
                 facts.append(
                     Fact(
-                        id=f"{sid}.{key}.v1",
+                        id=fact_id(seed, sid, key, 1),
                         kind="state",
                         subject=sid,
                         object=key,
@@ -177,7 +182,12 @@ def plan_world(theme: Theme, seed: int) -> World:
                 )
                 facts.append(
                     Fact(
-                        id=f"{sid}.{key}.v2", kind="state", subject=sid, object=key, value=new, at=later.start
+                        id=fact_id(seed, sid, key, 2),
+                        kind="state",
+                        subject=sid,
+                        object=key,
+                        value=new,
+                        at=later.start,
                     )
                 )
     for s in sessions:
