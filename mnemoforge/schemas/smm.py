@@ -2,7 +2,7 @@
 
 A theme with ``family: smm`` declares the **sources** the agent observes (group chats with
 members, one-to-one DMs, a user–assistant chat, a profile-card directory, a spreadsheet, a
-screenshots folder, documents), each with its own purpose and an **authority** level; the
+screenshots folder, documents, a photo album), each with its own purpose and an **authority** level; the
 **entity kinds** of its world (projects, trips, meetings…) with their attributes and value pools;
 **profile** fields and **preference** keys of the cast; the **tools** a function-calling item may
 call; and how many candidates of each **task** to plan. ``check`` validates references against
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 ID = r"^[a-z][a-z0-9_]*$"
 SourceKind = Literal[
-    "group_chat", "dm", "assistant_chat", "profile_cards", "spreadsheet", "screenshots", "documents"
+    "group_chat", "dm", "assistant_chat", "profile_cards", "spreadsheet", "screenshots", "documents", "images"
 ]
 CONVERSATIONAL = ("group_chat", "dm", "assistant_chat")
 ValueType = Literal["string", "date", "time", "integer", "person"]
@@ -87,14 +87,12 @@ class PreferenceSpec(_Strict):
     noun: str = Field(description="'seat', 'coffee order'")
     values: list[str] = Field(min_length=4)
     phrases: list[str] = Field(
-        default_factory=lambda: ["I'll go with {value} again.", "{value} for me, as usual."],
-        description="first-person lines with {value}",
+        default_factory=lambda: ["I'll go with {value} this time.", "{value} for me, please."],
+        description="first-person lines with {value}; no habit markers ('again', 'as always'): a "
+        "single line must not reveal the preference",
     )
     reports: list[str] = Field(
-        default_factory=lambda: [
-            "{name} went for the {value} again.",
-            "{name} picked the {value}, as usual.",
-        ],
+        default_factory=lambda: ["{name} went for the {value}.", "{name} picked the {value}."],
         description="third-person lines with {name} and {value}",
     )
 
@@ -117,8 +115,9 @@ class BindingSpec(_Strict):
     """How a function-calling item fills a tool's arguments from the World.
 
     Each binding value names where the argument comes from: ``person`` (the person's name),
-    ``profile.<key>``, ``<kind>.<key>`` (the attribute of the person's entity of that kind, its
-    latest value), ``<kind>.name``, or ``<kind>.members`` (sorted member names).
+    ``profile.<key>``, ``preference.<key>`` (the person's observed preference: an optional argument
+    is then filled, not left at its default), ``<kind>.<key>`` (the attribute of the person's entity
+    of that kind, its current value), ``<kind>.name``, or ``<kind>.members`` (sorted member names).
     """
 
     tool: str
@@ -150,7 +149,12 @@ class SmmSpec(_Strict):
     tasks: TaskMix = Field(default_factory=TaskMix)
     conflict_gap: int = Field(default=6, ge=1, description="rounds between a stale fact and its update")
     update_days: tuple[int, int] = Field(default=(5, 12), description="days between stale and update")
-    preference_support: int = Field(default=3, ge=2, le=6, description="scattered choices per preference")
+    preference_support: int = Field(
+        default=3,
+        ge=2,
+        le=6,
+        description="choices of the preferred value; as many contrary choices are shown, one beside each",
+    )
     target_sources_per_question: float = Field(default=2.5, ge=1.0)
     rounds_per_day: float = Field(default=6.0, gt=0, description="background rounds per day, all sources")
     paraphrase_turns: bool = Field(
@@ -230,18 +234,31 @@ class SmmSpec(_Strict):
             for name, src in c.arguments.items():
                 if name not in args:
                     raise ValueError(f"smm.calls.{i}.arguments.{name}: tool {c.tool!r} has no such argument")
-                _check_binding(f"smm.calls.{i}.arguments.{name}", src, c.subject, by_kind, self.profile)
+                _check_binding(
+                    f"smm.calls.{i}.arguments.{name}", src, c.subject, by_kind, self.profile, self.preferences
+                )
             missing = [a.name for a in tools[c.tool].arguments if a.required and a.name not in c.arguments]
             if missing:
                 raise ValueError(f"smm.calls.{i}.arguments: required arguments {missing} are not bound")
 
 
 def _check_binding(
-    path: str, src: str, subject: str, kinds: dict[str, EntityKindSpec], profile: list[ProfileFieldSpec]
+    path: str,
+    src: str,
+    subject: str,
+    kinds: dict[str, EntityKindSpec],
+    profile: list[ProfileFieldSpec],
+    preferences: list[PreferenceSpec],
 ) -> None:
     if src == "person":
         return
     head, _, key = src.partition(".")
+    if head == "preference":
+        if key not in {p.key for p in preferences}:
+            raise ValueError(f"{path}: unknown preference {key!r}")
+        if kinds[subject].membership != "one":
+            raise ValueError(f"{path}: a preference needs a person, so subject {subject!r} must be 'one'")
+        return
     if head == "profile":
         if key not in {f.key for f in profile}:
             raise ValueError(f"{path}: unknown profile field {key!r}")

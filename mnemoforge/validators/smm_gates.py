@@ -2,9 +2,13 @@
 
 - ``source_span``: the evidence spans at least two sources.
 - ``single_source``: no single source answers alone: the program, run on everything one source
-  holds, is unanswerable or gives another answer, for every source.
+  holds, is unanswerable or gives another answer, for every source; and so is its **relaxed**
+  form (a conflict answered by the latest visible value without needing the stale one, a
+  preference by a single choice or a plain majority of what the source shows).
 - ``conflict_order``: for every stale/update pair the item reads, the update arrives at least
-  ``conflict_gap`` rounds after the stale value, in a source at least as authoritative.
+  ``conflict_gap`` rounds after the stale value, in a source at least as authoritative; a rumour
+  the item reads arrives after the update, in a strictly less authoritative source (authority,
+  then recency: the update stays the answer).
 - ``tool_schema``: a function-calling item's ``structured_answer`` is its answer and validates
   against the declared tool schemas (names, required arguments, unknown arguments, types).
 """
@@ -52,17 +56,25 @@ class SingleSource:
         by_source: dict[str, list[Observation]] = {}
         for o in ctx.observations.values():
             by_source.setdefault(o.source, []).append(o)
+        relaxed = q.model_copy(
+            update={"program": q.program.model_copy(update={"args": {**q.program.args, "relaxed": True}})}
+        )
         for src in sorted(by_source):
-            try:
-                got = solve(q, ctx.world, by_source[src])
-            except Unanswerable:
-                continue
-            except KeyError as e:
-                return verdict(self, q, False, f"program error: unknown {e}")
-            if got == q.answer:
-                return verdict(
-                    self, q, False, f"answerable from source {src!r} alone", sources=len(by_source)
-                )
+            for form, item in (("", q), ("relaxed ", relaxed)):
+                try:
+                    got = solve(item, ctx.world, by_source[src])
+                except Unanswerable:
+                    continue
+                except KeyError as e:
+                    return verdict(self, q, False, f"program error: unknown {e}")
+                if got == q.answer:
+                    return verdict(
+                        self,
+                        q,
+                        False,
+                        f"{form}answerable from source {src!r} alone",
+                        sources=len(by_source),
+                    )
         return verdict(self, q, True, "no single source gives the answer", sources=float(len(by_source)))
 
 
@@ -76,9 +88,10 @@ class ConflictOrder:
             for f in read
             if f.startswith("f_attr_") and f.endswith("_0") and f[:-2] + "_1" in read
         ]
-        if q.labels.get("task") == "conflict_resolution" and not pairs:
-            return verdict(self, q, False, "conflict item reads no stale/update pair")
-        if not pairs:
+        rumours = [(f[:-2] + "_1", f) for f in read if f.startswith("f_attr_") and f.endswith("_r")]
+        if q.labels.get("task") == "conflict_resolution" and not pairs and not rumours:
+            return verdict(self, q, False, "conflict item reads no stale/update or update/rumour pair")
+        if not pairs and not rumours:
             return verdict(self, q, True, "no conflict read")
         gap, authority = conflict_gap(ctx.world), source_authority(ctx.world)
         where: dict[str, Observation] = {}
@@ -103,8 +116,23 @@ class ConflictOrder:
                 return verdict(
                     self, q, False, f"update in {b.source!r} is less authoritative than {a.source!r}"
                 )
+        for upd, rumour in sorted(rumours):
+            if upd not in where or rumour not in where:
+                return verdict(self, q, False, f"update {upd} or rumour {rumour} not in the evidence")
+            a, b = where[upd], where[rumour]
+            if b.order <= a.order or authority.get(b.source, 0) >= authority.get(a.source, 0):
+                return verdict(
+                    self,
+                    q,
+                    False,
+                    f"rumour {b.id} ({b.source}) must come after and below the update {a.id} ({a.source})",
+                )
         return verdict(
-            self, q, True, f"updates come {min(gaps)}+ rounds after stale values", gap=float(min(gaps))
+            self,
+            q,
+            True,
+            f"updates come {min(gaps, default=0)}+ rounds after stale values",
+            gap=float(min(gaps, default=0)),
         )
 
 

@@ -2,9 +2,11 @@
 
 Same questions, same observations (ids, contents, timestamps, order, so the same total context
 length), but every evidence block of the kept questions (the unit with its local scaffold) is
-moved into one hub source. To keep each source's size, every moved block swaps places with as
-many background rounds of the hub, the nearest ones in time; only ``source`` and ``episode``
-change (a block moves without a swap only when the hub has no background rounds left).
+moved into one hub source (a chat). A block from another chat swaps places with as many
+background rounds of the hub, the nearest ones in time, so both chats keep their size and every
+chat still holds only chat rounds; a block from an artifact source (sheet, documents, screenshots,
+directory) moves without a swap, since hub talk would not fit there. Only ``source`` and
+``episode`` change, so the content and total length are the same.
 Comparing a system on the two releases measures the distributed-vs-concentrated drop.
 """
 
@@ -59,7 +61,7 @@ def concentrate(
         n, at = len(b["observations"]), by_id[b["observations"][0]].order
         for oid in b["observations"]:
             new_source[oid] = hub
-        if len(free) >= n:  # swap with the n nearest background rounds of the hub
+        if b["source"] in conversational and len(free) >= n:  # swap with the n nearest hub rounds
             take = sorted(free, key=lambda i: (abs(hub_free[i].order - at), i))[:n]
             free -= set(take)
             for i in take:

@@ -76,6 +76,18 @@ SWITCH = [
     "Also, did someone book the small room for Thursday?",
     "Side note: the printer on our floor is back.",
 ]
+FOLLOW_UP = [  # the lead-ins and checks evidence scaffolds use, here around no fact at all
+    "Quick one about {entity}. Can we sync tomorrow?",
+    "Update on {entity}: nothing new yet.",
+    "Before I forget, {entity} needs a second review.",
+    "Re {entity}: still waiting on feedback.",
+]
+FOLLOW_UP_CHECK = ["Is that final?", "Is that the latest version?", "Got it.", "Thanks for flagging."]
+FOLLOW_UP_ANSWER = [
+    "Not yet, still being discussed.",
+    "No, I'll share it once it's settled.",
+    "Noted, thanks.",
+]
 CLOSE = ["Thanks all.", "Talk later!", "Cheers.", "OK, back to work.", "Let's pick this up tomorrow."]
 USER_ASK = [
     "Can you draft a short note about {topic}?",
@@ -93,6 +105,7 @@ FILLER = {
     "spreadsheet": ["Launch checklist", "Open risks", "Weekly status"],
     "documents": ["Office notice", "Expense policy reminder", "Team offsite agenda", "Weekly update"],
     "screenshots": ["Screenshot"],
+    "images": ["Whiteboard", "Sticky note", "Corridor board"],
 }
 
 
@@ -136,7 +149,16 @@ def _session(
         a = rng.choice(people)
         b = rng.choice([p for p in people if p != a])
         acts = [rng.choice([OPEN, SMALL_TALK]), RAISE]
-        acts += rng.sample([[CLARIFY_Q, CLARIFY_A], [DISAGREE, ELABORATE, AGREE], [SWITCH], [SMALL_TALK]], 2)
+        acts += rng.sample(
+            [
+                [CLARIFY_Q, CLARIFY_A],
+                [DISAGREE, ELABORATE, AGREE],
+                [SWITCH],
+                [SMALL_TALK],
+                [FOLLOW_UP, FOLLOW_UP_CHECK, FOLLOW_UP_ANSWER],
+            ],
+            2,
+        )
         flat = [acts[0], acts[1], *[x for group in acts[2:] for x in group], CLOSE]
         lines, last = [], ""
         for i, pool in enumerate(flat):

@@ -42,22 +42,28 @@ sources merged in time order). Sources ({sources}) each have their own purpose, 
 authority (`data/smm/sources.*`). Questions were planned from the World first; the facts each
 one reads were then routed to different sources (mean {mean} sources per kept question, minimum
 {minimum}), each inside a short local scaffold (a lead-in, the fact or an attachment referenced as
-"Table N", "Doc. N", "Fig. N", then a reply). A fact drawn in an image is never repeated in the
-text of the message carrying it; `data/smm/captions.*` holds dense captions of every image for
-caption-based baselines. An update always arrives at least {gap} rounds after the stale value
-(observed minimum {observed}), in a source at least as authoritative. No item is answerable from
-one source alone (checked by running its program on each source's observations).
+"Table N", "Doc. N", "Fig. N", "Photo N", numbered in order per source, then a reply). Entity details are
+filed under record codes (e.g. `PRO-47`): which entity a code names is said in another source.
+True facts nobody asks about arrive the same way (hard negatives), and filler items of the
+artifact sources are numbered and announced like evidence. A fact drawn in an image is never
+repeated in the text of the message carrying it; `data/smm/captions.*` holds dense captions of
+every image for caption-based baselines. Conflicts resolve by **authority, then recency**: an
+update arrives at least {gap} rounds after the stale value (observed minimum {observed}), in a
+source at least as authoritative; a later rumour in a lower-authority chat does not override it.
+No item is answerable from one source alone, even under relaxed rules (checked by running its
+program, and a relaxed form of it, on each source's observations).
 
 Tasks: single-hop, multi-hop, conflict resolution and preference items have four options (four
 rotations put the answer once at each of A-D) and are also asked open-ended (ignore `options`);
 function-calling items are open: `structured_answer` is the call list
 (`[{{"step": 1, "calls": [{{"name": ..., "arguments": {{...}}}}]}}]`), scored by exact match of names and
-normalised arguments (`mnemoforge.generators.smm.tools.score_calls`) against the tool schemas in
-`data/smm/tools.json`.
+normalised arguments (`mnemoforge.generators.smm.tools.score_calls`, which needs the tool schemas
+in `data/smm/tools.json`: an optional argument given at its default equals an omitted one).
 
 Control: `data/smm/concentrated/` is the source-concentrated twin: the same questions and
 observations (ids, contents, order, total length), with every evidence block moved into the
-source `{hub}` by block swap; only `source`/`episode` differ."""
+source `{hub}`; chat blocks swap places with hub background of the same length, other blocks
+move without a swap (so no chat line lands in a sheet or folder); only `source`/`episode` differ."""
 
 
 def _read_rows(run_root: Path, rel: str) -> list[dict]:
@@ -88,8 +94,21 @@ def conflict_gaps(observations: list[Observation], qs: list[Question]) -> list[i
         for q in qs
         for f in q.facts_read
         if f.startswith("f_attr_") and f.endswith("_0") and f[:-2] + "_1" in q.facts_read
+    } | {
+        (f[:-2] + "_1", f)
+        for q in qs
+        for f in q.facts_read
+        if f.startswith("f_attr_") and f.endswith("_r") and f[:-2] + "_1" in q.facts_read
     }
     return [where[b] - where[a] for a, b in sorted(pairs) if a in where and b in where]
+
+
+def short_lines(short: dict[str, dict[str, int]]) -> list[str]:
+    return [
+        f"{t}: {v['asked']} asked, the World supports {v['available']} distinct items"
+        for t, v in short.items()
+        if v["available"] < v["asked"]
+    ]
 
 
 class SmmFamily:
@@ -165,6 +184,7 @@ class SmmFamily:
         )
         rows = _read_rows(data.run_root, SOURCES)
         tw = twin(data)
+        short = questions.shortfalls(data.theme, data.world)  # warned about when planned
         steps = Counter(len(q.structured_answer or []) for q in data.kept if q.structured_answer)
         calls = Counter(c["name"] for q in data.kept for st in q.structured_answer or [] for c in st["calls"])
         return {
@@ -188,11 +208,14 @@ class SmmFamily:
                 "tasks": {
                     t: {
                         "planned": s.tasks.counts()[t],
+                        "available": short[t]["available"],
                         "candidates": sum(q.labels.get("task") == t for q in cands),
                         "kept": sum(q.labels.get("task") == t for q in data.kept),
+                        "shortfall": max(0, s.tasks.counts()[t] - short[t]["available"]),
                     }
                     for t in TASKS
                 },
+                "shortfalls": short_lines(short),
                 "conflict_gaps": {
                     "required": s.conflict_gap,
                     "pairs": len(gaps),

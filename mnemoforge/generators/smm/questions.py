@@ -10,16 +10,17 @@ options); function-calling items are open with a ``structured_answer``.
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
 import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 
-from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question, select
+from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
-from mnemoforge.generators.smm import programs as smm_programs
+from mnemoforge.generators.smm.options import options_for
+from mnemoforge.generators.smm.world import CODE
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Observation
@@ -30,11 +31,16 @@ from mnemoforge.schemas.world import World
 
 FAMILY = "smm"
 SH, MH, CR, PR, FC = "single_hop", "multi_hop", "conflict_resolution", "preference", "function_calling"
+FILL = (
+    "Fill every argument you can from memory; an optional argument whose value nothing you saw "
+    "tells stays at its default."
+)
+log = logging.getLogger("mnemoforge.smm")
 
 T = {
     t.id: t
     for t in [
-        Template("sh.entity.v1", SH, "entity_facts", "What are the {labels} of the {noun} {name}?", "all"),
+        Template("sh.value.v1", SH, "entity_value", "What is the {label} of the {noun} {name}?", "all"),
         Template(
             "mh.member.v1", MH, "member_attribute", "What is the {label} of the {noun} {person} is on?", "all"
         ),
@@ -66,15 +72,14 @@ T = {
             "fc.person.v1",
             FC,
             "function_call",
-            "Which tool calls should be made to {actions} for {person}'s {noun}? "
-            "Fill every argument from memory.",
+            "Which tool calls should be made to {actions} for {person}'s {noun}? " + FILL,
             "all",
         ),
         Template(
             "fc.entity.v1",
             FC,
             "function_call",
-            "Which tool call should be made to {actions} for the {name}? Fill every argument from memory.",
+            "Which tool call should be made to {actions} for the {name}? " + FILL,
             "all",
         ),
     ]
@@ -101,10 +106,9 @@ def _forms(theme: Theme, world: World) -> Iterator[tuple[Template, dict[str, Any
     people = [p.id for p in world.people]
     for e in s.entities:
         k = kinds[e.kind]
-        stable = [a.key for a in k.attributes if (e.id, a.key) not in updated]
-        for n in (2, 3):
-            for keys in itertools.combinations(stable, n):
-                yield T["sh.entity.v1"], {"entity": e.id, "keys": list(keys)}
+        for a in k.attributes:
+            if (e.id, a.key) not in updated:
+                yield T["sh.value.v1"], {"entity": e.id, "key": a.key}
         for a in k.attributes:
             if (e.id, a.key) in updated:
                 yield T["cr.entity.v1"], {"entity": e.id, "key": a.key}
@@ -145,18 +149,59 @@ def _forms(theme: Theme, world: World) -> Iterator[tuple[Template, dict[str, Any
             ]
             if kinds[subject].membership == "one":
                 for p in people:
-                    yield T["fc.person.v1"], {"person": p, "subject": subject, "steps": steps}
+                    yield (
+                        T["fc.person.v1"],
+                        {
+                            "person": p,
+                            "subject": subject,
+                            "steps": steps,
+                            "support": s.preference_support,
+                        },
+                    )
             else:
                 for e in s.entities:
                     if e.kind == subject:
                         yield T["fc.entity.v1"], {"entity": e.id, "subject": subject, "steps": steps}
 
 
-def plan_questions(theme: Theme, world: World) -> list[Candidate]:
-    """The picked candidates (answer and facts read computed on the full World; no evidence yet)."""
-    assert theme.smm is not None
+def core(world: World, c: Candidate) -> tuple:
+    """What a candidate is really about: items sharing it are redundant (one is kept). The facts
+    read minus the bridges (memberships, record codes); a call: its entity and tools."""
+    if c.template.program == "function_call":
+        ent = c.args.get("entity") or next(
+            world.fact(f).object for f in c.read if world.fact(f).kind == "member"
+        )
+        return (FC, ent, tuple(st["tool"] for st in c.args["steps"]))
+    bridges = {f for f in c.read if world.fact(f).kind == "member" or world.fact(f).object == CODE}
+    return (c.template.category, tuple(sorted(c.read - bridges)))
+
+
+def _balanced(world: World, pool: list[Candidate], n: int, task: str) -> list[Candidate]:
+    """A seeded sample stratified over templates that prefers answers not picked yet."""
+    rng = derive_rng(world.seed, "select", FAMILY, task)
+    by_tpl: dict[str, list[Candidate]] = {}
+    for c in sorted(pool, key=lambda c: content_hash(c.template.id, c.args)):
+        by_tpl.setdefault(c.template.id, []).append(c)
+    for lst in by_tpl.values():
+        rng.shuffle(lst)
+    picked: list[Candidate] = []
+    answers: dict[str, int] = {}
+    while len(picked) < n and any(by_tpl.values()):
+        for tid in sorted(by_tpl):
+            lst = by_tpl[tid]
+            if not lst or len(picked) >= n:
+                continue
+            best = min(range(len(lst)), key=lambda i: (answers.get(lst[i].answer, 0), i))
+            c = lst.pop(best)
+            answers[c.answer] = answers.get(c.answer, 0) + 1
+            picked.append(c)
+    return picked
+
+
+def plan_pool(theme: Theme, world: World) -> list[Candidate]:
+    """Every distinct answerable question form (one per underlying fact set)."""
     base = FactView(world.facts, Lexicon(world))
-    pool, seen = [], set()
+    pool, seen, cores = [], set(), set()
     for tpl, args in _forms(theme, world):
         key = content_hash(tpl.id, args)
         if key in seen:
@@ -167,10 +212,37 @@ def plan_questions(theme: Theme, world: World) -> list[Candidate]:
             answer = run_program(tpl.program, view, args)
         except Unanswerable:
             continue
-        pool.append(Candidate(tpl, args, answer, set(view.read), []))
+        c = Candidate(tpl, args, answer, set(view.read), [])
+        k = core(world, c)
+        if k not in cores:
+            cores.add(k)
+            pool.append(c)
+    return pool
+
+
+def shortfalls(theme: Theme, world: World) -> dict[str, dict[str, int]]:
+    """Per task: how many were asked for and how many distinct forms the World supports."""
+    assert theme.smm is not None
+    pool = plan_pool(theme, world)
+    return {
+        t: {"asked": n, "available": sum(c.template.category == t for c in pool)}
+        for t, n in theme.smm.tasks.counts().items()
+    }
+
+
+def plan_questions(theme: Theme, world: World) -> list[Candidate]:
+    """The picked candidates (answer and facts read computed on the full World; no evidence yet).
+    A task the World cannot fill is planned short, with a warning (``shortfalls`` reports it)."""
+    assert theme.smm is not None
+    pool = plan_pool(theme, world)
     out: list[Candidate] = []
     for task, n in theme.smm.tasks.counts().items():
-        out += select(world, [c for c in pool if c.template.category == task], n, FAMILY, task)
+        cands = [c for c in pool if c.template.category == task]
+        if len(cands) < n:
+            log.warning(
+                "smm: task %s asks for %d items, the World supports %d distinct ones", task, n, len(cands)
+            )
+        out += _balanced(world, cands, n, task)
     return sorted(out, key=lambda c: content_hash(c.template.id, c.args))
 
 
@@ -180,10 +252,6 @@ def plan_questions(theme: Theme, world: World) -> list[Candidate]:
 def _pronoun(world: World, pid: str) -> str:
     g = world.person(pid).gender
     return "she" if g == "female" else "he" if g == "male" else "they"
-
-
-def _labels(labels: list[str]) -> str:
-    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 def question_text(theme: Theme, world: World, c: Candidate) -> str:
@@ -198,8 +266,6 @@ def question_text(theme: Theme, world: World, c: Candidate) -> str:
         "person": world.person(a["person"]).name if "person" in a else "",
         "subj": _pronoun(world, a["person"]) if "person" in a else "",
     }
-    if "keys" in a and kind:
-        fields["labels"] = _labels([kind.attribute(k).label for k in a["keys"]])
     if "key" in a and kind and c.template.program != "member_lead_profile":
         fields["label"] = kind.attribute(a["key"]).label
     if c.template.program == "member_lead_profile" and kind:
@@ -213,78 +279,6 @@ def question_text(theme: Theme, world: World, c: Candidate) -> str:
         fields["actions"] = " and then ".join(d[0].lower() + d[1:] for d in descs)
     text = c.template.text.format(**fields)
     return text[0].upper() + text[1:]
-
-
-# ---------------------------------------------------------------------------------- options
-
-
-def _alternatives(
-    theme: Theme, world: World, subject: str, key: str, answer_value: str, rng_key: str
-) -> list[str]:
-    """Plausible wrong values for (subject, key): the World's other values of the key, then the pool."""
-    s = theme.smm
-    assert s is not None
-    lex = Lexicon(world)
-    own = [
-        f.value or ""
-        for f in world.facts
-        if f.kind == "attribute" and f.subject == subject and f.object == key
-    ]
-    same_key = [f.value or "" for f in world.facts if f.kind == "attribute" and f.object == key]
-    kind = next((k for k in s.entity_kinds if any(a.key == key for a in k.attributes)), None)
-    spec = kind.attribute(key) if kind and any(a.key == key for a in kind.attributes) else None
-    pool: list[str] = []
-    if spec is not None and spec.type == "date":
-        base = dt.date.fromisoformat(answer_value)
-        pool = [(base + dt.timedelta(days=d)).isoformat() for d in (1, -1, 2, -2, 7, -7, 3)]
-    elif spec is not None and spec.type == "person":
-        pool = [p.id for p in world.people]
-    elif spec is not None:
-        pool = list(spec.values)
-    else:  # a profile field
-        prof = next((f for f in s.profile if f.key == key), None)
-        pool = list(prof.values) if prof else []
-    rng = derive_rng(world.seed, rng_key, subject, key, "alts")
-    rest = [v for v in same_key + pool if v]
-    rng.shuffle(rest)
-    out: list[str] = []
-    for v in [*own, *rest]:
-        d = lex.names.get(v, v)
-        if d != answer_value and d not in out:
-            out.append(d)
-    return out
-
-
-def _options(theme: Theme, world: World, c: Candidate, qid: str) -> list[str] | None:
-    a, rng = c.args, derive_rng(world.seed, qid, "options")
-    prog = c.template.program
-    if prog == "entity_facts":
-        parts = c.answer.split(smm_programs.JOIN)
-        alts = [
-            _alternatives(theme, world, a["entity"], k, v, qid) for k, v in zip(a["keys"], parts, strict=True)
-        ]
-        if any(not x for x in alts):
-            return None
-        alt = [x[0] for x in alts]
-        if len(parts) == 2:  # 2x2: every single component leaves a tie
-            combos = [[alt[0], parts[1]], [parts[0], alt[1]], [alt[0], alt[1]]]
-        else:  # change one component each
-            combos = [[alt[i] if j == i else parts[j] for j in range(len(parts))] for i in range(len(parts))]
-        distractors = [smm_programs.JOIN.join(x) for x in combos[:3]]
-    elif prog == "preference_of":
-        spec = next(p for p in theme.smm.preferences if p.key == a["key"])  # type: ignore[union-attr]
-        vals = [v for v in spec.values if v != c.answer]
-        distractors = rng.sample(vals, 3) if len(vals) >= 3 else []
-    else:
-        read = [world.fact(f) for f in sorted(c.read)]
-        last = [f for f in read if f.kind == "attribute" and f.object == a.get("key")]
-        subject = last[0].subject if last else a.get("entity", "")
-        alts = _alternatives(theme, world, subject, a["key"], c.answer, qid)
-        distractors = alts[:1] + rng.sample(alts[1:], min(2, len(alts) - 1)) if alts else []
-    if len(set(distractors)) < 3 or c.answer in distractors:
-        return None
-    rng.shuffle(distractors)
-    return [c.answer, *distractors]
 
 
 def make_questions(theme: Theme, world: World, observations: list[Observation]) -> list[Question]:
@@ -308,7 +302,7 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
         if c.template.program == "function_call":
             update["structured_answer"] = json.loads(c.answer)
         else:
-            opts = _options(theme, world, c, q.id)
+            opts = options_for(theme, world, c, q.id)
             if opts:
                 update |= {"options": opts, "rotations": rotations()}
         out.append(q.model_copy(update=update))

@@ -1,5 +1,6 @@
 """Render the smm attachments (tables, documents, chat and calendar screenshots, profile cards,
-filler items) with the document renderers, and write ``media/index.jsonl``.
+phone photos of whiteboards and sticky notes, filler items) with the document renderers, and
+write ``media/index.jsonl``.
 
 Profile cards show the person's procedural face (the same face anchor the other families draw).
 Every image is a pure function of its spec, so re-rendering gives identical bytes.
@@ -13,9 +14,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFilter
 
 from mnemoforge.backends.image import documents as docs
+from mnemoforge.backends.image.documents_base import font, sanitize
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.hashing import sha256_bytes
 from mnemoforge.rng import derive_rng
@@ -45,6 +47,29 @@ FILLER_DOC = {
     ],
     "Weekly update": ["Good progress this week.", "- Beta feedback is positive", "- Hiring continues"],
 }
+
+
+def photo(title: str, lines: list[str], seed: int) -> Image.Image:
+    """A phone photo of a whiteboard or sticky note: marker text on a board, slightly tilted,
+    on a wall, with sensor noise (deterministic in ``seed``)."""
+    rng = derive_rng(seed, "photo")
+    note = title.lower().startswith("sticky")
+    board = Image.new("RGB", (360, 240) if note else (520, 320), (250, 236, 120) if note else (246, 246, 242))
+    draw = ImageDraw.Draw(board)
+    ink = rng.choice([(25, 60, 160), (30, 30, 30), (160, 30, 30)])
+    y = 24
+    for i, line in enumerate(lines):
+        size = 30 if i == 0 else 26
+        draw.text((24 + rng.randint(-4, 4), y), sanitize(line), fill=ink, font=font(size))
+        y += size + 22
+    board = board.rotate(rng.uniform(-6, 6), expand=True, fillcolor=(0, 0, 0, 0), resample=Image.BICUBIC)
+    wall = Image.new(
+        "RGB", (board.width + 80, board.height + 80), rng.choice([(188, 178, 160), (150, 160, 170)])
+    )
+    mask = board.convert("L").point(lambda v: 255 if v > 8 else 0)  # the rotated board's corners
+    wall.paste(board, (40, 40), mask)
+    noise = Image.frombytes("L", wall.size, rng.randbytes(wall.width * wall.height)).convert("RGB")
+    return Image.blend(wall, noise, 0.06).filter(ImageFilter.GaussianBlur(0.6))
 
 
 def _png(img: Image.Image) -> bytes:
@@ -81,6 +106,8 @@ def draw(theme: Theme, spec: dict[str, Any]) -> Image.Image:
         return docs.render_profile_card(
             spec["name"], spec["fields"], avatar=_avatar(theme, spec["person"]), subtitle=spec["subtitle"]
         )
+    if kind == "photo":
+        return photo(spec["title"], spec["lines"], spec["seed"])
     if kind == "filler":
         return _filler(spec)
     raise ValueError(f"unknown attachment kind {kind!r}")
@@ -95,6 +122,11 @@ def _filler(spec: dict[str, Any]) -> Image.Image:
         return docs.render_table(title, ["Item", "Status"], rows)
     if spec["source_kind"] == "documents":
         return docs.render_document_page(title, FILLER_DOC.get(title, ["Nothing new this week."]), width=560)
+    if spec["source_kind"] == "images":
+        lines = rng.choice(
+            [["Team lunch", "Friday 12:30"], ["Ideas", "- dark mode", "- faster search"], ["Kudos!"]]
+        )
+        return photo(title, lines, spec["seed"])
     text = rng.choice(
         ["Lunch at 12:30?", "Running 5 min late", "Who has the HDMI adapter?", "Great demo today!"]
     )
@@ -132,9 +164,7 @@ def render_run(
     index = [
         {
             "path": path,
-            "kind": row["spec"]["kind"]
-            if row["spec"]["kind"] != "filler"
-            else f"filler_{row['spec']['source_kind']}",
+            "kind": row["spec"].get("as", row["spec"]["kind"]),  # fillers list as what they look like
             "bytes": len(data),
             "sha256": sha256_bytes(data),
             "width": w,

@@ -11,60 +11,31 @@ time order into one stream whose index is each observation's ``order``.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.injection import Unit, answer_words
+from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for callers)
+    CLARIFY,
+    CODE_LINES,
+    FILLER_MEDIUM,
+    INITIAL,
+    LEAD_IN,
+    NOTE,
+    REF,
+    REPLY,
+    RUMOUR,
+    TEXT_LEAD,
+    UPDATE,
+)
+from mnemoforge.generators.smm.world import CODE
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Channel, Expression, Observation
 from mnemoforge.schemas.smm import SourceSpec
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Fact, World
-
-REF = {
-    "table": "Table",
-    "document": "Doc.",
-    "chat_screenshot": "Fig.",
-    "calendar": "Fig.",
-    "profile_card": "Card",
-}
-LEAD_IN = {
-    "table": [
-        "Sharing the table from the planning doc.",
-        "Pasting the tracker tab here.",
-        "Here's the sheet view.",
-    ],
-    "document": ["Here's the memo from ops.", "Attaching the official notice.", "The write-up is attached."],
-    "chat_screenshot": ["Screenshot from the other thread.", "Look what came in on my phone."],
-    "calendar": ["Screenshot of the shared calendar.", "This is what the calendar shows."],
-    "profile_card": ["Directory card."],
-}
-TEXT_LEAD = ["Quick one about {entity}.", "Update on {entity}:", "Before I forget, {entity}.", "Re {entity}:"]
-REPLY = [
-    "Noted, thanks.",
-    "Got it.",
-    "Thanks for flagging.",
-    "Perfect, thanks!",
-    "OK, adding it to my notes.",
-]
-CLARIFY = [("Is that final?", "Yes, that's confirmed."), ("Is that the latest version?", "Yes, the latest.")]
-NOTE = {
-    "spreadsheet": "{who} added a tab to the sheet.",
-    "documents": "{who} uploaded a new document.",
-    "screenshots": "{who} dropped a screenshot in the folder.",
-    "profile_cards": "The directory was refreshed.",
-}
-INITIAL = [
-    "The {label} for {name} is {value}.",
-    "Confirmed: {name} {label} is {value}.",
-    "FYI the {label} of {name} is {value}.",
-]
-UPDATE = [
-    "Change of plan: the {label} of {name} is now {value}.",
-    "Heads-up, the {label} for {name} changed, it's now {value}.",
-    "Correction on {name}: the {label} is now {value}.",
-]
 
 
 @dataclass
@@ -81,6 +52,7 @@ class Draft:
     caption: str = ""
     block: str | None = None
     seq: int = 0
+    filler: bool = False
 
 
 @dataclass
@@ -90,6 +62,7 @@ class Lookup:
     sources: dict[str, SourceSpec]
     labels: dict[tuple[str, str], str]
     nouns: dict[str, str]
+    codes: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, theme: Theme, world: World) -> Lookup:
@@ -97,9 +70,9 @@ class Lookup:
         assert s is not None
         labels = {(k.kind, a.key): a.label for k in s.entity_kinds for a in k.attributes}
         labels |= {("person", f.key): f.label for f in s.profile}
-        return cls(
-            theme, world, {x.id: x for x in s.sources}, labels, {k.kind: k.noun for k in s.entity_kinds}
-        )
+        codes = {f.subject: f.value or "" for f in world.facts if f.object == CODE}
+        nouns = {k.kind: k.noun for k in s.entity_kinds}
+        return cls(theme, world, {x.id: x for x in s.sources}, labels, nouns, codes)
 
     def name(self, x: str) -> str:
         for p in self.world.people:
@@ -110,7 +83,13 @@ class Lookup:
                 return e.name
         return x
 
+    def refer(self, x: str) -> str:
+        """How evidence names a subject: an entity by its record code, a person by name."""
+        return self.codes.get(x) or self.name(x)
+
     def label(self, f: Fact) -> str:
+        if f.object == CODE:
+            return "record"
         kind = (
             "person" if f.subject in {p.id for p in self.world.people} else self.world.entity(f.subject).kind
         )
@@ -132,9 +111,12 @@ def fact_sentence(lk: Lookup, f: Fact, sender: str, rng: Any) -> str:
         offset = derive_rng(lk.world.seed, "smm", "wording", f.subject, f.object).randrange(len(pool))
         line = pool[(i + offset) % len(pool)]
         line = line.format(value=f.value, name=lk.name(f.subject))
+        line = re.sub(r"\b([Aa]) (?=[aeiouAEIOU])", r"\1n ", line)  # "an oat latte"
         return line[0].upper() + line[1:]
-    forms = UPDATE if f.id.endswith("_1") else INITIAL
-    return rng.choice(forms).format(label=lk.label(f), name=lk.name(f.subject), value=lk.name(f.value or ""))
+    if f.object == CODE:
+        return rng.choice(CODE_LINES).format(name=lk.name(f.subject), code=f.value)
+    forms = UPDATE if f.id.endswith("_1") else RUMOUR if f.id.endswith("_r") else INITIAL
+    return rng.choice(forms).format(label=lk.label(f), name=lk.refer(f.subject), value=lk.name(f.value or ""))
 
 
 def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tuple[dict[str, Any], str]:
@@ -160,11 +142,14 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
         head = "Person"
     elif f.kind == "chose":
         what, value, label, head = lk.name(f.subject), f.value or "", f.object, "Person"
+    elif f.object == CODE:
+        ent = lk.world.entity(f.subject)
+        what, value, label, head = ent.name, f.value or "", "record", lk.nouns[ent.kind].capitalize()
     else:
         ent = lk.world.entity(f.subject)
-        what, value, label = ent.name, lk.name(f.value or ""), lk.label(f)
-        head = lk.nouns[ent.kind].capitalize()
-    status = "updated" if f.id.endswith("_1") else "confirmed"
+        what, value, label = lk.refer(ent.id), lk.name(f.value or ""), lk.label(f)
+        head = "Record"
+    status = rng.choice(["open", "confirmed", "current", "ok"])
     cap = f"{ref}: {what} - {label}: {value}"
     if u.medium == "table":
         spec = {
@@ -184,6 +169,14 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             ],
             "footer": f"{ref} - {src.title}",
         }
+    elif u.medium == "photo":
+        spec = {
+            "kind": "photo",
+            "title": rng.choice(["Whiteboard", "Sticky note", "Corridor board"]),
+            "lines": [what, f"{label}: {value}"],
+            "seed": rng.randrange(1 << 30),
+        }
+        cap = f"{ref}: photo of a {spec['title'].lower()} reading {what} - {label}: {value}"
     elif u.medium == "calendar":
         day = dt.date.fromisoformat(value)
         spec = {
@@ -193,22 +186,21 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "entries": [{"date": value, "start": "All", "end": "day", "title": what}],
         }
         cap = f"{ref}: calendar screenshot, {what} on {value}"
-    elif f.kind == "chose":  # a screenshot of the person's own message
-        text = fact_sentence(lk, f, f.subject, rng)
-        spec = {
-            "kind": "chat_screenshot",
-            "title": what,
-            "messages": [
-                {"sender": what, "text": text, "time": "12:10", "outgoing": False},
+    elif f.kind == "chose":  # a screenshot of the person's own messages (a choice pair)
+        texts = [fact_sentence(lk, x, x.subject, rng) for x in facts]
+        messages = []
+        for i, text in enumerate(texts):
+            messages.append({"sender": what, "text": text, "time": f"12:{10 + 3 * i}", "outgoing": False})
+            messages.append(
                 {
                     "sender": "Me",
-                    "text": rng.choice(["Noted!", "Ha, of course.", "OK!"]),
-                    "time": "12:11",
+                    "text": rng.choice(["Noted!", "OK!", "Sure."]),
+                    "time": f"12:{11 + 3 * i}",
                     "outgoing": True,
-                },
-            ],
-        }
-        cap = f"{ref}: chat screenshot, {what} writes: {text}"
+                }
+            )
+        spec = {"kind": "chat_screenshot", "title": what, "messages": messages}
+        cap = f"{ref}: chat screenshot, {what} writes: " + " / ".join(texts)
     else:
         sender = rng.choice([p.name for p in lk.world.people])
         text = fact_sentence(lk, f, "", rng)
@@ -229,24 +221,30 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
     return spec, cap
 
 
-def _reference(u: Unit, counters: dict[str, int]) -> str:
-    """The next attachment number in the unit's source, skipping numbers that occur in an answer
-    the unit supports (a "Table 10" beside a date "2026-11-10" would be a lexical shortcut)."""
-    n = counters.get(u.source, 0) + 1
-    while str(n) in u.numbers:
-        n += 1
-    counters[u.source] = n
-    return f"{REF[u.medium]} {n}"
+def references(units: list[Unit], fillers: list[Draft]) -> dict[str, str]:
+    """Attachment references ("Table 3", "Doc. 4"), numbered 1, 2, 3… per source in time order,
+    evidence, hard negatives and filler items alike. Keys: unit ids and ``filler:<seq>``."""
+    items: dict[str, list[tuple[dt.datetime, str, str]]] = {}
+    for u in units:
+        if u.medium != "text":
+            items.setdefault(u.source, []).append((u.at, u.id, u.medium))
+    for d in fillers:
+        items.setdefault(d.source, []).append((d.at, f"filler:{d.seq}", d.kind))
+    out = {}
+    for lst in items.values():
+        for n, (_, key, medium) in enumerate(sorted(lst), start=1):
+            out[key] = f"{REF[medium]} {n}"
+    return out
 
 
-def unit_block(lk: Lookup, u: Unit, counters: dict[str, int]) -> list[Draft]:
+def unit_block(lk: Lookup, u: Unit, refs: dict[str, str]) -> list[Draft]:
     """The unit and its local scaffold, as drafts in the unit's source."""
     rng = derive_rng(lk.world.seed, "smm", "scaffold", u.id)
     src = lk.sources[u.source]
     facts = [lk.world.fact(x) for x in u.facts]
     f = facts[0]
     names = {p.id: p.name for p in lk.world.people}
-    subject_name = lk.name(f.object if f.kind == "member" else f.subject)
+    subject_name = lk.name(f.object) if f.kind == "member" else lk.refer(f.subject)
     t = u.at
     out: list[Draft] = []
 
@@ -280,9 +278,12 @@ def unit_block(lk: Lookup, u: Unit, counters: dict[str, int]) -> list[Draft]:
                     others = [src.members[0]]
             else:
                 add("message", rng.choice(others), rng.choice(TEXT_LEAD).format(entity=subject_name))
-            add("message", poster, fact_sentence(lk, f, poster, rng), expresses=expresses)
+            # one message (a choice pair: both choices, in random order, so neither can be dropped alone)
+            lines = [fact_sentence(lk, x, poster, rng) for x in facts]
+            rng.shuffle(lines)
+            add("message", poster, " ".join(lines), expresses=expresses)
         else:
-            ref = _reference(u, counters)
+            ref = refs[u.id]
             spec, cap = attachment(lk, u, facts, ref, rng)
             add("message", poster, rng.choice(LEAD_IN[u.medium]))
             carrier = poster if not (answer_words(names.get(poster, "")) & u.forbidden) else None
@@ -299,7 +300,7 @@ def unit_block(lk: Lookup, u: Unit, counters: dict[str, int]) -> list[Draft]:
         else:
             add("message", other, rng.choice(REPLY))
     else:
-        ref = _reference(u, counters)
+        ref = refs[u.id]
         spec, cap = attachment(lk, u, facts, ref, rng)
         who = rng.choice(lk.world.people).name
         add("note", None, NOTE[src.kind].format(who=who))
@@ -311,17 +312,28 @@ def background_drafts(lk: Lookup, turns: list[Turn]) -> list[Draft]:
     people = {p.name: p.id for p in lk.world.people}
     out = []
     for t in turns:
-        if t.kind == "filler":
+        if t.kind == "filler":  # the same note + numbered item as an evidence unit in that source
             src = lk.sources[t.source]
-            spec = {"kind": "filler", "source_kind": src.kind, "title": t.text, "seed": t.filler["seed"]}
+            medium = FILLER_MEDIUM[src.kind]
+            spec = {
+                "kind": "filler",
+                "as": medium,
+                "source_kind": src.kind,
+                "title": t.text,
+                "seed": t.filler["seed"],
+            }
+            rng = derive_rng(t.filler["seed"], "note")
+            who = rng.choice(lk.world.people).name
+            out.append(Draft(t.source, t.at, "note", NOTE[src.kind].format(who=who)))
             out.append(
                 Draft(
                     t.source,
-                    t.at,
-                    f"filler_{src.kind}",
-                    f"[{t.text}] {src.title}",
+                    t.at + dt.timedelta(minutes=rng.randint(1, 4)),
+                    medium,
+                    "",  # "[Table N] <source title>", numbered with the evidence (stream._assemble)
                     attachment=spec,
-                    caption=f"{t.text} ({src.title}), no project details",
+                    caption=t.text,
+                    filler=True,
                 )
             )
         else:

@@ -21,6 +21,7 @@ from mnemoforge.generators.smm.scaffold import (
     background_drafts,
     merge,
     observations,
+    references,
     unit_block,
 )
 from mnemoforge.generators.smm.world import conflict_gap
@@ -54,8 +55,15 @@ def _next_workday(t: dt.datetime) -> dt.datetime:
 
 
 def _assemble(lk: Lookup, units: list[Unit], bg: list[Draft]) -> tuple[list[Draft], dict[str, list[Draft]]]:
-    counters: dict[str, int] = {}
-    blocks = {u.id: unit_block(lk, u, counters) for u in sorted(units, key=lambda u: (u.at, u.id))}
+    for i, d in enumerate(bg):
+        d.seq = i
+    fillers = [d for d in bg if d.filler]
+    refs = references(units, fillers)
+    for d in fillers:
+        ref = refs[f"filler:{d.seq}"]
+        d.content = f"[{ref}] {lk.sources[d.source].title}"
+        d.caption = f"{ref}: {d.attachment['title'] if d.attachment else ''}"
+    blocks = {u.id: unit_block(lk, u, refs) for u in sorted(units, key=lambda u: (u.at, u.id))}
     drafts = bg + [d for u in sorted(blocks) for d in blocks[u]]
     for i, d in enumerate(drafts):
         d.seq = i

@@ -127,11 +127,17 @@ def _steps(calls: Any, tools: Mapping[str, ToolSpec] | None) -> list[tuple]:
     return out
 
 
-def score_calls(pred: Any, gold: Any, tools: Mapping[str, ToolSpec] | None = None) -> float:
+def score_calls(pred: Any, gold: Any, tools: Mapping[str, ToolSpec] | World) -> float:
     """1.0 when every step holds the same calls (names and normalised arguments), else 0.0.
 
-    Steps are compared in order; calls within a step in any order.
+    Steps are compared in order; calls within a step in any order. ``tools`` (the schemas, or the
+    World that declares them) is required: without the declared defaults an optional argument
+    given at its default would count as a difference.
     """
+    if isinstance(tools, World):
+        tools = tools_of(tools)
+    if not tools:
+        raise ValueError("score_calls needs the tool schemas (a mapping name -> ToolSpec, or the World)")
     g = _steps(gold, tools)
     return 1.0 if g and _steps(pred, tools) == g else 0.0
 

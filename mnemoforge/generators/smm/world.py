@@ -2,7 +2,13 @@
 memberships, profile fields and preference signals, plus the sources and tools as entities.
 
 Every fact carries ``at``: when it becomes known (its announcement time). An update of a mutable
-attribute is a second ``attribute`` fact for the same subject and key with a later ``at``.
+attribute is a second ``attribute`` fact for the same subject and key with a later ``at``
+(id suffix ``_1``); some updates are followed by a **rumour** (suffix ``_r``): a still later,
+unofficial value that must not override the update (authority before recency). Every entity has
+a record **code** (``f_code_<entity>``, key ``code``): its attributes are filed under the code,
+so reading one needs the code's owner from another source. A preference is shown by
+``preference_support`` choices of the preferred value and as many contrary choices (other values),
+so only the tally over several sources reveals it.
 Sources (kind ``source``) and tool schemas (kind ``tool``) are recorded as World entities, so a
 frozen release carries everything its gates need (source authority, tool schemas).
 """
@@ -11,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 
 from mnemoforge.hashing import canonical_json
 from mnemoforge.rng import derive_rng
@@ -19,6 +26,8 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Entity, Fact, Person, Place, Relation, World, WorldObject
 
 WORK_START, WORK_END = 9 * 60, 18 * 60  # minutes of the day
+CODE = "code"  # attribute key of an entity's record code
+RUMOUR_PROB = 0.4
 
 
 def spec(theme: Theme) -> SmmSpec:
@@ -106,6 +115,25 @@ def plan_world(theme: Theme, seed: int) -> World:
     entities = [
         Entity(id=e.id, name=e.name, kind=e.kind, attrs={"noun": kinds[e.kind].noun}) for e in s.entities
     ]
+    for k in s.entity_kinds:
+        ents = [e for e in s.entities if e.kind == k.kind]
+        # record numbers share no token with any value (a "MEE-14" beside "2026-10-14" would be a
+        # lexical shortcut): above 31 (days, months, hours) and none of the theme's numbers
+        taken = {int(x) for a in k.attributes for v in a.values for x in re.findall(r"\d+", v)}
+        free = [n for n in range(32, 100) if n not in taken]
+        numbers = derive_rng(seed, "smm", "codes", k.kind).sample(free, len(ents))
+        for e, n in zip(ents, numbers, strict=True):
+            rng = derive_rng(seed, "smm", "code", e.id)
+            facts.append(
+                Fact(
+                    id=f"f_code_{e.id}",
+                    kind="attribute",
+                    subject=e.id,
+                    object=CODE,
+                    value=f"{k.kind[:3].upper()}-{n}",
+                    at=moment(theme, rng, 0.02, 0.4),
+                )
+            )
     for e in s.entities:
         k = kinds[e.kind]
         for p in members[e.id]:
@@ -150,6 +178,21 @@ def plan_world(theme: Theme, seed: int) -> World:
                         at=at1,
                     )
                 )
+                if rng.random() < RUMOUR_PROB:  # a later hearsay value that must not win
+                    v2 = _value(theme, rng, k, a.key, cast, v1)
+                    if v2 == v0:
+                        v2 = _value(theme, rng, k, a.key, cast, v1)
+                    if v2 not in (v0, v1):
+                        facts.append(
+                            Fact(
+                                id=f"f_attr_{e.id}_{a.key}_r",
+                                kind="attribute",
+                                subject=e.id,
+                                object=a.key,
+                                value=v2,
+                                at=at1 + dt.timedelta(days=rng.randint(2, 6)),
+                            )
+                        )
     for p in cast:
         for f in s.profile:
             rng = derive_rng(seed, "smm", "profile", p, f.key)
@@ -170,18 +213,21 @@ def plan_world(theme: Theme, seed: int) -> World:
                 Fact(id=f"f_prefers_{p}_{pref.key}", kind="prefers", subject=p, object=pref.key, value=value)
             )
             n = s.preference_support
-            for i in range(n):
-                at = moment(theme, rng, i / n, (i + 1) / n)
-                facts.append(
-                    Fact(
-                        id=f"f_chose_{p}_{pref.key}_{i}",
-                        kind="chose",
-                        subject=p,
-                        object=pref.key,
-                        value=value,
-                        at=at,
+            others = [v for v in pref.values if v != value]
+            rng.shuffle(others)
+            for j in range(n):  # choice 2j: the preferred value; 2j+1: a contrary one
+                at = moment(theme, rng, j / n, (j + 1) / n)
+                for i, v in ((2 * j, value), (2 * j + 1, others[j % len(others)])):
+                    facts.append(
+                        Fact(
+                            id=f"f_chose_{p}_{pref.key}_{i}",
+                            kind="chose",
+                            subject=p,
+                            object=pref.key,
+                            value=v,
+                            at=at + dt.timedelta(minutes=i % 2),
+                        )
                     )
-                )
     entities += _environment(s)
     return World(
         theme=theme.name,

@@ -1,0 +1,125 @@
+"""Four options for the smm QA items, drawn so that the option set alone does not point at the answer.
+
+- The distractors of one asked value come from the same pool as the answer (the attribute's
+  values, the cast, a profile field), the item's own competing values first (a stale value, a
+  rumour), so no option is odd in form.
+- Ordered values (dates, times, integers) are drawn around a **hidden base** (dates: a window
+  centred on a random day near the answer) and accepted only when the answer lands at a
+  uniformly drawn rank among the four: a median, centroid or "most neighbours" guess is at chance.
+- A preference item offers the contrary choices the person was seen making.
+- A draw is redone (up to ``TRIES`` times) while one of the shared option priors (slot majority,
+  near-variant centre, lone form, sum of two) singles out any option.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from typing import Any
+
+from mnemoforge.generators.questions.common import Candidate
+from mnemoforge.generators.questions.programs import Lexicon
+from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import World
+from mnemoforge.validators.answerers.option_prior import PRIORS
+
+N = 4
+TRIES = 40
+ORDERED = ("date", "time", "integer")
+
+
+def _spec_of(theme: Theme, key: str) -> tuple[str, list[str]]:
+    """(type, value pool) of an attribute or profile key."""
+    s = theme.smm
+    assert s is not None
+    for k in s.entity_kinds:
+        for a in k.attributes:
+            if a.key == key:
+                return a.type, list(a.values)
+    prof = next((f for f in s.profile if f.key == key), None)
+    return "string", list(prof.values) if prof else []
+
+
+def _sort_key(typ: str, v: str) -> Any:
+    return int(v) if typ == "integer" else v
+
+
+def _date_pool(answer: str, rng: random.Random) -> list[str]:
+    """Weekdays in a 6-week window around a hidden base near the answer."""
+    base = dt.date.fromisoformat(answer) + dt.timedelta(days=rng.randint(-18, 18))
+    days = [base + dt.timedelta(days=d) for d in range(-21, 22)]
+    return [d.isoformat() for d in days if d.weekday() < 5]
+
+
+def ranked(answer: str, required: list[str], pool: list[str], typ: str, rng: random.Random) -> list[str]:
+    """Three distractors (``required`` first) that put the answer at a uniformly drawn rank."""
+    req = [v for v in dict.fromkeys(required) if v != answer][: N - 1]
+    rest = [v for v in dict.fromkeys(pool) if v != answer and v not in req]
+    need = N - 1 - len(req)
+    if len(rest) < need:
+        return []
+    key = lambda v: _sort_key(typ, v)  # noqa: E731
+    below_req = sum(key(v) < key(answer) for v in req)
+    below = [v for v in rest if key(v) < key(answer)]
+    above = [v for v in rest if key(v) > key(answer)]
+    feasible = [
+        r for r in range(N) if 0 <= r - below_req <= len(below) and 0 <= need - (r - below_req) <= len(above)
+    ]
+    if not feasible:
+        return req + rng.sample(rest, need)
+    r = rng.choice(feasible)
+    lo = r - below_req
+    return req + rng.sample(below, lo) + rng.sample(above, need - lo)
+
+
+def plain(answer: str, required: list[str], pool: list[str], rng: random.Random) -> list[str]:
+    req = [v for v in dict.fromkeys(required) if v != answer][: N - 1]
+    rest = [v for v in dict.fromkeys(pool) if v != answer and v not in req]
+    need = N - 1 - len(req)
+    return req + rng.sample(rest, need) if len(rest) >= need else []
+
+
+def options_for(theme: Theme, world: World, c: Candidate, qid: str) -> list[str] | None:
+    """``[answer, d1, d2, d3]`` or None when the World cannot supply three distractors."""
+    s = theme.smm
+    assert s is not None
+    rng = derive_rng(world.seed, qid, "options")
+    # redraw while a shared option prior singles out any option (not just the answer: a prior
+    # that only ever fires on distractors would be a shortcut by elimination)
+    for _ in range(TRIES):
+        got = _draw(theme, world, c, rng)
+        if got is None or all(prior(got) is None for prior in PRIORS.values()):
+            break
+    return got
+
+
+def _draw(theme: Theme, world: World, c: Candidate, rng: random.Random) -> list[str] | None:
+    s = theme.smm
+    assert s is not None
+    lex = Lexicon(world)
+    read = [world.fact(f) for f in sorted(c.read)]
+    if c.template.program == "preference_of":
+        spec = next(p for p in s.preferences if p.key == c.args["key"])
+        shown = [f.value or "" for f in read if f.kind == "chose"]
+        distractors = plain(c.answer, [v for v in shown if v != c.answer], list(spec.values), rng)
+    else:
+        key = c.args["key"]
+        asked = [f for f in read if f.kind == "attribute" and f.object == key]
+        subject = asked[0].subject if asked else c.args.get("entity", "")
+        own = [f for f in asked if f.subject == subject]  # the rival value the item reads, if any
+        typ, values = _spec_of(theme, key)
+        if typ == "person":
+            values = [p.id for p in world.people]
+        required = [lex.names.get(f.value or "", f.value or "") for f in own]
+        if typ == "date":
+            values = _date_pool(c.answer, rng)
+        pool = [lex.names.get(v, v) for v in values]
+        if typ in ORDERED:
+            distractors = ranked(c.answer, required, pool, typ, rng)
+        else:
+            distractors = plain(c.answer, required, pool, rng)
+    if len(set(distractors)) < N - 1 or c.answer in distractors:
+        return None
+    rng.shuffle(distractors)
+    return [c.answer, *distractors]
