@@ -4,6 +4,9 @@ table is the funnel."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,22 @@ THEMES = {"smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
 def release(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp(request.param)
     return build(DEFAULT_THEME.parent / THEMES[request.param], outputs=out, workers=1).release_dir
+
+
+def test_the_prefect_flow_builds_the_same_release(release: Path, tmp_path: Path) -> None:
+    """Whatever the executor: the Prefect flow with two workers gives a byte-identical manifest."""
+    theme = release / "theme.yaml"
+    cmd = [sys.executable, "-m", "mnemoforge.cli", "build", str(theme), "--outputs", str(tmp_path)]
+    r = subprocess.run(
+        [*cmd, "--orchestrator", "prefect", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    flow_release = Path(r.stdout.strip().splitlines()[-1])
+    assert (flow_release / "MANIFEST.json").read_bytes() == (release / "MANIFEST.json").read_bytes()
 
 
 def test_every_config_of_the_card_loads_offline(
