@@ -4,7 +4,12 @@
 
 * ``locomo``  — LoCoMo conversation JSON (:mod:`.locomo`)
 * ``m3bench`` — M3-Bench video QA annotations + clips for M3-Agent (:mod:`.m3bench`)
-* ``memeye``  — MemEye / Mem-Gallery dialog JSON + images (:mod:`.memeye`)
+* ``memeye``  — MemEye / Mem-Gallery dialog JSON + images (:mod:`.memeye`; visual-chat releases
+  natively, one task per scenario: :mod:`.memeye_native`)
+
+Album releases (family ``icm``) export to every format; visual-chat releases (``memeye``) only
+to ``memeye``; source-distributed chats (``smm``) to none (:data:`ACCEPTS`; any other pair is
+refused with an ExportError naming the formats that do take the release).
 
 Every file is written atomically (media are hard-linked, or copied across filesystems). The
 folder is claimed by ``mnemoforge_export.json`` (format, source release, files written, and the
@@ -18,6 +23,7 @@ export back to mnemoforge terms (:class:`PeerItem`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from mnemoforge.exporters.peers.common import (
@@ -27,10 +33,12 @@ from mnemoforge.exporters.peers.common import (
     ReleaseData,
     load_json,
     load_release,
+    read_manifest,
 )
 from mnemoforge.exporters.peers.locomo import export_locomo, read_locomo
 from mnemoforge.exporters.peers.m3bench import export_m3bench, read_m3bench
 from mnemoforge.exporters.peers.memeye import export_memeye, read_memeye
+from mnemoforge.exporters.peers.memeye_native import export_memeye_native, load_visual_release
 from mnemoforge.store.atomic import write_json
 
 Exporter = Callable[[ReleaseData, Path], tuple[list[Path], list[dict]]]
@@ -38,8 +46,10 @@ Reader = Callable[[Path, Path], list[PeerItem]]
 
 EXPORTERS: dict[str, Exporter] = {"locomo": export_locomo, "m3bench": export_m3bench, "memeye": export_memeye}
 READERS: dict[str, Reader] = {"locomo": read_locomo, "m3bench": read_m3bench, "memeye": read_memeye}
+ACCEPTS: dict[str, tuple[str, ...]] = {"locomo": ("icm",), "m3bench": ("icm",), "memeye": ("icm", "memeye")}
 
 __all__ = [
+    "ACCEPTS",
     "EXPORTERS",
     "MARKER",
     "READERS",
@@ -70,17 +80,40 @@ def _claim(out_dir: Path, fmt: str, release_dir: Path) -> list[str]:
     return [str(f) for f in previous.get("files", [])]
 
 
+def _refusal(release_dir: Path, fmt: str, fam: str) -> ExportError:
+    """The error for a release whose family ``fmt`` does not take, naming what does."""
+    takers = [f for f, fams in ACCEPTS.items() if fam in fams]
+    hint = (
+        f"export it with --format {' or '.join(takers)}"
+        if takers
+        else f"no peer format maps it: its tables under data/{fam}/ are its native format"
+    )
+    wanted = " or ".join(ACCEPTS[fmt])
+    return ExportError(
+        f"{release_dir}: {fmt} exports take releases of family {wanted}; "
+        f"this release is family {fam!r} ({hint})"
+    )
+
+
 def export_release(release_dir: Path, fmt: str, out_dir: Path) -> list[Path]:
     """Export the release at ``release_dir`` as ``fmt`` into ``out_dir``; returns the files written."""
     if fmt not in EXPORTERS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(sorted(EXPORTERS))}")
     release_dir, out_dir = Path(release_dir), Path(out_dir)
-    rel = load_release(release_dir)
+    manifest = read_manifest(release_dir)
+    fam = str(manifest.get("family", "icm"))
+    if fam not in ACCEPTS[fmt]:
+        raise _refusal(release_dir, fmt, fam)
+    run: Callable[[Path], tuple[list[Path], list[dict]]]
+    if fam == "icm":
+        run = partial(EXPORTERS[fmt], load_release(release_dir))
+    else:  # the one other accepted pair: a visual-chat release as MemEye
+        run = partial(export_memeye_native, load_visual_release(release_dir))
     previous = _claim(out_dir, fmt, release_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    head = {"format": fmt, "release": {"name": rel.name, "version": rel.version}}
+    head = {"format": fmt, "release": {"name": manifest["name"], "version": manifest["version"]}}
     write_json(out_dir / MARKER, {**head, "complete": False, "files": previous, "items": []})
-    files, items = EXPORTERS[fmt](rel, out_dir)
+    files, items = run(out_dir)
     written = sorted({p.relative_to(out_dir).as_posix() for p in files})
     root = out_dir.resolve()
     for rel_path in sorted(set(previous) - set(written) - {MARKER}):

@@ -97,23 +97,34 @@ class ReleaseData:
         return f"{text} ({detail})" if detail else text
 
 
-def load_release(root: Path) -> ReleaseData:
-    """Read a release folder (``MANIFEST.json``, ``data/world.json``, ``data/<family>/*.jsonl``)."""
-    root = Path(root)
-    manifest_path = root / "MANIFEST.json"
+def read_manifest(root: Path) -> dict:
+    """A release's ``MANIFEST.json`` (an ExportError if ``root`` is not a release folder)."""
+    manifest_path = Path(root) / "MANIFEST.json"
     if not manifest_path.is_file():
         raise ExportError(f"{root}: not a release folder (no MANIFEST.json)")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if not isinstance(manifest, dict):
+        raise ExportError(f"{manifest_path}: not a release manifest (expected a JSON object)")
+    return manifest
+
+
+def release_family(root: Path) -> str:
+    """The release's family (``icm`` when the manifest predates families)."""
+    return str(read_manifest(root).get("family", "icm"))
+
+
+def load_release(root: Path) -> ReleaseData:
+    """Read an album release (``MANIFEST.json``, ``data/world.json``, ``data/icm/*.jsonl``)."""
+    root = Path(root)
+    manifest = read_manifest(root)
     fam = manifest.get("family", "icm")
     if fam != "icm":
-        raise ExportError(
-            f"{root}: peer formats are written from album releases (family icm); this release is "
-            f"family {fam!r}, whose tables under data/{fam}/ already are its native format"
-        )
+        hint = " (memeye releases export natively with --format memeye)" if fam == "memeye" else ""
+        raise ExportError(f"{root}: this reads album releases (family icm); this is family {fam!r}{hint}")
     data = root / "data" / fam
     clip_rows = read_jsonl(data / "clips.jsonl")
-    clips = sorted((_model(Clip, r) for r in clip_rows), key=lambda c: c.index)
-    obs = [_model(Observation, r) for r in read_jsonl(data / "observations.jsonl")]
+    clips = sorted((validate_row(Clip, r) for r in clip_rows), key=lambda c: c.index)
+    obs = [validate_row(Observation, r) for r in read_jsonl(data / "observations.jsonl")]
     caps = read_jsonl(data / "captions.jsonl") if (data / "captions.jsonl").exists() else []
     return ReleaseData(
         root=root,
@@ -124,12 +135,12 @@ def load_release(root: Path) -> ReleaseData:
         clips=clips,
         observations={o.id: o for o in obs},
         captions={c["clip"]: c for c in caps},
-        questions=[_model(Question, r) for r in read_jsonl(data / "questions.jsonl")],
+        questions=[validate_row(Question, r) for r in read_jsonl(data / "questions.jsonl")],
         videos={r["id"]: r.get("video") or f"media/clips/{r['id']}.mp4" for r in clip_rows},
     )
 
 
-def _model(model: type[M], row: dict) -> M:
+def validate_row(model: type[M], row: dict) -> M:
     """Validate a release row, ignoring release-only columns (e.g. a clip's ``video`` path)."""
     return model.model_validate({k: v for k, v in row.items() if k in model.model_fields})
 

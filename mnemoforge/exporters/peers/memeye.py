@@ -8,7 +8,10 @@ Layout (paths relative to the export folder; the image root is ``image/``)::
     mnemoforge_export.json      question ids and cutoffs (MemEye has no cutoff; see below)
 
 ``<Task>`` is the release name in MemEye's task style (``life_album`` -> ``Life_Album``); round
-ids are prefixed with ``TASK`` = the upper-cased task (``LIFE_ALBUM``).
+ids are prefixed with ``TASK`` = the upper-cased task (``LIFE_ALBUM``). Visual-chat releases
+(family ``memeye``) export natively, one task per life scenario: see :mod:`.memeye_native`, which
+writes its files with this module's writers (:func:`qa_record`, :func:`mcq_options`,
+:func:`write_dialogs`) and is read back through :func:`read_memeye`.
 
 Mapping:
 
@@ -30,8 +33,8 @@ Mapping:
   ``cutoff_session`` (last accessible session id, ``null`` = full timeline).
 
 ``point`` (:data:`POINT_MAP`): MemEye's [[X], [Y]] taxonomy — X visual granularity (X1 scene ..
-X4 pixel), Y reasoning depth (Y1 atomic, Y2 relational, Y3 evolutionary). A question carrying its
-own ``point`` (the visual family) keeps it; ICM items map by category:
+X4 pixel), Y reasoning depth (Y1 atomic, Y2 relational, Y3 evolutionary). Visual-chat questions
+carry their own X/Y labels (:mod:`.memeye_native`); ICM items map by category:
 
 * ``identity_recall`` -> [["X3"], ["Y1"]]: instance-level identity binding, one event.
 * ``cross_episode_retrieval`` -> [["X3"], ["Y2"]]: several non-conflicting clues across clips.
@@ -43,6 +46,7 @@ X3 throughout: telling recurring people apart is MemEye's instance-level evidenc
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mnemoforge.exporters.peers.common import (
@@ -55,6 +59,7 @@ from mnemoforge.exporters.peers.common import (
     load_json,
     load_release,
     place_file,
+    release_family,
     require,
     unit_index,
 )
@@ -74,21 +79,51 @@ CATEGORY_FROM_POINT: dict[str, str] = {repr(v): k for k, v in POINT_MAP.items()}
 LETTERS = "ABCDEFGHIJ"
 
 
-def task_name(release_name: str) -> str:
-    """MemEye's task file stem for a release: ``life_album`` -> ``Life_Album``."""
-    return "_".join(w[:1].upper() + w[1:] for w in release_name.replace("-", "_").split("_") if w)
+def task_name(name: str) -> str:
+    """MemEye's task file stem for a name: ``life_album`` -> ``Life_Album``, ``Health Care`` ->
+    ``Health_Care`` (words split on anything but letters and digits)."""
+    return "_".join(w[:1].upper() + w[1:] for w in re.split(r"[^0-9A-Za-z]+", name) if w)
 
 
-def _session_id(task: str, index: int) -> str:
+def session_id(task: str, index: int) -> str:
+    """MemEye's session id: ``TASK_S{index}`` (the task upper-cased)."""
     return f"{task.upper()}_S{index}"
+
+
+def round_id(session: str, n: int) -> str:
+    """MemEye's round id: the ``n``-th round (1-based) of a session, ``TASK_S{i}:R{n}``."""
+    return f"{session}:R{n}"
+
+
+def qa_record(qid: str, question: str, answer: str, point: list[list[str]], clue: list[str]) -> dict:
+    """One open-ended QA; ``session_id`` lists the sessions holding the clues, in clue order."""
+    return {
+        "question_id": qid,
+        "question": question,
+        "answer": answer,
+        "point": point,
+        "session_id": list(dict.fromkeys(c.split(":")[0] for c in clue)),
+        "clue": clue,
+    }
+
+
+def write_dialogs(
+    out: Path, task: str, profile: dict, sessions: list[dict], open_qas: list[dict], mcq_qas: list[dict]
+) -> list[Path]:
+    """Write ``dialog/<task>_Open.json`` (always) and ``dialog/<task>.json`` (if any MCQ items)."""
+    base = {"character_profile": profile, "multi_session_dialogues": sessions}
+    files = [write_json(out / "dialog" / f"{task}_Open.json", {**base, QAS: open_qas})]
+    if mcq_qas:
+        files.append(write_json(out / "dialog" / f"{task}.json", {**base, QAS: mcq_qas}))
+    return files
 
 
 def _sessions(rel: ReleaseData, task: str, out: Path) -> tuple[list[dict], list[Path]]:
     sessions, files = [], []
     for clip in rel.clips:
-        sid, rounds = _session_id(task, clip.index), []
+        sid, rounds = session_id(task, clip.index), []
         for n, unit in enumerate(clip_units(clip), start=1):
-            rid = f"{sid}:R{n}"
+            rid = round_id(sid, n)
             if unit.kind == "shot":
                 still = rel.still(unit.shot.id)
                 image = f"{task}/{Path(still).name}"
@@ -111,8 +146,9 @@ def _sessions(rel: ReleaseData, task: str, out: Path) -> tuple[list[dict], list[
     return sessions, files
 
 
-def _rotations(q: Question) -> list[dict]:
-    """MemEye's rotation dicts: option texts under letters in each rotation's order."""
+def mcq_options(q: Question) -> list[dict]:
+    """MemEye's rotation dicts: option texts under letters in each rotation's order; the answer
+    letter names the one option equal to ``q.answer`` (an ExportError otherwise)."""
     assert q.options is not None and q.rotations is not None
     out = []
     for rot in q.rotations:
@@ -133,42 +169,23 @@ def export_memeye(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict]]:
     for q in rel.questions:
         if any(o not in where for o in q.evidence):
             raise ExportError(f"{FORMAT}: {q.id}: evidence not found in the album: {q.evidence}")
-        clue = [f"{_session_id(task, where[o][0].index)}:R{where[o][1]}" for o in q.evidence]
-        point = getattr(q, "point", None) or require(POINT_MAP, q.category, FORMAT)
-        qa = {
-            "question_id": q.id,
-            "question": q.question,
-            "answer": q.answer,
-            "point": point,
-            "session_id": list(dict.fromkeys(c.split(":")[0] for c in clue)),
-            "clue": clue,
-        }
+        clue = [round_id(session_id(task, where[o][0].index), where[o][1]) for o in q.evidence]
+        qa = qa_record(q.id, q.question, q.answer, require(POINT_MAP, q.category, FORMAT), clue)
         open_qas.append(qa)
         if q.options and q.rotations:
-            mcq_qas.append({**qa, "options": _rotations(q)})
-        cutoff = None if q.cutoff is None else _session_id(task, q.cutoff)
+            mcq_qas.append({**qa, "options": mcq_options(q)})
+        cutoff = None if q.cutoff is None else session_id(task, q.cutoff)
         items.append({"question_id": q.id, "id": q.id, "cutoff_session": cutoff})
     profile = {"name": rel.protagonist, "role": rel.world.person(rel.world.protagonist).role}
-    base = {"character_profile": profile, "multi_session_dialogues": sessions}
-    files.append(write_json(out / "dialog" / f"{task}_Open.json", {**base, QAS: open_qas}))
-    if mcq_qas:
-        files.append(write_json(out / "dialog" / f"{task}.json", {**base, QAS: mcq_qas}))
+    files += write_dialogs(out, task, profile, sessions, open_qas, mcq_qas)
     return files, items
 
 
-def read_memeye(export_dir: Path, release_dir: Path) -> list[PeerItem]:
-    """Read a MemEye export back into mnemoforge terms (clue rounds -> observation ids).
-
-    Open-ended items come from ``*_Open.json``; an item mirrored in the MCQ file gets
-    ``choices`` (option texts per rotation) after its answer letters are checked.
-    """
-    export_dir = Path(export_dir)
-    rel = load_release(release_dir)
-    by_round = {(c.index, n): oid for oid, (c, n) in unit_index(rel.clips).items()}
-    meta = load_json(export_dir / MARKER)
-    link = {m["question_id"]: m for m in meta["items"]}  # type: ignore[index]
+def read_choices(export_dir: Path) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Question id -> option texts per rotation (letter order), from every MCQ file; each
+    rotation's answer letter is checked to name the answer."""
     choices: dict[str, tuple[tuple[str, ...], ...]] = {}
-    for path in sorted((export_dir / "dialog").glob("*.json")):
+    for path in sorted((Path(export_dir) / "dialog").glob("*.json")):
         if path.stem.endswith("_Open"):
             continue
         for qa in load_json(path)[QAS]:  # type: ignore[index]
@@ -177,6 +194,26 @@ def read_memeye(export_dir: Path, release_dir: Path) -> list[PeerItem]:
                     raise ValueError(f"{path}: {qa['question_id']}: answer letter does not name the answer")
             letters = [k for k in LETTERS if k in qa["options"][0]]
             choices[qa["question_id"]] = tuple(tuple(r[k] for k in letters) for r in qa["options"])
+    return choices
+
+
+def read_memeye(export_dir: Path, release_dir: Path) -> list[PeerItem]:
+    """Read a MemEye export back into mnemoforge terms (clue rounds -> observation ids).
+
+    Open-ended items come from ``*_Open.json``; an item mirrored in the MCQ file gets
+    ``choices`` (option texts per rotation) after its answer letters are checked. A visual-chat
+    release (family ``memeye``) is read by :func:`.memeye_native.read_memeye_native`.
+    """
+    if release_family(release_dir) == "memeye":
+        from mnemoforge.exporters.peers.memeye_native import read_memeye_native  # imports this module
+
+        return read_memeye_native(export_dir, release_dir)
+    export_dir = Path(export_dir)
+    rel = load_release(release_dir)
+    by_round = {(c.index, n): oid for oid, (c, n) in unit_index(rel.clips).items()}
+    meta = load_json(export_dir / MARKER)
+    link = {m["question_id"]: m for m in meta["items"]}  # type: ignore[index]
+    choices = read_choices(export_dir)
     out = []
     for path in sorted((export_dir / "dialog").glob("*_Open.json")):
         for qa in load_json(path)[QAS]:  # type: ignore[index]
