@@ -9,7 +9,7 @@ from typing import Any
 
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
-from mnemoforge.generators import album, album_check, captions, render
+from mnemoforge.generators import album, album_check, captions, declared, render
 from mnemoforge.generators import world as world_mod
 from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.questions import common, icm, options, programs
@@ -39,7 +39,7 @@ def load_clips(run_root: Path) -> list[Clip]:
 class IcmFamily:
     name = "icm"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod,),
+        "plan": (world_mod, declared),
         "episodes": (album, album_check, captions),
         "render": (render,),
         "questions": (icm, common, programs, options),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+from mnemoforge.generators.declared import assemble_world, cast_people, declared_records
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.theme import ActivitySpec, Theme
-from mnemoforge.schemas.world import Event, Fact, Person, Place, Relation, World, WorldObject
+from mnemoforge.schemas.world import Event, Fact, Person, Relation, World, WorldObject
 
 WEATHER_BY_SEASON = {
     "spring": ["sunny", "cloudy", "light rain"],
@@ -43,29 +44,12 @@ def season_of(d: dt.date) -> str:
 
 def plan_world(theme: Theme, seed: int, n_events: int) -> World:
     """Deterministic in (theme, seed, n_events); the seed is an explicit parameter, recorded in the World."""
-    people = [
-        Person(**p.model_dump(exclude={"appearance", "voice"}), appearance=p.appearance, voice=p.voice)
-        for p in theme.cast
-    ]
-    relations = [Relation(**r.model_dump()) for r in theme.relations]
-    places = [Place(**p.model_dump()) for p in theme.places]
-    objects = [WorldObject(**o.model_dump()) for o in theme.objects]
+    people = cast_people(theme)
+    relations, _, objects = declared_records(theme)
     protagonist = theme.protagonist or theme.cast[0].id
     events = _plan_events(theme, seed, n_events, protagonist)
     facts = _facts(seed, people, relations, objects, events)
-    return World(
-        theme=theme.name,
-        seed=seed,
-        start=theme.start,
-        end=theme.end,
-        protagonist=protagonist,
-        people=people,
-        relations=relations,
-        places=places,
-        objects=objects,
-        events=events,
-        facts=facts,
-    )
+    return assemble_world(theme, seed, protagonist, people, facts, events)
 
 
 def _plan_events(theme: Theme, seed: int, n: int, protagonist: str) -> list[Event]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from mnemoforge.backends.image import visual_gists, visual_props, visual_scene, visual_shelf
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.generators import declared
 from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.memeye import captions, programs, questions, render, sessions, vocab
 from mnemoforge.generators.memeye import world as world_mod
@@ -90,7 +91,7 @@ def target_report(planned: dict[str, int], candidates: list[dict], kept: list[Qu
 class MemEyeFamily:
     name = "memeye"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod, vocab),
+        "plan": (world_mod, vocab, declared),
         "episodes": (sessions, captions),
         "render": (render, visual_scene, visual_props, visual_gists, visual_shelf),
         "questions": (questions, programs, common, options, shared_programs),

@@ -16,6 +16,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
+from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.generators.memeye.vocab import (
     CHANGEABLE,
     COLOURS,
@@ -30,7 +31,7 @@ from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.memeye import MemEyeSpec, ScenarioSpec
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.schemas.world import Entity, Fact, Person, Place, Relation, World, WorldObject
+from mnemoforge.schemas.world import Entity, Fact, World
 
 COUNT_RANGE = (3, 9)
 
@@ -130,10 +131,7 @@ def fact_id(seed: int, scene: str, key: str, version: int) -> str:
 def plan_world(theme: Theme, seed: int) -> World:
     """Deterministic in (theme, seed)."""
     spec = spec_of(theme)
-    people = [
-        Person(**p.model_dump(exclude={"appearance", "voice"}), appearance=p.appearance, voice=p.voice)
-        for p in theme.cast
-    ]
+    people = cast_people(theme)
     user = spec.user or theme.protagonist or theme.cast[0].id
     sessions = schedule(theme, seed)
     entities: list[Entity] = []
@@ -204,20 +202,7 @@ def plan_world(theme: Theme, seed: int) -> World:
                 },
             )
         )
-    return World(
-        theme=theme.name,
-        seed=seed,
-        start=theme.start,
-        end=theme.end,
-        protagonist=user,
-        people=people,
-        relations=[Relation(**r.model_dump()) for r in theme.relations],
-        places=[Place(**p.model_dump()) for p in theme.places],
-        objects=[WorldObject(**o.model_dump()) for o in theme.objects],
-        events=[],
-        facts=facts,
-        entities=entities,
-    )
+    return assemble_world(theme, seed, user, people, facts, entities=entities)
 
 
 def sessions_of(world: World) -> list[SessionPlan]:

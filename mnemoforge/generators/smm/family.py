@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import Any
 
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.generators import declared
 from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.smm import (
@@ -114,7 +115,7 @@ def short_lines(short: dict[str, dict[str, int]]) -> list[str]:
 class SmmFamily:
     name = "smm"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod,),
+        "plan": (world_mod, declared),
         "episodes": (stream, injection, scaffold, conversation, paraphrase, questions, programs),
         "render": (render,),
         "questions": (questions, programs, tools, common, options),

@@ -19,11 +19,12 @@ import datetime as dt
 import random
 import re
 
+from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.hashing import canonical_json
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.smm import EntityKindSpec, SmmSpec
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.schemas.world import Entity, Fact, Person, Place, Relation, World, WorldObject
+from mnemoforge.schemas.world import Entity, Fact, World
 
 WORK_START, WORK_END = 9 * 60, 18 * 60  # minutes of the day
 CODE = "code"  # attribute key of an entity's record code
@@ -104,10 +105,7 @@ def _memberships(theme: Theme, seed: int, s: SmmSpec) -> dict[str, list[str]]:
 def plan_world(theme: Theme, seed: int) -> World:
     """The seeded ground truth of an smm theme (deterministic in theme and seed)."""
     s = spec(theme)
-    people = [
-        Person(**p.model_dump(exclude={"appearance", "voice"}), appearance=p.appearance, voice=p.voice)
-        for p in theme.cast
-    ]
+    people = cast_people(theme)
     cast = [p.id for p in people]
     kinds = {k.kind: k for k in s.entity_kinds}
     facts: list[Fact] = []
@@ -229,20 +227,9 @@ def plan_world(theme: Theme, seed: int) -> World:
                         )
                     )
     entities += _environment(s)
-    return World(
-        theme=theme.name,
-        seed=seed,
-        start=theme.start,
-        end=theme.end,
-        protagonist=theme.protagonist or cast[0],
-        people=people,
-        relations=[Relation(**r.model_dump()) for r in theme.relations],
-        places=[Place(**p.model_dump()) for p in theme.places],
-        objects=[WorldObject(**o.model_dump()) for o in theme.objects],
-        events=[],
-        facts=sorted(facts, key=lambda f: f.id),
-        entities=entities,
-    )
+    protagonist = theme.protagonist or cast[0]
+    facts = sorted(facts, key=lambda f: f.id)
+    return assemble_world(theme, seed, protagonist, people, facts, entities=entities)
 
 
 def _environment(s: SmmSpec) -> list[Entity]:

@@ -1,0 +1,53 @@
+"""The theme's declared records (cast, relations, places, objects) as World records, and the
+World assembled around a family's own facts: shared by every family's planner."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import Entity, Event, Fact, Person, Place, Relation, World, WorldObject
+
+
+def cast_people(theme: Theme) -> list[Person]:
+    """The cast as World people, in theme order."""
+    return [
+        Person(**p.model_dump(exclude={"appearance", "voice"}), appearance=p.appearance, voice=p.voice)
+        for p in theme.cast
+    ]
+
+
+def declared_records(theme: Theme) -> tuple[list[Relation], list[Place], list[WorldObject]]:
+    """Relations, places and objects exactly as the theme declares them."""
+    return (
+        [Relation(**r.model_dump()) for r in theme.relations],
+        [Place(**p.model_dump()) for p in theme.places],
+        [WorldObject(**o.model_dump()) for o in theme.objects],
+    )
+
+
+def assemble_world(
+    theme: Theme,
+    seed: int,
+    protagonist: str,
+    people: list[Person],
+    facts: list[Fact],
+    events: Sequence[Event] = (),
+    entities: Sequence[Entity] = (),
+) -> World:
+    """A World of the theme's declared records plus a family's people, events, facts, entities."""
+    relations, places, objects = declared_records(theme)
+    return World(
+        theme=theme.name,
+        seed=seed,
+        start=theme.start,
+        end=theme.end,
+        protagonist=protagonist,
+        people=people,
+        relations=relations,
+        places=places,
+        objects=objects,
+        events=list(events),
+        facts=facts,
+        entities=list(entities),
+    )
