@@ -34,3 +34,14 @@ def small_theme(tmp_path: Path) -> Path:
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
     return path
+
+
+@pytest.fixture(scope="session")
+def smm_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The shipped smm theme built once per test session (read by test_smm_family/_shortcuts)."""
+    from mnemoforge.pipeline import build
+
+    from .smm_release import THEME_PATH, Release
+
+    res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=2)
+    return Release(res.release_dir, res.run_dir)
