@@ -18,7 +18,6 @@ from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
-from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
@@ -114,11 +113,6 @@ def prepare(ctx: BuildContext) -> RunLayout:
 
 def load_world(run: RunLayout) -> World:
     return World.model_validate_json(run.world.read_text())
-
-
-def load_clips(run: RunLayout) -> list[Clip]:
-    """The album's clips (icm family only)."""
-    return [Clip.model_validate(r) for r in read_jsonl(run.clips)]
 
 
 def load_observations(run: RunLayout) -> list[Observation]:

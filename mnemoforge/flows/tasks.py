@@ -16,11 +16,11 @@ from prefect.cache_policies import NO_CACHE
 
 from mnemoforge import faults
 from mnemoforge.generators import render
+from mnemoforge.generators.icm_family import load_clips
 from mnemoforge.hashing import content_hash
 from mnemoforge.pipeline import (
     STAGE_FUNCS,
     BuildContext,
-    load_clips,
     load_world,
     prepare,
     stage_freeze,
@@ -44,7 +44,7 @@ def stage_task(ctx: BuildContext, stage: str) -> bool:
 def render_shard_task(ctx: BuildContext, clip_ids: list[str]) -> list[dict]:
     """Render some clips; idempotent (finished files are skipped), so it is never cached."""
     wanted = set(clip_ids)
-    clips = [c for c in load_clips(ctx.run) if c.id in wanted]
+    clips = [c for c in load_clips(ctx.run.root) if c.id in wanted]
     return render.render_shard(ctx.run, ctx.theme, load_world(ctx.run), clips)
 
 
@@ -53,7 +53,7 @@ def render_finish_task(ctx: BuildContext, stage: str, rows: list[dict]) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        return render.finish_render(run, ctx.theme, load_world(run), load_clips(run), rows)
+        return render.finish_render(run, ctx.theme, load_world(run), load_clips(run.root), rows)
 
     ran = run_stage(run, "render", ctx.key("render"), work)[1]
     faults.checkpoint("after:render")
@@ -85,7 +85,7 @@ def build(theme_path: str, seed: int, outputs: str, workers: int = 2) -> str:
     for name, _ in STAGE_FUNCS:
         fresh = is_fresh(ctx.run, name, ctx.key(name))
         if name == "render" and sharded and not fresh:
-            shards = render.shard_clips(load_clips(ctx.run), workers)
+            shards = render.shard_clips(load_clips(ctx.run.root), workers)
             futures = [render_shard_task.submit(ctx, [c.id for c in shard]) for shard in shards]
             rows = []
             for i, f in enumerate(futures, 1):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +15,7 @@ from mnemoforge.generators import world as world_mod
 from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.questions import common, icm, options, programs
 from mnemoforge.schemas.episodes import Clip
+from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
@@ -64,8 +66,6 @@ class IcmFamily:
         )
 
     def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
-        from mnemoforge.schemas.observations import Observation
-
         obs = [Observation.model_validate(r) for r in read_jsonl(run.observations)]
         last = max(c.index for c in load_clips(run.root))
         return icm.generate_icm(world, obs, theme.questions.counts(), last_order=last)
@@ -101,8 +101,6 @@ class IcmFamily:
         }
         vc = RunLayout(data.run_root).voice_check
         if vc.exists():
-            import json
-
             stats["voice_distinguishability"] = json.loads(vc.read_text())
         return stats
 

@@ -29,6 +29,14 @@ class GateContext:
     max_answer_share: float = 0.5
 
     @cached_property
+    def by_source(self) -> dict[str, list[Observation]]:
+        """Observations grouped by source, in stream order (for single-source checks)."""
+        out: dict[str, list[Observation]] = {}
+        for o in sorted(self.observations.values(), key=lambda o: (o.order, o.id)):
+            out.setdefault(o.source, []).append(o)
+        return out
+
+    @cached_property
     def ids_by_text(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for q in self.questions:

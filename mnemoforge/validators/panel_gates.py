@@ -15,7 +15,7 @@ from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.validators.answerers.panel import Panel, question_rotation_em
-from mnemoforge.validators.answerers.protocol import Context, ContextItem
+from mnemoforge.validators.answerers.protocol import IMAGE_SUFFIXES, Context, ContextItem
 from mnemoforge.validators.gates import GateContext, verdict
 
 VISUAL = {Channel.scene, Channel.pixel}
@@ -162,7 +162,7 @@ class MinimalCaption(_PanelGate):
 
 
 def _has_image(o: Observation) -> bool:
-    return any(m.lower().endswith((".png", ".jpg", ".jpeg", ".webp")) for m in o.media)
+    return any(m.lower().endswith(IMAGE_SUFFIXES) for m in o.media)
 
 
 def minimal_caption(o: Observation) -> str:

@@ -53,9 +53,7 @@ class SingleSource:
     name, version = "single_source", "1"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
-        by_source: dict[str, list[Observation]] = {}
-        for o in ctx.observations.values():
-            by_source.setdefault(o.source, []).append(o)
+        by_source = ctx.by_source
         relaxed = q.model_copy(
             update={"program": q.program.model_copy(update={"args": {**q.program.args, "relaxed": True}})}
         )
