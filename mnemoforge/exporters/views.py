@@ -1,0 +1,144 @@
+"""The two views of a release: what a memory system may read (agent input) and the evaluator keys.
+
+*Agent input* is the media, the messages and transcripts, captions (for caption-memory
+baselines) and timestamps. *Evaluator keys* are everything that names an answer or where it
+lies: answers, the correct option's position, evidence ids, fact ids, people labels, programs,
+lineage, per-round question links. Evaluation methods, peer exports and harness tasks read the
+model's side only through :func:`load_agent_view`; scorers read the keys from the release's
+``data/`` tables.
+
+This module is the contract between the release writer and its readers. Today the agent view
+is derived from the ``data/`` tables by keeping only :data:`AGENT_FIELDS`; the release writer may
+later store it as its own folder, behind the same function.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KEY_FIELDS: frozenset[str] = frozenset(
+    {
+        "answer",
+        "answer_aliases",
+        "answer_index",
+        "correct",
+        "evidence",
+        "evidence_clips",
+        "evidence_shots",
+        "evidence_alternatives",
+        "evidence_sources",
+        "evidence_eligible",
+        "expresses",
+        "facts",
+        "facts_read",
+        "fact",
+        "people",
+        "visible",
+        "speaker",
+        "speakers",
+        "names_said",
+        "holders",
+        "target_people",
+        "clue_for",
+        "alt_clue_for",
+        "program",
+        "lineage",
+        "structured_answer",
+        "labels",
+        "category",
+        "options",
+        "rotations",
+    }
+)
+"""Field names that are evaluator keys wherever they appear (``options`` and ``rotations`` are keys
+because the stored option list is in generation order; the agent sees ``choices``, one option list
+per rotation)."""
+
+OBSERVATION_FIELDS = ("id", "source", "episode", "kind", "timestamp", "order", "content", "media")
+ITEM_FIELDS = ("id", "family", "question", "choices", "question_media", "cutoff", "open_ended")
+
+
+@dataclass(frozen=True)
+class AgentItem:
+    """A question as a memory system sees it: no answer, no evidence, no labels."""
+
+    id: str
+    family: str
+    question: str
+    choices: list[list[str]] | None
+    """MCQ: one option list per rotation, in letter order (A, B, C, D); None for open-ended."""
+    question_media: list[str]
+    cutoff: int | None
+    """Latest episode order the agent may read before answering; None = the whole timeline."""
+
+    @property
+    def open_ended(self) -> bool:
+        return self.choices is None
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """Everything a memory system may read from one release."""
+
+    root: Path
+    family: str
+    items: list[AgentItem]
+    observations: list[dict]
+    """Observation rows with only :data:`OBSERVATION_FIELDS`, in stream order."""
+    captions: list[dict] = field(default_factory=list)
+
+    def history(self, cutoff: int | None) -> list[dict]:
+        """The observations an item with this cutoff may read (all of them when ``cutoff`` is None)."""
+        if cutoff is None:
+            return list(self.observations)
+        return [o for o in self.observations if o["order"] <= cutoff]
+
+
+def _rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def agent_item(row: dict) -> AgentItem:
+    """The agent's side of one question row (``data/<family>/questions.jsonl``)."""
+    choices = None
+    if row.get("options") and row.get("rotations"):
+        choices = [[row["options"][i] for i in rot] for rot in row["rotations"]]
+    elif row.get("options"):
+        choices = [list(row["options"])]
+    return AgentItem(
+        id=row["id"],
+        family=row["family"],
+        question=row["question"],
+        choices=choices,
+        question_media=list(row.get("question_media") or []),
+        cutoff=row.get("cutoff"),
+    )
+
+
+def agent_observation(row: dict) -> dict:
+    return {k: row[k] for k in OBSERVATION_FIELDS if k in row}
+
+
+def strip_keys(row: dict) -> dict:
+    """A row of any table with every evaluator-key field removed."""
+    return {k: v for k, v in row.items() if k not in KEY_FIELDS}
+
+
+def load_agent_view(release: Path) -> AgentView:
+    """Read a frozen release's agent input (never its keys)."""
+    release = Path(release)
+    manifest = json.loads((release / "MANIFEST.json").read_text(encoding="utf-8"))
+    fam = manifest["family"]
+    data = release / "data" / fam
+    items = [agent_item(r) for r in _rows(data / "questions.jsonl")]
+    obs = sorted(
+        (agent_observation(r) for r in _rows(data / "observations.jsonl")),
+        key=lambda o: (o["order"], o["timestamp"], o["id"]),
+    )
+    caps = [strip_keys(r) for r in _rows(data / "captions.jsonl")]
+    return AgentView(root=release, family=fam, items=items, observations=obs, captions=caps)
