@@ -49,6 +49,12 @@ class Family(Protocol):
     # source modules per stage ("plan", "episodes", "render", "questions"): part of the cache keys
     stage_modules: Mapping[str, tuple[ModuleType, ...]]
 
+    def check_theme(self, theme: Theme) -> list[str]:
+        """Every check the build would make of this theme, without building: problems as
+        ``"field.path: what is wrong (what to write instead)"``; empty when the theme builds.
+        ``theme check`` and ``build`` both call it before any work starts."""
+        ...
+
     def plan(self, theme: Theme, seed: int) -> World:
         """The seeded ground truth."""
         ...
