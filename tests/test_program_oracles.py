@@ -1,0 +1,339 @@
+"""Independent oracles for every question program of every family.
+
+Each test writes a tiny World's facts by hand and states the expected answer, worked out by hand
+from those facts (never by running a program), including the edge cases a program must refuse:
+ties, no evidence, stale vs updated values, an absent person. It also checks which facts the
+program read, since those become the item's evidence.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from mnemoforge.generators.memeye import programs as _memeye_programs  # noqa: F401  (registers)
+from mnemoforge.generators.questions.programs import (
+    PROGRAMS,
+    FactView,
+    Unanswerable,
+    join_names,
+    run_program,
+)
+from mnemoforge.generators.smm import programs as _smm_programs  # noqa: F401  (registers)
+from mnemoforge.generators.smm.world import CODE
+from mnemoforge.schemas.world import Fact
+
+NAMES = {
+    "ana": "Ana",
+    "bo": "Bo",
+    "cy": "Cy",
+    "dee": "Dee",
+    "park": "the park",
+    "pier": "the pier",
+    "kite": "the red kite",
+    "flask": "the tin flask",
+    "p1": "Project Heron",
+    "p2": "Project Ibis",
+    "m1": "the Monday review",
+}
+
+
+class _Lex:
+    """The lexicon a program sees: entity id -> surface name (hand-written, no World needed)."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = dict(names)
+
+    def name(self, entity: str) -> str:
+        return self.names[entity]
+
+
+def view(*facts: Fact) -> FactView:
+    return FactView(facts, _Lex(NAMES))  # type: ignore[arg-type]
+
+
+def at(month: int, day: int = 1, hour: int = 12) -> dt.datetime:
+    return dt.datetime(2025, month, day, hour)
+
+
+def F(fid: str, kind: str, s: str, o: str, v: str | None = None, ev: str | None = None, when=None) -> Fact:
+    return Fact(id=fid, kind=kind, subject=s, object=o, value=v, event=ev, at=when)  # type: ignore[arg-type]
+
+
+def event(eid: str, activity: str, month: int, place: str, people: list[str], day: int = 3) -> list[Fact]:
+    """Hand-written facts of one event: its activity, place and attendance."""
+    when = at(month, day)
+    out = [F(f"{eid}_act", "activity", eid, activity, ev=eid, when=when)]
+    out.append(F(f"{eid}_at", "at_place", eid, place, ev=eid, when=when))
+    out += [F(f"{eid}_att_{p}", "attended", p, eid, ev=eid, when=when) for p in people]
+    return out
+
+
+def run(name: str, v: FactView, **args) -> str:
+    return run_program(name, v, args)
+
+
+def test_every_registered_program_has_an_oracle_here() -> None:
+    covered = {
+        "event_companions", "object_brought", "meeting_place", "count_events", "frequent_companion",
+        "who_brought", "usual_choice", "habit_of", "relation_to",
+        "entity_value", "member_attribute", "member_lead_profile", "latest_value", "member_latest_value",
+        "preference_of", "function_call",
+        "visual_attr", "visual_pair", "visual_pair_mixed", "visual_total", "visual_latest",
+    }  # fmt: skip
+    missing = set(PROGRAMS) - covered
+    assert not missing, f"programs without a hand-computed oracle: {sorted(missing)}"
+
+
+# ---------------------------------------------------------------- icm ---------------------------
+
+
+def test_event_companions_lists_the_others_sorted_and_not_the_person() -> None:
+    facts = event("e1", "hike", 5, "park", ["ana", "cy", "bo"]) + event("e2", "hike", 6, "park", ["ana", "dee"])
+    v = view(*facts)
+    assert run("event_companions", v, person="ana", activity="hike", month="2025-05", place="park") == "Bo and Cy"
+    assert v.read == {"e1_act", "e1_att_ana", "e1_at", "e1_att_bo", "e1_att_cy"}
+
+
+def test_event_companions_refuses_two_matching_events_and_a_lone_attendee() -> None:
+    facts = event("e1", "hike", 5, "park", ["ana", "bo"], day=3) + event("e2", "hike", 5, "park", ["ana"], day=20)
+    with pytest.raises(Unanswerable):  # two hikes in May at the park: which one?
+        run("event_companions", view(*facts), person="ana", activity="hike", month="2025-05", place="park")
+    alone = event("e3", "hike", 7, "park", ["ana"])
+    with pytest.raises(Unanswerable):  # nobody else came
+        run("event_companions", view(*alone), person="ana", activity="hike", month="2025-07", place="park")
+    with pytest.raises(Unanswerable):  # a person who was not there
+        run("event_companions", view(*facts), person="dee", activity="hike", month="2025-05", place="park")
+
+
+def test_object_brought_names_the_persons_object_only() -> None:
+    facts = event("e1", "picnic", 4, "pier", ["ana", "bo"])
+    facts += [F("b1", "brought", "ana", "kite", ev="e1"), F("b2", "brought", "bo", "flask", ev="e1")]
+    assert run("object_brought", view(*facts), person="ana", activity="picnic", month="2025-04") == "the red kite"
+    assert run("object_brought", view(*facts), person="bo", activity="picnic", month="2025-04") == "the tin flask"
+    two = facts + [F("b3", "brought", "ana", "flask", ev="e1")]
+    with pytest.raises(Unanswerable):
+        run("object_brought", view(*two), person="ana", activity="picnic", month="2025-04")
+
+
+def test_meeting_place_needs_both_people_at_one_event() -> None:
+    facts = event("e1", "lunch", 3, "pier", ["ana", "bo"]) + event("e2", "lunch", 3, "park", ["ana", "cy"])
+    assert run("meeting_place", view(*facts), person="ana", other="bo", activity="lunch", month="2025-03") == "the pier"
+    assert run("meeting_place", view(*facts), person="cy", other="ana", activity="lunch", month="2025-03") == "the park"
+    with pytest.raises(Unanswerable):
+        run("meeting_place", view(*facts), person="bo", other="cy", activity="lunch", month="2025-03")
+
+
+def test_count_events_counts_inclusive_month_range_of_the_persons_events() -> None:
+    facts = (
+        event("e1", "swim", 2, "park", ["ana"])
+        + event("e2", "swim", 3, "park", ["ana", "bo"])
+        + event("e3", "swim", 5, "pier", ["ana"])
+        + event("e4", "swim", 3, "pier", ["bo"])  # not Ana's
+        + event("e5", "hike", 3, "park", ["ana"])  # another activity
+    )
+    assert run("count_events", view(*facts), person="ana", activity="swim", from_month="2025-02", to_month="2025-05") == "3"
+    v = view(*facts)
+    assert run("count_events", v, person="ana", activity="swim", from_month="2025-03", to_month="2025-05") == "2"
+    assert v.read == {"e2_act", "e3_act", "e2_att_ana", "e3_att_ana"}
+    with pytest.raises(Unanswerable):  # one event is not a cross-episode count
+        run("count_events", view(*facts), person="ana", activity="swim", from_month="2025-05", to_month="2025-06")
+
+
+def test_frequent_companion_needs_a_unique_maximum_of_at_least_two() -> None:
+    facts = (
+        event("e1", "run", 1, "park", ["ana", "bo", "cy"])
+        + event("e2", "run", 2, "park", ["ana", "bo"])
+        + event("e3", "run", 3, "park", ["ana", "cy", "bo"])
+    )
+    assert run("frequent_companion", view(*facts), person="ana", activity="run") == "Bo"  # Bo 3, Cy 2
+    tie = event("e1", "run", 1, "park", ["ana", "bo", "cy"]) + event("e2", "run", 2, "park", ["ana", "bo", "cy"])
+    with pytest.raises(Unanswerable):
+        run("frequent_companion", view(*tie), person="ana", activity="run")
+    once = event("e1", "run", 1, "park", ["ana", "bo"])
+    with pytest.raises(Unanswerable):  # seen only once
+        run("frequent_companion", view(*once), person="ana", activity="run")
+
+
+def test_who_brought_binds_the_face_to_a_heard_name() -> None:
+    facts = event("e1", "party", 8, "pier", ["ana", "dee"]) + [
+        F("b1", "brought", "dee", "kite", ev="e1"),
+        F("n1", "name", "dee", "Dee"),
+    ]
+    v = view(*facts)
+    assert run("who_brought", v, object="kite", activity="party", month="2025-08") == "Dee"
+    assert {"b1", "e1_act", "n1"} <= v.read
+    unnamed = [f for f in facts if f.kind != "name"]
+    with pytest.raises(Unanswerable):  # the name is never heard
+        run("who_brought", view(*unnamed), object="kite", activity="party", month="2025-08")
+
+
+def test_usual_choice_is_the_clear_majority() -> None:
+    picks = [F(f"c{i}", "chose", "bo", "drink", v) for i, v in enumerate(["tea", "coffee", "tea", "juice", "tea"])]
+    assert run("usual_choice", view(*picks), person="bo", key="drink") == "tea"
+    tie = [F(f"c{i}", "chose", "bo", "drink", v) for i, v in enumerate(["tea", "coffee", "tea", "coffee"])]
+    with pytest.raises(Unanswerable):
+        run("usual_choice", view(*tie), person="bo", key="drink")
+    with pytest.raises(Unanswerable):  # one choice is no habit
+        run("usual_choice", view(picks[0]), person="bo", key="drink")
+
+
+def test_habit_and_relation_read_the_stated_fact() -> None:
+    facts = [F("h1", "habit", "cy", "cycles to work"), F("r1", "relation", "bo", "ana", "sister")]
+    assert run("habit_of", view(*facts), person="cy", habit="cycles to work") == "cycles to work"
+    assert run("relation_to", view(*facts), person="bo", other="ana") == "sister"
+    with pytest.raises(Unanswerable):
+        run("habit_of", view(*facts), person="ana", habit="cycles to work")
+    with pytest.raises(Unanswerable):  # the reverse relation was never stated
+        run("relation_to", view(*facts), person="ana", other="bo")
+
+
+def test_join_names_is_sorted_and_deduplicated() -> None:
+    assert join_names(["Cy", "Ana", "Bo", "Ana"]) == "Ana, Bo and Cy"
+    assert join_names(["Dee"]) == "Dee"
+
+
+# ---------------------------------------------------------------- smm ---------------------------
+
+
+def coded(entity: str, code: str) -> Fact:
+    return F(f"{entity}_code", "attribute", entity, CODE, code)
+
+
+def test_entity_value_needs_the_record_code_and_one_value() -> None:
+    facts = [coded("p1", "PRO-11"), F("p1_room", "attribute", "p1", "room", "B2", when=at(2))]
+    v = view(*facts)
+    assert run("entity_value", v, entity="p1", key="room") == "B2"
+    assert v.read == {"p1_code", "p1_room"}
+    with pytest.raises(Unanswerable):  # the value without its code
+        run("entity_value", view(facts[1]), entity="p1", key="room")
+    two = facts + [F("p1_room2", "attribute", "p1", "room", "C4", when=at(3))]
+    with pytest.raises(Unanswerable):  # two different values: a single-hop item cannot pick
+        run("entity_value", view(*two), entity="p1", key="room")
+
+
+def test_entity_value_shows_person_valued_attributes_by_name() -> None:
+    facts = [coded("p2", "PRO-22"), F("p2_lead", "attribute", "p2", "lead", "cy")]
+    assert run("entity_value", view(*facts), entity="p2", key="lead") == "Cy"
+
+
+def test_member_attribute_and_lead_profile_follow_the_hops() -> None:
+    facts = [
+        F("m_ana", "member", "ana", "p1", "project"),
+        F("m_bo", "member", "bo", "p2", "project"),
+        coded("p1", "PRO-11"),
+        coded("p2", "PRO-22"),
+        F("p1_budget", "attribute", "p1", "budget", "4000"),
+        F("p2_budget", "attribute", "p2", "budget", "9000"),
+        F("p1_lead", "attribute", "p1", "lead", "dee"),
+        F("dee_city", "attribute", "dee", "city", "Porto"),
+    ]
+    assert run("member_attribute", view(*facts), person="ana", kind="project", key="budget") == "4000"
+    assert run("member_attribute", view(*facts), person="bo", kind="project", key="budget") == "9000"
+    v = view(*facts)
+    assert run("member_lead_profile", v, person="ana", kind="project", via="lead", key="city") == "Porto"
+    assert v.read == {"m_ana", "p1_code", "p1_lead", "dee_city"}
+    with pytest.raises(Unanswerable):  # a person with no project
+        run("member_attribute", view(*facts), person="cy", kind="project", key="budget")
+
+
+def test_latest_value_authority_then_recency() -> None:
+    stale = F("p1_room_0", "attribute", "p1", "room", "B2", when=at(2))
+    update = F("p1_room_1", "attribute", "p1", "room", "C4", when=at(4))
+    rumour = F("p1_room_2_r", "attribute", "p1", "room", "D9", when=at(6))  # later, but hearsay
+    v = view(coded("p1", "PRO-11"), stale, update)
+    assert run("latest_value", v, entity="p1", key="room") == "C4"
+    assert v.read == {"p1_code", "p1_room_0", "p1_room_1"}  # the answer and the stale value it beats
+    v = view(coded("p1", "PRO-11"), stale, update, rumour)
+    assert run("latest_value", v, entity="p1", key="room") == "C4"  # a rumour never wins
+    assert v.read == {"p1_code", "p1_room_1", "p1_room_2_r"}  # the answer and the rumour it beats
+    with pytest.raises(Unanswerable):  # no conflict visible
+        run("latest_value", view(coded("p1", "PRO-11"), update), entity="p1", key="room")
+    # relaxed (the single_source gate): the current value alone is enough
+    assert run("latest_value", view(coded("p1", "PRO-11"), update), entity="p1", key="room", relaxed=True) == "C4"
+    same_time = F("p1_room_x", "attribute", "p1", "room", "E1", when=at(4))
+    with pytest.raises(Unanswerable):
+        run("latest_value", view(coded("p1", "PRO-11"), stale, update, same_time), entity="p1", key="room")
+
+
+def test_member_latest_value_goes_through_membership() -> None:
+    facts = [
+        F("m_bo", "member", "bo", "p2", "project"),
+        coded("p2", "PRO-22"),
+        F("p2_due_0", "attribute", "p2", "due", "2025-03-01", when=at(1)),
+        F("p2_due_1", "attribute", "p2", "due", "2025-04-15", when=at(2)),
+    ]
+    assert run("member_latest_value", view(*facts), person="bo", kind="project", key="due") == "2025-04-15"
+
+
+def test_preference_of_needs_support_and_a_unique_top() -> None:
+    picks = [F(f"c{i}", "chose", "ana", "seat", v) for i, v in enumerate(["aisle", "window", "aisle", "aisle"])]
+    assert run("preference_of", view(*picks), person="ana", key="seat", support=3) == "aisle"
+    with pytest.raises(Unanswerable):  # three aisle picks do not reach a support of 4
+        run("preference_of", view(*picks), person="ana", key="seat", support=4)
+    tie = [F(f"c{i}", "chose", "ana", "seat", v) for i, v in enumerate(["aisle", "window"])]
+    with pytest.raises(Unanswerable):
+        run("preference_of", view(*tie), person="ana", key="seat", support=1, relaxed=True)
+
+
+def test_function_call_gathers_typed_arguments_from_the_world() -> None:
+    facts = [
+        F("m_ana", "member", "ana", "m1", "meeting"),
+        coded("m1", "MTG-3"),
+        F("m1_room", "attribute", "m1", "room", "B2"),
+        F("m_bo", "member", "bo", "m1", "meeting"),
+        F("c1", "chose", "ana", "seat", "aisle"),
+        F("c2", "chose", "ana", "seat", "aisle"),
+    ]
+    steps = [
+        {
+            "tool": "book_room",
+            "bindings": {"who": "person", "room": "meeting.room", "title": "meeting.name",
+                         "guests": "meeting.members", "seat": "preference.seat"},
+            "types": {"who": "string", "room": "string", "title": "string", "guests": "array", "seat": "string"},
+        }
+    ]  # fmt: skip
+    got = json.loads(run("function_call", view(*facts), person="ana", subject="meeting", steps=steps, support=2))
+    assert got == [
+        {
+            "step": 1,
+            "calls": [
+                {
+                    "name": "book_room",
+                    "arguments": {"who": "Ana", "room": "B2", "title": "the Monday review",
+                                  "guests": ["Ana", "Bo"], "seat": "aisle"},
+                }
+            ],
+        }
+    ]  # fmt: skip
+
+
+# ---------------------------------------------------------------- memeye ------------------------
+
+
+def test_visual_programs_read_stable_facts() -> None:
+    facts = [
+        F("s1.a", "attribute", "s1", "gist", "a workshop"),
+        F("s2.a", "attribute", "s2", "gist", "a pantry"),
+        F("s1.c", "attribute", "s1", "count", "4"),
+        F("s2.c", "attribute", "s2", "count", "7"),
+        F("s2.k", "attribute", "s2", "colour", "teal"),
+    ]
+    assert run("visual_attr", view(*facts), scene="s2", key="colour") == "teal"
+    assert run("visual_pair", view(*facts), scenes=["s2", "s1"], key="gist") == "a pantry / a workshop"
+    assert run("visual_pair_mixed", view(*facts), scenes=["s1", "s2"], keys=["gist", "colour"]) == "a workshop / teal"
+    assert run("visual_total", view(*facts), scenes=["s1", "s2"], key="count") == "11"
+    with pytest.raises(Unanswerable):
+        run("visual_pair", view(*facts), scenes=["s1", "s1"], key="gist")
+    with pytest.raises(Unanswerable):  # the colour of s1 is never shown
+        run("visual_attr", view(*facts), scene="s1", key="colour")
+
+
+def test_visual_latest_is_the_newest_of_two_states() -> None:
+    old = F("s1.x0", "state", "s1", "colour", "red", when=at(2))
+    new = F("s1.x1", "state", "s1", "colour", "green", when=at(5))
+    assert run("visual_latest", view(new, old), scene="s1", key="colour") == "green"
+    with pytest.raises(Unanswerable):  # the change is not visible without the stale picture
+        run("visual_latest", view(new), scene="s1", key="colour")
