@@ -91,14 +91,21 @@ def test_every_registered_program_has_an_oracle_here() -> None:
 
 
 def test_event_companions_lists_the_others_sorted_and_not_the_person() -> None:
-    facts = event("e1", "hike", 5, "park", ["ana", "cy", "bo"]) + event("e2", "hike", 6, "park", ["ana", "dee"])
+    facts = event("e1", "hike", 5, "park", ["ana", "cy", "bo"]) + event(
+        "e2", "hike", 6, "park", ["ana", "dee"]
+    )
     v = view(*facts)
-    assert run("event_companions", v, person="ana", activity="hike", month="2025-05", place="park") == "Bo and Cy"
+    assert (
+        run("event_companions", v, person="ana", activity="hike", month="2025-05", place="park")
+        == "Bo and Cy"
+    )
     assert v.read == {"e1_act", "e1_att_ana", "e1_at", "e1_att_bo", "e1_att_cy"}
 
 
 def test_event_companions_refuses_two_matching_events_and_a_lone_attendee() -> None:
-    facts = event("e1", "hike", 5, "park", ["ana", "bo"], day=3) + event("e2", "hike", 5, "park", ["ana"], day=20)
+    facts = event("e1", "hike", 5, "park", ["ana", "bo"], day=3) + event(
+        "e2", "hike", 5, "park", ["ana"], day=20
+    )
     with pytest.raises(Unanswerable):  # two hikes in May at the park: which one?
         run("event_companions", view(*facts), person="ana", activity="hike", month="2025-05", place="park")
     alone = event("e3", "hike", 7, "park", ["ana"])
@@ -111,8 +118,14 @@ def test_event_companions_refuses_two_matching_events_and_a_lone_attendee() -> N
 def test_object_brought_names_the_persons_object_only() -> None:
     facts = event("e1", "picnic", 4, "pier", ["ana", "bo"])
     facts += [F("b1", "brought", "ana", "kite", ev="e1"), F("b2", "brought", "bo", "flask", ev="e1")]
-    assert run("object_brought", view(*facts), person="ana", activity="picnic", month="2025-04") == "the red kite"
-    assert run("object_brought", view(*facts), person="bo", activity="picnic", month="2025-04") == "the tin flask"
+    assert (
+        run("object_brought", view(*facts), person="ana", activity="picnic", month="2025-04")
+        == "the red kite"
+    )
+    assert (
+        run("object_brought", view(*facts), person="bo", activity="picnic", month="2025-04")
+        == "the tin flask"
+    )
     two = facts + [F("b3", "brought", "ana", "flask", ev="e1")]
     with pytest.raises(Unanswerable):
         run("object_brought", view(*two), person="ana", activity="picnic", month="2025-04")
@@ -120,8 +133,14 @@ def test_object_brought_names_the_persons_object_only() -> None:
 
 def test_meeting_place_needs_both_people_at_one_event() -> None:
     facts = event("e1", "lunch", 3, "pier", ["ana", "bo"]) + event("e2", "lunch", 3, "park", ["ana", "cy"])
-    assert run("meeting_place", view(*facts), person="ana", other="bo", activity="lunch", month="2025-03") == "the pier"
-    assert run("meeting_place", view(*facts), person="cy", other="ana", activity="lunch", month="2025-03") == "the park"
+    assert (
+        run("meeting_place", view(*facts), person="ana", other="bo", activity="lunch", month="2025-03")
+        == "the pier"
+    )
+    assert (
+        run("meeting_place", view(*facts), person="cy", other="ana", activity="lunch", month="2025-03")
+        == "the park"
+    )
     with pytest.raises(Unanswerable):
         run("meeting_place", view(*facts), person="bo", other="cy", activity="lunch", month="2025-03")
 
@@ -134,12 +153,31 @@ def test_count_events_counts_inclusive_month_range_of_the_persons_events() -> No
         + event("e4", "swim", 3, "pier", ["bo"])  # not Ana's
         + event("e5", "hike", 3, "park", ["ana"])  # another activity
     )
-    assert run("count_events", view(*facts), person="ana", activity="swim", from_month="2025-02", to_month="2025-05") == "3"
+    assert (
+        run(
+            "count_events",
+            view(*facts),
+            person="ana",
+            activity="swim",
+            from_month="2025-02",
+            to_month="2025-05",
+        )
+        == "3"
+    )
     v = view(*facts)
-    assert run("count_events", v, person="ana", activity="swim", from_month="2025-03", to_month="2025-05") == "2"
+    assert (
+        run("count_events", v, person="ana", activity="swim", from_month="2025-03", to_month="2025-05") == "2"
+    )
     assert v.read == {"e2_act", "e3_act", "e2_att_ana", "e3_att_ana"}
     with pytest.raises(Unanswerable):  # one event is not a cross-episode count
-        run("count_events", view(*facts), person="ana", activity="swim", from_month="2025-05", to_month="2025-06")
+        run(
+            "count_events",
+            view(*facts),
+            person="ana",
+            activity="swim",
+            from_month="2025-05",
+            to_month="2025-06",
+        )
 
 
 def test_frequent_companion_needs_a_unique_maximum_of_at_least_two() -> None:
@@ -149,7 +187,9 @@ def test_frequent_companion_needs_a_unique_maximum_of_at_least_two() -> None:
         + event("e3", "run", 3, "park", ["ana", "cy", "bo"])
     )
     assert run("frequent_companion", view(*facts), person="ana", activity="run") == "Bo"  # Bo 3, Cy 2
-    tie = event("e1", "run", 1, "park", ["ana", "bo", "cy"]) + event("e2", "run", 2, "park", ["ana", "bo", "cy"])
+    tie = event("e1", "run", 1, "park", ["ana", "bo", "cy"]) + event(
+        "e2", "run", 2, "park", ["ana", "bo", "cy"]
+    )
     with pytest.raises(Unanswerable):
         run("frequent_companion", view(*tie), person="ana", activity="run")
     once = event("e1", "run", 1, "park", ["ana", "bo"])
@@ -171,7 +211,9 @@ def test_who_brought_binds_the_face_to_a_heard_name() -> None:
 
 
 def test_usual_choice_is_the_clear_majority() -> None:
-    picks = [F(f"c{i}", "chose", "bo", "drink", v) for i, v in enumerate(["tea", "coffee", "tea", "juice", "tea"])]
+    picks = [
+        F(f"c{i}", "chose", "bo", "drink", v) for i, v in enumerate(["tea", "coffee", "tea", "juice", "tea"])
+    ]
     assert run("usual_choice", view(*picks), person="bo", key="drink") == "tea"
     tie = [F(f"c{i}", "chose", "bo", "drink", v) for i, v in enumerate(["tea", "coffee", "tea", "coffee"])]
     with pytest.raises(Unanswerable):
@@ -252,7 +294,10 @@ def test_latest_value_authority_then_recency() -> None:
     with pytest.raises(Unanswerable):  # no conflict visible
         run("latest_value", view(coded("p1", "PRO-11"), update), entity="p1", key="room")
     # relaxed (the single_source gate): the current value alone is enough
-    assert run("latest_value", view(coded("p1", "PRO-11"), update), entity="p1", key="room", relaxed=True) == "C4"
+    assert (
+        run("latest_value", view(coded("p1", "PRO-11"), update), entity="p1", key="room", relaxed=True)
+        == "C4"
+    )
     same_time = F("p1_room_x", "attribute", "p1", "room", "E1", when=at(4))
     with pytest.raises(Unanswerable):
         run("latest_value", view(coded("p1", "PRO-11"), stale, update, same_time), entity="p1", key="room")
@@ -269,7 +314,9 @@ def test_member_latest_value_goes_through_membership() -> None:
 
 
 def test_preference_of_needs_support_and_a_unique_top() -> None:
-    picks = [F(f"c{i}", "chose", "ana", "seat", v) for i, v in enumerate(["aisle", "window", "aisle", "aisle"])]
+    picks = [
+        F(f"c{i}", "chose", "ana", "seat", v) for i, v in enumerate(["aisle", "window", "aisle", "aisle"])
+    ]
     assert run("preference_of", view(*picks), person="ana", key="seat", support=3) == "aisle"
     with pytest.raises(Unanswerable):  # three aisle picks do not reach a support of 4
         run("preference_of", view(*picks), person="ana", key="seat", support=4)
@@ -292,10 +339,13 @@ def test_function_call_gathers_typed_arguments_from_the_world() -> None:
             "tool": "book_room",
             "bindings": {"who": "person", "room": "meeting.room", "title": "meeting.name",
                          "guests": "meeting.members", "seat": "preference.seat"},
-            "types": {"who": "string", "room": "string", "title": "string", "guests": "array", "seat": "string"},
+            "types": {"who": "string", "room": "string", "title": "string",
+                      "guests": "array", "seat": "string"},
         }
     ]  # fmt: skip
-    got = json.loads(run("function_call", view(*facts), person="ana", subject="meeting", steps=steps, support=2))
+    got = json.loads(
+        run("function_call", view(*facts), person="ana", subject="meeting", steps=steps, support=2)
+    )
     assert got == [
         {
             "step": 1,
@@ -323,7 +373,10 @@ def test_visual_programs_read_stable_facts() -> None:
     ]
     assert run("visual_attr", view(*facts), scene="s2", key="colour") == "teal"
     assert run("visual_pair", view(*facts), scenes=["s2", "s1"], key="gist") == "a pantry / a workshop"
-    assert run("visual_pair_mixed", view(*facts), scenes=["s1", "s2"], keys=["gist", "colour"]) == "a workshop / teal"
+    assert (
+        run("visual_pair_mixed", view(*facts), scenes=["s1", "s2"], keys=["gist", "colour"])
+        == "a workshop / teal"
+    )
     assert run("visual_total", view(*facts), scenes=["s1", "s2"], key="count") == "11"
     with pytest.raises(Unanswerable):
         run("visual_pair", view(*facts), scenes=["s1", "s1"], key="gist")
