@@ -21,6 +21,8 @@ from mnemoforge.validators.gate_runner import gates_for
 
 from .conftest import small_theme_data
 
+CACHED_STAGES = ("plan", "episodes", "render", "questions", "gates")
+
 RUN_LAYOUT = [
     "run.json",
     "theme.yaml",
@@ -147,7 +149,8 @@ def test_verify_rederives_answers_even_with_consistent_checksums(first_build, tm
 def test_same_seed_same_manifest_and_resume_reuses_work(first_build) -> None:
     theme, outputs, res = first_build
     again = build(theme, outputs=outputs, workers=1)
-    assert again.ran == dict.fromkeys(again.ran, False)  # nothing recomputed
+    assert res.ran == dict.fromkeys(CACHED_STAGES, True)  # the first build ran every stage
+    assert again.ran == dict.fromkeys(CACHED_STAGES, False)  # the second recomputed nothing
     assert again.release_dir == res.release_dir
 
 

@@ -62,9 +62,18 @@ def test_default_release_loads_pushes_exports_and_reports(
         res = push_release(release, "mnemo/life-album", token="hf_fake0123456789", endpoint=hub.url)
         assert len(hub.files("mnemo/life-album")) == len(dry.files) and res.commit
 
+    from mnemoforge.exporters.peers import READERS
+
+    rows = (release / "data/icm/questions.jsonl").read_text().splitlines()
+    kept = {r["id"]: r for r in map(json.loads, rows)}
     for fmt in PEERS:
         r = CliRunner().invoke(app, ["export", str(release), "--format", fmt, "--out", str(tmp_path / fmt)])
         assert r.exit_code == 0, r.output
+        back = {it.id: it for it in READERS[fmt](tmp_path / fmt, release)}
+        assert set(kept) <= set(back), f"{fmt}: items lost in the export"
+        for qid, row in kept.items():  # every item comes back with its answer, evidence and cutoff
+            assert back[qid].answer == row["answer"], (fmt, qid)
+            assert set(back[qid].evidence) == set(row["evidence"]), (fmt, qid)
 
     r = CliRunner().invoke(app, ["report", str(release), "--out", str(tmp_path / "report")])
     assert r.exit_code == 0, r.output

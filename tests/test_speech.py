@@ -153,8 +153,14 @@ def test_espeak_rejects_bad_input(espeak: EspeakBackend, tmp_path: Path) -> None
 
 
 def test_espeak_utf8_text(espeak: EspeakBackend) -> None:
-    samples, _ = espeak.render("Zoë paid 5 € at the café.", VoiceSpec())
-    assert samples.size > 0
+    utf8, sr = espeak.render("Zoë paid 5 € at the café.", VoiceSpec())
+    spelled, _ = espeak.render("Zoe paid five euros at the cafe.", VoiceSpec())
+    clipped, _ = espeak.render("Zo paid at the caf.", VoiceSpec())
+    # every word is spoken (none dropped at a non-ASCII byte): as long as the spelled-out line,
+    # and clearly longer than the line with the non-ASCII words cut off
+    assert 0.85 < utf8.size / spelled.size < 1.2
+    assert utf8.size > 1.15 * clipped.size
+    assert np.sqrt(np.mean(utf8.astype(np.float64) ** 2)) > 300  # audible speech, not silence
 
 
 # ---------------------------------------------------------------- signal helpers
