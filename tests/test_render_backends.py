@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from PIL import Image
@@ -43,6 +44,16 @@ def test_build_renders_shots_with_a_diffusers_pipeline(tmp_path: Path) -> None:
         assert Image.open(p).size == (96, 64)
     anchors = sorted((res.release_dir / "media/anchors").glob("*.png"))
     assert len(anchors) == 3 and len({p.read_bytes() for p in anchors}) == 3  # three different faces
+    # the pixels came from the diffusers pipeline, not the procedural renderer: the same theme
+    # rendered procedurally gives other pictures for every shot and face
+    data["render"] = {"image": "procedural"}
+    theme.write_text(yaml.safe_dump(data, sort_keys=False))
+    proc = build(theme, outputs=tmp_path / "proc", workers=1)
+    for p in [*shots, *anchors]:
+        q = proc.release_dir / p.relative_to(res.release_dir)
+        a = np.asarray(Image.open(p).convert("RGB"), dtype=np.float64)
+        b = np.asarray(Image.open(q).convert("RGB").resize(Image.open(p).size), dtype=np.float64)
+        assert np.abs(a - b).mean() > 10.0, p.name
 
 
 def test_voice_check_samples_evenly_over_speakers() -> None:
