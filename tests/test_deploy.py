@@ -19,11 +19,14 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 import yaml
 
 from mnemoforge.pipeline import build as plain_build
 from mnemoforge.theme_starter import starter_theme
 from mnemoforge.validators.release_check import verify_release
+
+pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"

@@ -15,6 +15,8 @@ import yaml
 from mnemoforge.pipeline import build
 from mnemoforge.theme_io import DEFAULT_THEME
 
+pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
+
 THEMES = {"smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
 
 

@@ -7,11 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from mnemoforge.pipeline import build
 
 from .conftest import small_theme_data
+
+pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
 
 
 def _flow(theme: Path, outputs: Path) -> subprocess.CompletedProcess:

@@ -18,6 +18,8 @@ from mnemoforge.store.catalog import TABLES, Catalog
 
 from .conftest import small_theme_data
 
+pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
+
 
 @pytest.fixture(scope="module")
 def theme(tmp_path_factory: pytest.TempPathFactory) -> Path:
