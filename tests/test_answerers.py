@@ -132,11 +132,10 @@ def _check_local(backend: str, limit_s: float) -> None:
     assert isinstance(a, Answerer) and f"@{backend}" in a.id
     q = "What does she drink every morning?"
     got = a.answer(q, DRINKS, CTX)
-    assert got.raw or got.error  # a real reply (or a marked failure), never None
-    if got.ok:
-        assert got.choice in ("A", "B", "C", "D") and got.text == DRINKS["ABCD".index(got.choice)]
-    else:
-        assert got.error == "no option letter in the reply" and got.choice is None
+    # a real reply that parses to one of the options (the prompt asks for a letter; greedy
+    # decoding of the pinned model gives one)
+    assert got.ok and got.error is None and got.raw.strip()
+    assert got.choice in ("A", "B", "C", "D") and got.text == DRINKS["ABCD".index(got.choice)]
     assert a.answer(q, DRINKS, CTX).raw == got.raw  # greedy: deterministic
     open_ = a.answer("What did Wang Lei buy?", None, CTX)
     assert open_.ok == bool(open_.text) and "\n" not in open_.text

@@ -9,10 +9,12 @@ deterministic for a given backend. The model answers near chance: it exercises t
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.util
 import os
 import re
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,18 +100,47 @@ class _Transformers:
         return self.tok.decode(out[0][enc["input_ids"].shape[1] :], skip_special_tokens=True)
 
 
+@contextlib.contextmanager
+def _without_extra_buffer_types() -> Iterator[None]:
+    """Load llama.cpp weights into plain CPU buffers (``use_extra_bufts = false``).
+
+    A native build of llama.cpp on a CPU that reports AMX places weights in AMX buffers; in a
+    virtual machine that does not enable AMX state the first batched decode dies with SIGILL
+    (seen on the development machines). Plain buffers use the AVX2/AVX-512 kernels, which every
+    such CPU runs, and give the same greedy replies. ``Llama`` takes its model parameters from
+    ``llama_model_default_params()`` with no hook for this flag, so the defaults are wrapped
+    while the model loads (the caller holds ``_LOCK``).
+    """
+    import llama_cpp.llama_cpp as lib
+
+    default = lib.llama_model_default_params
+
+    def plain() -> Any:
+        params = default()
+        if hasattr(params, "use_extra_bufts"):
+            params.use_extra_bufts = False
+        return params
+
+    lib.llama_model_default_params = plain
+    try:
+        yield
+    finally:
+        lib.llama_model_default_params = default
+
+
 class _LlamaCpp:
     def __init__(self, path: Path, n_threads: int) -> None:
         from llama_cpp import Llama
 
-        self.llm = Llama(
-            model_path=str(path),
-            n_ctx=4096,
-            n_threads=n_threads,
-            n_threads_batch=n_threads,
-            seed=0,
-            verbose=False,
-        )
+        with _without_extra_buffer_types():
+            self.llm = Llama(
+                model_path=str(path),
+                n_ctx=4096,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                seed=0,
+                verbose=False,
+            )
         atexit.register(self.llm.close)  # avoids a noisy __del__ at interpreter exit
 
     def chat(self, messages: list[dict[str, str]], max_new_tokens: int) -> str:
