@@ -390,3 +390,91 @@ def test_visual_latest_is_the_newest_of_two_states() -> None:
     assert run("visual_latest", view(new, old), scene="s1", key="colour") == "green"
     with pytest.raises(Unanswerable):  # the change is not visible without the stale picture
         run("visual_latest", view(new), scene="s1", key="colour")
+
+
+# ------------------------------------------------- edge cases the mutation check asked for -------
+
+
+def test_frequent_companion_counts_only_the_persons_own_events() -> None:
+    facts = (
+        event("e1", "run", 1, "park", ["ana", "bo"])
+        + event("e2", "run", 2, "park", ["ana", "bo"])
+        + event("e3", "run", 3, "park", ["cy", "dee"])  # Ana was not there: Cy and Dee do not count
+        + event("e4", "run", 4, "park", ["cy", "dee"])
+        + event("e5", "run", 5, "park", ["cy", "dee"])
+    )
+    assert run("frequent_companion", view(*facts), person="ana", activity="run") == "Bo"
+
+
+def test_usual_choice_reads_only_this_persons_choices_of_this_key() -> None:
+    mine = [F("c1", "chose", "bo", "drink", "tea"), F("c2", "chose", "bo", "drink", "tea")]
+    others = [F(f"x{i}", "chose", "cy", "drink", "coffee") for i in range(5)]
+    other_key = [F(f"k{i}", "chose", "bo", "food", "soup") for i in range(5)]
+    v = view(*mine, *others, *other_key)
+    assert run("usual_choice", v, person="bo", key="drink") == "tea"  # exactly two picks suffice
+    assert v.read == {"c1", "c2"}
+    two_to_one = mine + [F("c3", "chose", "bo", "drink", "juice")]
+    assert run("usual_choice", view(*two_to_one), person="bo", key="drink") == "tea"
+
+
+def test_latest_value_reads_every_stale_value_and_ties_on_two() -> None:
+    vals = [
+        F("r0", "attribute", "p1", "room", "A1", when=at(1)),
+        F("r1", "attribute", "p1", "room", "B2", when=at(2)),
+        F("r2", "attribute", "p1", "room", "C3", when=at(3)),
+    ]
+    v = view(coded("p1", "PRO-11"), *vals)
+    assert run("latest_value", v, entity="p1", key="room") == "C3"
+    assert v.read == {"p1_code", "r0", "r1", "r2"}  # the answer and both values it beats
+    twin = [vals[2], F("r3", "attribute", "p1", "room", "D4", when=at(3))]
+    with pytest.raises(Unanswerable):  # two official values at the same time
+        run("latest_value", view(coded("p1", "PRO-11"), *twin), entity="p1", key="room", relaxed=True)
+    undated = [F("u0", "attribute", "p1", "room", "Z9"), vals[0]]  # no time: older than any dated value
+    assert run("latest_value", view(coded("p1", "PRO-11"), *undated), entity="p1", key="room") == "A1"
+
+
+def test_member_latest_value_relaxed_needs_no_stale_value() -> None:
+    facts = [
+        F("m_bo", "member", "bo", "p2", "project"),
+        coded("p2", "PRO-22"),
+        F("p2_due_1", "attribute", "p2", "due", "2025-04-15", when=at(2)),
+    ]
+    with pytest.raises(Unanswerable):
+        run("member_latest_value", view(*facts), person="bo", kind="project", key="due")
+    assert (
+        run("member_latest_value", view(*facts), person="bo", kind="project", key="due", relaxed=True)
+        == "2025-04-15"
+    )
+
+
+def test_preference_relaxed_takes_one_choice_and_ignores_other_people() -> None:
+    one = [F("c1", "chose", "ana", "seat", "window")]
+    noise = [F(f"n{i}", "chose", "bo", "seat", "aisle") for i in range(3)]
+    noise += [F(f"m{i}", "chose", "ana", "meal", "aisle") for i in range(3)]
+    assert (
+        run("preference_of", view(*one, *noise), person="ana", key="seat", support=3, relaxed=True)
+        == "window"
+    )
+    with pytest.raises(Unanswerable):
+        run("preference_of", view(*one, *noise), person="ana", key="seat", support=3)
+
+
+def test_function_call_profile_and_relaxed_preference_bindings() -> None:
+    facts = [
+        F("ana_city", "attribute", "ana", "city", "Porto"),  # a profile card value (no record code)
+        F("c1", "chose", "ana", "seat", "window"),
+    ]
+    steps = [
+        {
+            "tool": "book_trip",
+            "bindings": {"city": "profile.city", "seat": "preference.seat"},
+            "types": {"city": "string", "seat": "string"},
+        }
+    ]
+    args = {"person": "ana", "subject": "trip", "steps": steps, "support": 2}
+    with pytest.raises(Unanswerable):  # one choice does not reach a support of 2
+        run("function_call", view(*facts), **args)
+    got = json.loads(run("function_call", view(*facts), **args, relaxed=True))
+    assert got == [
+        {"step": 1, "calls": [{"name": "book_trip", "arguments": {"city": "Porto", "seat": "window"}}]}
+    ]
