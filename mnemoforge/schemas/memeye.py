@@ -53,6 +53,11 @@ class MemEyeSpec(_Strict):
     targets: dict[str, int] = Field(
         default_factory=dict, description="per-cell overrides, keys like 'X3_Y2' (candidates)"
     )
+    pack: str | None = Field(
+        default=None,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="content pack (assets/packs/<pack>.yaml) of chat lines; none: composed from the theme",
+    )
     image_width: int = Field(default=512, ge=256, le=1024)
     image_height: int = Field(default=384, ge=192, le=768)
 
@@ -71,6 +76,13 @@ class MemEyeSpec(_Strict):
                 raise ValueError(f"memeye.targets.{key}: unknown cell; cells are {', '.join(CELLS)}")
             if n < 0:
                 raise ValueError(f"memeye.targets.{key}: must be >= 0, got {n}")
+        if self.pack is not None:
+            from mnemoforge.schemas.packs import load_pack
+
+            try:
+                load_pack(self.pack)
+            except ValueError as e:
+                raise ValueError(f"memeye.pack: {e}") from None
         seen: set[str] = set()
         for i, s in enumerate(self.scenarios):
             if s.id in seen:

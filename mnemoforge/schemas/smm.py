@@ -160,6 +160,12 @@ class SmmSpec(_Strict):
     paraphrase_turns: bool = Field(
         default=False, description="reword fact-stating turns with text.backend (validated, else kept)"
     )
+    pack: str | None = Field(
+        default=None,
+        pattern=ID,
+        description="content pack (assets/packs/<pack>.yaml) of background talk and filler; "
+        "none: composed from the theme's own cast, places, objects, sources and entity kinds",
+    )
 
     @model_validator(mode="after")
     def _local(self) -> SmmSpec:
@@ -207,6 +213,13 @@ class SmmSpec(_Strict):
                 raise ValueError(f"smm.sources.{i}.members: a dm has exactly 2 members, got {len(s.members)}")
             if len(s.members) < need:
                 raise ValueError(f"smm.sources.{i}.members: a {s.kind} needs at least {need} members")
+        if self.pack is not None:
+            from mnemoforge.schemas.packs import load_pack
+
+            try:
+                load_pack(self.pack)
+            except ValueError as e:
+                raise ValueError(f"smm.pack: {e}") from None
         if self.paraphrase_turns and not theme.text.backend:
             raise ValueError("smm.paraphrase_turns: needs a text.backend")
         if not any(s.kind in CONVERSATIONAL for s in self.sources):

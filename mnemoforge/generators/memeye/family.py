@@ -12,7 +12,7 @@ from mnemoforge.backends.image import visual_gists, visual_props, visual_scene, 
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.generators import declared
 from mnemoforge.generators.families import OnProgress, ReleaseInput
-from mnemoforge.generators.memeye import captions, programs, questions, render, sessions, vocab
+from mnemoforge.generators.memeye import captions, chat, programs, questions, render, sessions, vocab
 from mnemoforge.generators.memeye import world as world_mod
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.questions import programs as shared_programs
@@ -92,7 +92,7 @@ class MemEyeFamily:
     name = "memeye"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, vocab, declared),
-        "episodes": (sessions, captions),
+        "episodes": (sessions, chat, captions),
         "render": (render, visual_scene, visual_props, visual_gists, visual_shelf),
         "questions": (questions, programs, common, options, shared_programs),
     }

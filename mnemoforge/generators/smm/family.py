@@ -15,6 +15,7 @@ from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.smm import (
     concentrated,
     conversation,
+    filler,
     injection,
     paraphrase,
     programs,
@@ -116,8 +117,8 @@ class SmmFamily:
     name = "smm"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, declared),
-        "episodes": (stream, injection, scaffold, conversation, paraphrase, questions, programs),
-        "render": (render,),
+        "episodes": (stream, injection, scaffold, conversation, filler, paraphrase, questions, programs),
+        "render": (render, filler),
         "questions": (questions, programs, tools, common, options),
     }
 

@@ -1,5 +1,6 @@
-"""The phrase banks of evidence scaffolds: reference tags, lead-ins, replies, clarifications,
-filler notes, and the wordings of initial values, updates, rumours and record codes.
+"""The domain-free phrase banks of evidence scaffolds: reference tags, replies, clarifications,
+filler notes, and the wordings of initial values, updates and record codes (lead-ins posting an
+attachment and rumour wordings come from the theme's content pack, see ``filler.py``).
 
 Background talk draws on the same lead-ins and checks, so no phrase marks evidence by itself.
 """
@@ -14,18 +15,7 @@ REF = {
     "profile_card": "Card",
     "photo": "Photo",
 }
-LEAD_IN = {
-    "table": [
-        "Sharing the table from the planning doc.",
-        "Pasting the tracker tab here.",
-        "Here's the sheet view.",
-    ],
-    "document": ["Here's the memo from ops.", "Attaching the official notice.", "The write-up is attached."],
-    "chat_screenshot": ["Screenshot from the other thread.", "Look what came in on my phone."],
-    "calendar": ["Screenshot of the shared calendar.", "This is what the calendar shows."],
-    "profile_card": ["Directory card."],
-    "photo": ["Photo of the whiteboard.", "Snapped this in the meeting room."],
-}
+LEAD_IN = {"profile_card": ["Directory card."]}  # other media: the pack's or the theme's lead_ins
 TEXT_LEAD = ["Quick one about {entity}.", "Update on {entity}:", "Before I forget, {entity}.", "Re {entity}:"]
 REPLY = [
     "Noted, thanks.",
@@ -60,11 +50,6 @@ UPDATE = [  # half of them unmarked: only the time tells that it overrides
     "The {label} for {name} is {value}.",
     "Confirmed: {name} {label} is {value}.",
     "{name}: {label} {value}, for the record.",
-]
-RUMOUR = [
-    "I heard the {label} of {name} might be {value}, nothing official though.",
-    "Someone at the coffee machine said {name} {label} is {value} now?",
-    "Rumour has it the {label} for {name} is {value}.",
 ]
 CODE_LINES = [
     "{name} is filed as {code} in the tracker.",

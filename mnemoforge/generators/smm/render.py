@@ -19,6 +19,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from mnemoforge.backends.image import documents as docs
 from mnemoforge.backends.image.documents_base import font, sanitize
 from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.hashing import sha256_bytes
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.theme import Theme
@@ -27,26 +28,6 @@ from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 
 ATTACHMENTS = "episodes/smm_attachments.jsonl"
-FILLER_ROWS = {
-    "Launch checklist": [["Press kit", "in review"], ["Pricing page", "done"], ["Support macros", "open"]],
-    "Open risks": [["Load test", "medium"], ["Translations", "low"], ["Legal review", "medium"]],
-    "Weekly status": [["Engineering", "green"], ["Design", "green"], ["Marketing", "amber"]],
-}
-FILLER_DOC = {
-    "Office notice": ["The kitchen on floor 3 is closed for cleaning on Friday.", "Please label your food."],
-    "Expense policy reminder": [
-        "Submit receipts within 30 days.",
-        "- Taxis only after 21:00",
-        "- Keep it reasonable",
-    ],
-    "Team offsite agenda": [
-        "# Morning",
-        "Retro and planning.",
-        "# Afternoon",
-        "Team activity, details to follow.",
-    ],
-    "Weekly update": ["Good progress this week.", "- Beta feedback is positive", "- Hiring continues"],
-}
 
 
 def photo(title: str, lines: list[str], seed: int) -> Image.Image:
@@ -109,30 +90,28 @@ def draw(theme: Theme, spec: dict[str, Any]) -> Image.Image:
     if kind == "photo":
         return photo(spec["title"], spec["lines"], spec["seed"])
     if kind == "filler":
-        return _filler(spec)
+        return _filler(banks(theme), spec)
     raise ValueError(f"unknown attachment kind {kind!r}")
 
 
-def _filler(spec: dict[str, Any]) -> Image.Image:
+def _filler(bk: SmmBanks, spec: dict[str, Any]) -> Image.Image:
+    """A filler item drawn from the theme's banks (its pack, else its own nouns)."""
     rng = derive_rng(spec["seed"], "filler")
     title = spec["title"]
     if spec["source_kind"] == "spreadsheet":
-        rows = [list(r) for r in FILLER_ROWS.get(title, [["Item", "open"]])]
+        rows = [list(r) for r in bk.filler_rows.get(title, ())] or [[title, "-"]]
         rng.shuffle(rows)
         return docs.render_table(title, ["Item", "Status"], rows)
     if spec["source_kind"] == "documents":
-        return docs.render_document_page(title, FILLER_DOC.get(title, ["Nothing new this week."]), width=560)
+        return docs.render_document_page(title, list(bk.filler_docs.get(title, ())) or [title], width=560)
     if spec["source_kind"] == "images":
-        lines = rng.choice(
-            [["Team lunch", "Friday 12:30"], ["Ideas", "- dark mode", "- faster search"], ["Kudos!"]]
-        )
+        lines = list(rng.choice(bk.photo_notes)) if bk.photo_notes else [title]
         return photo(title, lines, spec["seed"])
-    text = rng.choice(
-        ["Lunch at 12:30?", "Running 5 min late", "Who has the HDMI adapter?", "Great demo today!"]
-    )
-    reply = rng.choice(["Sure!", "No worries", "Check the drawer", "Thanks!"])
-    msgs = [docs.ChatMessage("Sam", text, "12:01"), docs.ChatMessage("Me", reply, "12:03", outgoing=True)]
-    return docs.render_chat_screenshot("Friends", msgs)
+    text = rng.choice(bk.chat_lines)
+    reply = rng.choice(bk.chat_replies)
+    sender = spec.get("sender", "Sam")
+    msgs = [docs.ChatMessage(sender, text, "12:01"), docs.ChatMessage("Me", reply, "12:03", outgoing=True)]
+    return docs.render_chat_screenshot(bk.chat_title, msgs)
 
 
 def _render_one(args: tuple[Theme, dict[str, Any], str]) -> tuple[str, int, int, bytes]:
