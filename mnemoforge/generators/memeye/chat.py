@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mnemoforge.generators.memeye.vocab import visual_word_problems
 from mnemoforge.schemas.packs import MemEyePack, load_pack
 from mnemoforge.schemas.theme import Theme
 
@@ -31,7 +32,7 @@ def _composed_chat(theme: Theme, title: str, place: str | None) -> tuple[Pair, .
     t = _esc(title.lower())
     out: list[Pair] = [
         (f"Keeping notes on {t} again this week.", "Good, pictures over time make changes easy to follow."),
-        ("Do you remember when I first showed you {s}?", "Yes, it was one of the first pictures you shared."),
+        ("Do you remember when I began taking pictures of {s}?", "Yes, early in the log."),
     ]
     places = {p.id: p for p in theme.places}
     if place and place in places:
@@ -59,11 +60,19 @@ def chat_banks(theme: Theme) -> ChatBanks:
     for sc in spec.scenarios:
         kp = pack.kinds.get(sc.kind)
         t = _esc(sc.title.lower())
-        share[sc.id] = tuple(kp.share) if kp and kp.share else (
-            "Here is {s} today.",
-            f"Another picture of {{s}} for my {t} notes.",
-            "This is how {s} looks now.",
+        composed = ("Here is {s} today.", f"A new look at {{s}} for my {t} notes.", "This is how {s} looks now.")
+        share[sc.id] = (
+            tuple(kp.share)
+            if kp and kp.share
+            else tuple(x for x in composed if not visual_word_problems(sc.kind, x)) or composed[:1]
         )
-        chat[sc.id] = tuple(kp.chat) if kp and kp.chat else _composed_chat(theme, sc.title, sc.place)
-    replies = tuple(pack.image_replies) or ("Saved this picture of {s}.", "Kept: {s}, as of today.")
+        if kp and kp.chat:
+            chat[sc.id] = tuple(kp.chat)
+        else:  # composed lines naming a drawable value of the kind are left out
+            chat[sc.id] = tuple(
+                (a, b)
+                for a, b in _composed_chat(theme, sc.title, sc.place)
+                if not visual_word_problems(sc.kind, f"{a} {b}")
+            )
+    replies = tuple(pack.image_replies) or ("Kept {s} in the log.", "Logged: {s}, as of today.")
     return ChatBanks(share, chat, replies)

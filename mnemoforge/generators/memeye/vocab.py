@@ -25,6 +25,7 @@ no centre: every option is one edit from exactly one other and two edits from th
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 from mnemoforge.schemas.observations import Granularity
@@ -298,3 +299,51 @@ def count_window(values: list[int], rng: random.Random, low: int, high: int, avo
     pool = inside or starts or [max(1, hi - 3)]
     s = rng.choice(pool)
     return list(range(s, s + 4))
+
+
+# ---- the visual-word rule -------------------------------------------------------------------
+# A text the agent reads (scene names, chat lines) never names a value a picture of the scenario
+# can show, or a text-only reader would know it without looking. These are the words of every
+# value a scene kind can draw (words of three letters or more, as ``sessions.value_words``).
+
+IGNORED = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
+REWORD = {
+    "first": "earliest, opening, 1st",
+    "second": "next, another, 2nd",
+    "third": "later, 3rd",
+    "fourth": "last, 4th",
+}
+
+
+def words_of(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in IGNORED and len(w) > 2}
+
+
+def library_words(kind: str) -> dict[str, str]:
+    """word -> what it names, for every value a scene of ``kind`` can show (labels are numbers:
+    any number of three digits or more may be one)."""
+    v = VOCAB[kind]
+    out: dict[str, str] = {}
+    for what, values in (
+        ("a scene gist", v.gists),
+        ("a drawn item", v.items),
+        ("an instance position", POSITIONS),
+        ("a colour", tuple(COLOURS)),
+    ):
+        for value in values:
+            for w in words_of(value):
+                out.setdefault(w, f"{what} ({value!r})")
+    return out
+
+
+def visual_word_problems(kind: str, text: str) -> list[str]:
+    """One message per visual value word in ``text`` (with a suggested rewording), for ``kind``."""
+    lib = library_words(kind)
+    out = []
+    for w in sorted(words_of(text)):
+        if w in lib:
+            alt = REWORD.get(w, "a word the pictures do not show")
+            out.append(f"{w!r} is {lib[w]} that {kind} pictures draw; reword with e.g. {alt}")
+        elif w.isdigit() and len(w) >= 3:
+            out.append(f"{w!r} may equal a drawn label number; write it in words or drop it")
+    return out

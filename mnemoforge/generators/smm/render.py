@@ -94,24 +94,35 @@ def draw(theme: Theme, spec: dict[str, Any]) -> Image.Image:
     raise ValueError(f"unknown attachment kind {kind!r}")
 
 
-def _filler(bk: SmmBanks, spec: dict[str, Any]) -> Image.Image:
-    """A filler item drawn from the theme's banks (its pack, else its own nouns)."""
+def filler_content(bk: SmmBanks, spec: dict[str, Any]) -> dict[str, Any]:
+    """What a filler item shows (title, and rows, blocks, lines or messages), from the theme's
+    banks: its pack, else its own nouns. Deterministic in the spec's seed."""
     rng = derive_rng(spec["seed"], "filler")
     title = spec["title"]
     if spec["source_kind"] == "spreadsheet":
         rows = [list(r) for r in bk.filler_rows.get(title, ())] or [[title, "-"]]
         rng.shuffle(rows)
-        return docs.render_table(title, ["Item", "Status"], rows)
+        return {"title": title, "columns": ["Item", "Status"], "rows": rows}
     if spec["source_kind"] == "documents":
-        return docs.render_document_page(title, list(bk.filler_docs.get(title, ())) or [title], width=560)
+        return {"title": title, "blocks": list(bk.filler_docs.get(title, ())) or [title]}
     if spec["source_kind"] == "images":
-        lines = list(rng.choice(bk.photo_notes)) if bk.photo_notes else [title]
-        return photo(title, lines, spec["seed"])
+        return {"title": title, "lines": list(rng.choice(bk.photo_notes)) if bk.photo_notes else [title]}
     text = rng.choice(bk.chat_lines)
     reply = rng.choice(bk.chat_replies)
-    sender = spec.get("sender", "Sam")
-    msgs = [docs.ChatMessage(sender, text, "12:01"), docs.ChatMessage("Me", reply, "12:03", outgoing=True)]
-    return docs.render_chat_screenshot(bk.chat_title, msgs)
+    sender = spec.get("sender", bk.chat_title)
+    return {"title": bk.chat_title, "messages": [(sender, text, "12:01", False), ("Me", reply, "12:03", True)]}
+
+
+def _filler(bk: SmmBanks, spec: dict[str, Any]) -> Image.Image:
+    c = filler_content(bk, spec)
+    if "rows" in c:
+        return docs.render_table(c["title"], c["columns"], c["rows"])
+    if "blocks" in c:
+        return docs.render_document_page(c["title"], c["blocks"], width=560)
+    if "lines" in c:
+        return photo(c["title"], c["lines"], spec["seed"])
+    msgs = [docs.ChatMessage(who, text, at, out) for who, text, at, out in c["messages"]]
+    return docs.render_chat_screenshot(c["title"], msgs)
 
 
 def _render_one(args: tuple[Theme, dict[str, Any], str]) -> tuple[str, int, int, bytes]:
