@@ -18,8 +18,8 @@ from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
-from mnemoforge.schemas.packs import packs_hash
 from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.packs import packs_hash
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict

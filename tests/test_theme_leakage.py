@@ -35,7 +35,7 @@ def _strings(x: Any) -> list[str]:
         return [x]
     if isinstance(x, dict):
         return [s for v in x.values() for s in _strings(v)]
-    if isinstance(x, list):
+    if isinstance(x, list | tuple):
         return [s for v in x for s in _strings(v)]
     return []
 

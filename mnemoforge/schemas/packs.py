@@ -177,7 +177,9 @@ def pack_titles(pack: Pack) -> list[str]:
     if s is None:
         return []
     titles = [t for ts in s.filler_titles.values() for t in ts]
-    return sorted({*titles, *s.filler_rows, *s.filler_docs, *s.photo_titles, *([s.chat_title] if s.chat_title else [])})
+    return sorted(
+        {*titles, *s.filler_rows, *s.filler_docs, *s.photo_titles, *([s.chat_title] if s.chat_title else [])}
+    )
 
 
 def packs_hash(theme: Any) -> str:

@@ -60,7 +60,11 @@ def chat_banks(theme: Theme) -> ChatBanks:
     for sc in spec.scenarios:
         kp = pack.kinds.get(sc.kind)
         t = _esc(sc.title.lower())
-        composed = ("Here is {s} today.", f"A new look at {{s}} for my {t} notes.", "This is how {s} looks now.")
+        composed = (
+            "Here is {s} today.",
+            f"A new look at {{s}} for my {t} notes.",
+            "This is how {s} looks now.",
+        )
         share[sc.id] = (
             tuple(kp.share)
             if kp and kp.share

@@ -97,6 +97,16 @@ class MemEyeFamily:
         "questions": (questions, programs, common, options, shared_programs),
     }
 
+    def check_theme(self, theme: Theme) -> list[str]:
+        from mnemoforge.generators.memeye.check import check_theme
+
+        return check_theme(theme)
+
+    def theme_warnings(self, theme: Theme) -> list[str]:
+        from mnemoforge.generators.memeye.check import theme_warnings
+
+        return theme_warnings(theme)
+
     def plan(self, theme: Theme, seed: int) -> World:
         return world_mod.plan_world(theme, seed)
 

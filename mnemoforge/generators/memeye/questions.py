@@ -52,6 +52,11 @@ from mnemoforge.schemas.world import Fact, World
 from mnemoforge.validators.answerers.judges import exact_match
 
 log = logging.getLogger("mnemoforge.memeye")
+CELL_HINTS = {
+    "Y1": "add scenes to a scenario (each scene gives one item per key)",
+    "Y2": "add sessions to a scenario or scenes shown together (items that join two pictures)",
+    "Y3": "raise memeye.changes_per_scene or add sessions (each change of a key gives one)",
+}
 FAMILY = "memeye"
 VISUAL = (Channel.scene, Channel.pixel)
 # (key of the first scene, key of the second) for mixed pairs: a coarse key beside a finer one
@@ -255,11 +260,12 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
         want = targets.get(cell, 0)
         if len(by_cell[cell]) < want:
             log.warning(
-                "memeye: cell %s plans %d items, the World supports %d (more scenes, sessions or "
-                "changing keys would raise it)",
+                "memeye: cell %s plans %d items, the World supports %d (%s, or lower memeye.targets.%s)",
                 cell,
                 want,
                 len(by_cell[cell]),
+                CELL_HINTS[cell.split("_")[1]],
+                cell,
             )
         for c in _select(world, by_cell[cell], want, cell):
             x, y = cell.split("_")

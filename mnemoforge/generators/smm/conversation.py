@@ -36,7 +36,7 @@ FOLLOW_UP_ANSWER = [
     "No, I'll share it once it's settled.",
     "Noted, thanks.",
 ]
-FILLER_KINDS = ("spreadsheet", "documents", "screenshots", "images")
+FILLER_KINDS = ("spreadsheet", "documents", "screenshots", "images", "email")
 
 
 @dataclass

@@ -107,7 +107,8 @@ def conflict_gaps(observations: list[Observation], qs: list[Question]) -> list[i
 
 def short_lines(short: dict[str, dict[str, int]]) -> list[str]:
     return [
-        f"{t}: {v['asked']} asked, the World supports {v['available']} distinct items"
+        f"{t}: {v['asked']} asked, the World supports {v['available']} distinct items "
+        f"({questions.TASK_HINTS[t]})"
         for t, v in short.items()
         if v["available"] < v["asked"]
     ]
@@ -121,6 +122,16 @@ class SmmFamily:
         "render": (render, filler),
         "questions": (questions, programs, tools, common, options),
     }
+
+    def check_theme(self, theme: Theme) -> list[str]:
+        from mnemoforge.generators.smm.check import check_theme
+
+        return check_theme(theme)
+
+    def theme_warnings(self, theme: Theme) -> list[str]:
+        from mnemoforge.generators.smm.check import theme_warnings
+
+        return theme_warnings(theme)
 
     def plan(self, theme: Theme, seed: int) -> World:
         return world_mod.plan_world(theme, seed)

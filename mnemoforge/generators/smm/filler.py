@@ -82,6 +82,12 @@ def _composed(theme: Theme) -> dict[str, object]:
                 docs[title] = [f"# {k.noun.capitalize()}s", *(f"- {n}" for n in names)]
                 if src.purpose:
                     docs[title].append(src.purpose[:1].upper() + src.purpose[1:] + ".")
+        elif src.kind == "email":
+            for k in s.entity_kinds:
+                title = f"{k.noun.capitalize()} update"
+                titles.setdefault("email", []).append(title)
+                names = [e.name for e in entities if e.kind == k.kind]
+                docs[title] = [f"{k.noun.capitalize()}s this week:", *(f"- {n}" for n in names)]
         elif src.kind == "images":
             titles.setdefault("images", []).extend(f"{p.name} board" for p in theme.places)
     topics = [t for src in s.sources for t in src.topics]
@@ -100,7 +106,10 @@ def _composed(theme: Theme) -> dict[str, object]:
         "disagree": ("I see it differently.", "Not sure that works."),
         "elaborate": ("Let's note it before we start.", "We should agree on one owner."),
         "agree": ("OK.", "Sounds right.", "Agreed."),
-        "switch": ("Other thing: how is {entity} going?", *(f"Other thing: who was at {p} last?" for p in places)),
+        "switch": (
+            "Other thing: how is {entity} going?",
+            *(f"Other thing: who was at {p} last?" for p in places),
+        ),
         "closes": ("Thanks.", "Bye for now.", "More later."),
         "user_asks": ("Draft a note on {topic}, please.", "Remind me about {topic} later."),
         "assistant_replies": ("Here is a draft.", "Reminder set.", "Done."),

@@ -10,6 +10,7 @@ from __future__ import annotations
 REF = {
     "table": "Table",
     "document": "Doc.",
+    "email": "Mail",
     "chat_screenshot": "Fig.",
     "calendar": "Fig.",
     "profile_card": "Card",
@@ -28,12 +29,14 @@ CLARIFY = [("Is that final?", "Yes, that's confirmed."), ("Is that the latest ve
 FILLER_MEDIUM = {
     "spreadsheet": "table",
     "documents": "document",
+    "email": "email",
     "screenshots": "chat_screenshot",
     "images": "photo",
 }
 NOTE = {
     "spreadsheet": "{who} added a tab to the sheet.",
     "documents": "{who} uploaded a new document.",
+    "email": "New message from {who}.",
     "screenshots": "{who} dropped a screenshot in the folder.",
     "profile_cards": "The directory was refreshed.",
     "images": "{who} added a photo to the album.",

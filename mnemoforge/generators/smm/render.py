@@ -53,6 +53,12 @@ def photo(title: str, lines: list[str], seed: int) -> Image.Image:
     return Image.blend(wall, noise, 0.06).filter(ImageFilter.GaussianBlur(0.6))
 
 
+def email(sender: str, to: str, subject: str, date: str, body: list[str]) -> Image.Image:
+    """An email as a mail client shows it: subject, a From / To / Date header, then the body."""
+    header = [f"From: {sender}", f"To: {to}", f"Date: {date}"]
+    return docs.render_document_page(subject, [*header, "# Message", *body], width=560)
+
+
 def _png(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False, compress_level=6)
@@ -89,6 +95,8 @@ def draw(theme: Theme, spec: dict[str, Any]) -> Image.Image:
         )
     if kind == "photo":
         return photo(spec["title"], spec["lines"], spec["seed"])
+    if kind == "email":
+        return email(spec["sender"], spec["to"], spec["subject"], spec["date"], spec["body"])
     if kind == "filler":
         return _filler(banks(theme), spec)
     raise ValueError(f"unknown attachment kind {kind!r}")
@@ -103,6 +111,9 @@ def filler_content(bk: SmmBanks, spec: dict[str, Any]) -> dict[str, Any]:
         rows = [list(r) for r in bk.filler_rows.get(title, ())] or [[title, "-"]]
         rng.shuffle(rows)
         return {"title": title, "columns": ["Item", "Status"], "rows": rows}
+    if spec["source_kind"] == "email":
+        body = list(bk.filler_docs.get(title, ())) or [title]
+        return {"email": (spec.get("sender", ""), spec.get("to", ""), title, spec.get("date", ""), body)}
     if spec["source_kind"] == "documents":
         return {"title": title, "blocks": list(bk.filler_docs.get(title, ())) or [title]}
     if spec["source_kind"] == "images":
@@ -110,11 +121,14 @@ def filler_content(bk: SmmBanks, spec: dict[str, Any]) -> dict[str, Any]:
     text = rng.choice(bk.chat_lines)
     reply = rng.choice(bk.chat_replies)
     sender = spec.get("sender", bk.chat_title)
-    return {"title": bk.chat_title, "messages": [(sender, text, "12:01", False), ("Me", reply, "12:03", True)]}
+    messages = [(sender, text, "12:01", False), ("Me", reply, "12:03", True)]
+    return {"title": bk.chat_title, "messages": messages}
 
 
 def _filler(bk: SmmBanks, spec: dict[str, Any]) -> Image.Image:
     c = filler_content(bk, spec)
+    if "email" in c:
+        return email(*c["email"])
     if "rows" in c:
         return docs.render_table(c["title"], c["columns"], c["rows"])
     if "blocks" in c:

@@ -176,6 +176,17 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             ],
             "footer": f"{ref} - {src.title}",
         }
+    elif u.medium == "email":
+        sender = rng.choice([p.name for p in lk.world.people])
+        spec = {
+            "kind": "email",
+            "sender": sender,
+            "to": src.title,
+            "subject": f"{what}: {label}",
+            "date": u.at.date().isoformat() if u.at else "",
+            "body": [f"{label.capitalize()}: {value}"],
+        }
+        cap = f"{ref}: email from {sender}, subject {what}: {label}; {label}: {value}"
     elif u.medium == "photo":
         spec = {
             "kind": "photo",
@@ -331,8 +342,10 @@ def background_drafts(lk: Lookup, turns: list[Turn]) -> list[Draft]:
             }
             rng = derive_rng(t.filler["seed"], "note")
             who = rng.choice(lk.world.people).name
-            if src.kind == "screenshots":
+            if src.kind in ("screenshots", "email"):
                 spec["sender"] = who
+            if src.kind == "email":
+                spec |= {"to": src.title, "date": t.at.date().isoformat()}
             out.append(Draft(t.source, t.at, "note", NOTE[src.kind].format(who=who)))
             out.append(
                 Draft(
