@@ -9,9 +9,10 @@ picks the renderer and the visual vocabulary (``room``, ``board``, ``dashboard``
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
@@ -26,6 +27,40 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label"]
+
+
+class ChangeSpec(_Strict):
+    """A state variable of a scenario's scenes and its schedule (exactly one of ``after``,
+    ``dates``, ``every_days``, ``restock``). The value changes at the first photo that follows
+    each scheduled moment; the earlier states stay in the stream as stale states (Y3)."""
+
+    key: ChangeKey = Field(
+        description="what changes: gist (X1), left item (X2), marked instance "
+        "(X3), colour, count or label (X4)"
+    )
+    scenes: list[int] | None = Field(
+        default=None, description="indexes of the scenes it applies to; default all"
+    )
+    after: dt.date | None = Field(default=None, description="one change, at the first photo after this date")
+    dates: list[dt.date] = Field(
+        default_factory=list, description="a change at the first photo on/after each"
+    )
+    every_days: int | None = Field(default=None, ge=1, le=365, description="a change at most every N days")
+    restock: bool = Field(default=False, description="count only: drops photo by photo, then is restocked")
+
+    @model_validator(mode="after")
+    def _one_schedule(self) -> ChangeSpec:
+        n = sum([self.after is not None, bool(self.dates), self.every_days is not None, self.restock])
+        if n != 1:
+            raise ValueError("give exactly one schedule: after, dates, every_days or restock")
+        if self.restock and self.key != "count":
+            raise ValueError("restock applies to key count only")
+        if self.key == "label" and (self.every_days is not None or len(self.dates) > 1):
+            raise ValueError("a label changes once (after or one date): its options are nudges of one base")
+        return self
+
+
 class ScenarioSpec(_Strict):
     """One life scenario: recurring scenes shown across sessions (each scene in ≥ 2 sessions)."""
 
@@ -38,6 +73,10 @@ class ScenarioSpec(_Strict):
     sessions: int = Field(default=4, ge=2, le=20)
     chat_rounds: int = Field(default=1, ge=0, le=4, description="image-free rounds per session")
     place: str | None = Field(default=None, description="place id where the scenes are")
+    changes: list[ChangeSpec] = Field(
+        default_factory=list,
+        description="declared state variables with schedules; none: changes_per_scene keys change once",
+    )
 
 
 class MemEyeSpec(_Strict):
@@ -93,6 +132,19 @@ class MemEyeSpec(_Strict):
             names = [n.strip().lower() for n in s.scenes]
             if len(set(names)) != len(names):
                 raise ValueError(f"memeye.scenarios.{i}.scenes: scene names must be unique, got {s.scenes}")
+            for j, c in enumerate(s.changes):
+                for k in c.scenes or []:
+                    if not 0 <= k < len(s.scenes):
+                        raise ValueError(f"memeye.scenarios.{i}.changes.{j}.scenes: no scene {k}")
+                for d in [*c.dates, *([c.after] if c.after else [])]:
+                    if not theme.start <= d <= theme.end:
+                        raise ValueError(
+                            f"memeye.scenarios.{i}.changes.{j}: {d} is outside the theme's span "
+                            f"{theme.start}..{theme.end}"
+                        )
+                keys = [(c.key, k) for c in s.changes[:j] for k in (c.scenes or range(len(s.scenes)))]
+                if any((c.key, k) in keys for k in (c.scenes or range(len(s.scenes)))):
+                    raise ValueError(f"memeye.scenarios.{i}.changes.{j}: a second schedule for key {c.key!r}")
             # each scene must be shown in at least two sessions (an update needs a later photo)
             if s.sessions < len(s.scenes):
                 raise ValueError(

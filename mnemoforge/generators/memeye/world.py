@@ -29,7 +29,7 @@ from mnemoforge.generators.memeye.vocab import (
 )
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
-from mnemoforge.schemas.memeye import MemEyeSpec, ScenarioSpec
+from mnemoforge.schemas.memeye import ChangeSpec, MemEyeSpec, ScenarioSpec
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Entity, Fact, World
 
@@ -123,6 +123,67 @@ def plan_changes(spec: MemEyeSpec, seed: int) -> dict[str, tuple[str, ...]]:
     return {sid: tuple(CHANGEABLE[(off + c * k + i) % n] for i in range(c)) for k, sid in enumerate(sids)}
 
 
+def declared_changes(sc: ScenarioSpec, j: int) -> dict[str, ChangeSpec]:
+    """key -> the declared schedule of scene ``j`` of a scenario (``scenarios.*.changes``)."""
+    return {c.key: c for c in sc.changes if c.scenes is None or j in c.scenes}
+
+
+def _moments(c: ChangeSpec, shown: list[SessionPlan]) -> list[int]:
+    """Indexes (>= 1) of the photos at which the value changes under schedule ``c``."""
+    if c.after is not None or c.dates:
+        marks = [c.after + dt.timedelta(days=1)] if c.after is not None else sorted(c.dates)
+        out: list[int] = []
+        for d in marks:
+            i = next(
+                (i for i, s in enumerate(shown) if i >= 1 and s.start.date() >= d and i not in out), None
+            )
+            if i is not None:
+                out.append(i)
+        return out
+    if c.every_days is not None:
+        out, last = [], 0
+        for i in range(1, len(shown)):
+            if (shown[i].start - shown[last].start).days >= c.every_days:
+                out.append(i)
+                last = i
+        return out
+    return list(range(1, len(shown)))  # restock: the count moves at every photo
+
+
+def scheduled(
+    sc: ScenarioSpec,
+    j: int,
+    c: ChangeSpec,
+    shown: list[SessionPlan],
+    values: dict[str, str],
+    rng: random.Random,
+) -> list[tuple[SessionPlan, str]]:
+    """The states of one declared variable: (photo, value) from the first photo on, one per change.
+    ``restock``: the count drops by one or two per photo and is restocked to the top once low."""
+    moments = _moments(c, shown)
+    if not moments:
+        raise ValueError(
+            f"memeye.scenarios.{sc.id}.changes ({c.key} of {sc.scenes[j]!r}): no later photo falls in its "
+            f"schedule; move the date earlier, shorten every_days or add sessions"
+        )
+    lo, hi = COUNT_RANGE
+    cur = dict(values)
+    if c.restock:
+        cur["count"] = str(hi - rng.randint(0, 1))
+    steps = [(shown[0], cur[c.key])]
+    for i in moments:
+        if c.restock:
+            n = int(cur["count"])
+            new = str(hi - rng.randint(0, 1)) if n - 1 < lo + 1 else str(max(lo, n - rng.randint(1, 2)))
+            if new == cur["count"]:
+                new = str(n - 1)
+        else:
+            new = _changed(sc.kind, c.key, cur, rng)
+        cur[c.key] = new
+        steps.append((shown[i], new))
+    return steps
+
+
 def fact_id(seed: int, scene: str, key: str, version: int) -> str:
     """An opaque fact id: the scene, then a hash (it names neither the key nor a version)."""
     return f"{scene}.f{short(content_hash('memeye-fact', seed, scene, key, version), 8)}"
@@ -137,6 +198,10 @@ def plan_world(theme: Theme, seed: int) -> World:
     entities: list[Entity] = []
     facts: list[Fact] = []
     changes = plan_changes(spec, seed)
+    for sc in spec.scenarios:  # declared state variables replace the rotation in their scenes
+        if sc.changes:
+            for j in range(len(sc.scenes)):
+                changes[scene_id(sc, j)] = tuple(declared_changes(sc, j))
     for sc in spec.scenarios:
         mine = [s for s in sessions if s.scenario == sc.id]
         for j, name in enumerate(sc.scenes):
@@ -166,28 +231,23 @@ def plan_world(theme: Theme, seed: int) -> World:
                         )
                     )
                     continue
-                later = shown[rng.randint(1, len(shown) - 1)]
-                new = _changed(sc.kind, key, values, rng)
-                facts.append(
-                    Fact(
-                        id=fact_id(seed, sid, key, 1),
-                        kind="state",
-                        subject=sid,
-                        object=key,
-                        value=values[key],
-                        at=first,
+                declared = declared_changes(sc, j).get(key)
+                if declared is None:  # one change, at a seeded later photo
+                    later = shown[rng.randint(1, len(shown) - 1)]
+                    steps = [(shown[0], values[key]), (later, _changed(sc.kind, key, values, rng))]
+                else:
+                    steps = scheduled(sc, j, declared, shown, values, rng)
+                for v, (sess, value) in enumerate(steps):
+                    facts.append(
+                        Fact(
+                            id=fact_id(seed, sid, key, v + 1),
+                            kind="state",
+                            subject=sid,
+                            object=key,
+                            value=value,
+                            at=first if v == 0 else sess.start,
+                        )
                     )
-                )
-                facts.append(
-                    Fact(
-                        id=fact_id(seed, sid, key, 2),
-                        kind="state",
-                        subject=sid,
-                        object=key,
-                        value=new,
-                        at=later.start,
-                    )
-                )
     for s in sessions:
         entities.append(
             Entity(
