@@ -49,7 +49,7 @@ def test_every_declared_variable_gets_items_with_the_stale_state(bakery_release)
     qs = read_jsonl(release / "data/memeye/questions.jsonl")
     world = World.model_validate_json((release / "data/world.json").read_text())
     stats = json.loads((release / "dataset_statistics.json").read_text())["memeye"]["scenarios"]
-    for sid in ("counter_log", "proving_log"):
+    for sid in ("counter_log", "proving_log", "yard_log"):
         for var in stats[sid]["state_variables"]:
             assert var["changes"] >= 1 and var["items"] >= 1, (sid, var)
             y3 = [q for q in qs if q["labels"]["scenario"] == sid and q["labels"]["key"] == var["key"]]
@@ -64,3 +64,41 @@ def test_every_declared_variable_gets_items_with_the_stale_state(bakery_release)
         "after",
         "dates",
     }
+
+
+def test_declared_drawables_are_drawn_and_asked(bakery_release) -> None:  # type: ignore[no-untyped-def]
+    """The whiteboard list is the proving scenes' gist (its lines written on the board), the yard
+    dog's collar carries the colour and flour sacks are the countables, and questions say so."""
+    from PIL import Image
+
+    from mnemoforge.backends.image.colors import rgb
+    from mnemoforge.generators.memeye.vocab import colour_hex
+
+    theme = load_theme(TEST_THEMES / "bakery_log.yaml")
+    assert theme.memeye is not None
+    release, run = bakery_release.release_dir, bakery_release.run_dir
+    board = theme.memeye.scenarios[1].draws.board
+    assert board is not None
+    lists = {", ".join(x) for x in board.lists}
+    world = World.model_validate_json((release / "data/world.json").read_text())
+    gists = {f.value for f in world.facts if f.object == "gist" and f.subject.startswith("proving_log")}
+    assert gists and gists <= lists
+    qs = read_jsonl(release / "data/memeye/questions.jsonl")
+    asked = [q for q in qs if q["labels"]["scenario"] == "proving_log" and q["labels"]["key"] == "gist"]
+    assert asked and all("proving whiteboard" in q["question"] for q in asked)
+    assert all(set(q["options"]) <= lists for q in asked)
+    yard = [q for q in qs if q["labels"]["scenario"] == "yard_log"]
+    assert any("the yard dog's collar" in q["question"] for q in yard)
+    layouts = {r["observation"]: r for r in read_jsonl(run / "episodes/memeye_layouts.jsonl")}
+    for o in read_jsonl(release / "data/memeye/observations.jsonl"):
+        if o["source"] != "yard_log" or not o["media"]:
+            continue
+        lay = layouts[o["id"]]["layout"] if "layout" in layouts[o["id"]] else layouts[o["id"]]
+        img = Image.open(release / o["media"][0]).convert("RGB")
+        assert lay["count_ink"] == [0xD8, 0xC8, 0xA0]  # the declared sack colour is what is counted
+        for b in lay["countables"]:
+            assert tuple(lay["count_ink"]) in {c for _, c in img.crop(tuple(b)).getcolors(1 << 16)}
+        colour = next(
+            world.fact(e["fact"]).value for e in o["expresses"] if world.fact(e["fact"]).object == "colour"
+        )
+        assert img.getpixel(tuple(lay["colour_point"])) == rgb(colour_hex(colour or ""))  # the collar

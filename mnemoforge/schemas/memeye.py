@@ -61,6 +61,48 @@ class ChangeSpec(_Strict):
         return self
 
 
+class BoardDraw(_Strict):
+    """X1 gist as a board with a short text list (a whiteboard surgery list, a chalkboard menu)."""
+
+    noun: str = Field(min_length=1, description="what the board is, as questions say it: 'the whiteboard'")
+    lists: list[list[str]] = Field(
+        min_length=4, description="the lists the board can show (>= 4: the options), 1-4 short lines each"
+    )
+
+    @model_validator(mode="after")
+    def _lines(self) -> BoardDraw:
+        for i, lst in enumerate(self.lists):
+            if not 1 <= len(lst) <= 4 or any(not x.strip() or len(x) > 28 or set(x) & set("/,") for x in lst):
+                raise ValueError(f"lists.{i}: 1-4 lines of at most 28 characters, without '/' or ','")
+        joined = [" / ".join(x) for x in self.lists]
+        if len(set(joined)) != len(joined):
+            raise ValueError("lists: two lists are the same")
+        return self
+
+
+class ColourDraw(_Strict):
+    """X4 colour on a drawable of the library (an animal's collar, a mug, a door...)."""
+
+    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap"]
+    noun: str = Field(min_length=1, description='the coloured part as questions say it: "the dog\'s collar"')
+
+
+class CountDraw(_Strict):
+    """X4 count drawn as a row of one drawable of the library (boxes, bottles, tins, coins)."""
+
+    drawable: Literal["box", "bottle", "tin", "coin", "book", "cone"]
+    noun: str = Field(min_length=1, description="plural, as questions say it: 'gauze boxes on the shelf'")
+    colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$")
+
+
+class DrawsSpec(_Strict):
+    """What a scenario's pictures draw instead of the kind's built-in board, colour object or countables."""
+
+    board: BoardDraw | None = None
+    colour: ColourDraw | None = None
+    count: CountDraw | None = None
+
+
 class ScenarioSpec(_Strict):
     """One life scenario: recurring scenes shown across sessions (each scene in ≥ 2 sessions)."""
 
@@ -73,6 +115,7 @@ class ScenarioSpec(_Strict):
     sessions: int = Field(default=4, ge=2, le=20)
     chat_rounds: int = Field(default=1, ge=0, le=4, description="image-free rounds per session")
     place: str | None = Field(default=None, description="place id where the scenes are")
+    draws: DrawsSpec = Field(default_factory=DrawsSpec, description="drawables of the library to use")
     changes: list[ChangeSpec] = Field(
         default_factory=list,
         description="declared state variables with schedules; none: changes_per_scene keys change once",

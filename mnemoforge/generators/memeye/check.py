@@ -22,9 +22,11 @@ def visual_word_problems(theme: Theme) -> list[str]:
     kinds = sorted({sc.kind for sc in spec.scenarios})
     for k in kinds:
         out += [f"memeye.assistant: {m}" for m in words(k, spec.assistant)]
+    from mnemoforge.generators.memeye.world import draws_of
+
     for i, sc in enumerate(spec.scenarios):
         for j, name in enumerate(sc.scenes):
-            out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(sc.kind, name)]
+            out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(sc.kind, name, draws_of(sc))]
     pack = load_pack(spec.pack).memeye if spec.pack else None
     if pack is not None:
         where = f"memeye.pack ({spec.pack}.yaml)"

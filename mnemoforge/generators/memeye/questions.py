@@ -29,9 +29,9 @@ from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
     POSITIONS,
-    VOCAB,
     colour_options,
     count_window,
+    entity_vocab,
     label_options,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE
@@ -55,7 +55,8 @@ log = logging.getLogger("mnemoforge.memeye")
 CELL_HINTS = {
     "Y1": "add scenes to a scenario (each scene gives one item per key)",
     "Y2": "add sessions to a scenario or scenes shown together (items that join two pictures)",
-    "Y3": "raise memeye.changes_per_scene or add sessions (each change of a key gives one)",
+    "Y3": "declare a scenario `changes` entry for the key, raise memeye.changes_per_scene or add sessions "
+    "(each change of a key gives one)",
 }
 FAMILY = "memeye"
 VISUAL = (Channel.scene, Channel.pixel)
@@ -135,7 +136,7 @@ def _text(world: World, c: Candidate) -> str:
     a, t = c.args, _when(world, c)
     if "scenes" in a:
         sa, sb = (world.entity(s) for s in a["scenes"])
-        v = VOCAB[sa.attrs["kind"]]
+        v = entity_vocab(sa.attrs)
         if c.template.program == "visual_total":
             return f"How many {v.count_noun} are there {v.where(sa.name)} and {v.where(sb.name)} combined{t}?"
         if c.template.program == "visual_pair_mixed":
@@ -144,7 +145,7 @@ def _text(world: World, c: Candidate) -> str:
             return f"{qa[:-1]}, and {qb[0].lower()}{qb[1:]}"
         return v.question(a["key"], sa.name, t, other=sb.name)
     s = world.entity(a["scene"])
-    return VOCAB[s.attrs["kind"]].question(a["key"], s.name, t)
+    return entity_vocab(s.attrs).question(a["key"], s.name, t)
 
 
 def alternatives(
@@ -163,7 +164,7 @@ def alternatives(
     if key == "count":
         vals = [int(value)] + ([int(stale)] if stale else [])
         return [str(x) for x in count_window(vals, rng, *COUNT_RANGE, set()) if x != int(value)]
-    v = VOCAB[kind]
+    v = entity_vocab(world.entity(scene).attrs)
     pool = {"gist": v.gists, "left": v.items, "right": v.items, "mark": POSITIONS}[key]
     others = [x for x in pool if x not in (value, stale)]
     rng.shuffle(others)

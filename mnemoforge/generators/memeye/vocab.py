@@ -24,9 +24,10 @@ no centre: every option is one edit from exactly one other and two edits from th
 
 from __future__ import annotations
 
+import json
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mnemoforge.schemas.observations import Granularity
 
@@ -319,10 +320,10 @@ def words_of(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in IGNORED and len(w) > 2}
 
 
-def library_words(kind: str) -> dict[str, str]:
+def library_words(kind: str, draws: dict | None = None) -> dict[str, str]:
     """word -> what it names, for every value a scene of ``kind`` can show (labels are numbers:
-    any number of three digits or more may be one)."""
-    v = VOCAB[kind]
+    any number of three digits or more may be one); ``draws``: the scenario's declared drawables."""
+    v = scenario_vocab(kind, draws)
     out: dict[str, str] = {}
     for what, values in (
         ("a scene gist", v.gists),
@@ -336,9 +337,9 @@ def library_words(kind: str) -> dict[str, str]:
     return out
 
 
-def visual_word_problems(kind: str, text: str) -> list[str]:
+def visual_word_problems(kind: str, text: str, draws: dict | None = None) -> list[str]:
     """One message per visual value word in ``text`` (with a suggested rewording), for ``kind``."""
-    lib = library_words(kind)
+    lib = library_words(kind, draws)
     out = []
     for w in sorted(words_of(text)):
         if w in lib:
@@ -347,3 +348,32 @@ def visual_word_problems(kind: str, text: str) -> list[str]:
         elif w.isdigit() and len(w) >= 3:
             out.append(f"{w!r} may equal a drawn label number; write it in words or drop it")
     return out
+
+
+# ---- drawables a scenario declares (``scenarios.*.draws``) --------------------------------------
+
+BOARD_SEP = ", "  # a board's list as one gist value: its lines joined (a pair answer uses " / ")
+
+
+def scenario_vocab(kind: str, draws: dict | None) -> KindVocab:
+    """The kind's vocabulary with the scenario's declared drawables swapped in (``draws`` is
+    ``DrawsSpec.model_dump()``; None or empty: the kind's own)."""
+    v = VOCAB[kind]
+    if not draws:
+        return v
+    change: dict[str, object] = {}
+    if draws.get("board"):
+        b = draws["board"]
+        change["gists"] = tuple(BOARD_SEP.join(lst) for lst in b["lists"])
+        change["gist_form"] = f"What is listed on {b['noun']} {{w}}{{t}}?"
+    if draws.get("colour"):
+        change["colour_noun"] = draws["colour"]["noun"]
+    if draws.get("count"):
+        change["count_noun"] = draws["count"]["noun"]
+    return replace(v, **change)  # type: ignore[arg-type]
+
+
+def entity_vocab(attrs: dict[str, str]) -> KindVocab:
+    """The vocabulary of a scene entity (its kind, and the drawables its scenario declares)."""
+    raw = attrs.get("draws")
+    return scenario_vocab(attrs["kind"], json.loads(raw) if raw else None)

@@ -13,6 +13,7 @@ every scene appears in at least two sessions when a scenario has at least ``m`` 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import random
 from dataclasses import dataclass
 
@@ -24,8 +25,10 @@ from mnemoforge.generators.memeye.vocab import (
     N_INSTANCES,
     POSITIONS,
     VOCAB,
+    KindVocab,
     changed_label,
     make_label,
+    scenario_vocab,
 )
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
@@ -80,8 +83,14 @@ def schedule(theme: Theme, seed: int) -> list[SessionPlan]:
     return out
 
 
-def _initial(kind: str, rng: random.Random) -> dict[str, str]:
-    v = VOCAB[kind]
+def draws_of(sc: ScenarioSpec) -> dict | None:
+    """The scenario's declared drawables as plain data (None: the kind's own)."""
+    d = sc.draws.model_dump(mode="json", exclude_none=True)
+    return d or None
+
+
+def _initial(kind: str, rng: random.Random, v: KindVocab | None = None) -> dict[str, str]:
+    v = v or VOCAB[kind]
     left, right = rng.sample(v.items, 2)
     return {
         "gist": rng.choice(v.gists),
@@ -94,9 +103,11 @@ def _initial(kind: str, rng: random.Random) -> dict[str, str]:
     }
 
 
-def _changed(kind: str, key: str, values: dict[str, str], rng: random.Random) -> str:
+def _changed(
+    kind: str, key: str, values: dict[str, str], rng: random.Random, v: KindVocab | None = None
+) -> str:
     """A different value for ``key`` (a left item never equals the right one)."""
-    v = VOCAB[kind]
+    v = v or VOCAB[kind]
     if key == "gist":
         pool = list(v.gists)
     elif key == "left":
@@ -178,7 +189,7 @@ def scheduled(
             if new == cur["count"]:
                 new = str(n - 1)
         else:
-            new = _changed(sc.kind, c.key, cur, rng)
+            new = _changed(sc.kind, c.key, cur, rng, scenario_vocab(sc.kind, draws_of(sc)))
         cur[c.key] = new
         steps.append((shown[i], new))
     return steps
@@ -204,6 +215,9 @@ def plan_world(theme: Theme, seed: int) -> World:
                 changes[scene_id(sc, j)] = tuple(declared_changes(sc, j))
     for sc in spec.scenarios:
         mine = [s for s in sessions if s.scenario == sc.id]
+        draws = draws_of(sc)
+        v = scenario_vocab(sc.kind, draws)
+        extra = {"draws": json.dumps(draws, sort_keys=True)} if draws else {}
         for j, name in enumerate(sc.scenes):
             sid = scene_id(sc, j)
             entities.append(
@@ -211,12 +225,12 @@ def plan_world(theme: Theme, seed: int) -> World:
                     id=sid,
                     name=name,
                     kind="scene",
-                    attrs={"scenario": sc.id, "kind": sc.kind, "index": str(j)},
+                    attrs={"scenario": sc.id, "kind": sc.kind, "index": str(j), **extra},
                 )
             )
             shown = [s for s in mine if sid in s.scenes]
             rng = derive_rng(seed, "memeye", "scene", sid)
-            values = _initial(sc.kind, rng)
+            values = _initial(sc.kind, rng, v)
             first = shown[0].start
             for key in KEYS:
                 if key not in changes[sid]:
@@ -234,18 +248,18 @@ def plan_world(theme: Theme, seed: int) -> World:
                 declared = declared_changes(sc, j).get(key)
                 if declared is None:  # one change, at a seeded later photo
                     later = shown[rng.randint(1, len(shown) - 1)]
-                    steps = [(shown[0], values[key]), (later, _changed(sc.kind, key, values, rng))]
+                    steps = [(shown[0], values[key]), (later, _changed(sc.kind, key, values, rng, v))]
                 else:
                     steps = scheduled(sc, j, declared, shown, values, rng)
-                for v, (sess, value) in enumerate(steps):
+                for n, (sess, value) in enumerate(steps):
                     facts.append(
                         Fact(
-                            id=fact_id(seed, sid, key, v + 1),
+                            id=fact_id(seed, sid, key, n + 1),
                             kind="state",
                             subject=sid,
                             object=key,
                             value=value,
-                            at=first if v == 0 else sess.start,
+                            at=first if n == 0 else sess.start,
                         )
                     )
     for s in sessions:
