@@ -51,18 +51,23 @@ def _esc(s: str) -> str:
     return s.replace("{", "{{").replace("}", "}}")
 
 
+def theme_talk(theme: Theme) -> tuple[str, ...]:
+    """Small talk about the theme's own places, objects and relations (used with or without a pack)."""
+    out = [f"Anyone at {_esc(p.name)} today?" for p in theme.places]
+    out += [f"Has anyone seen the {_esc(o.name)}?" for o in theme.objects]
+    first = {p.id: _esc(p.name.split()[0]) for p in theme.cast}
+    out += [f"{first[r.a]}, say hello to {first[r.b]} for us." for r in theme.relations]
+    return tuple(out)
+
+
 def _composed(theme: Theme) -> dict[str, object]:
     """Banks built only from the theme's own words (plus domain-free grammar)."""
     s = theme.smm
     assert s is not None
     places = [_esc(p.name) for p in theme.places]
-    objects = [_esc(o.name) for o in theme.objects]
     nouns = [_esc(k.noun) for k in s.entity_kinds]
     entities = list(s.entities)
-    small = [f"Anyone at {p} today?" for p in places] + [f"Has anyone seen the {o}?" for o in objects]
-    small += [f"Busy day for {n} work." for n in nouns]
-    rel = [r for r in theme.relations if r.a_calls_b]
-    small += [f"Said hello to {_esc(r.a_calls_b or '')} on the way in." for r in rel]
+    small = [*theme_talk(theme), *(f"Busy day for {n} work." for n in nouns)]
     titles: dict[str, list[str]] = {}
     rows: dict[str, list[tuple[str, str]]] = {}
     docs: dict[str, list[str]] = {}
@@ -156,6 +161,8 @@ def banks(theme: Theme) -> SmmBanks:
         value = getattr(pack, name)
         if value:
             out[name] = _tup(value)
+    if pack.small_talk:  # the theme's own places, objects and relations join the pack's talk
+        out["small_talk"] = (*out["small_talk"], *theme_talk(theme))  # type: ignore[misc]
     lead = dict(out["lead_ins"])  # type: ignore[call-overload]
     composed_lead = _composed(theme)["lead_ins"]
     for m in MEDIA:
