@@ -68,3 +68,15 @@ def test_fixed_values_roles_and_dates(ferry_release) -> None:  # type: ignore[no
         assert THEME.start <= d <= THEME.end, f
         if f.subject == "thursday_drop":
             assert d.weekday() == 3, f
+
+
+def test_statistics_report_the_routes(ferry_release) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    stats = json.loads((ferry_release.release_dir / "dataset_statistics.json").read_text())["smm"]
+    routes = stats["conflict_routes"]
+    assert len(routes) == 2
+    for r in routes:
+        assert r["shown"]["stale"] == [r["declared"]["stale"]]
+        assert r["shown"]["update"] == [r["declared"]["update"]]
+        assert r["shown"]["rumour"] == [] and r["items"] >= 1

@@ -114,6 +114,32 @@ def short_lines(short: dict[str, dict[str, int]]) -> list[str]:
     ]
 
 
+def route_report(data: ReleaseInput) -> list[dict[str, Any]]:
+    """Per routed conflict (``smm.conflicts``): the declared sources, where each value appears, and
+    the kept items about it."""
+    s = world_mod.spec(data.theme)
+    where: dict[str, set[str]] = {}
+    for o in data.observations:
+        for e in o.expresses:
+            where.setdefault(e.fact, set()).add(o.source)
+    out = []
+    for r in s.conflicts:
+        stem = f"f_attr_{r.entity}_{r.key}"
+        out.append(
+            {
+                "entity": r.entity,
+                "key": r.key,
+                "declared": {"stale": r.stale, "update": r.update, "rumour": r.rumour},
+                "shown": {
+                    role: sorted(where.get(f"{stem}_{sfx}", set()))
+                    for role, sfx in (("stale", "0"), ("update", "1"), ("rumour", "r"))
+                },
+                "items": sum(f"{stem}_1" in q.facts_read for q in data.kept),
+            }
+        )
+    return out
+
+
 class SmmFamily:
     name = "smm"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
@@ -229,6 +255,7 @@ class SmmFamily:
                     for t in TASKS
                 },
                 "shortfalls": short_lines(short),
+                "conflict_routes": route_report(data),
                 "conflict_gaps": {
                     "required": s.conflict_gap,
                     "pairs": len(gaps),
