@@ -203,6 +203,14 @@ def theme_check(file: Path) -> None:
         t = load_theme(file)
     except ThemeError as e:
         _fail(str(e))
+    from mnemoforge.generators.families import get_family
+
+    fam = get_family(t.family)
+    problems = getattr(fam, "check_theme", lambda _t: [])(t)  # the build's own checks, in a dry run
+    if problems:
+        _fail("\n".join(f"{file}: {p}" for p in problems))
+    for w in getattr(fam, "theme_warnings", lambda _t: [])(t):
+        out.print(f"warning: {w}", highlight=False)
     out.print(
         f"OK {file}: {t.title!r}, {len(t.cast)} people, {len(t.places)} places, "
         f"{len(t.activities)} activities, {t.start} → {t.end}",

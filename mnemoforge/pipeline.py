@@ -19,6 +19,7 @@ from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
 from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.packs import packs_hash
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
@@ -80,6 +81,7 @@ class BuildContext:
     def key(self, stage: str) -> str:
         """Cache key: theme content, seed, code version, and each stage's version and source so far."""
         parts: list[object] = [self.theme_sha, self.seed, __version__, self.theme.family]
+        parts.append(packs_hash(self.theme))  # the content packs the theme names
         fam = self.family.stage_modules
         for s in STAGES[: STAGES.index(stage) + 1]:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))

@@ -129,5 +129,13 @@ def starter_theme(name: str, family: str = "icm") -> str:
     text = re.sub(r"(?m)^title: .*$", f'title: "{title}"', text, count=1)
     if n != 1:
         raise ValueError(f"{FAMILY_EXAMPLES[family]}: no top-level name to replace")
+    # a new domain starts without the example's content pack: its background talk and filler are
+    # composed from its own cast, places, objects and sources until it names a pack of its own
+    text = re.sub(
+        r"(?m)^(\s+)pack: (\S+)(.*)$",
+        r"\1# pack: \2          # content pack (assets/packs/<name>.yaml); none: composed from this theme",
+        text,
+        count=1,
+    )
     header = f"# {title} — a starter theme written by `mnemoforge theme new --family {family}`.\n"
     return header + text

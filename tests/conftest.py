@@ -45,3 +45,22 @@ def smm_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-un
 
     res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=2)
     return Release(res.release_dir, res.run_dir)
+
+
+TEST_THEMES = Path(__file__).resolve().parent / "themes"
+
+
+@pytest.fixture(scope="session")
+def ferry_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The disjoint smm test theme (tests/themes/ferry_crew.yaml, no pack) built once per session."""
+    from mnemoforge.pipeline import build
+
+    return build(TEST_THEMES / "ferry_crew.yaml", outputs=tmp_path_factory.mktemp("ferry"), workers=1)
+
+
+@pytest.fixture(scope="session")
+def bakery_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The disjoint memeye test theme (tests/themes/bakery_log.yaml, no pack) built once per session."""
+    from mnemoforge.pipeline import build
+
+    return build(TEST_THEMES / "bakery_log.yaml", outputs=tmp_path_factory.mktemp("bakery"), workers=1)

@@ -9,9 +9,10 @@ picks the renderer and the visual vocabulary (``room``, ``board``, ``dashboard``
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
@@ -26,6 +27,82 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label"]
+
+
+class ChangeSpec(_Strict):
+    """A state variable of a scenario's scenes and its schedule (exactly one of ``after``,
+    ``dates``, ``every_days``, ``restock``). The value changes at the first photo that follows
+    each scheduled moment; the earlier states stay in the stream as stale states (Y3)."""
+
+    key: ChangeKey = Field(
+        description="what changes: gist (X1), left item (X2), marked instance "
+        "(X3), colour, count or label (X4)"
+    )
+    scenes: list[int] | None = Field(
+        default=None, description="indexes of the scenes it applies to; default all"
+    )
+    after: dt.date | None = Field(default=None, description="one change, at the first photo after this date")
+    dates: list[dt.date] = Field(
+        default_factory=list, description="a change at the first photo on/after each"
+    )
+    every_days: int | None = Field(default=None, ge=1, le=365, description="a change at most every N days")
+    restock: bool = Field(default=False, description="count only: drops photo by photo, then is restocked")
+
+    @model_validator(mode="after")
+    def _one_schedule(self) -> ChangeSpec:
+        n = sum([self.after is not None, bool(self.dates), self.every_days is not None, self.restock])
+        if n != 1:
+            raise ValueError("give exactly one schedule: after, dates, every_days or restock")
+        if self.restock and self.key != "count":
+            raise ValueError("restock applies to key count only")
+        if self.key == "label" and (self.every_days is not None or len(self.dates) > 1):
+            raise ValueError("a label changes once (after or one date): its options are nudges of one base")
+        return self
+
+
+class BoardDraw(_Strict):
+    """X1 gist as a board with a short text list (a whiteboard surgery list, a chalkboard menu)."""
+
+    noun: str = Field(min_length=1, description="what the board is, as questions say it: 'the whiteboard'")
+    lists: list[list[str]] = Field(
+        min_length=4, description="the lists the board can show (>= 4: the options), 1-4 short lines each"
+    )
+
+    @model_validator(mode="after")
+    def _lines(self) -> BoardDraw:
+        for i, lst in enumerate(self.lists):
+            if not 1 <= len(lst) <= 4 or any(not x.strip() or len(x) > 28 or set(x) & set("/,") for x in lst):
+                raise ValueError(f"lists.{i}: 1-4 lines of at most 28 characters, without '/' or ','")
+        joined = [" / ".join(x) for x in self.lists]
+        if len(set(joined)) != len(joined):
+            raise ValueError("lists: two lists are the same")
+        return self
+
+
+class ColourDraw(_Strict):
+    """X4 colour on a drawable of the library (an animal's collar, a mug, a door...)."""
+
+    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap"]
+    noun: str = Field(min_length=1, description='the coloured part as questions say it: "the dog\'s collar"')
+
+
+class CountDraw(_Strict):
+    """X4 count drawn as a row of one drawable of the library (boxes, bottles, tins, coins)."""
+
+    drawable: Literal["box", "bottle", "tin", "coin", "book", "cone"]
+    noun: str = Field(min_length=1, description="plural, as questions say it: 'gauze boxes on the shelf'")
+    colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$")
+
+
+class DrawsSpec(_Strict):
+    """What a scenario's pictures draw instead of the kind's built-in board, colour object or countables."""
+
+    board: BoardDraw | None = None
+    colour: ColourDraw | None = None
+    count: CountDraw | None = None
+
+
 class ScenarioSpec(_Strict):
     """One life scenario: recurring scenes shown across sessions (each scene in ≥ 2 sessions)."""
 
@@ -38,6 +115,11 @@ class ScenarioSpec(_Strict):
     sessions: int = Field(default=4, ge=2, le=20)
     chat_rounds: int = Field(default=1, ge=0, le=4, description="image-free rounds per session")
     place: str | None = Field(default=None, description="place id where the scenes are")
+    draws: DrawsSpec = Field(default_factory=DrawsSpec, description="drawables of the library to use")
+    changes: list[ChangeSpec] = Field(
+        default_factory=list,
+        description="declared state variables with schedules; none: changes_per_scene keys change once",
+    )
 
 
 class MemEyeSpec(_Strict):
@@ -52,6 +134,11 @@ class MemEyeSpec(_Strict):
     )
     targets: dict[str, int] = Field(
         default_factory=dict, description="per-cell overrides, keys like 'X3_Y2' (candidates)"
+    )
+    pack: str | None = Field(
+        default=None,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="content pack (assets/packs/<pack>.yaml) of chat lines; none: composed from the theme",
     )
     image_width: int = Field(default=512, ge=256, le=1024)
     image_height: int = Field(default=384, ge=192, le=768)
@@ -71,6 +158,13 @@ class MemEyeSpec(_Strict):
                 raise ValueError(f"memeye.targets.{key}: unknown cell; cells are {', '.join(CELLS)}")
             if n < 0:
                 raise ValueError(f"memeye.targets.{key}: must be >= 0, got {n}")
+        if self.pack is not None:
+            from mnemoforge.schemas.packs import load_pack
+
+            try:
+                load_pack(self.pack)
+            except ValueError as e:
+                raise ValueError(f"memeye.pack: {e}") from None
         seen: set[str] = set()
         for i, s in enumerate(self.scenarios):
             if s.id in seen:
@@ -81,6 +175,19 @@ class MemEyeSpec(_Strict):
             names = [n.strip().lower() for n in s.scenes]
             if len(set(names)) != len(names):
                 raise ValueError(f"memeye.scenarios.{i}.scenes: scene names must be unique, got {s.scenes}")
+            for j, c in enumerate(s.changes):
+                for k in c.scenes or []:
+                    if not 0 <= k < len(s.scenes):
+                        raise ValueError(f"memeye.scenarios.{i}.changes.{j}.scenes: no scene {k}")
+                for d in [*c.dates, *([c.after] if c.after else [])]:
+                    if not theme.start <= d <= theme.end:
+                        raise ValueError(
+                            f"memeye.scenarios.{i}.changes.{j}: {d} is outside the theme's span "
+                            f"{theme.start}..{theme.end}"
+                        )
+                keys = [(c.key, k) for c in s.changes[:j] for k in (c.scenes or range(len(s.scenes)))]
+                if any((c.key, k) in keys for k in (c.scenes or range(len(s.scenes)))):
+                    raise ValueError(f"memeye.scenarios.{i}.changes.{j}: a second schedule for key {c.key!r}")
             # each scene must be shown in at least two sessions (an update needs a later photo)
             if s.sessions < len(s.scenes):
                 raise ValueError(

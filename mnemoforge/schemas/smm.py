@@ -11,6 +11,7 @@ the rest of the theme and raises ``ValueError('smm.<path>: …')`` naming the fi
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -20,8 +21,25 @@ if TYPE_CHECKING:
 
 ID = r"^[a-z][a-z0-9_]*$"
 SourceKind = Literal[
-    "group_chat", "dm", "assistant_chat", "profile_cards", "spreadsheet", "screenshots", "documents", "images"
+    "group_chat",
+    "dm",
+    "assistant_chat",
+    "profile_cards",
+    "spreadsheet",
+    "screenshots",
+    "documents",
+    "images",
+    "email",
 ]
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def named_weekday(text: str) -> int | None:
+    """The weekday (0 = Monday) a name mentions ('Saturday morning shift' -> 5), if exactly one."""
+    days = {WEEKDAYS.index(w) for w in re.findall(r"[a-z]+", text.lower()) if w in WEEKDAYS}
+    return next(iter(days)) if len(days) == 1 else None
+
+
 CONVERSATIONAL = ("group_chat", "dm", "assistant_chat")
 ValueType = Literal["string", "date", "time", "integer", "person"]
 ArgType = Literal["string", "integer", "number", "boolean", "date", "time", "array"]
@@ -53,6 +71,9 @@ class AttributeSpec(_Strict):
     type: ValueType = "string"
     values: list[str] = Field(default_factory=list)
     mutable: bool = Field(default=False, description="may be updated later (conflict items)")
+    roles: list[str] = Field(
+        default_factory=list, description="type person: only cast members with one of these roles"
+    )
 
 
 class EntityKindSpec(_Strict):
@@ -72,6 +93,21 @@ class EntitySpec(_Strict):
     id: str = Field(pattern=ID)
     kind: str
     name: str
+    values: dict[str, str] = Field(
+        default_factory=dict,
+        description="fixed attribute values (the first value of a mutable one): key -> value; a person "
+        "attribute takes a cast id, a date an ISO date inside the theme's span",
+    )
+
+
+class ConflictRouteSpec(_Strict):
+    """Where one conflict's values appear: the stale value, its update, and optionally a rumour."""
+
+    entity: str
+    key: str
+    stale: str = Field(description="source id that carries the first (stale) value")
+    update: str = Field(description="source id that carries the update")
+    rumour: str | None = Field(default=None, description="a lowest-authority chat that carries hearsay")
 
 
 class ProfileFieldSpec(_Strict):
@@ -146,6 +182,9 @@ class SmmSpec(_Strict):
     preferences: list[PreferenceSpec] = Field(default_factory=list)
     tools: list[ToolSpec] = Field(default_factory=list)
     calls: list[BindingSpec] = Field(default_factory=list, description="function-calling item forms")
+    conflicts: list[ConflictRouteSpec] = Field(
+        default_factory=list, description="per-conflict routing of stale, updated and rumoured values"
+    )
     tasks: TaskMix = Field(default_factory=TaskMix)
     conflict_gap: int = Field(default=6, ge=1, description="rounds between a stale fact and its update")
     update_days: tuple[int, int] = Field(default=(5, 12), description="days between stale and update")
@@ -159,6 +198,12 @@ class SmmSpec(_Strict):
     rounds_per_day: float = Field(default=6.0, gt=0, description="background rounds per day, all sources")
     paraphrase_turns: bool = Field(
         default=False, description="reword fact-stating turns with text.backend (validated, else kept)"
+    )
+    pack: str | None = Field(
+        default=None,
+        pattern=ID,
+        description="content pack (assets/packs/<pack>.yaml) of background talk and filler; "
+        "none: composed from the theme's own cast, places, objects, sources and entity kinds",
     )
 
     @model_validator(mode="after")
@@ -207,6 +252,13 @@ class SmmSpec(_Strict):
                 raise ValueError(f"smm.sources.{i}.members: a dm has exactly 2 members, got {len(s.members)}")
             if len(s.members) < need:
                 raise ValueError(f"smm.sources.{i}.members: a {s.kind} needs at least {need} members")
+        if self.pack is not None:
+            from mnemoforge.schemas.packs import load_pack
+
+            try:
+                load_pack(self.pack)
+            except ValueError as e:
+                raise ValueError(f"smm.pack: {e}") from None
         if self.paraphrase_turns and not theme.text.backend:
             raise ValueError("smm.paraphrase_turns: needs a text.backend")
         if not any(s.kind in CONVERSATIONAL for s in self.sources):
@@ -224,6 +276,10 @@ class SmmSpec(_Strict):
                     raise ValueError(
                         f"smm.entity_kinds.{i}.attributes.{j}.values: person values come from the cast"
                     )
+        from mnemoforge.schemas.smm_checks import check_routes, check_values
+
+        check_values(self, theme, by_kind)
+        check_routes(self, by_kind)
         tools = {t.name: t for t in self.tools}
         for i, c in enumerate(self.calls):
             if c.tool not in tools:
@@ -241,6 +297,9 @@ class SmmSpec(_Strict):
             if missing:
                 raise ValueError(f"smm.calls.{i}.arguments: required arguments {missing} are not bound")
 
+    def route(self, entity: str, key: str) -> ConflictRouteSpec | None:
+        return next((r for r in self.conflicts if r.entity == entity and r.key == key), None)
+
 
 def _check_binding(
     path: str,
@@ -250,9 +309,15 @@ def _check_binding(
     profile: list[ProfileFieldSpec],
     preferences: list[PreferenceSpec],
 ) -> None:
+    head, _, key = src.partition(".")
+    if head in ("person", "profile") and kinds[subject].membership != "one":
+        raise ValueError(
+            f"{path}: {src!r} needs one person per call, but subject {subject!r} has `membership: many` "
+            f"(several people per entity); bind {subject}.members, {subject}.name or an attribute, "
+            f"or use a subject kind with `membership: one`"
+        )
     if src == "person":
         return
-    head, _, key = src.partition(".")
     if head == "preference":
         if key not in {p.key for p in preferences}:
             raise ValueError(f"{path}: unknown preference {key!r}")

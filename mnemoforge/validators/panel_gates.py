@@ -8,6 +8,7 @@ are asked under all four rotations (rotation-averaged exact match); open items a
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -98,7 +99,7 @@ class OptionOnly(_PanelGate):
 class TextOnlyClue(_PanelGate):
     """The clue rounds' text without images or audio; plus a text-leak check on visual evidence."""
 
-    name, version = "text_only_clue", "1"
+    name, version = "text_only_clue", "2"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         ev = _evidence(q, ctx)
@@ -124,14 +125,48 @@ class TextOnlyClue(_PanelGate):
         )
 
 
+def answer_values(answer: str) -> list[str]:
+    """The values an answer states: the leaves of a JSON answer (a call list's argument values,
+    not its tool or argument names), else the parts of a '; '-joined answer."""
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return [p.strip() for p in answer.split(";") if p.strip()]
+    out: list[str] = []
+
+    def leaves(x: object, key: str = "") -> None:
+        if isinstance(x, dict):
+            for k, v in x.items():
+                leaves(v, k)
+        elif isinstance(x, list):
+            for v in x:
+                leaves(v, key)
+        elif isinstance(x, str | int | float) and not isinstance(x, bool) and key != "name":
+            out.append(str(x))
+
+    leaves(data)
+    return out
+
+
+def _value_pattern(value: str) -> re.Pattern[str] | None:
+    """The whole value as a phrase (its words in order, any separators); None for a value with no
+    word of three letters or more (a lone '2' would match every table number)."""
+    words = re.findall(r"[a-z0-9]+", value.lower())
+    if not any(len(w) > 2 and w not in STOP for w in words):
+        return None
+    return re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b")
+
+
 def text_leak(q: Question, evidence: list[Observation]) -> str:
-    """Answer words found in the text of an observation whose answer-bearing fact is visual only."""
-    words = {w for w in re.findall(r"[a-z0-9]+", q.answer.lower()) if w not in STOP and len(w) > 2}
+    """An answer value found in the text of an observation whose answer-bearing fact is visual
+    only. Values are matched whole, so the words of a source title, a tool or an argument name
+    that an answer shares ('Shift roster' beside a call to ``update_roster``) are no leak."""
+    patterns = {v: p for v in answer_values(q.answer) if (p := _value_pattern(v)) is not None}
     read = set(q.facts_read)
     for o in evidence:
         visual_only = {e.fact for e in o.expresses if e.fact in read and e.channel in VISUAL}
         visual_only -= {e.fact for e in o.expresses if e.channel in TEXTUAL}
-        found = sorted(w for w in words if re.search(rf"\b{re.escape(w)}\b", o.content.lower()))
+        found = sorted(v for v, p in patterns.items() if p.search(o.content.lower()))
         if visual_only and found:
             return f"{found} in the text of {o.id}, which claims a visual channel"
     return ""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from mnemoforge.backends.image import visual_gists as gists
+from mnemoforge.backends.image import visual_library as library
 from mnemoforge.backends.image import visual_props as props
 from mnemoforge.backends.image import visual_shelf as shelf
 from mnemoforge.backends.image.colors import BLACK, WHITE, Box, rgb
@@ -50,6 +51,10 @@ class SceneState:
     backdrop: str = "#e6e2da"  # neutral tint of the large background (never asked)
     width: int = 512
     height: int = 384
+    board: tuple[str, ...] = ()  # declared: the gist is a board with these lines (``gist`` unused)
+    colour_drawable: str = ""  # declared: the drawable carrying the colour (``visual_library``)
+    count_drawable: str = ""  # declared: the drawable counted
+    count_colour: str = ""
 
 
 def _box(w: int, h: int, fx0: float, fy0: float, fx1: float, fy1: float) -> Box:
@@ -84,6 +89,9 @@ def _background(d: ImageDraw.ImageDraw, s: SceneState) -> None:
 def draw_colour_object(d: ImageDraw.ImageDraw, s: SceneState) -> tuple[Box, tuple[int, int]]:
     """The small object carrying the X4 colour; returns its box and a pixel inside it."""
     w, h, c = s.width, s.height, rgb(s.colour)
+    if s.colour_drawable:
+        b = _box(w, h, 0.04, 0.15, 0.20, 0.35)
+        return b, library.draw_coloured(d, s.colour_drawable, b, c)
     if s.kind == "room":  # a small vase on a short shelf at the left
         d.rectangle(_box(w, h, 0.04, 0.33, 0.16, 0.35), fill=props.WOOD)
         b = _box(w, h, 0.07, 0.19, 0.13, 0.33)
@@ -120,7 +128,7 @@ def draw_label(d: ImageDraw.ImageDraw, box: Box, text: str) -> Box:
 
 def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
     """Draw one scene state; return the RGB image and its layout (boxes as [x0, y0, x1, y1])."""
-    if s.gist not in gists.GISTS[s.kind]:
+    if not s.board and s.gist not in gists.GISTS[s.kind]:
         raise ValueError(f"cannot draw gist {s.gist!r} for kind {s.kind!r}")
     for item in (s.left, s.right):
         if item not in ITEMS:
@@ -133,8 +141,11 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
     cbox, cpoint = draw_colour_object(d, s)
     layout: dict = {"colour_box": list(cbox), "colour_point": list(cpoint)}
     gist = _box(w, h, 0.33, 0.36, 0.67, 0.85)
-    gists.draw_gist(d, s.kind, gist, s.gist, rng)
-    if s.kind == "street":
+    if s.board:
+        library.draw_board(d, gist, s.board)
+    else:
+        gists.draw_gist(d, s.kind, gist, s.gist, rng)
+    if s.kind == "street" and not s.board:
         gists.weather(img, [(0, 0, w, round(0.14 * h)), gist], s.gist, rng)
         if s.gist == "sunny":
             d.ellipse(_box(w, h, 0.8, 0.01, 0.86, 0.09), fill=(255, 220, 60))
@@ -158,7 +169,9 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
     cw = 0.63 / 10
     for k in range(s.count):
         b = _box(w, h, 0.03 + k * cw + 0.005, 0.885, 0.03 + (k + 1) * cw - 0.005, 0.975)
-        if s.kind == "shelf":
+        if s.count_drawable:
+            library.draw_countable(d, s.count_drawable, b, rgb(s.count_colour))
+        elif s.kind == "shelf":
             shelf.draw_countable(d, b)
         else:
             props.draw_countable(d, s.kind, b)
@@ -172,7 +185,7 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         "mark": s.mark,
         "mark_detail": list(detail) if detail else None,
         "countables": count_boxes,
-        "count_ink": list(COUNT_INK[s.kind]),
+        "count_ink": list(rgb(s.count_colour) if s.count_drawable else COUNT_INK[s.kind]),
         "label": list(label),
     }
     return img, layout

@@ -8,6 +8,8 @@ caption the shortcut gate uses is the shared ``[image: <kind>]`` tag (``panel_ga
 
 from __future__ import annotations
 
+import json
+
 from mnemoforge.generators.memeye.sessions import scene_of
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.world import World
@@ -55,8 +57,11 @@ def dense_caption(world: World, o: Observation) -> dict:
     facts = {
         world.fact(e.fact).object: world.fact(e.fact) for e in o.expresses if e.granularity in ("X1", "X2")
     }
+    gist = facts["gist"].value or ""
+    board = json.loads(ent.attrs["draws"]).get("board") if ent.attrs.get("draws") else None
+    said = f"with {board['noun']} listing {gist}" if board else _gist(kind, gist)
     text = (
-        f"{NOUN[kind]} of {ent.name}, {_gist(kind, facts['gist'].value or '')}; "
+        f"{NOUN[kind]} of {ent.name}, {said}; "
         f"{_a(facts['left'].value or '')} in the left part and {_a(facts['right'].value or '')} in the right "
         f"part, four {INSTANCES[kind]} in a row at the top."
     )

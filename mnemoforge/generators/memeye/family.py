@@ -8,11 +8,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mnemoforge.backends.image import visual_gists, visual_props, visual_scene, visual_shelf
+from mnemoforge.backends.image import visual_gists, visual_library, visual_props, visual_scene, visual_shelf
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.generators import declared
 from mnemoforge.generators.families import OnProgress, ReleaseInput
-from mnemoforge.generators.memeye import captions, programs, questions, render, sessions, vocab
+from mnemoforge.generators.memeye import captions, chat, programs, questions, render, sessions, vocab
 from mnemoforge.generators.memeye import world as world_mod
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.questions import programs as shared_programs
@@ -88,14 +88,60 @@ def target_report(planned: dict[str, int], candidates: list[dict], kept: list[Qu
     return {c: {"planned": planned.get(c, 0), "candidates": made[c], "kept": have[c]} for c in CELLS}
 
 
+def declared_report(data: ReleaseInput, sc: Any) -> list[dict[str, Any]]:
+    """Per declared state variable: its schedule, the states drawn in each scene, and the kept
+    items about it (X label from the key, Y3 from the change)."""
+    out = []
+    for c in sc.changes:
+        schedule = (
+            "restock"
+            if c.restock
+            else f"every {c.every_days} days"
+            if c.every_days
+            else f"after {c.after}"
+            if c.after
+            else "dates " + ", ".join(map(str, c.dates))
+        )
+        idx = c.scenes if c.scenes is not None else list(range(len(sc.scenes)))
+        states = {}
+        for j in idx:
+            sid = world_mod.scene_id(sc, j)
+            mine = [f for f in data.world.facts if f.subject == sid and f.object == c.key]
+            seq = sorted(mine, key=lambda f: str(f.at))
+            states[sc.scenes[j]] = [f.value for f in seq]
+        kept = [q for q in data.kept if q.labels.get("scenario") == sc.id and q.labels.get("key") == c.key]
+        out.append(
+            {
+                "key": c.key,
+                "x": vocab.GRANULARITY[c.key],
+                "schedule": schedule,
+                "states": states,
+                "changes": sum(len(v) - 1 for v in states.values()),
+                "items": len(kept),
+                "y3_items": sum(q.labels.get("y") == "Y3" for q in kept),
+            }
+        )
+    return out
+
+
 class MemEyeFamily:
     name = "memeye"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, vocab, declared),
-        "episodes": (sessions, captions),
-        "render": (render, visual_scene, visual_props, visual_gists, visual_shelf),
+        "episodes": (sessions, chat, captions),
+        "render": (render, visual_scene, visual_props, visual_gists, visual_shelf, visual_library),
         "questions": (questions, programs, common, options, shared_programs),
     }
+
+    def check_theme(self, theme: Theme) -> list[str]:
+        from mnemoforge.generators.memeye.check import check_theme
+
+        return check_theme(theme)
+
+    def theme_warnings(self, theme: Theme) -> list[str]:
+        from mnemoforge.generators.memeye.check import theme_warnings
+
+        return theme_warnings(theme)
 
     def plan(self, theme: Theme, seed: int) -> World:
         return world_mod.plan_world(theme, seed)
@@ -207,6 +253,8 @@ class MemEyeFamily:
                 "images": sum(len(o.media) for o in mine),
                 "questions": sum(q.labels.get("scenario") == sc.id for q in data.kept),
             }
+            if sc.changes:
+                per_scenario[sc.id]["state_variables"] = declared_report(data, sc)
         cells = cell_counts(data.kept)
         targets = target_report(
             spec.cell_targets(), read_jsonl(RunLayout(data.run_root).candidates), data.kept

@@ -9,7 +9,8 @@ and the evidence is the set of rounds whose pictures express those facts:
   the higher granularity of the two (the highest-bottleneck rule).
 * ``visual_total`` (Y2): the sum of a count over two scenes, from two pictures.
 * ``visual_latest`` (Y3): a key that changed between pictures; the answer is the latest state,
-  and the question presupposes the change, so it needs both the stale and the updating picture.
+  and the question presupposes the change, so it needs both the stale and the updating picture
+  (of a scheduled variable with more states: the latest change, the state just before it).
 """
 
 from __future__ import annotations
@@ -65,8 +66,13 @@ def visual_total(view: FactView, args: dict[str, Any]) -> str:
 @program
 def visual_latest(view: FactView, args: dict[str, Any]) -> str:
     """The current state of a key that changed: the latest of at least two distinct visible states."""
-    states = view.find("state", subject=args["scene"], obj=args["key"])
+    states = [f for f in view.of_kind("state") if f.subject == args["scene"] and f.object == args["key"]]
     if len({f.value for f in states}) < 2:
         raise Unanswerable(f"the change of {args['scene']}.{args['key']} is not visible")
-    latest = max(states, key=lambda f: (f.at, f.id))
+    ordered = sorted(states, key=lambda f: (f.at, f.id))
+    latest = ordered[-1]
+    # the latest state and the last different one before it: the change the question is about (a
+    # variable with a schedule has more states; the older ones are not needed to answer)
+    before = next(f for f in reversed(ordered) if f.value != latest.value)
+    view.mark([before, *(f for f in ordered if f.value == latest.value and f.at > before.at)])
     return latest.value or ""

@@ -29,9 +29,9 @@ from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
     POSITIONS,
-    VOCAB,
     colour_options,
     count_window,
+    entity_vocab,
     label_options,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE
@@ -52,6 +52,12 @@ from mnemoforge.schemas.world import Fact, World
 from mnemoforge.validators.answerers.judges import exact_match
 
 log = logging.getLogger("mnemoforge.memeye")
+CELL_HINTS = {
+    "Y1": "add scenes to a scenario (each scene gives one item per key)",
+    "Y2": "add sessions to a scenario or scenes shown together (items that join two pictures)",
+    "Y3": "declare a scenario `changes` entry for the key, raise memeye.changes_per_scene or add sessions "
+    "(each change of a key gives one)",
+}
 FAMILY = "memeye"
 VISUAL = (Channel.scene, Channel.pixel)
 # (key of the first scene, key of the second) for mixed pairs: a coarse key beside a finer one
@@ -130,7 +136,7 @@ def _text(world: World, c: Candidate) -> str:
     a, t = c.args, _when(world, c)
     if "scenes" in a:
         sa, sb = (world.entity(s) for s in a["scenes"])
-        v = VOCAB[sa.attrs["kind"]]
+        v = entity_vocab(sa.attrs)
         if c.template.program == "visual_total":
             return f"How many {v.count_noun} are there {v.where(sa.name)} and {v.where(sb.name)} combined{t}?"
         if c.template.program == "visual_pair_mixed":
@@ -139,7 +145,7 @@ def _text(world: World, c: Candidate) -> str:
             return f"{qa[:-1]}, and {qb[0].lower()}{qb[1:]}"
         return v.question(a["key"], sa.name, t, other=sb.name)
     s = world.entity(a["scene"])
-    return VOCAB[s.attrs["kind"]].question(a["key"], s.name, t)
+    return entity_vocab(s.attrs).question(a["key"], s.name, t)
 
 
 def alternatives(
@@ -158,7 +164,7 @@ def alternatives(
     if key == "count":
         vals = [int(value)] + ([int(stale)] if stale else [])
         return [str(x) for x in count_window(vals, rng, *COUNT_RANGE, set()) if x != int(value)]
-    v = VOCAB[kind]
+    v = entity_vocab(world.entity(scene).attrs)
     pool = {"gist": v.gists, "left": v.items, "right": v.items, "mark": POSITIONS}[key]
     others = [x for x in pool if x not in (value, stale)]
     rng.shuffle(others)
@@ -255,11 +261,12 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
         want = targets.get(cell, 0)
         if len(by_cell[cell]) < want:
             log.warning(
-                "memeye: cell %s plans %d items, the World supports %d (more scenes, sessions or "
-                "changing keys would raise it)",
+                "memeye: cell %s plans %d items, the World supports %d (%s, or lower memeye.targets.%s)",
                 cell,
                 want,
                 len(by_cell[cell]),
+                CELL_HINTS[cell.split("_")[1]],
+                cell,
             )
         for c in _select(world, by_cell[cell], want, cell):
             x, y = cell.split("_")

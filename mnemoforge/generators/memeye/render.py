@@ -9,12 +9,13 @@ labelled ground truth under ``data/memeye/annotations/``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mnemoforge.backends.image.visual_scene import SceneState, render_scene, save_png
 from mnemoforge.generators.families import OnProgress
 from mnemoforge.generators.memeye.sessions import scene_of
-from mnemoforge.generators.memeye.vocab import BACKDROPS, POSITIONS, colour_hex
+from mnemoforge.generators.memeye.vocab import BACKDROPS, BOARD_SEP, POSITIONS, colour_hex
 from mnemoforge.hashing import sha256_file
 from mnemoforge.rng import derive_rng, derive_seed
 from mnemoforge.schemas.observations import Observation
@@ -30,7 +31,10 @@ def scene_state(world: World, o: Observation, width: int, height: int) -> SceneS
     scene = scene_of(o, world)
     assert scene is not None, o.id
     v = {world.fact(e.fact).object: world.fact(e.fact).value or "" for e in o.expresses}
-    kind = world.entity(scene).attrs["kind"]
+    attrs = world.entity(scene).attrs
+    kind = attrs["kind"]
+    draws = json.loads(attrs["draws"]) if attrs.get("draws") else {}
+    board = tuple(v["gist"].split(BOARD_SEP)) if draws.get("board") else ()
     return SceneState(
         kind=kind,
         gist=v["gist"],
@@ -44,6 +48,10 @@ def scene_state(world: World, o: Observation, width: int, height: int) -> SceneS
         backdrop=derive_rng(world.seed, "memeye", "backdrop", scene).choice(BACKDROPS[kind]),
         width=width,
         height=height,
+        board=board,
+        colour_drawable=draws.get("colour", {}).get("drawable", ""),
+        count_drawable=draws.get("count", {}).get("drawable", ""),
+        count_colour=draws.get("count", {}).get("colour", ""),
     )
 
 

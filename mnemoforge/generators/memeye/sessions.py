@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from mnemoforge.generators.memeye.chat import chat_banks
 from mnemoforge.generators.memeye.vocab import GRANULARITY, VOCAB
 from mnemoforge.generators.memeye.world import sessions_of, spec_of, state_at
 from mnemoforge.rng import derive_rng
@@ -19,90 +20,6 @@ from mnemoforge.schemas.observations import Channel, Expression, Observation
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 
-SHARE = {
-    "room": (
-        "Here is {s} as of today. The renovation keeps going.",
-        "Sharing another picture of {s}. Tell me what you think.",
-        "Quick photo of {s} after this weekend's work.",
-        "This is {s} now, have a look.",
-    ),
-    "board": (
-        "Tonight's table at {s}. Good game so far!",
-        "Snapshot of the table at {s} before we packed up.",
-        "Here's how things looked at {s} this evening.",
-    ),
-    "dashboard": (
-        "Screenshot of {s} this morning.",
-        "Here's {s} after today's walk.",
-        "Sharing {s} again, curious what you make of it.",
-    ),
-    "street": (
-        "Photo taken at {s} on my way in.",
-        "Here's {s} today, checking my route.",
-        "Snapped {s} while walking past.",
-    ),
-    "shelf": (
-        "Took a picture of the shelf at {s} today.",
-        "Here's {s} again, the shelf I keep an eye on.",
-        "Quick snap of {s} while running errands.",
-    ),
-}
-# image-free rounds: small talk and questions about a scene of the scenario (named, so a search
-# by scene name finds more than the pictures), never stating a visual value
-CHAT = {
-    "room": (
-        ("The supplier delivers on Thursday.", "Good, that gives you the weekend to prepare."),
-        ("Do you think {s} gets enough light in the evening?", "Warm bulbs and a mirror usually help."),
-        (
-            "Should I redo the skirting in {s} myself or hire someone?",
-            "If it is a small job, do it yourself.",
-        ),
-        (
-            "My neighbour offered to help with {s} on Saturday.",
-            "Nice, two people make the heavy lifting easy.",
-        ),
-        (
-            "How long should paint dry before we move furniture back?",
-            "Give it at least a day, two to be safe.",
-        ),
-    ),
-    "board": (
-        ("Our group meets again next week.", "Great, keep me posted on how it goes."),
-        ("Nadia wants to try a new opening at {s} next time.", "A fresh opening keeps the games lively."),
-        ("Is it rude to take a long think at {s}?", "Not at all, as long as you agree on a clock."),
-        (
-            "We keep a running tally for {s} in a notebook.",
-            "A notebook works; a photo now and then helps too.",
-        ),
-        ("Any food ideas for game night?", "Popcorn and grapes: no greasy fingers on the cards."),
-    ),
-    "dashboard": (
-        ("My doctor suggested tracking things for a month.", "A month is a good window to see a trend."),
-        ("Why does {s} sometimes lag a day behind?", "Syncing can wait for a charger or Wi-Fi."),
-        ("Should I check {s} every day or once a week?", "Weekly is enough; daily numbers are noisy."),
-        ("I walked to the market instead of driving today.", "Nice, small walks add up over a week."),
-        ("Trying to get to bed earlier this week.", "A fixed wind-down time makes it easier."),
-    ),
-    "street": (
-        ("The new cafe near {s} opened today.", "Worth a visit on your way back."),
-        ("Is {s} a good place to meet people?", "It's easy to find, so it works as a meeting point."),
-        ("I'm trying a different way to work this week.", "Let me know which route feels quicker."),
-        ("Roadworks again near {s}.", "They usually post the end date on the barrier."),
-        ("Do you remember why I started walking this way?", "You wanted a quieter route with more daylight."),
-    ),
-    "shelf": (
-        ("I'm comparing brands for a blog post.", "Photos over a few weeks will show how the range shifts."),
-        ("Is {s} cheaper than the supermarket?", "Often for staples; compare per kilo to be sure."),
-        ("The staff at {s} restock on Mondays.", "Then early in the week is the best time to visit."),
-        ("Remind me to bring my own bags next time.", "Noted, I'll remind you before your next trip."),
-        ("Does {s} open on Sundays?", "Many small shops do in the afternoon; worth checking."),
-    ),
-}
-REPLY_IMAGE = (
-    "Thanks, I've saved this picture of {s} for later.",
-    "Got it. I'll keep this image of {s} in mind.",
-    "Nice, noted. Ask me about {s} any time.",
-)
 MINUTES_PER_ROUND = 4
 IGNORED = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
 
@@ -145,15 +62,17 @@ def plan_sessions(theme: Theme, world: World) -> list[Observation]:
         },
     )
     user = world.protagonist
+    bk = chat_banks(theme)
     out: list[Observation] = []
     for sess in sessions_of(world):
         kind = kinds[sess.scenario]
+        share, chat = bk.share[sess.scenario], bk.chat[sess.scenario]
         rng = derive_rng(world.seed, "memeye", "dialogue", sess.id)
         rounds: list[tuple[str | None, str, str]] = []
         for scene in sess.scenes:
             s = names[scene]
-            rounds.append((scene, rng.choice(SHARE[kind]).format(s=s), rng.choice(REPLY_IMAGE).format(s=s)))
-        talk = rng.sample(CHAT[kind], min(len(CHAT[kind]), chat_rounds[sess.scenario]))
+            rounds.append((scene, rng.choice(share).format(s=s), rng.choice(bk.image_replies).format(s=s)))
+        talk = rng.sample(chat, min(len(chat), chat_rounds[sess.scenario]))
         for k, (said, reply) in enumerate(talk):
             s = rng.choice(scene_names[sess.scenario])
             rounds.insert(1 + 2 * k, (None, said.format(s=s), reply.format(s=s)))

@@ -24,8 +24,10 @@ no centre: every option is one edit from exactly one other and two edits from th
 
 from __future__ import annotations
 
+import json
 import random
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from mnemoforge.schemas.observations import Granularity
 
@@ -298,3 +300,80 @@ def count_window(values: list[int], rng: random.Random, low: int, high: int, avo
     pool = inside or starts or [max(1, hi - 3)]
     s = rng.choice(pool)
     return list(range(s, s + 4))
+
+
+# ---- the visual-word rule -------------------------------------------------------------------
+# A text the agent reads (scene names, chat lines) never names a value a picture of the scenario
+# can show, or a text-only reader would know it without looking. These are the words of every
+# value a scene kind can draw (words of three letters or more, as ``sessions.value_words``).
+
+IGNORED = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
+REWORD = {
+    "first": "earliest, opening, 1st",
+    "second": "next, another, 2nd",
+    "third": "later, 3rd",
+    "fourth": "last, 4th",
+}
+
+
+def words_of(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in IGNORED and len(w) > 2}
+
+
+def library_words(kind: str, draws: dict | None = None) -> dict[str, str]:
+    """word -> what it names, for every value a scene of ``kind`` can show (labels are numbers:
+    any number of three digits or more may be one); ``draws``: the scenario's declared drawables."""
+    v = scenario_vocab(kind, draws)
+    out: dict[str, str] = {}
+    for what, values in (
+        ("a scene gist", v.gists),
+        ("a drawn item", v.items),
+        ("an instance position", POSITIONS),
+        ("a colour", tuple(COLOURS)),
+    ):
+        for value in values:
+            for w in words_of(value):
+                out.setdefault(w, f"{what} ({value!r})")
+    return out
+
+
+def visual_word_problems(kind: str, text: str, draws: dict | None = None) -> list[str]:
+    """One message per visual value word in ``text`` (with a suggested rewording), for ``kind``."""
+    lib = library_words(kind, draws)
+    out = []
+    for w in sorted(words_of(text)):
+        if w in lib:
+            alt = REWORD.get(w, "a word the pictures do not show")
+            out.append(f"{w!r} is {lib[w]} that {kind} pictures draw; reword with e.g. {alt}")
+        elif w.isdigit() and len(w) >= 3:
+            out.append(f"{w!r} may equal a drawn label number; write it in words or drop it")
+    return out
+
+
+# ---- drawables a scenario declares (``scenarios.*.draws``) --------------------------------------
+
+BOARD_SEP = ", "  # a board's list as one gist value: its lines joined (a pair answer uses " / ")
+
+
+def scenario_vocab(kind: str, draws: dict | None) -> KindVocab:
+    """The kind's vocabulary with the scenario's declared drawables swapped in (``draws`` is
+    ``DrawsSpec.model_dump()``; None or empty: the kind's own)."""
+    v = VOCAB[kind]
+    if not draws:
+        return v
+    change: dict[str, object] = {}
+    if draws.get("board"):
+        b = draws["board"]
+        change["gists"] = tuple(BOARD_SEP.join(lst) for lst in b["lists"])
+        change["gist_form"] = f"What is listed on {b['noun']} {{w}}{{t}}?"
+    if draws.get("colour"):
+        change["colour_noun"] = draws["colour"]["noun"]
+    if draws.get("count"):
+        change["count_noun"] = draws["count"]["noun"]
+    return replace(v, **change)  # type: ignore[arg-type]
+
+
+def entity_vocab(attrs: dict[str, str]) -> KindVocab:
+    """The vocabulary of a scene entity (its kind, and the drawables its scenario declares)."""
+    raw = attrs.get("draws")
+    return scenario_vocab(attrs["kind"], json.loads(raw) if raw else None)

@@ -13,6 +13,7 @@ every scene appears in at least two sessions when a scenario has at least ``m`` 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import random
 from dataclasses import dataclass
 
@@ -24,12 +25,14 @@ from mnemoforge.generators.memeye.vocab import (
     N_INSTANCES,
     POSITIONS,
     VOCAB,
+    KindVocab,
     changed_label,
     make_label,
+    scenario_vocab,
 )
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
-from mnemoforge.schemas.memeye import MemEyeSpec, ScenarioSpec
+from mnemoforge.schemas.memeye import ChangeSpec, MemEyeSpec, ScenarioSpec
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Entity, Fact, World
 
@@ -80,8 +83,14 @@ def schedule(theme: Theme, seed: int) -> list[SessionPlan]:
     return out
 
 
-def _initial(kind: str, rng: random.Random) -> dict[str, str]:
-    v = VOCAB[kind]
+def draws_of(sc: ScenarioSpec) -> dict | None:
+    """The scenario's declared drawables as plain data (None: the kind's own)."""
+    d = sc.draws.model_dump(mode="json", exclude_none=True)
+    return d or None
+
+
+def _initial(kind: str, rng: random.Random, v: KindVocab | None = None) -> dict[str, str]:
+    v = v or VOCAB[kind]
     left, right = rng.sample(v.items, 2)
     return {
         "gist": rng.choice(v.gists),
@@ -94,9 +103,11 @@ def _initial(kind: str, rng: random.Random) -> dict[str, str]:
     }
 
 
-def _changed(kind: str, key: str, values: dict[str, str], rng: random.Random) -> str:
+def _changed(
+    kind: str, key: str, values: dict[str, str], rng: random.Random, v: KindVocab | None = None
+) -> str:
     """A different value for ``key`` (a left item never equals the right one)."""
-    v = VOCAB[kind]
+    v = v or VOCAB[kind]
     if key == "gist":
         pool = list(v.gists)
     elif key == "left":
@@ -123,6 +134,67 @@ def plan_changes(spec: MemEyeSpec, seed: int) -> dict[str, tuple[str, ...]]:
     return {sid: tuple(CHANGEABLE[(off + c * k + i) % n] for i in range(c)) for k, sid in enumerate(sids)}
 
 
+def declared_changes(sc: ScenarioSpec, j: int) -> dict[str, ChangeSpec]:
+    """key -> the declared schedule of scene ``j`` of a scenario (``scenarios.*.changes``)."""
+    return {c.key: c for c in sc.changes if c.scenes is None or j in c.scenes}
+
+
+def _moments(c: ChangeSpec, shown: list[SessionPlan]) -> list[int]:
+    """Indexes (>= 1) of the photos at which the value changes under schedule ``c``."""
+    if c.after is not None or c.dates:
+        marks = [c.after + dt.timedelta(days=1)] if c.after is not None else sorted(c.dates)
+        out: list[int] = []
+        for d in marks:
+            i = next(
+                (i for i, s in enumerate(shown) if i >= 1 and s.start.date() >= d and i not in out), None
+            )
+            if i is not None:
+                out.append(i)
+        return out
+    if c.every_days is not None:
+        out, last = [], 0
+        for i in range(1, len(shown)):
+            if (shown[i].start - shown[last].start).days >= c.every_days:
+                out.append(i)
+                last = i
+        return out
+    return list(range(1, len(shown)))  # restock: the count moves at every photo
+
+
+def scheduled(
+    sc: ScenarioSpec,
+    j: int,
+    c: ChangeSpec,
+    shown: list[SessionPlan],
+    values: dict[str, str],
+    rng: random.Random,
+) -> list[tuple[SessionPlan, str]]:
+    """The states of one declared variable: (photo, value) from the first photo on, one per change.
+    ``restock``: the count drops by one or two per photo and is restocked to the top once low."""
+    moments = _moments(c, shown)
+    if not moments:
+        raise ValueError(
+            f"memeye.scenarios.{sc.id}.changes ({c.key} of {sc.scenes[j]!r}): no later photo falls in its "
+            f"schedule; move the date earlier, shorten every_days or add sessions"
+        )
+    lo, hi = COUNT_RANGE
+    cur = dict(values)
+    if c.restock:
+        cur["count"] = str(hi - rng.randint(0, 1))
+    steps = [(shown[0], cur[c.key])]
+    for i in moments:
+        if c.restock:
+            n = int(cur["count"])
+            new = str(hi - rng.randint(0, 1)) if n - 1 < lo + 1 else str(max(lo, n - rng.randint(1, 2)))
+            if new == cur["count"]:
+                new = str(n - 1)
+        else:
+            new = _changed(sc.kind, c.key, cur, rng, scenario_vocab(sc.kind, draws_of(sc)))
+        cur[c.key] = new
+        steps.append((shown[i], new))
+    return steps
+
+
 def fact_id(seed: int, scene: str, key: str, version: int) -> str:
     """An opaque fact id: the scene, then a hash (it names neither the key nor a version)."""
     return f"{scene}.f{short(content_hash('memeye-fact', seed, scene, key, version), 8)}"
@@ -137,8 +209,15 @@ def plan_world(theme: Theme, seed: int) -> World:
     entities: list[Entity] = []
     facts: list[Fact] = []
     changes = plan_changes(spec, seed)
+    for sc in spec.scenarios:  # declared state variables replace the rotation in their scenes
+        if sc.changes:
+            for j in range(len(sc.scenes)):
+                changes[scene_id(sc, j)] = tuple(declared_changes(sc, j))
     for sc in spec.scenarios:
         mine = [s for s in sessions if s.scenario == sc.id]
+        draws = draws_of(sc)
+        v = scenario_vocab(sc.kind, draws)
+        extra = {"draws": json.dumps(draws, sort_keys=True)} if draws else {}
         for j, name in enumerate(sc.scenes):
             sid = scene_id(sc, j)
             entities.append(
@@ -146,12 +225,12 @@ def plan_world(theme: Theme, seed: int) -> World:
                     id=sid,
                     name=name,
                     kind="scene",
-                    attrs={"scenario": sc.id, "kind": sc.kind, "index": str(j)},
+                    attrs={"scenario": sc.id, "kind": sc.kind, "index": str(j), **extra},
                 )
             )
             shown = [s for s in mine if sid in s.scenes]
             rng = derive_rng(seed, "memeye", "scene", sid)
-            values = _initial(sc.kind, rng)
+            values = _initial(sc.kind, rng, v)
             first = shown[0].start
             for key in KEYS:
                 if key not in changes[sid]:
@@ -166,28 +245,23 @@ def plan_world(theme: Theme, seed: int) -> World:
                         )
                     )
                     continue
-                later = shown[rng.randint(1, len(shown) - 1)]
-                new = _changed(sc.kind, key, values, rng)
-                facts.append(
-                    Fact(
-                        id=fact_id(seed, sid, key, 1),
-                        kind="state",
-                        subject=sid,
-                        object=key,
-                        value=values[key],
-                        at=first,
+                declared = declared_changes(sc, j).get(key)
+                if declared is None:  # one change, at a seeded later photo
+                    later = shown[rng.randint(1, len(shown) - 1)]
+                    steps = [(shown[0], values[key]), (later, _changed(sc.kind, key, values, rng, v))]
+                else:
+                    steps = scheduled(sc, j, declared, shown, values, rng)
+                for n, (sess, value) in enumerate(steps):
+                    facts.append(
+                        Fact(
+                            id=fact_id(seed, sid, key, n + 1),
+                            kind="state",
+                            subject=sid,
+                            object=key,
+                            value=value,
+                            at=first if n == 0 else sess.start,
+                        )
                     )
-                )
-                facts.append(
-                    Fact(
-                        id=fact_id(seed, sid, key, 2),
-                        kind="state",
-                        subject=sid,
-                        object=key,
-                        value=new,
-                        at=later.start,
-                    )
-                )
     for s in sessions:
         entities.append(
             Entity(

@@ -16,6 +16,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
+from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.world import WORK_END, WORK_START, days
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.smm import CONVERSATIONAL, SourceSpec
@@ -23,59 +24,6 @@ from mnemoforge.schemas.theme import Theme
 
 ASSISTANT = "Assistant"
 
-OPEN = [
-    "Morning all!",
-    "Hi, quick check-in.",
-    "Hey, got a minute?",
-    "Happy {weekday}, everyone.",
-    "Back from lunch, catching up here.",
-    "Coffee kicked in, let's go.",
-]
-SMALL_TALK = [
-    "Did anyone watch the match last night?",
-    "The office is freezing again today.",
-    "Traffic was terrible this morning.",
-    "I finally tried that new bakery downstairs.",
-    "Is it just me or is the wifi slow?",
-    "Long week, can't wait for the weekend.",
-]
-RAISE = [
-    "Where are we on {topic}?",
-    "Can we talk about {topic} for a sec?",
-    "I had a thought about {topic}.",
-    "Any news on {topic}?",
-    "As {role}, I'm a bit worried about {topic}.",
-]
-CLARIFY_Q = [
-    "Sorry, do you mean {topic} or {entity}?",
-    "Can you clarify what you need from me?",
-    "Is that for this week or next?",
-    "Wait, who owns that part?",
-]
-CLARIFY_A = [
-    "I meant {topic}, the other one can wait.",
-    "Just a quick review, nothing big.",
-    "Next week, no rush.",
-    "Let's say me for now, I'll shout if I need help.",
-]
-DISAGREE = [
-    "I'm not sure I agree, that feels rushed.",
-    "Hmm, I'd push back on that a little.",
-    "Not convinced, we tried that before.",
-]
-ELABORATE = [
-    "What I mean is we should test it properly first.",
-    "To be fair, last time the feedback came in late.",
-    "My point is we need one owner, not three.",
-    "The risk is small, but I'd rather write it down.",
-]
-AGREE = ["Fair enough.", "Makes sense to me.", "Agreed, let's do that.", "OK, I'm on board."]
-SWITCH = [
-    "Changing the subject: anyone free for lunch?",
-    "Unrelated, but how is {entity} going overall?",
-    "Also, did someone book the small room for Thursday?",
-    "Side note: the printer on our floor is back.",
-]
 FOLLOW_UP = [  # the lead-ins and checks evidence scaffolds use, here around no fact at all
     "Quick one about {entity}. Can we sync tomorrow?",
     "Update on {entity}: nothing new yet.",
@@ -88,25 +36,7 @@ FOLLOW_UP_ANSWER = [
     "No, I'll share it once it's settled.",
     "Noted, thanks.",
 ]
-CLOSE = ["Thanks all.", "Talk later!", "Cheers.", "OK, back to work.", "Let's pick this up tomorrow."]
-USER_ASK = [
-    "Can you draft a short note about {topic}?",
-    "Summarise what I should focus on today.",
-    "Remind me to follow up on {topic} tomorrow.",
-    "Help me word a polite reminder about {topic}.",
-]
-ASSISTANT_REPLY = [
-    "Sure. Here's a short draft you can adapt.",
-    "Done. I'd start with the open items from yesterday.",
-    "I'll remind you tomorrow morning.",
-    "Here's a friendly version you could send.",
-]
-FILLER = {
-    "spreadsheet": ["Launch checklist", "Open risks", "Weekly status"],
-    "documents": ["Office notice", "Expense policy reminder", "Team offsite agenda", "Weekly update"],
-    "screenshots": ["Screenshot"],
-    "images": ["Whiteboard", "Sticky note", "Corridor board"],
-}
+FILLER_KINDS = ("spreadsheet", "documents", "screenshots", "images", "email")
 
 
 @dataclass
@@ -122,9 +52,15 @@ class Turn:
 
 
 def _fill(
-    template: str, rng: random.Random, src: SourceSpec, entities: list[str], role: str, at: dt.datetime
+    template: str,
+    rng: random.Random,
+    src: SourceSpec,
+    entities: list[str],
+    role: str,
+    at: dt.datetime,
+    default_topic: str = "",
 ) -> str:
-    topic = rng.choice(src.topics or [src.purpose or "the launch"])
+    topic = rng.choice(src.topics or [src.purpose or default_topic or src.title])
     return template.format(
         topic=topic,
         entity=rng.choice(entities) if entities else topic,
@@ -134,7 +70,7 @@ def _fill(
 
 
 def _session(
-    theme: Theme, src: SourceSpec, rng: random.Random, at: dt.datetime, entities: list[str]
+    theme: Theme, src: SourceSpec, rng: random.Random, at: dt.datetime, entities: list[str], bk: SmmBanks
 ) -> list[Turn]:
     names = {p.id: p.name for p in theme.cast}
     roles = {p.id: p.role for p in theme.cast}
@@ -142,31 +78,33 @@ def _session(
         owner = src.members[0]
         lines = []
         for _ in range(rng.randint(1, 2)):
-            lines.append((names[owner], _fill(rng.choice(USER_ASK), rng, src, entities, roles[owner], at)))
-            lines.append((ASSISTANT, rng.choice(ASSISTANT_REPLY)))
+            ask = _fill(rng.choice(bk.user_asks), rng, src, entities, roles[owner], at, bk.default_topic)
+            lines.append((names[owner], ask))
+            lines.append((ASSISTANT, rng.choice(bk.assistant_replies)))
     else:
         people = list(src.members)
         a = rng.choice(people)
         b = rng.choice([p for p in people if p != a])
-        acts = [rng.choice([OPEN, SMALL_TALK]), RAISE]
+        acts = [rng.choice([bk.opens, bk.small_talk]), bk.raise_topic]
         acts += rng.sample(
             [
-                [CLARIFY_Q, CLARIFY_A],
-                [DISAGREE, ELABORATE, AGREE],
-                [SWITCH],
-                [SMALL_TALK],
+                [bk.clarify_questions, bk.clarify_answers],
+                [bk.disagree, bk.elaborate, bk.agree],
+                [bk.switch],
+                [bk.small_talk],
                 [FOLLOW_UP, FOLLOW_UP_CHECK, FOLLOW_UP_ANSWER],
             ],
             2,
         )
-        flat = [acts[0], acts[1], *[x for group in acts[2:] for x in group], CLOSE]
+        flat = [acts[0], acts[1], *[x for group in acts[2:] for x in group], bk.closes]
         lines, last = [], ""
         for i, pool in enumerate(flat):
             who = a if i % 2 == 0 else b
             if len(people) > 2 and rng.random() < 0.3:
                 who = rng.choice([p for p in people if p != last])
             last = who
-            lines.append((names[who], _fill(rng.choice(pool), rng, src, entities, roles[who], at)))
+            line = _fill(rng.choice(pool), rng, src, entities, roles[who], at, bk.default_topic)
+            lines.append((names[who], line))
     out, t = [], at
     for speaker, text in lines:
         out.append(Turn(src.id, t, speaker, text))
@@ -174,11 +112,19 @@ def _session(
     return out
 
 
+def filler_titles(bk: SmmBanks, src: SourceSpec) -> tuple[str, ...]:
+    """Titles of the filler items of an artifact source (a screenshot: the filler chat's title)."""
+    if src.kind == "screenshots":
+        return ("Screenshot",)
+    return bk.filler_titles.get(src.kind) or (src.title,)
+
+
 def background(theme: Theme, seed: int) -> list[Turn]:
     """Background rounds of every source over the timeline (seeded; no facts expressed)."""
     assert theme.smm is not None
     s = theme.smm
     entities = [e.name for e in s.entities]
+    bk = banks(theme)
     total = s.rounds_per_day * days(theme)
     weight = sum(src.activity for src in s.sources)
     out: list[Turn] = []
@@ -193,9 +139,9 @@ def background(theme: Theme, seed: int) -> list[Turn]:
             minute = rng.randint(WORK_START, WORK_END - 45)
             at = dt.datetime.combine(day, dt.time(minute // 60, minute % 60))
             if src.kind in CONVERSATIONAL:
-                turns = _session(theme, src, rng, at, entities)
-            elif src.kind in FILLER:
-                title = rng.choice(FILLER[src.kind])
+                turns = _session(theme, src, rng, at, entities, bk)
+            elif src.kind in FILLER_KINDS:
+                title = rng.choice(filler_titles(bk, src))
                 turns = [
                     Turn(
                         src.id,

@@ -15,6 +15,7 @@ from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.smm import (
     concentrated,
     conversation,
+    filler,
     injection,
     paraphrase,
     programs,
@@ -106,20 +107,57 @@ def conflict_gaps(observations: list[Observation], qs: list[Question]) -> list[i
 
 def short_lines(short: dict[str, dict[str, int]]) -> list[str]:
     return [
-        f"{t}: {v['asked']} asked, the World supports {v['available']} distinct items"
+        f"{t}: {v['asked']} asked, the World supports {v['available']} distinct items "
+        f"({questions.TASK_HINTS[t]})"
         for t, v in short.items()
         if v["available"] < v["asked"]
     ]
+
+
+def route_report(data: ReleaseInput) -> list[dict[str, Any]]:
+    """Per routed conflict (``smm.conflicts``): the declared sources, where each value appears, and
+    the kept items about it."""
+    s = world_mod.spec(data.theme)
+    where: dict[str, set[str]] = {}
+    for o in data.observations:
+        for e in o.expresses:
+            where.setdefault(e.fact, set()).add(o.source)
+    out = []
+    for r in s.conflicts:
+        stem = f"f_attr_{r.entity}_{r.key}"
+        out.append(
+            {
+                "entity": r.entity,
+                "key": r.key,
+                "declared": {"stale": r.stale, "update": r.update, "rumour": r.rumour},
+                "shown": {
+                    role: sorted(where.get(f"{stem}_{sfx}", set()))
+                    for role, sfx in (("stale", "0"), ("update", "1"), ("rumour", "r"))
+                },
+                "items": sum(f"{stem}_1" in q.facts_read for q in data.kept),
+            }
+        )
+    return out
 
 
 class SmmFamily:
     name = "smm"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, declared),
-        "episodes": (stream, injection, scaffold, conversation, paraphrase, questions, programs),
-        "render": (render,),
+        "episodes": (stream, injection, scaffold, conversation, filler, paraphrase, questions, programs),
+        "render": (render, filler),
         "questions": (questions, programs, tools, common, options),
     }
+
+    def check_theme(self, theme: Theme) -> list[str]:
+        from mnemoforge.generators.smm.check import check_theme
+
+        return check_theme(theme)
+
+    def theme_warnings(self, theme: Theme) -> list[str]:
+        from mnemoforge.generators.smm.check import theme_warnings
+
+        return theme_warnings(theme)
 
     def plan(self, theme: Theme, seed: int) -> World:
         return world_mod.plan_world(theme, seed)
@@ -217,6 +255,7 @@ class SmmFamily:
                     for t in TASKS
                 },
                 "shortfalls": short_lines(short),
+                "conflict_routes": route_report(data),
                 "conflict_gaps": {
                     "required": s.conflict_gap,
                     "pairs": len(gaps),

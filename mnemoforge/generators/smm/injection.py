@@ -116,6 +116,8 @@ def _compatible(s: SmmSpec, f: Fact, people: set[str], seed: int) -> dict[str, l
             media = ["table"]
         elif k == "documents":
             media = ["document"]
+        elif k == "email":
+            media = ["email"]  # a message in an inbox: sender, subject, date and body
         elif k == "images":
             media = ["photo"]  # a phone photo of a whiteboard or a sticky note
         elif k == "screenshots":
@@ -233,11 +235,19 @@ class _Authority:
         u = self.units.get(_unit_key(self.world.fact(fid), self.world, self.has_cards))
         return self.authority[u.source] if u is not None and u.source else None
 
+    def routed(self, f: Fact, role: str) -> str | None:
+        """The source the theme routes this conflict fact to (``smm.conflicts``), if any."""
+        r = self.spec.route(f.subject, f.object or "") if role else None
+        return getattr(r, role) if r is not None else None
+
     def ok(self, u: Unit, src: str) -> bool:
         f = self.world.fact(u.facts[0])
         role = conflict_role(f, self.ids)
         if not role:
             return True
+        want = self.routed(f, role)
+        if want is not None:
+            return src == want
         stem = f.id.rpartition("_")[0]
         a = self.authority[src]
         stale, upd, rum = (self._auth_of(f"{stem}_{x}") for x in ("0", "1", "r"))
@@ -253,6 +263,12 @@ class _Authority:
         if conflict_role(f, self.ids) == "rumour":  # hearsay is said in a chat
             comp = {k: ["text"] for k, m in comp.items() if "text" in m}
         good = {k: m for k, m in comp.items() if self.ok(u, k)}
+        want = self.routed(f, conflict_role(f, self.ids))
+        if want is not None and not good:
+            raise ValueError(
+                f"smm.conflicts: {f.subject}.{f.object} cannot be shown in source {want!r} "
+                f"(no medium of that source carries this value)"
+            )
         return good or comp
 
 

@@ -230,6 +230,16 @@ def shortfalls(theme: Theme, world: World) -> dict[str, dict[str, int]]:
     }
 
 
+TASK_HINTS = {
+    "single_hop": "add entities or attributes: each attribute of an entity that is never updated gives one",
+    "multi_hop": "add an entity kind with `membership: one`, attributes to it, or cast members; a person "
+    "attribute with profile fields adds two-hop items",
+    "conflict_resolution": "mark attributes `mutable: true` or add entities of kinds with mutable attributes",
+    "preference": "add preferences or cast members: each person and preference gives one",
+    "function_calling": "add tools and `calls` bindings, or entities of the bound subject kinds",
+}
+
+
 def plan_questions(theme: Theme, world: World) -> list[Candidate]:
     """The picked candidates (answer and facts read computed on the full World; no evidence yet).
     A task the World cannot fill is planned short, with a warning (``shortfalls`` reports it)."""
@@ -240,9 +250,20 @@ def plan_questions(theme: Theme, world: World) -> list[Candidate]:
         cands = [c for c in pool if c.template.category == task]
         if len(cands) < n:
             log.warning(
-                "smm: task %s asks for %d items, the World supports %d distinct ones", task, n, len(cands)
+                "smm: task %s asks for %d items, the World supports %d distinct ones (%s)",
+                task,
+                n,
+                len(cands),
+                TASK_HINTS[task],
             )
-        out += _balanced(world, cands, n, task)
+        # the conflicts the theme routes (smm.conflicts) are asked first
+        routed = [
+            c
+            for c in cands
+            if c.template.id == "cr.entity.v1" and theme.smm.route(c.args["entity"], c.args["key"])
+        ][:n]
+        rest = [c for c in cands if c not in routed]
+        out += routed + _balanced(world, rest, n - len(routed), task)
     return sorted(out, key=lambda c: content_hash(c.template.id, c.args))
 
 

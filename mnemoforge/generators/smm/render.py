@@ -19,6 +19,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from mnemoforge.backends.image import documents as docs
 from mnemoforge.backends.image.documents_base import font, sanitize
 from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.hashing import sha256_bytes
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.theme import Theme
@@ -27,26 +28,6 @@ from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 
 ATTACHMENTS = "episodes/smm_attachments.jsonl"
-FILLER_ROWS = {
-    "Launch checklist": [["Press kit", "in review"], ["Pricing page", "done"], ["Support macros", "open"]],
-    "Open risks": [["Load test", "medium"], ["Translations", "low"], ["Legal review", "medium"]],
-    "Weekly status": [["Engineering", "green"], ["Design", "green"], ["Marketing", "amber"]],
-}
-FILLER_DOC = {
-    "Office notice": ["The kitchen on floor 3 is closed for cleaning on Friday.", "Please label your food."],
-    "Expense policy reminder": [
-        "Submit receipts within 30 days.",
-        "- Taxis only after 21:00",
-        "- Keep it reasonable",
-    ],
-    "Team offsite agenda": [
-        "# Morning",
-        "Retro and planning.",
-        "# Afternoon",
-        "Team activity, details to follow.",
-    ],
-    "Weekly update": ["Good progress this week.", "- Beta feedback is positive", "- Hiring continues"],
-}
 
 
 def photo(title: str, lines: list[str], seed: int) -> Image.Image:
@@ -70,6 +51,12 @@ def photo(title: str, lines: list[str], seed: int) -> Image.Image:
     wall.paste(board, (40, 40), mask)
     noise = Image.frombytes("L", wall.size, rng.randbytes(wall.width * wall.height)).convert("RGB")
     return Image.blend(wall, noise, 0.06).filter(ImageFilter.GaussianBlur(0.6))
+
+
+def email(sender: str, to: str, subject: str, date: str, body: list[str]) -> Image.Image:
+    """An email as a mail client shows it: subject, a From / To / Date header, then the body."""
+    header = [f"From: {sender}", f"To: {to}", f"Date: {date}"]
+    return docs.render_document_page(subject, [*header, "# Message", *body], width=560)
 
 
 def _png(img: Image.Image) -> bytes:
@@ -108,31 +95,48 @@ def draw(theme: Theme, spec: dict[str, Any]) -> Image.Image:
         )
     if kind == "photo":
         return photo(spec["title"], spec["lines"], spec["seed"])
+    if kind == "email":
+        return email(spec["sender"], spec["to"], spec["subject"], spec["date"], spec["body"])
     if kind == "filler":
-        return _filler(spec)
+        return _filler(banks(theme), spec)
     raise ValueError(f"unknown attachment kind {kind!r}")
 
 
-def _filler(spec: dict[str, Any]) -> Image.Image:
+def filler_content(bk: SmmBanks, spec: dict[str, Any]) -> dict[str, Any]:
+    """What a filler item shows (title, and rows, blocks, lines or messages), from the theme's
+    banks: its pack, else its own nouns. Deterministic in the spec's seed."""
     rng = derive_rng(spec["seed"], "filler")
     title = spec["title"]
     if spec["source_kind"] == "spreadsheet":
-        rows = [list(r) for r in FILLER_ROWS.get(title, [["Item", "open"]])]
+        rows = [list(r) for r in bk.filler_rows.get(title, ())] or [[title, "-"]]
         rng.shuffle(rows)
-        return docs.render_table(title, ["Item", "Status"], rows)
+        return {"title": title, "columns": ["Item", "Status"], "rows": rows}
+    if spec["source_kind"] == "email":
+        body = list(bk.filler_docs.get(title, ())) or [title]
+        return {"email": (spec.get("sender", ""), spec.get("to", ""), title, spec.get("date", ""), body)}
     if spec["source_kind"] == "documents":
-        return docs.render_document_page(title, FILLER_DOC.get(title, ["Nothing new this week."]), width=560)
+        return {"title": title, "blocks": list(bk.filler_docs.get(title, ())) or [title]}
     if spec["source_kind"] == "images":
-        lines = rng.choice(
-            [["Team lunch", "Friday 12:30"], ["Ideas", "- dark mode", "- faster search"], ["Kudos!"]]
-        )
-        return photo(title, lines, spec["seed"])
-    text = rng.choice(
-        ["Lunch at 12:30?", "Running 5 min late", "Who has the HDMI adapter?", "Great demo today!"]
-    )
-    reply = rng.choice(["Sure!", "No worries", "Check the drawer", "Thanks!"])
-    msgs = [docs.ChatMessage("Sam", text, "12:01"), docs.ChatMessage("Me", reply, "12:03", outgoing=True)]
-    return docs.render_chat_screenshot("Friends", msgs)
+        return {"title": title, "lines": list(rng.choice(bk.photo_notes)) if bk.photo_notes else [title]}
+    text = rng.choice(bk.chat_lines)
+    reply = rng.choice(bk.chat_replies)
+    sender = spec.get("sender", bk.chat_title)
+    messages = [(sender, text, "12:01", False), ("Me", reply, "12:03", True)]
+    return {"title": bk.chat_title, "messages": messages}
+
+
+def _filler(bk: SmmBanks, spec: dict[str, Any]) -> Image.Image:
+    c = filler_content(bk, spec)
+    if "email" in c:
+        return email(*c["email"])
+    if "rows" in c:
+        return docs.render_table(c["title"], c["columns"], c["rows"])
+    if "blocks" in c:
+        return docs.render_document_page(c["title"], c["blocks"], width=560)
+    if "lines" in c:
+        return photo(c["title"], c["lines"], spec["seed"])
+    msgs = [docs.ChatMessage(who, text, at, out) for who, text, at, out in c["messages"]]
+    return docs.render_chat_screenshot(c["title"], msgs)
 
 
 def _render_one(args: tuple[Theme, dict[str, Any], str]) -> tuple[str, int, int, bytes]:

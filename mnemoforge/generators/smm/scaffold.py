@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
+from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.injection import Unit, answer_words
 from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for callers)
     CLARIFY,
@@ -26,7 +27,6 @@ from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for 
     NOTE,
     REF,
     REPLY,
-    RUMOUR,
     TEXT_LEAD,
     UPDATE,
 )
@@ -63,6 +63,13 @@ class Lookup:
     labels: dict[tuple[str, str], str]
     nouns: dict[str, str]
     codes: dict[str, str] = field(default_factory=dict)
+    bk: SmmBanks | None = None
+
+    @property
+    def banks(self) -> SmmBanks:
+        if self.bk is None:
+            self.bk = banks(self.theme)
+        return self.bk
 
     @classmethod
     def of(cls, theme: Theme, world: World) -> Lookup:
@@ -115,7 +122,7 @@ def fact_sentence(lk: Lookup, f: Fact, sender: str, rng: Any) -> str:
         return line[0].upper() + line[1:]
     if f.object == CODE:
         return rng.choice(CODE_LINES).format(name=lk.name(f.subject), code=f.value)
-    forms = UPDATE if f.id.endswith("_1") else RUMOUR if f.id.endswith("_r") else INITIAL
+    forms = UPDATE if f.id.endswith("_1") else lk.banks.rumours if f.id.endswith("_r") else INITIAL
     return rng.choice(forms).format(label=lk.label(f), name=lk.refer(f.subject), value=lk.name(f.value or ""))
 
 
@@ -165,14 +172,25 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "blocks": [
                 f"# {what}",
                 f"{label.capitalize()}: {value}",
-                "This notice is the reference for planning.",
+                lk.banks.document_footer,
             ],
             "footer": f"{ref} - {src.title}",
         }
+    elif u.medium == "email":
+        sender = rng.choice([p.name for p in lk.world.people])
+        spec = {
+            "kind": "email",
+            "sender": sender,
+            "to": src.title,
+            "subject": f"{what}: {label}",
+            "date": u.at.date().isoformat() if u.at else "",
+            "body": [f"{label.capitalize()}: {value}"],
+        }
+        cap = f"{ref}: email from {sender}, subject {what}: {label}; {label}: {value}"
     elif u.medium == "photo":
         spec = {
             "kind": "photo",
-            "title": rng.choice(["Whiteboard", "Sticky note", "Corridor board"]),
+            "title": rng.choice(lk.banks.photo_titles),
             "lines": [what, f"{label}: {value}"],
             "seed": rng.randrange(1 << 30),
         }
@@ -181,7 +199,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
         day = dt.date.fromisoformat(value)
         spec = {
             "kind": "calendar",
-            "owner": "Team calendar",
+            "owner": lk.banks.calendar_owner,
             "week_start": (day - dt.timedelta(days=day.weekday())).isoformat(),
             "entries": [{"date": value, "start": "All", "end": "day", "title": what}],
         }
@@ -285,7 +303,7 @@ def unit_block(lk: Lookup, u: Unit, refs: dict[str, str]) -> list[Draft]:
         else:
             ref = refs[u.id]
             spec, cap = attachment(lk, u, facts, ref, rng)
-            add("message", poster, rng.choice(LEAD_IN[u.medium]))
+            add("message", poster, rng.choice(LEAD_IN.get(u.medium) or lk.banks.lead_ins[u.medium]))
             carrier = poster if not (answer_words(names.get(poster, "")) & u.forbidden) else None
             add(u.medium, carrier, f"[{ref}]", expresses=expresses, attachment=spec, caption=cap)
         if src.kind == "assistant_chat":
@@ -324,6 +342,10 @@ def background_drafts(lk: Lookup, turns: list[Turn]) -> list[Draft]:
             }
             rng = derive_rng(t.filler["seed"], "note")
             who = rng.choice(lk.world.people).name
+            if src.kind in ("screenshots", "email"):
+                spec["sender"] = who
+            if src.kind == "email":
+                spec |= {"to": src.title, "date": t.at.date().isoformat()}
             out.append(Draft(t.source, t.at, "note", NOTE[src.kind].format(who=who)))
             out.append(
                 Draft(

@@ -22,7 +22,7 @@ import re
 from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.hashing import canonical_json
 from mnemoforge.rng import derive_rng
-from mnemoforge.schemas.smm import EntityKindSpec, SmmSpec
+from mnemoforge.schemas.smm import EntityKindSpec, EntitySpec, SmmSpec, named_weekday
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Entity, Fact, World
 
@@ -55,19 +55,28 @@ def moment(theme: Theme, rng: random.Random, lo: float, hi: float) -> dt.datetim
 
 
 def _value(
-    theme: Theme, rng: random.Random, kind: EntityKindSpec, key: str, cast: list[str], avoid: str | None
+    theme: Theme,
+    rng: random.Random,
+    kind: EntityKindSpec,
+    key: str,
+    cast: list[str],
+    avoid: str | None,
+    entity: EntitySpec | None = None,
 ) -> str:
+    """A value of an attribute: a person (of the attribute's roles), a working day inside the
+    theme's span (on the weekday the entity's name names, if any), or one of the pool."""
     a = kind.attribute(key)
     if a.type == "person":
-        pool = [p for p in cast if p != avoid]
+        roles = {p.id: p.role for p in theme.cast}
+        pool = [p for p in cast if p != avoid and (not a.roles or roles[p] in a.roles)]
     elif a.type == "date":
         n = days(theme)
+        day = named_weekday(entity.name) if entity is not None else None
+        dates = [theme.start + dt.timedelta(days=d) for d in range(int(0.45 * n), n + 1)]
         pool = [
-            (theme.start + dt.timedelta(days=d)).isoformat()
-            for d in range(int(0.55 * n), n + 21)
-            if (theme.start + dt.timedelta(days=d)).weekday() < 5
+            d.isoformat() for d in dates if (d.weekday() == day if day is not None else d.weekday() < 5)
         ]
-        pool = [d for d in pool if d != avoid]
+        pool = [d for d in pool if d != avoid] or pool
     else:
         pool = [v for v in a.values if v != avoid]
     return rng.choice(pool)
@@ -148,7 +157,8 @@ def plan_world(theme: Theme, seed: int) -> World:
             )
         for a in k.attributes:
             rng = derive_rng(seed, "smm", "attr", e.id, a.key)
-            v0 = _value(theme, rng, k, a.key, cast, None)
+            v0 = _value(theme, rng, k, a.key, cast, None, e)
+            v0 = e.values.get(a.key, v0)  # a value the theme fixes (drawn first: seeds stay aligned)
             at0 = moment(theme, rng, 0.02, 0.5)
             facts.append(
                 Fact(
@@ -165,7 +175,8 @@ def plan_world(theme: Theme, seed: int) -> World:
                 at1 = at0 + dt.timedelta(days=rng.randint(lo, hi), minutes=rng.randint(-90, 90))
                 while at1.weekday() >= 5:
                     at1 += dt.timedelta(days=1)
-                v1 = _value(theme, rng, k, a.key, cast, v0)
+                v1 = _value(theme, rng, k, a.key, cast, v0, e)
+                routed = s.route(e.id, a.key)
                 facts.append(
                     Fact(
                         id=f"f_attr_{e.id}_{a.key}_1",
@@ -176,10 +187,15 @@ def plan_world(theme: Theme, seed: int) -> World:
                         at=at1,
                     )
                 )
-                if rng.random() < RUMOUR_PROB:  # a later hearsay value that must not win
-                    v2 = _value(theme, rng, k, a.key, cast, v1)
-                    if v2 == v0:
-                        v2 = _value(theme, rng, k, a.key, cast, v1)
+                hearsay = rng.random() < RUMOUR_PROB
+                if routed is not None:  # the theme says whether there is a rumour
+                    hearsay = routed.rumour is not None
+                if hearsay:  # a later hearsay value that must not win
+                    v2 = _value(theme, rng, k, a.key, cast, v1, e)
+                    tries = 6 if routed is not None else 1
+                    while v2 == v0 and tries > 0:
+                        v2 = _value(theme, rng, k, a.key, cast, v1, e)
+                        tries -= 1
                     if v2 not in (v0, v1):
                         facts.append(
                             Fact(

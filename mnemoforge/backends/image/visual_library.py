@@ -1,0 +1,121 @@
+"""Generic drawables a memeye scenario may declare (``scenarios.*.draws``): a board with a short
+text list (the X1 gist), an object or animal carrying the X4 colour (a dog's or a cat's collar, a
+mug, a door, a bag, a vase, a cap) and the X4 countable (boxes, bottles, tins, coins, books,
+cones). Each draws inside the box it is given; the coloured part uses the exact colour, so a test
+can find it in the pixels.
+"""
+
+from __future__ import annotations
+
+from PIL import ImageDraw
+
+from mnemoforge.backends.image.colors import BLACK, RGB, WHITE, Box, mix
+from mnemoforge.backends.image.fonts import font, renderable
+from mnemoforge.backends.image.visual_props import frac
+
+Draw = ImageDraw.ImageDraw
+COAT: RGB = (150, 120, 90)
+FUR: RGB = (120, 110, 105)
+FRAME: RGB = (150, 150, 155)
+
+
+def draw_board(d: Draw, b: Box, lines: tuple[str, ...]) -> None:
+    """A whiteboard on an easel with the list written on it, one line each, in marker ink."""
+    board = frac(b, 0.0, 0.02, 1.0, 0.8)
+    d.rectangle(board, fill=(250, 250, 248), outline=FRAME, width=4)
+    for fx in (0.2, 0.8):
+        d.line(
+            [frac(b, fx, 0.8, 0, 0)[:2], frac(b, fx - 0.08 if fx < 0.5 else fx + 0.08, 1.0, 0, 0)[:2]],
+            fill=FRAME,
+            width=4,
+        )
+    n = max(1, len(lines))
+    size = max(8, min(20, (board[3] - board[1] - 12) // (n + 1)))
+    texts = [renderable(x) for x in lines]
+    room = board[2] - board[0] - 12
+    while size > 8 and max(d.textlength(t, font=font(size)) for t in texts) > room:
+        size -= 1  # the whole list is written: the font shrinks, no line is cut
+    f = font(size)
+    y = board[1] + 8
+    for text in texts:
+        d.text((board[0] + 6, y), text, fill=(25, 60, 160), font=f)
+        y += size + 6
+
+
+def _collar(d: Draw, x: int, y: int, w: int, c: RGB) -> tuple[int, int]:
+    d.rectangle((x, y, x + w, y + 6), fill=c, outline=BLACK)
+    return x + w // 2, y + 3
+
+
+def draw_coloured(d: Draw, drawable: str, b: Box, c: RGB) -> tuple[int, int]:
+    """The drawable with its coloured part in ``c``; returns a pixel inside that part."""
+    x0, y0, x1, y1 = b
+    w, h = x1 - x0, y1 - y0
+    if drawable in ("dog", "cat"):  # sitting, seen from the side; the collar carries the colour
+        coat = COAT if drawable == "dog" else FUR
+        d.ellipse(frac(b, 0.2, 0.45, 0.9, 1.0), fill=coat, outline=BLACK)  # body
+        head = frac(b, 0.0, 0.12, 0.45, 0.5)
+        d.ellipse(head, fill=coat, outline=BLACK)
+        if drawable == "dog":  # a drooping ear and a snout
+            d.ellipse(frac(b, 0.02, 0.14, 0.16, 0.42), fill=mix(coat, BLACK, 0.3))
+            d.ellipse(frac(b, -0.06, 0.28, 0.14, 0.44), fill=coat, outline=BLACK)
+        else:  # pointed ears and whiskers
+            for ex in (0.06, 0.3):
+                e = frac(b, ex, 0.02, ex + 0.12, 0.2)
+                d.polygon([(e[0], e[3]), (e[2], e[3]), ((e[0] + e[2]) // 2, e[1])], fill=coat, outline=BLACK)
+            d.line([frac(b, 0.0, 0.36, 0, 0)[:2], frac(b, 0.12, 0.34, 0, 0)[:2]], fill=BLACK)
+        d.ellipse(frac(b, 0.12, 0.24, 0.18, 0.3), fill=BLACK)  # eye
+        d.line([frac(b, 0.85, 0.8, 0, 0)[:2], frac(b, 1.0, 0.55, 0, 0)[:2]], fill=coat, width=4)  # tail
+        return _collar(d, x0 + round(0.12 * w), y0 + round(0.47 * h), max(8, round(0.28 * w)), c)
+    if drawable == "mug":
+        body = frac(b, 0.2, 0.45, 0.7, 0.95)
+        d.rounded_rectangle(body, radius=3, fill=c, outline=BLACK)
+        d.arc((body[2] - 6, body[1] + 6, body[2] + 10, body[3] - 6), -90, 90, fill=BLACK, width=3)
+        return (body[0] + body[2]) // 2, (body[1] + body[3]) // 2
+    if drawable == "door":
+        door = frac(b, 0.25, 0.05, 0.75, 1.0)
+        d.rectangle(door, fill=c, outline=BLACK, width=2)
+        d.ellipse(
+            (door[2] - 9, (door[1] + door[3]) // 2, door[2] - 5, (door[1] + door[3]) // 2 + 4), fill=BLACK
+        )
+        return (door[0] + door[2]) // 2, door[1] + (door[3] - door[1]) // 4
+    if drawable == "bag":
+        bag = frac(b, 0.2, 0.4, 0.8, 0.95)
+        d.arc((bag[0] + 6, bag[1] - 14, bag[2] - 6, bag[1] + 10), 180, 360, fill=BLACK, width=2)
+        d.rectangle(bag, fill=c, outline=BLACK)
+        return (bag[0] + bag[2]) // 2, (bag[1] + bag[3]) // 2
+    if drawable == "cap":
+        crown = frac(b, 0.2, 0.45, 0.75, 0.8)
+        d.pieslice(
+            (crown[0], crown[1], crown[2], crown[3] + (crown[3] - crown[1])), 180, 360, fill=c, outline=BLACK
+        )
+        d.rectangle((crown[2] - 4, crown[3] - 4, crown[2] + 14, crown[3]), fill=c, outline=BLACK)
+        return (crown[0] + crown[2]) // 2, crown[3] - 6
+    vase = frac(b, 0.3, 0.3, 0.7, 0.95)  # vase
+    cx = (vase[0] + vase[2]) // 2
+    d.rectangle((cx - 4, vase[1], cx + 4, vase[1] + (vase[3] - vase[1]) // 3), fill=c, outline=BLACK)
+    d.ellipse((vase[0], vase[1] + (vase[3] - vase[1]) // 4, vase[2], vase[3]), fill=c, outline=BLACK)
+    return cx, (vase[1] + 5 * vase[3]) // 6 - 2
+
+
+def draw_countable(d: Draw, drawable: str, b: Box, c: RGB) -> None:
+    """One countable item in colour ``c``."""
+    if drawable == "box":
+        s = frac(b, 0.1, 0.2, 0.9, 1.0)
+        d.rectangle(s, fill=c, outline=BLACK)
+        d.line([(s[0], s[1] + 4), (s[2], s[1] + 4)], fill=WHITE)
+    elif drawable == "bottle":
+        d.rectangle(frac(b, 0.38, 0.0, 0.62, 0.3), fill=c)
+        d.rounded_rectangle(frac(b, 0.2, 0.28, 0.8, 1.0), radius=3, fill=c, outline=BLACK)
+    elif drawable == "tin":
+        s = frac(b, 0.15, 0.3, 0.85, 1.0)
+        d.rectangle(s, fill=c, outline=BLACK)
+        d.ellipse((s[0], s[1] - 3, s[2], s[1] + 3), fill=mix(c, WHITE, 0.4), outline=BLACK)
+    elif drawable == "coin":
+        d.ellipse(frac(b, 0.1, 0.3, 0.9, 0.9), fill=c, outline=BLACK)
+    elif drawable == "book":
+        d.rectangle(frac(b, 0.25, 0.0, 0.75, 1.0), fill=c, outline=BLACK)
+    else:  # cone
+        s = frac(b, 0.15, 0.0, 0.85, 1.0)
+        d.polygon([(s[0], s[3]), (s[2], s[3]), ((s[0] + s[2]) // 2, s[1])], fill=c)
+        d.rectangle((s[0] + 3, (s[1] + s[3]) // 2, s[2] - 3, (s[1] + s[3]) // 2 + 3), fill=WHITE)

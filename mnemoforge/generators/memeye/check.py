@@ -1,0 +1,84 @@
+"""``check_theme`` of the visual-centric family: every check the build makes, run in memory.
+
+The section's own checks, the **visual-word rule** (no text the agent reads names a value a
+picture of the scenario can show: scene names, the assistant's name, the pack's chat lines),
+reported per word with a suggested rewording, then a dry run of the plan, episodes and question
+stages (World, sessions, captions, candidate questions) and one drawn picture per scene kind.
+"""
+
+from __future__ import annotations
+
+from mnemoforge.generators.theme_review import Review, dry_run
+from mnemoforge.schemas.theme import Theme
+
+
+def visual_word_problems(theme: Theme) -> list[str]:
+    from mnemoforge.generators.memeye.vocab import visual_word_problems as words
+    from mnemoforge.schemas.packs import load_pack
+
+    spec = theme.memeye
+    assert spec is not None
+    out: list[str] = []
+    kinds = sorted({sc.kind for sc in spec.scenarios})
+    for k in kinds:
+        out += [f"memeye.assistant: {m}" for m in words(k, spec.assistant)]
+    from mnemoforge.generators.memeye.world import draws_of
+
+    for i, sc in enumerate(spec.scenarios):
+        for j, name in enumerate(sc.scenes):
+            out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(sc.kind, name, draws_of(sc))]
+    pack = load_pack(spec.pack).memeye if spec.pack else None
+    if pack is not None:
+        where = f"memeye.pack ({spec.pack}.yaml)"
+        for k, kp in sorted(pack.kinds.items()):
+            if k not in kinds:
+                continue
+            lines = [(f"kinds.{k}.share.{n}", x) for n, x in enumerate(kp.share)]
+            lines += [(f"kinds.{k}.chat.{n}", f"{a} {b}") for n, (a, b) in enumerate(kp.chat)]
+            for path, text in lines:
+                out += [f"{where} {path}: {m}" for m in words(k, text.replace("{s}", ""))]
+        for n, x in enumerate(pack.image_replies):
+            for k in kinds:
+                out += [f"{where} image_replies.{n}: {m}" for m in words(k, x.replace("{s}", ""))]
+    return list(dict.fromkeys(out))
+
+
+def review(theme: Theme) -> Review:
+    def stages(r: Review) -> None:
+        from mnemoforge.generators.memeye import captions, questions, render, sessions, world
+
+        spec = theme.memeye
+        if spec is None:
+            r.problems.append("memeye: section required for family memeye (add a `memeye:` section)")
+            return
+        try:
+            spec.check(theme)
+        except ValueError as e:
+            r.problems.append(str(e))
+            return
+        r.problems += visual_word_problems(theme)
+        if r.problems:
+            return
+        w = world.plan_world(theme, theme.seed)
+        obs = sessions.plan_sessions(theme, w)
+        captions.dense_captions(w, obs)
+        from mnemoforge.backends.image.visual_scene import render_scene
+
+        seen: set[str] = set()
+        for o in obs:  # one picture of each scene kind is drawn
+            if o.media and o.kind not in seen:
+                seen.add(o.kind)
+                render_scene(render.scene_state(w, o, spec.image_width, spec.image_height))
+        questions.generate(w, obs, spec.cell_targets())
+
+    return dry_run(theme.model_dump_json(), stages, "mnemoforge.memeye")
+
+
+def check_theme(theme: Theme) -> list[str]:
+    """Problems that would stop the build, as ``"field.path: message"`` (empty: it builds)."""
+    return review(theme).problems
+
+
+def theme_warnings(theme: Theme) -> list[str]:
+    """Shortfall lines the build would print (each saying what to add)."""
+    return review(theme).warnings

@@ -1,0 +1,82 @@
+"""The smm theme controls its world (tests/themes/ferry_crew.yaml): routed conflicts appear where
+the theme says, an email source carries sender, subject and date, fixed values and role-restricted
+people hold, and every date lies inside the span and on the weekday an entity's name names."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.schemas.world import World
+from mnemoforge.theme_io import load_theme
+
+from .conftest import TEST_THEMES
+
+THEME = load_theme(TEST_THEMES / "ferry_crew.yaml")
+
+
+def _world(release) -> World:  # type: ignore[no-untyped-def]
+    return World.model_validate_json((release.release_dir / "data/world.json").read_text())
+
+
+def test_routed_conflicts_are_asked_and_placed_as_declared(ferry_release) -> None:  # type: ignore[no-untyped-def]
+    assert THEME.smm is not None
+    obs = {o["id"]: o for o in read_jsonl(ferry_release.release_dir / "data/smm/observations.jsonl")}
+    qs = read_jsonl(ferry_release.release_dir / "data/smm/questions.jsonl")
+    where: dict[str, set[str]] = {}
+    for o in obs.values():
+        for e in o["expresses"]:
+            where.setdefault(e["fact"], set()).add(o["source"])
+    for r in THEME.smm.conflicts:
+        stem = f"f_attr_{r.entity}_{r.key}"
+        assert where[f"{stem}_0"] == {r.stale}, r
+        assert where[f"{stem}_1"] == {r.update}, r
+        assert f"{stem}_r" not in where  # no rumour declared: none drawn
+        asked = [q for q in qs if q["category"] == "conflict_resolution" and f"{stem}_1" in q["facts_read"]]
+        assert asked, r
+        assert {obs[e]["source"] for e in asked[0]["evidence"]} >= {r.stale, r.update}
+
+
+def test_email_source_shows_sender_subject_and_date(ferry_release) -> None:  # type: ignore[no-untyped-def]
+    rows = read_jsonl(ferry_release.run_dir / "episodes/smm_attachments.jsonl")
+    mails = [r["spec"] for r in rows if r["source"] == "supplier_mail"]
+    evidence = [m for m in mails if m["kind"] == "email"]
+    assert evidence and len(mails) > len(evidence)  # evidence and filler alike
+    names = {p.name for p in THEME.cast}
+    for m in evidence:
+        assert m["sender"] in names and m["to"] == "Chandlery mail" and m["subject"]
+        assert THEME.start <= dt.date.fromisoformat(m["date"]) <= THEME.end
+    kinds = {o["kind"] for o in read_jsonl(ferry_release.release_dir / "data/smm/observations.jsonl")}
+    assert "email" in kinds
+
+
+def test_fixed_values_roles_and_dates(ferry_release) -> None:  # type: ignore[no-untyped-def]
+    w = _world(ferry_release)
+    val = {(f.subject, f.object): f.value for f in w.facts if f.id.endswith("_0") and f.kind == "attribute"}
+    assert val[("islet_crossing", "vessel")] == "Petrel"
+    assert val[("islet_crossing", "mate")] == "tomas_berg"
+    assert val[("rope_order", "supplier")] == "Tarwell Cordage"
+    roles = {p.id: p.role for p in THEME.cast}
+    mates = [f.value for f in w.facts if f.kind == "attribute" and f.object == "mate"]
+    assert mates and all(roles[m or ""] in ("deckhand", "engineer") for m in mates)
+    dates = [
+        f for f in w.facts if f.kind == "attribute" and f.value and len(f.value) == 10 and f.value[4] == "-"
+    ]
+    assert dates
+    for f in dates:
+        d = dt.date.fromisoformat(f.value or "")
+        assert THEME.start <= d <= THEME.end, f
+        if f.subject == "thursday_drop":
+            assert d.weekday() == 3, f
+
+
+def test_statistics_report_the_routes(ferry_release) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    stats = json.loads((ferry_release.release_dir / "dataset_statistics.json").read_text())["smm"]
+    routes = stats["conflict_routes"]
+    assert len(routes) == 2
+    for r in routes:
+        assert r["shown"]["stale"] == [r["declared"]["stale"]]
+        assert r["shown"]["update"] == [r["declared"]["update"]]
+        assert r["shown"]["rumour"] == [] and r["items"] >= 1
