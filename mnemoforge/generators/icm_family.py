@@ -10,9 +10,20 @@ from typing import Any
 
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
-from mnemoforge.generators import album, album_check, captions, declared, render
+from mnemoforge.generators import (
+    album,
+    album_check,
+    album_dialogue,
+    captions,
+    declared,
+    render,
+    render_audit,
+    render_timing,
+    world_rules,
+)
 from mnemoforge.generators import world as world_mod
 from mnemoforge.generators.families import OnProgress, ReleaseInput
+from mnemoforge.generators.icm_theme_check import check_icm_theme
 from mnemoforge.generators.questions import common, icm, options, programs
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
@@ -41,11 +52,16 @@ def load_clips(run_root: Path) -> list[Clip]:
 class IcmFamily:
     name = "icm"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod, declared),
-        "episodes": (album, album_check, captions),
-        "render": (render,),
+        "plan": (world_mod, world_rules, declared),
+        "episodes": (album, album_dialogue, render_timing, album_check, captions),
+        "render": (render, render_audit, render_timing),
         "questions": (icm, common, programs, options),
     }
+
+    def check_theme(self, theme: Theme) -> list[str]:
+        """Cast cues that collide at wide-shot scale, a frame too small for the face-size rule,
+        activities whose who-rules cannot fill them (``generators/icm_theme_check.py``)."""
+        return check_icm_theme(theme)
 
     def plan(self, theme: Theme, seed: int) -> World:
         return world_mod.plan_world(theme, seed, theme.album.clips - 1)
@@ -99,9 +115,13 @@ class IcmFamily:
             },
             "questions": {"mean_evidence_clips": round(sum(ev) / len(ev), 3) if ev else 0.0},
         }
-        vc = RunLayout(data.run_root).voice_check
+        run = RunLayout(data.run_root)
+        vc = run.voice_check
         if vc.exists():
             stats["voice_distinguishability"] = json.loads(vc.read_text())
+        ra = render_audit.audit_path(run.media)
+        if ra.exists():
+            stats["render_audit"] = json.loads(ra.read_text())
         return stats
 
     def counts(self, stats: dict[str, Any]) -> dict[str, int]:
