@@ -46,3 +46,16 @@ def smm_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-un
 
     res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=2)
     return Release(res.release_dir, res.run_dir)
+
+
+@pytest.fixture(scope="session")
+def default_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default theme built once per session with the CLI, as a user runs it (the release folder)."""
+    from typer.testing import CliRunner
+
+    from mnemoforge.cli import app
+
+    out = tmp_path_factory.mktemp("default")
+    r = CliRunner().invoke(app, ["build", "--outputs", str(out / "outputs"), "--orchestrator", "local"])
+    assert r.exit_code == 0, r.output
+    return Path(r.stdout.strip().splitlines()[-1])

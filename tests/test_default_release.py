@@ -16,11 +16,8 @@ PEERS = ("locomo", "m3bench", "memeye")
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    out = tmp_path_factory.mktemp("default")
-    r = CliRunner().invoke(app, ["build", "--outputs", str(out / "outputs"), "--orchestrator", "local"])
-    assert r.exit_code == 0, r.output
-    yield Path(r.stdout.strip().splitlines()[-1])
+def release(default_release: Path) -> Iterator[Path]:
+    yield default_release  # built once per session (tests/conftest.py), shared with test_icm_album
 
 
 def test_default_release_contents(release: Path) -> None:

@@ -21,8 +21,9 @@ from mnemoforge.schemas.world import Event, World
 
 ALBUM_SOURCE = "album"
 CAMERAS = ["static", "pan_left", "pan_right", "zoom_in", "zoom_out"]
-HABIT_MENTION_RATE = 0.3
-RELATION_MENTION_RATE = 0.35
+HABIT_MENTION_RATE = 0.45
+RELATION_MENTION_RATE = 0.5
+MENTION_FIRST = 2  # a habit or relation is always mentioned the first this many times it can be
 TAIL_S = 0.3  # silence kept after the last line of a shot
 
 
@@ -135,24 +136,33 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
     for pid in ev.participants:
         person = world.person(pid)
         others = [q for q in ev.participants if q != pid]
-        if person.habits and others and rng.random() < HABIT_MENTION_RATE:
+        if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < HABIT_MENTION_RATE):
             i = rng.randrange(len(person.habits))
             speaker = rng.choice(others)
             got = talk.pick(act, "habit", {"name": person.name, "habit": person.habits[i]}, rng)
             if got:
+                talk.mentioned[f"f_habit_{pid}"] += 1
                 lines.append((speaker, got[1], [pid], [f"f_habit_{pid}_{i}"]))
     for r in world.relations:
         if r.a in ev.participants and r.b in ev.participants and r.a_calls_b:
-            if rng.random() < RELATION_MENTION_RATE:
+            fid = f"f_rel_{r.a}_{r.b}"
+            if _mention(talk, fid, rng.random() < RELATION_MENTION_RATE):
                 others = [q for q in ev.participants if q not in (r.a, r.b)]
                 other = rng.choice(others) if others else None
                 slots = {"name": world.person(r.b).name, "relation": r.a_calls_b}
                 slots |= {"other": world.person(other).name} if other else {}
                 got = talk.pick(act, "relation", slots, rng)
                 if got:
+                    talk.mentioned[fid] += 1
                     names = [r.b] + ([other] if other and "{other}" in got[0] else [])
-                    lines.append((r.a, got[1], names, [f"f_rel_{r.a}_{r.b}"]))
+                    lines.append((r.a, got[1], names, [fid]))
     return lines
+
+
+def _mention(talk: Dialogue, key: str, drawn: bool) -> bool:
+    """Habits and relations are mentioned the first times people meet (so a profile can form
+    across clips), afterwards at their rate."""
+    return drawn or talk.mentioned[key] < MENTION_FIRST
 
 
 def speech_need(world: World, lines: list[Line]) -> float:

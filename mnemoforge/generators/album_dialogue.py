@@ -26,6 +26,7 @@ class Dialogue:
     def __init__(self, theme: Theme) -> None:
         self.max_repeats = theme.album.max_line_repeats
         self.used: Counter[str] = Counter()
+        self.mentioned: Counter[str] = Counter()  # habit / relation facts stated so far
         base = DEFAULT_BANK.merged(theme.album.dialogue)
         self.banks = {a.id: base.merged(a.bank()) for a in theme.activities}
 

@@ -97,4 +97,7 @@ def place_problems(theme: Theme) -> list[str]:
 
 def check_icm_theme(theme: Theme) -> list[str]:
     """Problems as ``"field.path: message"``; empty for a theme that renders legibly."""
-    return cue_collisions(theme) + face_size_problems(theme) + who_problems(theme) + place_problems(theme)
+    out = cue_collisions(theme) + face_size_problems(theme) + who_problems(theme) + place_problems(theme)
+    if theme.album.dialogue_model and not theme.text.backend:
+        out.append("album.dialogue_model: needs text.backend (the model that rewords the lines)")
+    return out

@@ -231,6 +231,7 @@ class AlbumSpec(Strict):
     dialogue: LineBank = Field(default_factory=LineBank, description="wordings shared by every activity")
     max_line_repeats: int = Field(default=3, ge=1, description="no line text more often in a release")
     min_face_px: int = Field(default=48, ge=0, description="render audit: least face height, close/medium")
+    dialogue_model: bool = Field(default=False, description="reword lines with text.backend (validated)")
 
 
 class RenderSpec(Strict):

@@ -58,7 +58,7 @@ def _tag_h(label: str | None, s: float) -> float:
 
 def _half_w(label: str | None, s: float) -> float:
     """Half the width a prop of size ``s`` takes, its label tag included (to keep it in frame)."""
-    half = 0.7 * s
+    half = 0.7 * s + 2  # draw_prop boxes end one pixel past the shape
     if label:
         size = max(9, round(s * 0.3))
         half = max(half, font(size).getlength(renderable(label)) / 2 + size * 0.6 + 3)
