@@ -239,3 +239,26 @@ def test_audit_names_the_shot_that_contradicts_its_observation() -> None:
         "li_ming's face [40, 60, 120, 150] leaves the frame during the pan_right" in p for p in problems
     )
     assert any("chen_yu's face is 30 px high, under 48 px" in p for p in problems)
+
+
+def test_renders_at_1280x720_and_passes_the_audit() -> None:
+    from mnemoforge.backends.image.procedural import ProceduralImageBackend
+    from mnemoforge.generators.album import observations_for_clip, plan_album
+    from mnemoforge.generators.render import scene_request
+    from mnemoforge.generators.render_audit import drawn_record
+
+    theme = _theme(album__width=1280, album__height=720, album__clips=8)
+    world = plan_world(theme, theme.seed, theme.album.clips - 1)
+    clips, _ = plan_album(theme, world)
+    backend = ProceduralImageBackend()
+    checked = 0
+    for clip in clips[1:4]:
+        obs = {o.id: o for o in observations_for_clip(world, clip)}
+        for shot in clip.shots:
+            req = scene_request(theme, world, shot)
+            img, layout = backend.scene_with_layout(req)
+            assert img.size == (1280, 720)
+            rec = drawn_record(shot.id, shot.composition, shot.camera, req, layout, shot.visible, shot.props)
+            assert shot_problems(theme, world, obs[shot.id], rec) == []
+            checked += 1
+    assert checked >= 3
