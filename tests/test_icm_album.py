@@ -116,6 +116,25 @@ def test_no_speech_is_cut_and_transcripts_match_the_audio(rel: dict) -> None:
             assert x["text"] == lines[x["line"]]["text"]
         if doc["lines"]:
             assert probe(root / c["video"]).duration_s >= doc["lines"][-1]["end_s"] - 0.05
+            audio = _clip_audio(root / c["video"])
+            for x in doc["lines"]:  # the clip's sound track is louder where a line plays than the bed
+                a, b = (int(t * AUDIO_SR) for t in (x["start_s"], x["end_s"]))
+                speech = float(np.sqrt(np.mean(audio[a:b] ** 2)))
+                assert speech > 0.02, (x["line"], speech)
+
+
+AUDIO_SR = 16000
+
+
+def _clip_audio(mp4: Path) -> np.ndarray:
+    """The clip's audio as mono float samples at ``AUDIO_SR`` (decoded by ffmpeg)."""
+    import subprocess
+
+    from mnemoforge.backends.video.probe import ffmpeg_exe
+
+    cmd = [ffmpeg_exe(), "-v", "error", "-i", str(mp4), "-f", "f32le", "-ac", "1", "-ar", str(AUDIO_SR), "-"]
+    raw = subprocess.run(cmd, capture_output=True, check=True).stdout
+    return np.frombuffer(raw, dtype=np.float32)
 
 
 def test_places_are_established_before_items_rely_on_them(rel: dict) -> None:
@@ -262,3 +281,19 @@ def test_renders_at_1280x720_and_passes_the_audit() -> None:
             assert shot_problems(theme, world, obs[shot.id], rec) == []
             checked += 1
     assert checked >= 3
+
+
+def test_shots_lengthen_or_lines_move_so_speech_fits() -> None:
+    from mnemoforge.generators.album import plan_album, speech_need
+    from mnemoforge.generators.album_check import album_problems
+
+    theme = _theme(album__shot_durations=[4], album__clips=12)  # 4 s shots cannot hold most lines
+    world = plan_world(theme, theme.seed, theme.album.clips - 1)
+    clips, _ = plan_album(theme, world)
+    assert album_problems(theme, world, clips) == []
+    shots = [s for c in clips[1:] for s in c.shots]
+    for s in shots:
+        lines = [(ln.speaker, ln.text, [], []) for ln in s.dialogue]
+        assert not lines or speech_need(world, lines) <= s.duration_s, s.id
+        assert s.duration_s == 4 or s.dialogue  # only shots with speech lengthen
+    assert any(s.duration_s > 4 for s in shots) and any(s.duration_s == 4 for s in shots)

@@ -25,6 +25,7 @@ HABIT_MENTION_RATE = 0.45
 RELATION_MENTION_RATE = 0.5
 MENTION_FIRST = 2  # a habit or relation is always mentioned the first this many times it can be
 TAIL_S = 0.3  # silence kept after the last line of a shot
+SPEECH_DURATIONS = (4, 6, 8)  # a shot whose speech no theme duration holds lengthens to one of these
 
 
 def _article(noun: str) -> str:
@@ -225,7 +226,8 @@ def _drafts(theme: Theme, world: World, ev: Event, talk: Dialogue, rng: random.R
 
 
 def _fit_speech(theme: Theme, world: World, drafts: list[_ShotDraft]) -> list[_ShotDraft]:
-    """Move lines a shot cannot hold (at its longest duration) to a new shot of their speaker."""
+    """Move lines a shot cannot hold (at the theme's longest duration) to a new shot of their speaker;
+    a single line longer than that lengthens its shot instead (see ``_event_clip``)."""
     longest = max(theme.album.shot_durations)
     out: list[_ShotDraft] = []
     for d in drafts:
@@ -266,7 +268,9 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
         # speech must fit in the shot (estimated per voice; the renderer never cuts a line)
         need = speech_need(world, d.lines) if d.lines else 0.0
         fitting = [x for x in theme.album.shot_durations if x >= need]
-        duration = rng.choice(fitting or [max(theme.album.shot_durations)])
+        # no theme duration holds the speech: the shot lengthens to the shortest standard one that does
+        longer = [x for x in SPEECH_DURATIONS if x >= need] or [max(SPEECH_DURATIONS)]
+        duration = rng.choice(fitting) if fitting else longer[0]
         shots.append(
             Shot(
                 id=sid,
