@@ -65,4 +65,6 @@ def test_default_release_loads_pushes_exports_and_reports(
 
     r = CliRunner().invoke(app, ["report", str(release), "--out", str(tmp_path / "report")])
     assert r.exit_code == 0, r.output
-    assert (tmp_path / "report/index.html").read_text().count('id="fig-') >= 6
+    page = (tmp_path / "report/index.html").read_text()
+    assert page.count('id="fig-') >= 6
+    assert "<h3>Render audit</h3>" in page and "mismatches (a mismatch fails the render stage)" in page
