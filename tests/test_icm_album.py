@@ -23,7 +23,7 @@ from mnemoforge.generators.render_audit import camera_safe, shot_problems
 from mnemoforge.generators.world import plan_world
 from mnemoforge.generators.world_rules import world_problems
 from mnemoforge.schemas.icm_rules import LineBank
-from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.observations import Channel, Expression, Observation
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
@@ -258,6 +258,20 @@ def test_audit_names_the_shot_that_contradicts_its_observation() -> None:
         "li_ming's face [40, 60, 120, 150] leaves the frame during the pan_right" in p for p in problems
     )
     assert any("chen_yu's face is 30 px high, under 48 px" in p for p in problems)
+    # a claimed sign must be drawn with the place's text, uncropped and uncovered
+    ev = next(e for e in world.events if world.place(e.place).sign)
+    fact, sign = f"f_{ev.id}_place", world.place(ev.place).sign
+    wide = obs.model_copy(
+        update={"people": ["li_ming"], "expresses": [Expression(fact=fact, channel=Channel.pixel)]}
+    )
+    rec = rec | {"composition": "wide", "people": [face | {"box": [200, 40, 260, 300], "face_h": 40}]}
+    assert shot_problems(theme, world, wide, rec | {"sign": None}) == [
+        f"c0003_s01: the sign {sign!r} is claimed readable but not drawn"
+    ]
+    covered = shot_problems(theme, world, wide, rec | {"sign": {"text": sign, "box": [220, 40, 400, 80]}})
+    assert covered == ["c0003_s01: the sign [220, 40, 400, 80] is covered by li_ming [200, 40, 260, 300]"]
+    cropped = shot_problems(theme, world, wide, rec | {"sign": {"text": sign, "box": [400, 40, 600, 80]}})
+    assert cropped == ["c0003_s01: the sign [400, 40, 600, 80] is cropped by the pan_right"]
 
 
 def test_renders_at_1280x720_and_passes_the_audit() -> None:

@@ -109,6 +109,10 @@ def drawn_record(
     return rec
 
 
+def _overlap(a: Box | None, b: Box | None) -> bool:
+    return a is not None and b is not None and a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 def _l(b: Box | None) -> list[int] | None:
     return list(b) if b is not None else None
 
@@ -161,6 +165,10 @@ def shot_problems(theme: Theme, world: World, obs: Observation, rec: dict[str, A
                 out.append(f"{sid}: the sign {place.sign!r} is claimed readable but not drawn")
             elif not _inside(_t(sign["box"]), safe):
                 out.append(f"{sid}: the sign {sign['box']} is cropped by the {rec['camera']['move']}")
+            else:  # people are drawn after the sign: nobody may stand in front of it
+                for p in rec["people"]:
+                    if _overlap(_t(p["box"]), _t(sign["box"])):
+                        out.append(f"{sid}: the sign {sign['box']} is covered by {p['id']} {p['box']}")
     return out
 
 
