@@ -120,7 +120,10 @@ def timed_render(
     run: RunLayout, theme: Theme, w: World, clips: list[Clip], workers: int, sampler: MemorySampler
 ) -> tuple[Timed, dict[str, float]]:
     """render_run as the build calls it; the parent-side steps are timed by wrapping module globals."""
+    # the render audit reads the shot observations, as in a build after the episodes stage
+    atomic.write_jsonl(run.observations, [o for c in clips for o in album.observations_for_clip(w, c)])
     timer = ExclusiveTimer()
+    timer.patch(render, "render_audit", "render_audit")
     timer.patch(render, "render_anchors", "anchors")
     timer.patch(render, "voice_check", "voice_check")
     timer.patch(atomic, "write_jsonl", "write_media_index")

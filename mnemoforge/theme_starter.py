@@ -99,8 +99,8 @@ album:
   clips: 10                   # including the calibration clip 0
   shots_per_clip: [1, 2]
   shot_durations: [4, 6, 8]   # seconds; each of 4, 6, 8
-  width: 320
-  height: 180
+  width: 640                  # up to 1280x720; close and medium faces must be >= min_face_px (48) high
+  height: 360
   fps: 12
 
 questions:

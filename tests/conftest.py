@@ -24,7 +24,8 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 def small_theme_data(**album: object) -> dict:
     data = yaml.safe_load(starter_theme("tiny"))
-    data["album"].update({"clips": 6, **album})
+    # 320x180 keeps the suite fast; faces there are 36 px in medium shots, so the audit's floor is lowered
+    data["album"].update({"clips": 6, "width": 320, "height": 180, "min_face_px": 32, **album})
     data["questions"]["total"] = 12
     return data
 
@@ -64,3 +65,16 @@ def bakery_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no
     from mnemoforge.pipeline import build
 
     return build(TEST_THEMES / "bakery_log.yaml", outputs=tmp_path_factory.mktemp("bakery"), workers=1)
+
+
+@pytest.fixture(scope="session")
+def default_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default theme built once per session with the CLI, as a user runs it (the release folder)."""
+    from typer.testing import CliRunner
+
+    from mnemoforge.cli import app
+
+    out = tmp_path_factory.mktemp("default")
+    r = CliRunner().invoke(app, ["build", "--outputs", str(out / "outputs"), "--orchestrator", "local"])
+    assert r.exit_code == 0, r.output
+    return Path(r.stdout.strip().splitlines()[-1])

@@ -16,11 +16,8 @@ PEERS = ("locomo", "m3bench", "memeye")
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    out = tmp_path_factory.mktemp("default")
-    r = CliRunner().invoke(app, ["build", "--outputs", str(out / "outputs"), "--orchestrator", "local"])
-    assert r.exit_code == 0, r.output
-    yield Path(r.stdout.strip().splitlines()[-1])
+def release(default_release: Path) -> Iterator[Path]:
+    yield default_release  # built once per session (tests/conftest.py), shared with test_icm_album
 
 
 def test_default_release_contents(release: Path) -> None:
@@ -77,4 +74,6 @@ def test_default_release_loads_pushes_exports_and_reports(
 
     r = CliRunner().invoke(app, ["report", str(release), "--out", str(tmp_path / "report")])
     assert r.exit_code == 0, r.output
-    assert (tmp_path / "report/index.html").read_text().count('id="fig-') >= 6
+    page = (tmp_path / "report/index.html").read_text()
+    assert page.count('id="fig-') >= 6
+    assert "<h3>Render audit</h3>" in page and "mismatches (a mismatch fails the render stage)" in page

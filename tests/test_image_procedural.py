@@ -219,11 +219,9 @@ def test_layout_boxes_follow_composition(backend: ProceduralImageBackend) -> Non
         focus = 1 if comp == "close" else None
         _, layout = backend.scene_with_layout(_req(composition=comp, focus_index=focus))
         faces[comp] = [f[3] - f[1] if f else 0 for f in layout.faces]
-        if comp == "close":
-            assert layout.people[0] is None and layout.people[1] is not None
-        else:
-            assert all(b is not None for b in layout.people)
-            assert layout.people[0][0] < layout.people[1][0]  # type: ignore[index]
+        # every person a shot lists is drawn, close shots included (a two-shot), left to right
+        assert all(b is not None for b in layout.people)
+        assert layout.people[0][0] < layout.people[1][0]  # type: ignore[index]
     assert max(faces["wide"]) < max(faces["medium"]) < max(faces["close"])
     assert faces["close"][1] > 0.25 * 180
 
@@ -239,7 +237,10 @@ def test_taller_person_stands_taller(backend: ProceduralImageBackend) -> None:
 
 def test_sign_is_legible_dark_on_light(backend: ProceduralImageBackend) -> None:
     for comp in ("wide", "medium", "close"):
-        img, layout = backend.scene_with_layout(_req(composition=comp, focus_index=0, sign="Rosa's Cafe"))
+        solo = _req().people[:1] if comp == "close" else _req().people  # a close two-shot fills the frame
+        img, layout = backend.scene_with_layout(
+            _req(composition=comp, focus_index=0, sign="Rosa's Cafe", people=solo, props=())
+        )
         assert layout.sign is not None
         x0, y0, x1, y1 = layout.sign
         assert 0 <= x0 < x1 <= 320 and 0 <= y0 < y1 <= 180
@@ -317,8 +318,11 @@ def test_held_prop_stays_in_view_in_close_shots(backend: ProceduralImageBackend)
     box = layout.props[0]
     assert box is not None and box[3] <= 180
     assert _near(_arr(img)[box[1]:box[3], box[0]:box[2]], "#ff00aa", 0).sum() > 50
-    # a prop held by someone outside a close shot is not drawn
-    assert backend.scene_with_layout(replace(req, focus_index=0))[1].props == (None,)
+    # inside a camera move's stays-in-frame region, the held prop and both faces stay inside it
+    safe = (64, 18, 256, 162)
+    _, moved = backend.scene_with_layout(replace(req, safe=safe))
+    for b in (*moved.props, *moved.faces):
+        assert b is not None and safe[0] <= b[0] and b[2] <= safe[2] and safe[1] <= b[1] and b[3] <= safe[3]
 
 
 def test_text_missing_from_the_font_is_folded() -> None:

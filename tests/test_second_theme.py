@@ -58,6 +58,7 @@ def test_second_theme_builds_and_verifies_with_no_code_change(tmp_path: Path) ->
 
     data = yaml.safe_load(PATH.read_text())
     data["album"]["clips"] = 6
+    data["album"].update(width=320, height=180, min_face_px=32)  # small frames keep the suite fast
     data["questions"] = {"total": 12}
     short = tmp_path / "bsp.yaml"
     short.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -29,6 +29,7 @@ from mnemoforge.exporters import report_families as fam
 from mnemoforge.exporters import report_figures as rf
 from mnemoforge.exporters.contact_sheet import contact_sheet
 from mnemoforge.exporters.report_html import CSS, _card, _fig, _table
+from mnemoforge.exporters.report_icm import render_audit_of, render_audit_table
 from mnemoforge.schemas.theme import RenderSpec, Theme
 from mnemoforge.store.atomic import write_bytes, write_text
 from mnemoforge.theme_io import ThemeError, load_theme
@@ -341,8 +342,9 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
             figs, "sources_activities", "Activities x people"
         )
         src_lead, src_body = (
-            "Who is seen with whom, and where.",
-            row(_fig(figs, "sources", "Relations and shared clips") + places),
+            "Who is seen with whom, and where; what the media were audited against.",
+            row(_fig(figs, "sources", "Relations and shared clips") + places)
+            + render_audit_table(render_audit_of(src.root, src.stats)),
         )
         when = (
             "When each person appears across the album.",

@@ -10,26 +10,22 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
+from mnemoforge.generators.album_dialogue import Dialogue, estimate_seconds
+from mnemoforge.generators.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.world import season_of
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.observations import Channel, Expression, Observation
-from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.theme import ActivitySpec, Theme
 from mnemoforge.schemas.world import Event, World
 
 ALBUM_SOURCE = "album"
 CAMERAS = ["static", "pan_left", "pan_right", "zoom_in", "zoom_out"]
-CHOICE_LINE = "Let's get some {value}."
-HABIT_LINE = "As always, {name} {habit}."
-RELATION_LINE = "{name} is my {relation}, you know."
-HABIT_MENTION_RATE = 0.3
-RELATION_MENTION_RATE = 0.35
-DEFAULT_LINES = [
-    "{other}, this {noun} was a great idea.",
-    "Did you bring the {object}, {other}?",
-    "I love coming to {place}.",
-    "{other}, come stand next to me for the photo.",
-]
+HABIT_MENTION_RATE = 0.45
+RELATION_MENTION_RATE = 0.5
+MENTION_FIRST = 2  # a habit or relation is always mentioned the first this many times it can be
+TAIL_S = 0.3  # silence kept after the last line of a shot
+SPEECH_DURATIONS = (4, 6, 8)  # a shot whose speech no theme duration holds lengthens to one of these
 
 
 def _article(noun: str) -> str:
@@ -43,7 +39,8 @@ def time_of_day(t: dt.datetime) -> str:
 
 def plan_album(theme: Theme, world: World) -> tuple[list[Clip], list[Observation]]:
     clips = [_calibration_clip(world)]
-    clips += [_event_clip(theme, world, ev, i + 1) for i, ev in enumerate(world.events)]
+    talk = Dialogue(theme)  # one per album: it counts every line text handed out
+    clips += [_event_clip(theme, world, ev, i + 1, talk) for i, ev in enumerate(world.events)]
     obs: list[Observation] = []
     for clip in clips:
         obs += observations_for_clip(world, clip)
@@ -53,6 +50,7 @@ def plan_album(theme: Theme, world: World) -> tuple[list[Clip], list[Observation
 def _calibration_clip(world: World) -> Clip:
     start = dt.datetime.combine(world.start, dt.time(9, 0))
     shots = []
+    t = start
     for i, p in enumerate(world.people):
         line = DialogueLine(
             id=f"c0000_s{i:02d}_l0",
@@ -60,13 +58,14 @@ def _calibration_clip(world: World) -> Clip:
             text=f"Hi, I'm {p.name}. I'm {_article(p.role)} {p.role}, nice to meet you.",
             names_said=[p.id],
         )
+        duration = 6 if speech_need(world, [(p.id, line.text, [], [])]) <= 6 else 8
         shots.append(
             Shot(
                 id=f"c0000_s{i:02d}",
                 clip_id="c0000",
                 index=i,
-                start=start + dt.timedelta(seconds=6 * i),
-                duration_s=6,
+                start=t,
+                duration_s=duration,
                 place=world.places[0].id,
                 time_of_day="morning",
                 day_of_week=start.strftime("%A"),
@@ -84,6 +83,7 @@ def _calibration_clip(world: World) -> Clip:
                 evidence_facts=[f"f_name_{p.id}"],
             )
         )
+        t += dt.timedelta(seconds=duration)
     return Clip(
         id="c0000",
         index=0,
@@ -97,46 +97,100 @@ def _calibration_clip(world: World) -> Clip:
     )
 
 
+Line = tuple[str, str, list[str], list[str]]  # speaker, text, names said, facts
+
+
 @dataclass
 class _ShotDraft:
     visible: list[str]
     composition: str
     camera: str
-    lines: list[tuple[str, str, list[str], list[str]]] = field(
-        default_factory=list
-    )  # speaker, text, names, facts
+    lines: list[Line] = field(default_factory=list)
 
 
-def cue_lines(world: World, ev: Event, rng: random.Random) -> list[tuple[str, str, list[str], list[str]]]:
-    """Lines that must be spoken in this clip: choices made, habits and relations mentioned.
+def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: random.Random) -> list[Line]:
+    """Lines that must be spoken in this clip: the place's name where no sign shows it, choices
+    made, habits and relations mentioned.
 
     Each states facts in the speech channel, so profile questions can accumulate them across clips.
     """
-    lines = []
+    lines: list[Line] = []
+    place = world.place(ev.place)
+    if place.sign is None:  # establish the place by name: nothing else in the media says which it is
+        speaker = rng.choice(ev.participants)
+        others = [q for q in ev.participants if q != speaker]
+        slots = {"place": place.name} | ({"other": world.person(rng.choice(others)).name} if others else {})
+        got = talk.pick(act, "place", slots, rng, required=True)
+        if got:
+            tpl, text = got
+            names = [q for q in others if "{other}" in tpl and world.person(q).name == slots.get("other")][:1]
+            lines.append((speaker, text, names, [f"f_{ev.id}_place"]))
     for f in world.facts:
         if f.kind == "chose" and f.event == ev.id:
-            lines.append((f.subject, CHOICE_LINE.format(value=f.value), [], [f.id]))
+            others = [q for q in ev.participants if q != f.subject]
+            other = rng.choice(others) if others else None
+            slots = {"value": str(f.value)} | ({"other": world.person(other).name} if other else {})
+            got = talk.pick(act, "choice", slots, rng, key=f.object, required=True)
+            if got:
+                names = [other] if other and "{other}" in got[0] else []
+                lines.append((f.subject, got[1], names, [f.id]))
     for pid in ev.participants:
         person = world.person(pid)
         others = [q for q in ev.participants if q != pid]
-        if person.habits and others and rng.random() < HABIT_MENTION_RATE:
+        if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < HABIT_MENTION_RATE):
             i = rng.randrange(len(person.habits))
             speaker = rng.choice(others)
-            text = HABIT_LINE.format(name=person.name, habit=person.habits[i])
-            lines.append((speaker, text, [pid], [f"f_habit_{pid}_{i}"]))
+            got = talk.pick(act, "habit", {"name": person.name, "habit": person.habits[i]}, rng)
+            if got:
+                talk.mentioned[f"f_habit_{pid}"] += 1
+                lines.append((speaker, got[1], [pid], [f"f_habit_{pid}_{i}"]))
     for r in world.relations:
         if r.a in ev.participants and r.b in ev.participants and r.a_calls_b:
-            if rng.random() < RELATION_MENTION_RATE:
-                text = RELATION_LINE.format(name=world.person(r.b).name, relation=r.a_calls_b)
-                lines.append((r.a, text, [r.b], [f"f_rel_{r.a}_{r.b}"]))
+            fid = f"f_rel_{r.a}_{r.b}"
+            if _mention(talk, fid, rng.random() < RELATION_MENTION_RATE):
+                others = [q for q in ev.participants if q not in (r.a, r.b)]
+                other = rng.choice(others) if others else None
+                slots = {"name": world.person(r.b).name, "relation": r.a_calls_b}
+                slots |= {"other": world.person(other).name} if other else {}
+                got = talk.pick(act, "relation", slots, rng)
+                if got:
+                    talk.mentioned[fid] += 1
+                    names = [r.b] + ([other] if other and "{other}" in got[0] else [])
+                    lines.append((r.a, got[1], names, [fid]))
     return lines
 
 
-def _drafts(theme: Theme, world: World, ev: Event, rng: random.Random) -> list[_ShotDraft]:
+def _mention(talk: Dialogue, key: str, drawn: bool) -> bool:
+    """Habits and relations are mentioned the first times people meet (so a profile can form
+    across clips), afterwards at their rate."""
+    return drawn or talk.mentioned[key] < MENTION_FIRST
+
+
+def speech_need(world: World, lines: list[Line]) -> float:
+    """Seconds a shot needs for ``lines`` (estimated speech, the renderer's lead-in and gaps)."""
+    est = sum(estimate_seconds(text, world.person(sp).voice.rate) for sp, text, *_ in lines)
+    return LINE_START_S + est + LINE_GAP_S * max(0, len(lines) - 1) + TAIL_S
+
+
+def _small_talk(
+    world: World, ev: Event, act: ActivitySpec, talk: Dialogue, speaker: str, rng: random.Random
+) -> Line | None:
+    others = [p for p in ev.participants if p != speaker]
+    other = rng.choice(others) if others else None
+    slots = {"name": world.person(speaker).name, "place": world.place(ev.place).name, "noun": act.noun}
+    if other:
+        slots["other"] = world.person(other).name
+    if ev.objects:
+        slots["object"] = world.object(ev.objects[0]).name
+    got = talk.pick(act, "small_talk", slots, rng)
+    if got is None:
+        return None
+    return (speaker, got[1], [other] if other and "{other}" in got[0] else [], [])
+
+
+def _drafts(theme: Theme, world: World, ev: Event, talk: Dialogue, rng: random.Random) -> list[_ShotDraft]:
     lo, hi = theme.album.shots_per_clip
     act = next(a for a in theme.activities if a.id == ev.activity)
-    templates = act.lines or DEFAULT_LINES
-    place = world.place(ev.place)
     drafts = []
     n_shots = rng.randint(lo, hi)
     for s in range(n_shots):
@@ -148,30 +202,18 @@ def _drafts(theme: Theme, world: World, ev: Event, rng: random.Random) -> list[_
             d = _ShotDraft(visible, rng.choice(["medium", "close"]), rng.choice(CAMERAS))
         if s > 0 or n_shots == 1:
             for j in range(rng.randint(0, 2) if len(d.visible) > 1 else rng.randint(0, 1)):
-                speaker = d.visible[j % len(d.visible)]
-                others = [p for p in ev.participants if p != speaker]
-                other = rng.choice(others) if others else speaker
-                tpl = rng.choice(templates)
-                obj = world.object(ev.objects[0]).name if ev.objects else "snacks"
-                text = tpl.format(
-                    other=world.person(other).name,
-                    name=world.person(speaker).name,
-                    place=place.name,
-                    noun=act.noun,
-                    object=obj,
-                )
-                d.lines.append((speaker, text, [other] if "{other}" in tpl else [], []))
+                line = _small_talk(world, ev, act, talk, d.visible[j % len(d.visible)], rng)
+                if line:
+                    d.lines.append(line)
         drafts.append(d)
-    # required lines go to a shot where the speaker is visible, replacing small talk if needed
-    for line in cue_lines(world, ev, rng):
-        spot = next((d for d in drafts[1:] + drafts[:1] if line[0] in d.visible and len(d.lines) < 2), None)
+    # required lines go to a shot where the speaker is visible, replacing small talk if needed;
+    # the place's name goes to the establishing shot, so the place is known from the start
+    for line in cue_lines(world, ev, act, talk, rng):
+        order = drafts[:1] if line[3][0].endswith("_place") else drafts[1:] + drafts[:1]
+        spot = next((d for d in order if line[0] in d.visible and len(d.lines) < 2), None)
         if spot is None:
             spot = next(
-                (
-                    d
-                    for d in drafts[1:] + drafts[:1]
-                    if line[0] in d.visible and any(not facts for *_, facts in d.lines)
-                ),
+                (d for d in order if line[0] in d.visible and any(not facts for *_, facts in d.lines)),
                 None,
             )
             if spot is not None:
@@ -180,10 +222,24 @@ def _drafts(theme: Theme, world: World, ev: Event, rng: random.Random) -> list[_
             spot = _ShotDraft([line[0]], "medium", "static")
             drafts.append(spot)
         spot.lines.append(line)
-    return drafts
+    return _fit_speech(theme, world, drafts)
 
 
-def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
+def _fit_speech(theme: Theme, world: World, drafts: list[_ShotDraft]) -> list[_ShotDraft]:
+    """Move lines a shot cannot hold (at the theme's longest duration) to a new shot of their speaker;
+    a single line longer than that lengthens its shot instead (see ``_event_clip``)."""
+    longest = max(theme.album.shot_durations)
+    out: list[_ShotDraft] = []
+    for d in drafts:
+        out.append(d)
+        while len(d.lines) > 1 and speech_need(world, d.lines) > longest:
+            moved = d.lines.pop()
+            follow = _ShotDraft([moved[0]], "medium", "static", [moved])
+            out.append(follow)
+    return out
+
+
+def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogue) -> Clip:
     rng = derive_rng(world.seed, "clip", ev.id)
     cid = f"c{index:04d}"
     outfits = {p: rng.choice(world.person(p).appearance.outfits()).id for p in ev.participants}
@@ -191,7 +247,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
     place = world.place(ev.place)
     shots: list[Shot] = []
     t = ev.start
-    for s, d in enumerate(_drafts(theme, world, ev, rng)):
+    for s, d in enumerate(_drafts(theme, world, ev, talk, rng)):
         sid = f"{cid}_s{s:02d}"
         props = [o for o in ev.objects if owner[o] in d.visible]
         dialogue = [
@@ -206,12 +262,15 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
             else rng.choice(["ambient_only", "ambient_sfx"])
         )
         facts = [f"f_{ev.id}_att_{p}" for p in d.visible] + [f"f_{ev.id}_activity"]
-        if s == 0:
+        if s == 0 and place.sign is not None:  # a sign-less place is named in speech instead
             facts.append(f"f_{ev.id}_place")
         facts += [f"f_{ev.id}_brought_{o}" for o in props]
-        # speech must fit in the shot: a line needs up to ~4 s
-        fitting = [x for x in theme.album.shot_durations if x >= 4 * len(dialogue)]
-        duration = rng.choice(fitting or [max(theme.album.shot_durations)])
+        # speech must fit in the shot (estimated per voice; the renderer never cuts a line)
+        need = speech_need(world, d.lines) if d.lines else 0.0
+        fitting = [x for x in theme.album.shot_durations if x >= need]
+        # no theme duration holds the speech: the shot lengthens to the shortest standard one that does
+        longer = [x for x in SPEECH_DURATIONS if x >= need] or [max(SPEECH_DURATIONS)]
+        duration = rng.choice(fitting) if fitting else longer[0]
         shots.append(
             Shot(
                 id=sid,

@@ -22,7 +22,7 @@ def declared_records(theme: Theme) -> tuple[list[Relation], list[Place], list[Wo
     return (
         [Relation(**r.model_dump()) for r in theme.relations],
         [Place(**p.model_dump()) for p in theme.places],
-        [WorldObject(**o.model_dump()) for o in theme.objects],
+        [WorldObject(**o.model_dump(exclude={"shape"})) for o in theme.objects],
     )
 
 

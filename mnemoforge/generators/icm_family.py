@@ -8,11 +8,24 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from mnemoforge.backends.text import make_text_backend
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
-from mnemoforge.generators import album, album_check, captions, declared, render
+from mnemoforge.generators import (
+    album,
+    album_check,
+    album_dialogue,
+    album_model_dialogue,
+    captions,
+    declared,
+    render,
+    render_audit,
+    render_timing,
+    world_rules,
+)
 from mnemoforge.generators import world as world_mod
 from mnemoforge.generators.families import OnProgress, ReleaseInput
+from mnemoforge.generators.icm_theme_check import check_icm_theme
 from mnemoforge.generators.questions import common, icm, options, programs
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
@@ -22,6 +35,7 @@ from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 from mnemoforge.validators import gates as gates_mod
+from mnemoforge.validators.prompts import load_prompt
 
 CARD = """Clip 0 is a calibration clip in which each person faces the camera and says their name; it is
 never used as evidence. Recall and Retrieval questions may use clips up to their `cutoff` (the
@@ -34,6 +48,11 @@ audio events, places, objects and time. `media/transcripts/` has timestamped tra
 clip, speaker-labelled and speakerless (for ASR-only controls)."""
 
 
+def dialogue_lineage(run_root: Path) -> Path:
+    """Raw model I/O of ``album.dialogue_model`` (one record per line)."""
+    return run_root / "episodes" / "dialogue_model.jsonl"
+
+
 def load_clips(run_root: Path) -> list[Clip]:
     return [Clip.model_validate(r) for r in read_jsonl(RunLayout(run_root).clips)]
 
@@ -41,22 +60,39 @@ def load_clips(run_root: Path) -> list[Clip]:
 class IcmFamily:
     name = "icm"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod, declared),
-        "episodes": (album, album_check, captions),
-        "render": (render,),
+        "plan": (world_mod, world_rules, declared),
+        "episodes": (album, album_dialogue, album_model_dialogue, render_timing, album_check, captions),
+        "render": (render, render_audit, render_timing),
         "questions": (icm, common, programs, options),
     }
+
+    def check_theme(self, theme: Theme) -> list[str]:
+        """Cast cues that collide at wide-shot scale, a frame too small for the face-size rule,
+        activities whose who-rules cannot fill them (``generators/icm_theme_check.py``)."""
+        return check_icm_theme(theme)
 
     def plan(self, theme: Theme, seed: int) -> World:
         return world_mod.plan_world(theme, seed, theme.album.clips - 1)
 
     def episodes(self, theme: Theme, world: World, run: RunLayout) -> list[Path]:
         clips, obs = album.plan_album(theme, world)
+        written = []
+        if theme.album.dialogue_model:
+            if not theme.text.backend:
+                raise ValueError(
+                    "album.dialogue_model: needs text.backend (the model that rewords the lines)"
+                )
+            clips, records = album_model_dialogue.reword_album(
+                theme, world, clips, make_text_backend(theme.text.backend), load_prompt("dialogue")
+            )
+            obs = [o for c in clips for o in album.observations_for_clip(world, c)]
+            atomic.write_jsonl(dialogue_lineage(run.root), records)
+            written.append(dialogue_lineage(run.root))
         album_check.validate_album(theme, world, clips)
         atomic.write_jsonl(run.clips, clips)
         atomic.write_jsonl(run.observations, obs)
         atomic.write_jsonl(run.captions, captions.album_captions(world, clips))
-        return [run.clips, run.observations, run.captions]
+        return [run.clips, run.observations, run.captions, *written]
 
     def render(
         self, theme: Theme, world: World, run: RunLayout, workers: int, on_progress: OnProgress | None
@@ -79,6 +115,9 @@ class IcmFamily:
         write_jsonl_and_parquet(rows, root / "data/icm/clips.jsonl", root / "data/icm/clips.parquet")
         media_tables.write_shots(clips, root, root / "data/icm/shots.parquet")
         media_tables.write_speech(clips, root / "data/icm/speech.parquet")
+        lineage = dialogue_lineage(data.run_root)
+        if lineage.exists():  # model-written dialogue: the raw model I/O travels with the release
+            atomic.write_bytes(root / "data/icm/dialogue_model.jsonl", lineage.read_bytes())
         return {
             "icm_clips": "data/icm/clips.parquet",
             "icm_shots": "data/icm/shots.parquet",
@@ -99,9 +138,13 @@ class IcmFamily:
             },
             "questions": {"mean_evidence_clips": round(sum(ev) / len(ev), 3) if ev else 0.0},
         }
-        vc = RunLayout(data.run_root).voice_check
+        run = RunLayout(data.run_root)
+        vc = run.voice_check
         if vc.exists():
             stats["voice_distinguishability"] = json.loads(vc.read_text())
+        ra = render_audit.audit_path(run.media)
+        if ra.exists():
+            stats["render_audit"] = json.loads(ra.read_text())
         return stats
 
     def counts(self, stats: dict[str, Any]) -> dict[str, int]:

@@ -6,6 +6,7 @@ atomically and skipped when it already exists, so a killed render resumes item b
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import random
 from collections.abc import Callable, Iterable
@@ -20,21 +21,24 @@ from mnemoforge.backends.registry import SpeechBackends, image_backend
 from mnemoforge.backends.speech.protocol import read_wav
 from mnemoforge.backends.speech.voicecheck import voice_distinguishability
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip, probe
+from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.generators.render_audit import RenderAuditError, audit, audit_path, camera_safe, drawn_record
+from mnemoforge.generators.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.hashing import canonical_json, sha256_file
 from mnemoforge.rng import derive_rng, derive_seed
 from mnemoforge.schemas.episodes import Clip, Shot
+from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 
-LINE_START_S = 0.3
-LINE_GAP_S = 0.25
 VOICE_CHECK_MAX_LINES = 600
 
 
 def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
     place = world.place(shot.place)
+    shapes = {o.id: o.shape for o in theme.objects}
     people = tuple(PersonPlacement(world.person(p).appearance, shot.outfits[p]) for p in shot.visible)
     props = tuple(
         PropPlacement(
@@ -42,6 +46,7 @@ def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
             world.object(o).color,
             world.object(o).label,
             shot.visible.index(shot.holders[o]) if shot.holders.get(o) in shot.visible else None,
+            shapes.get(o),
         )
         for o in shot.props
     )
@@ -62,6 +67,7 @@ def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
         composition=shot.composition,
         focus_index=focus,
         seed=derive_seed(world.seed, "scene", shot.id),
+        safe=camera_safe(shot.camera, theme.album.width, theme.album.height),
     )
 
 
@@ -96,27 +102,69 @@ def _render_clip(clip_json: str) -> list[dict]:
     return render_clip(_STATE["state"], Clip.model_validate_json(clip_json))
 
 
+class SpeechFitError(RuntimeError):
+    """A shot too short for its lines even with the tightest spacing (lines are never cut)."""
+
+
+def place_lines(durations: list[float], shot_s: float) -> list[float]:
+    """Start times of a shot's lines: the usual lead-in and gaps, tightened when the lines need
+    the room; raises ``SpeechFitError`` rather than cut a line."""
+    for lead, gap in ((LINE_START_S, LINE_GAP_S), (0.1, 0.1), (0.02, 0.03)):
+        if lead + sum(durations) + gap * max(0, len(durations) - 1) <= shot_s:
+            starts, at = [], lead
+            for d in durations:
+                starts.append(round(at, 3))
+                at += d + gap
+            return starts
+    raise SpeechFitError(f"{sum(durations):.2f} s of speech does not fit a {shot_s} s shot")
+
+
+def _still(st: RenderState, shot: Shot, still: Path) -> dict:
+    """Draw (or reuse) one shot still; return what was drawn."""
+    req = scene_request(st.theme, st.world, shot)
+    with_layout = getattr(st.images, "scene_with_layout", None)
+    layout = None
+    if with_layout is not None:
+        img, layout = with_layout(req)
+        if not still.exists():
+            atomic.write_bytes(still, png_bytes(img))
+    elif not still.exists():
+        atomic.write_bytes(still, png_bytes(st.images.scene(req)))
+    return drawn_record(
+        shot.id, shot.composition, shot.camera, req, layout, list(shot.visible), list(shot.props)
+    )
+
+
 def render_clip(st: RenderState, clip: Clip) -> list[dict]:
-    """Stills, speech, transcripts and the MP4 of one clip (each skipped if already written)."""
-    theme, world, run, images, speech = st.theme, st.world, st.run, st.images, st.speech
+    """Stills, speech, transcripts and the MP4 of one clip (each skipped if already written),
+    plus the clip's render record (``media/drawn/<clip>.json``: what each shot drew and where
+    each line of speech plays) that the render audit reads."""
+    theme, world, run, speech = st.theme, st.world, st.run, st.speech
     rows: list[dict] = []
     specs, transcript, t0 = [], [], 0.0
+    record_path = run.media / "drawn" / f"{clip.id}.json"
+    drawn_shots, timing = [], []
     for shot in clip.shots:
         still = run.media / "shots" / f"{shot.id}.png"
-        if not still.exists():
-            atomic.write_bytes(still, png_bytes(images.scene(scene_request(theme, world, shot))))
+        drawn_shots.append(_still(st, shot, still))
         rows.append(_row(run, still, "shot_still"))
-        cues, at = [], LINE_START_S
+        durs, wavs = [], []
         for line in shot.dialogue:
             wav = run.media / "speech" / f"{line.id}.wav"
             if not wav.exists():
                 voice = world.person(line.speaker).voice
                 speech[voice.engine].synthesize(line.text, voice, wav)
             samples, sr = read_wav(wav)
-            dur = len(samples) / sr
-            start = min(at, shot.duration_s - 0.05)
-            cues.append(AudioCue(wav, round(start, 3)))
-            end = min(start + dur, shot.duration_s)
+            durs.append(len(samples) / sr)
+            wavs.append(wav)
+        try:
+            starts = place_lines(durs, float(shot.duration_s))
+        except SpeechFitError as e:
+            raise SpeechFitError(f"{shot.id}: {e} (lines {[ln.id for ln in shot.dialogue]})") from None
+        cues = []
+        for line, wav, dur, start in zip(shot.dialogue, wavs, durs, starts, strict=True):
+            cues.append(AudioCue(wav, start))
+            end = start + dur
             transcript.append(
                 {
                     "line": line.id,
@@ -128,13 +176,18 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
                     "text": line.text,
                 }
             )
+            timing.append({"line": line.id, "shot": shot.id, "start_s": round(t0 + start, 3),
+                           "end_s": round(t0 + end, 3), "duration_s": round(dur, 3),
+                           "shot_end_s": round(t0 + shot.duration_s, 3)})  # fmt: skip
             rows.append(_row(run, wav, "speech", duration_s=round(dur, 3), has_audio=True))
-            at = start + dur + LINE_GAP_S
         ambient = (
             "none" if clip.calibration else ("outdoor" if not world.place(shot.place).indoor else "room")
         )
         specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient))
         t0 += shot.duration_s
+    atomic.write_text(
+        record_path, canonical_json({"clip": clip.id, "shots": drawn_shots, "lines": timing}) + "\n"
+    )
     labelled = {"clip": clip.id, "lines": transcript}
     speakerless = {
         "clip": clip.id,
@@ -266,12 +319,34 @@ def shard_clips(clips: list[Clip], workers: int, per_worker: int = 4) -> list[li
 def finish_render(
     run: RunLayout, theme: Theme, world: World, clips: list[Clip], rows: list[dict]
 ) -> list[Path]:
-    """Anchors, the sorted media index and the voice check; returns the stage outputs."""
+    """The render audit (raises ``RenderAuditError`` on a mismatch), anchors, the sorted media
+    index and the voice check; returns the stage outputs."""
+    report = render_audit(run, theme, world, clips)
+    atomic.write_json(audit_path(run.media), report)
+    if report["mismatches"]:
+        raise RenderAuditError(report["problems"])
+    # what was drawn travels with the release (ground truth, like the labelled transcripts)
+    drawn = [run.media / "drawn" / f"{c.id}.json" for c in clips]
+    rows = (
+        rows
+        + [_row(run, p, "render_record") for p in drawn]
+        + [_row(run, audit_path(run.media), "render_audit")]
+    )
     rows = render_anchors(run, theme, world) + rows
     rows.sort(key=lambda r: r["path"])
     atomic.write_jsonl(run.media_index, rows)
     atomic.write_json(run.voice_check, voice_check(run, clips, world.seed))
-    return [run.media_index, run.voice_check]
+    return [run.media_index, run.voice_check, audit_path(run.media)]
+
+
+def render_audit(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) -> dict:
+    """Audit every clip's render record against the shot observations."""
+    obs = [Observation.model_validate(r) for r in read_jsonl(run.observations)]
+    records = {}
+    for c in clips:
+        p = run.media / "drawn" / f"{c.id}.json"
+        records[c.id] = json.loads(p.read_text()) if p.exists() else {"shots": [], "lines": []}
+    return audit(theme, world, obs, records)
 
 
 def render_run(

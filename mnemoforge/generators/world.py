@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from mnemoforge.generators.declared import assemble_world, cast_people, declared_records
+from mnemoforge.generators.world_rules import hour_window, pick_participants, shift_day
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.theme import ActivitySpec, Theme
 from mnemoforge.schemas.world import Event, Fact, Person, Relation, World, WorldObject
@@ -14,14 +15,6 @@ WEATHER_BY_SEASON = {
     "summer": ["sunny", "hot and clear", "thunderstorm"],
     "autumn": ["cloudy", "sunny", "windy"],
     "winter": ["overcast", "snow", "clear and cold"],
-}
-HOURS = {
-    "outdoor": (8, 17),
-    "home": (9, 21),
-    "work": (9, 18),
-    "venue": (10, 21),
-    "shop": (9, 19),
-    "transit": (7, 20),
 }
 CHOICE_RATE = 0.45  # chance a participant visibly makes a choice (a drink, a dish, a song) at an event
 PREFERENCE_LOYALTY = 0.8  # chance that choice is their preference
@@ -58,21 +51,18 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str) -> list[Even
     # spread events over the span: one per slot, jittered inside its slot
     days = sorted(min(span_days - 1, int((i + rng.random()) * span_days / n)) for i in range(n))
     owners = {o.id: o.owner for o in theme.objects}
+    kinds = {p.id: p.kind for p in theme.places}
+    per_month: dict[tuple[str, str], int] = {}
     events = []
-    for i, day in enumerate(days):
+    for i, slot_day in enumerate(days):
         erng = derive_rng(seed, "event", i)
-        act = _pick_activity(theme.activities, erng)
+        act, day = _pick_activity(theme, slot_day, span_days, per_month, erng)
         place = erng.choice(act.places)
-        kind = next(p.kind for p in theme.places if p.id == place)
-        lo, hi = HOURS.get(kind, (9, 20))
+        lo, hi = hour_window(act, kinds[place])
         date = theme.start + dt.timedelta(days=day)
+        per_month[(act.id, date.strftime("%Y-%m"))] = per_month.get((act.id, date.strftime("%Y-%m")), 0) + 1
         start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice([0, 15, 30, 45])))
-        k = erng.randint(act.min_people, min(act.max_people, len(theme.cast)))
-        others = [p.id for p in theme.cast if p.id != protagonist]
-        with_protagonist = erng.random() < 0.7 or k > len(others)
-        chosen = ([protagonist] if with_protagonist else []) + erng.sample(others, k - int(with_protagonist))
-        order = {p.id: j for j, p in enumerate(theme.cast)}
-        chosen.sort(key=order.__getitem__)
+        chosen = pick_participants(theme, act, protagonist, erng)
         brought = sorted(o for o, owner in owners.items() if owner in chosen and erng.random() < 0.5)
         season = season_of(date)
         events.append(
@@ -95,8 +85,23 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str) -> list[Even
     return [e.model_copy(update={"id": f"ev_{i:04d}", "index": i}) for i, e in enumerate(events)]
 
 
-def _pick_activity(acts: list[ActivitySpec], rng) -> ActivitySpec:  # type: ignore[no-untyped-def]
-    return rng.choices(acts, weights=[a.weight for a in acts], k=1)[0]
+def _pick_activity(
+    theme: Theme, day: int, span_days: int, per_month: dict[tuple[str, str], int], rng
+) -> tuple[ActivitySpec, int]:  # type: ignore[no-untyped-def]
+    """A weighted activity that may happen near ``day`` (its days, its monthly cap), and the day."""
+    acts = list(theme.activities)
+    while acts:
+        act = rng.choices(acts, weights=[a.weight for a in acts], k=1)[0]
+        d = shift_day(act, day, span_days, theme.start)
+        month = (theme.start + dt.timedelta(days=d)).strftime("%Y-%m") if d is not None else ""
+        if d is not None and (
+            act.max_per_month is None or per_month.get((act.id, month), 0) < act.max_per_month
+        ):
+            return act, d
+        acts.remove(act)
+    # every activity is capped or barred this week: the least constrained one, on its slot day
+    act = min(theme.activities, key=lambda a: (bool(a.days), a.max_per_month is not None))
+    return act, day
 
 
 def _facts(

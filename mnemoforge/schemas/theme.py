@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from mnemoforge.schemas.icm_rules import Day, LineBank, WhoSpec
 from mnemoforge.schemas.memeye import MemEyeSpec
 from mnemoforge.schemas.smm import SmmSpec
 
@@ -63,6 +64,7 @@ class AppearanceSpec(Strict):
     eye_color: HexColor
     facial_hair: FacialHair = "none"
     accessories: list[Accessory] = Field(default_factory=list, max_length=3)
+    headwear_color: HexColor | None = Field(default=None, description="hat/cap/headband colour")
     build: Build = "medium"
     height: float = Field(default=1.0, ge=0.85, le=1.15)
     signature_outfit: Outfit
@@ -129,12 +131,30 @@ class PlaceSpec(Strict):
     palette: list[HexColor] = Field(default_factory=list, max_length=3)
 
 
+PropShape = Literal[
+    "cup",
+    "tin",
+    "book",
+    "bag",
+    "phone",
+    "bottle",
+    "ball",
+    "umbrella",
+    "guitar",
+    "camera",
+    "plant",
+    "laptop",
+    "box",
+]
+
+
 class ObjectSpec(Strict):
     id: str = Field(pattern=ID_RE)
     name: str
     owner: str | None = None
     color: HexColor = "#808080"
     label: str | None = Field(default=None, description="small text printed on it (a pixel fact)")
+    shape: PropShape | None = Field(default=None, description="what it is drawn as (default: from its name)")
 
 
 class ActivitySpec(Strict):
@@ -146,17 +166,30 @@ class ActivitySpec(Strict):
     places: list[str] = Field(min_length=1)
     min_people: int = Field(default=2, ge=1, le=6)
     max_people: int = Field(default=4, ge=1, le=6)
-    weight: float = Field(default=1.0, gt=0)
-    lines: list[str] = Field(
+    weight: float = Field(default=1.0, gt=0, description="how often, relative to the other activities")
+    max_per_month: int | None = Field(default=None, ge=1, description="at most this many events a month")
+    who: WhoSpec = Field(default_factory=WhoSpec)
+    hours: tuple[int, int] | None = Field(default=None, description="start hour window [from, to], 0-23")
+    days: list[Day] = Field(default_factory=list, description="allowed days (weekday, weekend, monday, ...)")
+    lines: list[str] | LineBank = Field(
         default_factory=list,
-        description="dialogue templates; {name}, {other}, {place}, {object} are filled in",
+        description="small-talk templates, or a line bank per function (small_talk, relation, habit, "
+        "choice, place)",
     )
 
     @model_validator(mode="after")
     def _people_range(self) -> ActivitySpec:
         if self.min_people > self.max_people:
             raise ValueError(f"min_people ({self.min_people}) > max_people ({self.max_people})")
+        if self.hours is not None and not 0 <= self.hours[0] <= self.hours[1] <= 23:
+            raise ValueError(f"hours: expected [from, to] with 0 <= from <= to <= 23, got {list(self.hours)}")
+        if isinstance(self.lines, list):
+            LineBank(small_talk=self.lines)  # slot check
         return self
+
+    def bank(self) -> LineBank:
+        """This activity's line bank (a plain list is its small talk)."""
+        return LineBank(small_talk=self.lines) if isinstance(self.lines, list) else self.lines
 
 
 ICM_MIX = {"identity_recall": 400, "cross_episode_retrieval": 500, "profile_inference": 317}
@@ -192,9 +225,13 @@ class AlbumSpec(Strict):
     clips: int = Field(default=24, ge=2, le=5000)
     shots_per_clip: tuple[int, int] = (1, 3)
     shot_durations: list[Literal[4, 6, 8]] = Field(default_factory=lambda: [4, 6, 8])
-    width: int = Field(default=320, ge=64, le=1920)
-    height: int = Field(default=180, ge=64, le=1080)
+    width: int = Field(default=640, ge=64, le=1920)
+    height: int = Field(default=360, ge=64, le=1080)
     fps: int = Field(default=12, ge=1, le=60)
+    dialogue: LineBank = Field(default_factory=LineBank, description="wordings shared by every activity")
+    max_line_repeats: int = Field(default=3, ge=1, description="no line text more often in a release")
+    min_face_px: int = Field(default=48, ge=0, description="render audit: least face height, close/medium")
+    dialogue_model: bool = Field(default=False, description="reword lines with text.backend (validated)")
 
 
 class RenderSpec(Strict):
@@ -345,6 +382,16 @@ class Theme(Strict):
                 raise ValueError(
                     f"activities.{i}.min_people: more than the {len(self.cast)} people in the cast"
                 )
+            for key in ("people", "exclude"):
+                for j, pid in enumerate(getattr(a.who, key)):
+                    if pid not in people:
+                        raise ValueError(f"activities.{i}.who.{key}.{j}: unknown person {pid!r}")
+            kinds = {r.kind for r in self.relations}
+            for j, k in enumerate(a.who.relations):
+                if k not in kinds:
+                    raise ValueError(
+                        f"activities.{i}.who.relations.{j}: no relation of kind {k!r} in relations"
+                    )
         section = self.smm or self.memeye
         if section is not None:
             section.check(self)

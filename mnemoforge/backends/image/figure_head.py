@@ -20,6 +20,15 @@ ACCESSORY_COLORS: tuple[RGB, ...] = (
 )
 
 
+HEADWEAR = ("hat", "cap", "headband")
+HEADWEAR_SLOT = {"hat": 0, "cap": 1, "headband": 3}
+
+
+def headwear_color(a: AppearanceSpec, kind: str) -> RGB:
+    """The colour a hat, cap or headband is drawn in: the theme's ``headwear_color`` if set."""
+    return rgb(a.headwear_color) if a.headwear_color else accessory_color(a, HEADWEAR_SLOT[kind])
+
+
 def accessory_color(a: AppearanceSpec, k: int) -> RGB:
     """Stable per-person accessory colour (does not change with the outfit)."""
     key = f"{a.skin_tone}{a.hair_color}{a.eye_color}{a.face_shape}".encode()
@@ -129,15 +138,15 @@ def _features(pen: _Pen, a: AppearanceSpec, skin: RGB, hair: RGB, fw: float, fh:
 def _headwear(pen: _Pen, a: AppearanceSpec, fw: float, fh: float, ys: float) -> None:
     acc = set(a.accessories)
     if "headband" in acc:
-        pen.chord((-fw / 2 - 0.02, 0.0, fw / 2 + 0.02, 0.7), 195, 345, accessory_color(a, 3))
+        pen.chord((-fw / 2 - 0.02, 0.0, fw / 2 + 0.02, 0.7), 195, 345, headwear_color(a, "headband"))
         pen.chord((-fw / 2 + 0.02, 0.1, fw / 2 - 0.02, 0.74), 190, 350, rgb(a.hair_color))
     if "hat" in acc:
-        c = accessory_color(a, 0)
+        c = headwear_color(a, "hat")
         pen.rect(-fw / 2 + 0.02, -0.42, fw / 2 - 0.02, 0.2, c, r=0.12)
         pen.rect(-fw / 2 + 0.02, 0.02, fw / 2 - 0.02, 0.14, mix(c, BLACK, 0.5))
         pen.ell(-fw / 2 - 0.3, 0.1, fw / 2 + 0.3, 0.3, c)
     if "cap" in acc:
-        c = accessory_color(a, 1)
+        c = headwear_color(a, "cap")
         pen.chord((-fw / 2 - 0.04, -0.18, fw / 2 + 0.04, 0.62), 180, 360, c)
         pen.ell(-fw * 0.1, 0.16, fw / 2 + 0.32, 0.3, mix(c, BLACK, 0.2))
         pen.circ(0, -0.17, 0.05, mix(c, WHITE, 0.4))

@@ -23,6 +23,8 @@ from mnemoforge.backends.image.scenery import (
     indoor_room,
     outdoor_view,
     precipitation,
+    prop_shape,
+    room_layout,
     sign_board,
     sign_size,
     weather_kind,
@@ -52,6 +54,15 @@ def _clip(b: tuple[float, float, float, float], W: int, H: int) -> Box | None:
 def _tag_h(label: str | None, s: float) -> float:
     """Height of the label tag ``draw_prop`` puts under a prop of size ``s`` (0 without a label)."""
     return 0.0 if not label else max(9, round(s * 0.3)) * 1.5 + 4
+
+
+def _half_w(label: str | None, s: float) -> float:
+    """Half the width a prop of size ``s`` takes, its label tag included (to keep it in frame)."""
+    half = 0.7 * s + 2  # draw_prop boxes end one pixel past the shape
+    if label:
+        size = max(9, round(s * 0.3))
+        half = max(half, font(size).getlength(renderable(label)) / 2 + size * 0.6 + 3)
+    return half
 
 
 @dataclass(frozen=True)
@@ -117,15 +128,17 @@ class ProceduralImageBackend:
         img = Image.new("RGB", (W, H))
         d = ImageDraw.Draw(img)
         if req.indoor:
-            indoor_room(d, W, H, horizon, req.place_kind, pal, z, req.time_of_day, wx, rng)
+            layout = room_layout(req.place_name)
+            indoor_room(d, W, H, horizon, req.place_kind, pal, z, req.time_of_day, wx, rng, layout)
         else:
             outdoor_view(d, W, H, horizon, req.place_kind, pal, z, req.time_of_day, wx, rng)
             if wx == "fog":
                 img = Image.blend(img, Image.new("RGB", (W, H), (225, 228, 232)), 0.35)
                 d = ImageDraw.Draw(img)
 
-        slots = self._slots(req, rng)
-        sign_box = self._sign(d, req, slots, pal, rng) if req.sign else None
+        safe = req.safe or (0, 0, W, H)
+        slots = self._slots(req, rng, safe)
+        sign_box = self._sign(d, req, slots, pal, rng, safe) if req.sign else None
         extras = self._extras(img, req, slots, horizon, rng)
 
         n = len(req.people)
@@ -151,15 +164,16 @@ class ProceduralImageBackend:
             people[slot.index], faces[slot.index] = _clip(g.box, W, H), _clip(g.face, W, H)
             torsos[slot.index] = _clip(g.torso, W, H)
             hands[slot.index] = (g.hand, slot.u)
-        self._free_props(d, req, slots, prop_boxes, rng)
+        self._free_props(d, req, slots, prop_boxes, rng, safe)
         for k, prop in enumerate(req.props):  # held props last so no one covers them
             if prop.holder_index in hands:
                 (hx, hy), u = hands[prop.holder_index]
                 s = min(0.8 * u, 0.3 * H)
                 # hands below the frame (close shots) hold the prop up into view
-                base = min(hy + 0.45 * s, H - 2 - _tag_h(prop.label, s))
-                px = min(hx + 0.2 * s, W - 0.5 * s)
-                b = draw_prop(d, prop.name, rgb(prop.color), px, base, s, prop.label)
+                base = min(hy + 0.45 * s, safe[3] - 2 - _tag_h(prop.label, s))
+                hw = _half_w(prop.label, s)
+                px = max(safe[0] + hw, min(hx + 0.2 * s, safe[2] - hw))
+                b = draw_prop(d, prop.name, rgb(prop.color), px, base, s, prop.label, prop.shape)
                 prop_boxes[k] = _clip(b, W, H)
         if not req.indoor and wx in ("rain", "snow"):
             precipitation(d, (0, 0, W, H), wx, rng)
@@ -171,16 +185,17 @@ class ProceduralImageBackend:
             props=tuple(prop_boxes),
             sign=sign_box,
             extras=tuple(extras),
+            sign_text=req.sign if sign_box else None,
+            prop_shapes=tuple(prop.shape or prop_shape(prop.name) for prop in req.props),
         )
         return img, layout
 
-    def _slots(self, req: SceneRequest, rng: random.Random) -> list[_Slot]:
-        """Left-to-right positions and sizes of the people who are in frame."""
-        W, H = req.width, req.height
+    def _slots(self, req: SceneRequest, rng: random.Random, safe: Box) -> list[_Slot]:
+        """Left-to-right positions and sizes of everyone in ``req.people``, inside ``safe``."""
+        H = req.height
+        x0, W = safe[0], safe[2] - safe[0]  # lay out across the safe width
         comp = req.composition
         idx = list(range(len(req.people)))
-        if comp == "close" and req.focus_index is not None:
-            idx = [req.focus_index]
         n = len(idx)
         if n == 0:
             return []
@@ -190,7 +205,7 @@ class ProceduralImageBackend:
         gap = min(W / n, (3.3 if comp == "wide" else 2.9) * u)
         span = gap * (n - 1)
         slack = max(0.0, (W - span - 2.4 * u) / 2)
-        centre = W / 2 + rng.uniform(-0.5, 0.5) * min(slack, 0.12 * W)
+        centre = x0 + W / 2 + rng.uniform(-0.5, 0.5) * min(slack, 0.12 * W)
         out = []
         for j, i in enumerate(idx):
             a = req.people[i].appearance
@@ -211,16 +226,18 @@ class ProceduralImageBackend:
         slots: list[_Slot],
         pal: list[RGB],
         rng: random.Random,
+        safe: Box,
     ) -> Box:
-        """Place the sign where heads cover it least; return its box."""
-        W, H = req.width, req.height
+        """Place the sign inside ``safe`` where heads cover it least; return its box."""
+        H = req.height
+        x0, W = safe[0], safe[2] - safe[0]
         text = req.sign or ""
         size = sign_size(text, W, H, 0.42 if req.composition != "wide" else 0.7)
         tw = min(W * 0.95, font(size).getlength(renderable(text)))
         half = tw / 2 + size * 0.6
-        cy = max(size * 1.1, 0.1 * H)
+        cy = max(size * 1.1, 0.1 * H, safe[1] + size * 1.1)
         heads = [(s.cx - 1.3 * s.u, s.cx + 1.3 * s.u) for s in slots if s.top - 0.5 * s.u < cy + size]
-        cands = [W / 2 + rng.uniform(-0.08, 0.08) * W, half + 3, W - half - 3]
+        cands = [x0 + W / 2 + rng.uniform(-0.08, 0.08) * W, x0 + half + 3, x0 + W - half - 3]
 
         def covered(cx: float) -> float:
             return sum(max(0.0, min(cx + half, b) - max(cx - half, a)) for a, b in heads)
@@ -261,28 +278,35 @@ class ProceduralImageBackend:
         slots: list[_Slot],
         boxes: list[Box | None],
         rng: random.Random,
+        safe: Box,
     ) -> None:
-        """Props nobody holds: on the ground (wide) or on a table in front (medium/close)."""
-        W, H = req.width, req.height
+        """Props nobody holds: on the ground (wide) or on a table in front (medium/close), in ``safe``."""
+        H = req.height
+        sx0, W = safe[0], safe[2] - safe[0]
         free = [k for k, p in enumerate(req.props) if p.holder_index is None]
         if not free:
             return
         u = slots[0].u if slots else FRAMING[req.composition][1] * H
         if req.composition == "wide":
             s = min(0.9 * u, 0.2 * H)
-            base = 0.93 * H - max(_tag_h(p.label, s) for p in (req.props[k] for k in free))
+            base = min(0.93 * H, safe[3] - 2) - max(_tag_h(p.label, s) for p in (req.props[k] for k in free))
             xs = [s2.cx for s2 in slots]
-            ends = [xs[0] - 1.6 * u, xs[-1] + 1.6 * u] if xs else [0.2 * W, 0.8 * W]
+            ends = [xs[0] - 1.6 * u, xs[-1] + 1.6 * u] if xs else [sx0 + 0.2 * W, sx0 + 0.8 * W]
             gaps = sorted([(a + b) / 2 for a, b in itertools.pairwise(xs)] + ends)
-            gaps = [min(max(x, 0.06 * W), 0.94 * W) for x in gaps] or [W / 2]
+            gaps = [min(max(x, sx0 + 0.06 * W), sx0 + 0.94 * W) for x in gaps] or [sx0 + W / 2]
         else:
             table_top = round(0.84 * H)
             wood = (122, 84, 52)
             d.rectangle([0, table_top, W, H], fill=wood)
             d.rectangle([0, table_top, W, table_top + max(1, H // 60)], fill=mix(wood, (255, 255, 255), 0.25))
-            s, base = min(0.45 * u, 0.14 * H), table_top + max(2, H // 40)
-            gaps = [W * (j + 1) / (len(free) + 1) for j in range(len(free))]
+            s = min(0.45 * u, 0.14 * H)
+            base = min(
+                table_top + max(2, H // 40), safe[3] - 2 - max(_tag_h(req.props[k].label, s) for k in free)
+            )
+            gaps = [sx0 + W * (j + 1) / (len(free) + 1) for j in range(len(free))]
         for j, k in enumerate(free):
             p = req.props[k]
             cx = gaps[j % len(gaps)] + (j // len(gaps)) * s * 1.2 + rng.uniform(-0.1, 0.1) * s
-            boxes[k] = _clip(draw_prop(d, p.name, rgb(p.color), cx, base, s, p.label), W, H)
+            hw = _half_w(p.label, s)
+            cx = max(safe[0] + hw, min(cx, safe[2] - hw))
+            boxes[k] = _clip(draw_prop(d, p.name, rgb(p.color), cx, base, s, p.label, p.shape), req.width, H)

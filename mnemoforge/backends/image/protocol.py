@@ -47,6 +47,7 @@ class PropPlacement:
     color: str
     label: str | None = None
     holder_index: int | None = None
+    shape: str | None = None  # what it is drawn as (None: guessed from the name)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class SceneRequest:
     composition: Composition = "wide"
     focus_index: int | None = None
     seed: int = 0
+    safe: Box | None = None
 
     def __post_init__(self) -> None:
         if self.width < 16 or self.height < 16:
@@ -103,6 +105,8 @@ class SceneLayout:
     props: tuple[Box | None, ...] = ()
     sign: Box | None = None
     extras: tuple[Box, ...] = field(default_factory=tuple)
+    sign_text: str | None = None
+    prop_shapes: tuple[str, ...] = ()
 
 
 @runtime_checkable

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import random
+import zlib
 
 from PIL import Image, ImageDraw
 
@@ -134,8 +135,12 @@ def indoor_room(
     tod: str,
     wx: str,
     rng: random.Random,
+    layout: int = -1,
 ) -> Box:
-    """Wall, floor, a window onto the weather and a few kind-specific furnishings; returns window box."""
+    """Wall, floor, a window onto the weather and a few kind-specific furnishings; returns window box.
+
+    ``layout`` (see :func:`room_layout`) fixes the window side and the furnishing of a place, so one
+    place always looks the same and two homes look different; -1 draws them at random."""
     wall = pal[0] if pal else rgb(WALL.get(kind, "#dddddd"))
     floor = pal[1] if len(pal) > 1 else rgb(FLOOR.get(kind, "#8a8a8a"))
     accent = pal[2] if len(pal) > 2 else mix(wall, BLACK, 0.4)
@@ -147,7 +152,8 @@ def indoor_room(
             draw.line([(0, y), (W, y)], fill=mix(floor, BLACK, 0.2))
     draw.rectangle([0, horizon - max(2, round(0.025 * H * z)), W, horizon], fill=mix(wall, BLACK, 0.3))
     ww, wh = round(0.2 * W * min(z, 1.6)), round(0.28 * H * z)
-    wx0 = round(rng.choice((0.05, 0.72)) * W)
+    side = rng.choice((0.05, 0.72)) if layout < 0 else (0.05, 0.72)[layout % 2]
+    wx0 = round(side * W)
     wy0 = max(2, horizon - round(0.12 * H * z) - wh)
     win = (wx0, wy0, wx0 + ww, wy0 + wh)
     frame = mix(wall, WHITE, 0.6) if luma(wall) < 0.8 else mix(wall, BLACK, 0.25)
@@ -157,7 +163,31 @@ def indoor_room(
     precipitation(draw, win, wx, rng)
     draw.line([((win[0] + win[2]) / 2, win[1]), ((win[0] + win[2]) / 2, win[3])], fill=frame, width=2)
     fx0 = W - wx0 - ww  # the other side of the room from the window
-    if kind == "home":
+    if kind == "home" and layout >= 0 and (layout // 2) % 3 == 1:  # bookshelf and a floor lamp
+        for row in range(4):
+            y = wy0 + wh * 0.25 * row
+            draw.rectangle([fx0, y, fx0 + ww, y + max(2, H // 90)], fill=mix(accent, BLACK, 0.45))
+            for k in range(6):
+                bx = fx0 + ww * (0.04 + 0.16 * k)
+                draw.rectangle(
+                    [bx, y - wh * 0.18, bx + ww * 0.1, y],
+                    fill=((150, 60, 50), (60, 90, 140), (70, 120, 70))[k % 3],
+                )
+        lx = W * 0.5
+        draw.line([(lx, horizon - 0.4 * H * z), (lx, horizon)], fill=(60, 60, 60), width=max(2, H // 120))
+        lo, hi, sh = horizon - 0.38 * H * z, horizon - 0.46 * H * z, 0.05 * H * z
+        shade = [(lx - sh, lo), (lx + sh, lo), (lx + 0.6 * sh, hi), (lx - 0.6 * sh, hi)]
+        draw.polygon(shade, fill=(245, 220, 150))
+    elif kind == "home" and layout >= 0 and (layout // 2) % 3 == 2:  # a wall clock over a dresser
+        r = 0.06 * H * z
+        cx, cy = fx0 + ww / 2, wy0 + r + 2
+        draw.ellipse(
+            [cx - r, cy - r, cx + r, cy + r], fill=WHITE, outline=(40, 40, 40), width=max(2, H // 120)
+        )
+        draw.line([(cx, cy), (cx, cy - r * 0.7)], fill=(40, 40, 40), width=2)
+        draw.line([(cx, cy), (cx + r * 0.5, cy)], fill=(40, 40, 40), width=2)
+        draw.rectangle([fx0, horizon - 0.2 * H * z, fx0 + ww, horizon], fill=mix(accent, BLACK, 0.2))
+    elif kind == "home":
         draw.rectangle(
             [fx0 + ww * 0.15, wy0, fx0 + ww * 0.85, wy0 + wh * 0.6],
             fill=accent,
@@ -200,6 +230,11 @@ def indoor_room(
         draw.rectangle([0, 0.34 * H, W, 0.34 * H + 0.05 * H * z], fill=accent)
         draw.rectangle([W * 0.3, horizon - 0.08 * H * z, W * 0.7, horizon - 0.05 * H * z], fill=(90, 90, 95))
     return win
+
+
+def room_layout(place_name: str) -> int:
+    """A place's fixed room layout (window side and furnishing), from its name."""
+    return zlib.crc32(place_name.encode()) % 6
 
 
 def outdoor_view(
@@ -291,23 +326,60 @@ PROP_SHAPES = (
     ("guitar", ("guitar", "violin", "ukulele")),
     ("camera", ("camera", "radio", "speaker")),
     ("plant", ("plant", "flower", "bouquet", "cactus")),
+    ("tin", ("tin", "can", "caddy", "canister")),
+    ("laptop", ("laptop", "computer")),
 )
 
 
+WHOLE_WORD_SHAPES = frozenset({"tin", "laptop"})  # short words: matched as whole words only
+
+
 def prop_shape(name: str) -> str:
-    """Which simple shape a prop named ``name`` is drawn as (default: ``box``)."""
+    """Which simple shape a prop named ``name`` is drawn as (default: ``box``).
+
+    The head noun (the last word: a *tea tin* is a tin) decides before any other word.
+    """
     n = name.lower()
-    return next((shape for shape, words in PROP_SHAPES if any(w in n for w in words)), "box")
+    head = n.split()[-1] if n.split() else n
+    for text in (head, n):
+        words_in = text.split()
+        hit = next((shape for shape, words in PROP_SHAPES if any(w in words_in for w in words)), None)
+        if hit:
+            return hit
+    loose = [(shape, words) for shape, words in PROP_SHAPES if shape not in WHOLE_WORD_SHAPES]
+    return next((shape for shape, words in loose if any(w in n for w in words)), "box")
 
 
 def draw_prop(
-    draw: ImageDraw.ImageDraw, name: str, color: RGB, cx: float, base: float, s: float, label: str | None
+    draw: ImageDraw.ImageDraw,
+    name: str,
+    color: RGB,
+    cx: float,
+    base: float,
+    s: float,
+    label: str | None,
+    shape: str | None = None,
 ) -> Box:
     """Draw a prop standing on ``base`` (its bottom), about ``s`` px tall; label on a tag below."""
-    shape, dark = prop_shape(name), mix(color, BLACK, 0.4)
+    shape, dark = shape or prop_shape(name), mix(color, BLACK, 0.4)
     t, lw = base - s, max(1, round(s / 10))
     rr = draw.rounded_rectangle
-    if shape == "cup":
+    if shape == "tin":  # a lidded cylinder, no handle
+        draw.rectangle([cx - s * 0.28, t + s * 0.22, cx + s * 0.28, base], fill=color)
+        draw.ellipse([cx - s * 0.28, base - s * 0.1, cx + s * 0.28, base + s * 0.02], fill=dark)
+        draw.rectangle([cx - s * 0.31, t + s * 0.12, cx + s * 0.31, t + s * 0.28], fill=dark)
+        draw.line([(cx - s * 0.28, t + s * 0.6), (cx + s * 0.28, t + s * 0.6)], fill=dark, width=lw)
+        box = [cx - s * 0.31, t + s * 0.12, cx + s * 0.31, base + s * 0.02]
+    elif shape == "laptop":  # open lid over a flat base
+        draw.polygon(
+            [(cx - s * 0.4, base - s * 0.08), (cx - s * 0.3, t + s * 0.25), (cx + s * 0.3, t + s * 0.25),
+             (cx + s * 0.4, base - s * 0.08)],
+            fill=color, outline=dark,
+        )  # fmt: skip
+        draw.rectangle([cx - s * 0.24, t + s * 0.32, cx + s * 0.24, base - s * 0.16], fill=(40, 50, 70))
+        draw.rectangle([cx - s * 0.5, base - s * 0.08, cx + s * 0.5, base], fill=dark)
+        box = [cx - s * 0.5, t + s * 0.25, cx + s * 0.5, base]
+    elif shape == "cup":
         draw.ellipse([cx + s * 0.15, t + s * 0.3, cx + s * 0.5, t + s * 0.7], outline=color, width=lw)
         draw.rectangle([cx - s * 0.3, t + s * 0.2, cx + s * 0.3, base], fill=color)
         box = [cx - s * 0.3, t + s * 0.2, cx + s * 0.5, base]

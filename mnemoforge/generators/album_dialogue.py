@@ -1,0 +1,74 @@
+"""Dialogue for the album: wordings drawn from line banks with typed slots, a cap on how often
+one line text recurs in a release, and a speech-length estimate used to size shots."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from mnemoforge.schemas.icm_rules import DEFAULT_BANK, GENERIC_CHOICE, LineBank, template_slots
+from mnemoforge.schemas.theme import ActivitySpec, Theme
+
+# espeak-ng measured on the shipped voices: seconds ~ lead + k * chars * 10 / rate (words/min),
+# with margin (a 58-character line at rate 125 speaks in 5.9 s; the estimate says 6.4 s)
+EST_LEAD_S = 0.8
+EST_PER_CHAR = 12.0
+
+
+def estimate_seconds(text: str, rate: int) -> float:
+    """A conservative estimate of how long ``text`` takes to say at ``rate`` words per minute."""
+    return EST_LEAD_S + EST_PER_CHAR * len(text) / rate
+
+
+class Dialogue:
+    """Picks line wordings for one album, counting every text it hands out."""
+
+    def __init__(self, theme: Theme) -> None:
+        self.max_repeats = theme.album.max_line_repeats
+        self.used: Counter[str] = Counter()
+        self.mentioned: Counter[str] = Counter()  # habit / relation facts stated so far
+        base = DEFAULT_BANK.merged(theme.album.dialogue)
+        self.banks = {a.id: base.merged(a.bank()) for a in theme.activities}
+
+    def bank(self, act: ActivitySpec) -> LineBank:
+        return self.banks[act.id]
+
+    def templates(self, act: ActivitySpec, function: str, key: str | None = None) -> list[str]:
+        bank = self.banks[act.id]
+        if function == "choice":
+            return list(bank.choice.get(key or "", [])) or list(GENERIC_CHOICE)
+        return list(getattr(bank, function))
+
+    def pick(
+        self,
+        act: ActivitySpec,
+        function: str,
+        slots: dict[str, str],
+        rng: random.Random,
+        *,
+        key: str | None = None,
+        required: bool = False,
+    ) -> tuple[str, str] | None:
+        """A (template, text) whose slots are all filled and whose text is under the repeat cap.
+
+        A template needing a slot not in ``slots`` (no object brought, nobody else there) is
+        skipped, never filled with a stand-in. ``required`` lines (they carry facts) fall back to
+        the least-used wording when every one is at the cap; others are dropped (``None``).
+        """
+        options = []
+        for tpl in self.templates(act, function, key):
+            need = template_slots(tpl)
+            if need <= set(slots):
+                options.append((tpl, tpl.format(**{k: slots[k] for k in need})))
+        if not options:
+            return None
+        rng.shuffle(options)
+        fresh = [o for o in options if self.used[o[1]] < self.max_repeats]
+        if fresh:
+            choice = min(fresh, key=lambda o: self.used[o[1]])
+        elif required:
+            choice = min(options, key=lambda o: self.used[o[1]])
+        else:
+            return None
+        self.used[choice[1]] += 1
+        return choice

@@ -1,0 +1,131 @@
+"""An activity's rules (who, when, how often) applied when planning events, and checked afterwards."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections import Counter
+
+from mnemoforge.schemas.icm_rules import WEEKDAYS
+from mnemoforge.schemas.theme import ActivitySpec, Theme
+from mnemoforge.schemas.world import World
+
+PLACE_HOURS = {
+    "outdoor": (8, 17),
+    "home": (9, 21),
+    "work": (9, 18),
+    "venue": (10, 21),
+    "shop": (9, 19),
+    "transit": (7, 20),
+}
+WITH_PROTAGONIST = 0.7  # chance an optional protagonist takes part
+
+
+def related(theme: Theme, a: str, b: str) -> set[str]:
+    """Relation kinds between two cast members, in either direction."""
+    return {r.kind for r in theme.relations if {r.a, r.b} == {a, b}}
+
+
+def eligible(theme: Theme, act: ActivitySpec, protagonist: str) -> list[str]:
+    """Cast members other than the protagonist whom ``act`` admits, in cast order."""
+    who = act.who
+    out = []
+    for p in theme.cast:
+        if p.id == protagonist or p.id in who.exclude:
+            continue
+        filtered = bool(who.relations or who.roles or who.people)
+        ok = (
+            not filtered
+            or p.id in who.people
+            or p.role in who.roles
+            or bool(related(theme, protagonist, p.id) & set(who.relations))
+        )
+        if ok:
+            out.append(p.id)
+    return out
+
+
+def day_allowed(act: ActivitySpec, d: dt.date) -> bool:
+    if not act.days:
+        return True
+    name = WEEKDAYS[d.weekday()]
+    kind = "weekend" if d.weekday() >= 5 else "weekday"
+    return name in act.days or kind in act.days
+
+
+def hour_window(act: ActivitySpec, place_kind: str) -> tuple[int, int]:
+    return act.hours if act.hours is not None else PLACE_HOURS.get(place_kind, (9, 20))
+
+
+def shift_day(act: ActivitySpec, day: int, span_days: int, start: dt.date) -> int | None:
+    """The nearest day to ``day`` (within a week, inside the span) that ``act`` allows."""
+    for off in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6):
+        d = day + off
+        if 0 <= d < span_days and day_allowed(act, start + dt.timedelta(days=d)):
+            return d
+    return None
+
+
+def pick_participants(theme: Theme, act: ActivitySpec, protagonist: str, rng: random.Random) -> list[str]:
+    """Participants obeying ``act.who`` and the people counts, in cast order."""
+    pool = eligible(theme, act, protagonist)
+    mode = act.who.protagonist
+    hi = min(act.max_people, len(pool) + (mode != "excluded"))
+    lo = min(act.min_people, hi)
+    k = rng.randint(lo, hi)
+    if mode == "required":
+        with_p = True
+    elif mode == "excluded" or not pool:
+        with_p = mode != "excluded"
+    else:
+        with_p = rng.random() < WITH_PROTAGONIST or k > len(pool)
+    chosen = [protagonist] if with_p else []
+    if act.who.linked:
+        left = list(pool)
+        while len(chosen) < k and left:
+            links = [q for q in left if not chosen or any(related(theme, q, c) for c in chosen)]
+            if not links:
+                break
+            q = rng.choice(links)
+            chosen.append(q)
+            left.remove(q)
+    else:
+        chosen += rng.sample(pool, max(0, min(len(pool), k - len(chosen))))
+    order = {p.id: j for j, p in enumerate(theme.cast)}
+    return sorted(chosen, key=order.__getitem__)
+
+
+def world_problems(theme: Theme, world: World) -> list[str]:
+    """Events breaking their activity's rules (the coherence check), each naming the event."""
+    acts = {a.id: a for a in theme.activities}
+    kinds = {p.id: p.kind for p in theme.places}
+    out: list[str] = []
+    per_month: Counter[tuple[str, str]] = Counter()
+    for e in world.events:
+        act = acts[e.activity]
+        where = f"{e.id} ({act.id})"
+        allowed = set(eligible(theme, act, world.protagonist))
+        bad = [p for p in e.participants if p != world.protagonist and p not in allowed]
+        if bad:
+            out.append(f"{where}: participants {bad} are excluded by the activity's who-rules")
+        if act.who.protagonist == "required" and world.protagonist not in e.participants:
+            out.append(f"{where}: the protagonist must take part")
+        if act.who.protagonist == "excluded" and world.protagonist in e.participants:
+            out.append(f"{where}: the protagonist may not take part")
+        if not act.min_people <= len(e.participants) <= act.max_people:
+            out.append(
+                f"{where}: {len(e.participants)} participants, outside [{act.min_people}, {act.max_people}]"
+            )
+        if e.place not in act.places:
+            out.append(f"{where}: place {e.place!r} not among the activity's places")
+        lo, hi = hour_window(act, kinds[e.place])
+        if not lo <= e.start.hour <= hi:
+            out.append(f"{where}: starts at {e.start:%H:%M}, outside the hours {lo}-{hi}")
+        if not day_allowed(act, e.start.date()):
+            out.append(f"{where}: on a {e.start:%A}, not among the days {act.days}")
+        per_month[(act.id, e.start.strftime("%Y-%m"))] += 1
+    for (aid, month), n in sorted(per_month.items()):
+        cap = acts[aid].max_per_month
+        if cap is not None and n > cap:
+            out.append(f"{aid}: {n} events in {month}, more than max_per_month {cap}")
+    return out

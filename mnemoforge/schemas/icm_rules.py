@@ -1,0 +1,135 @@
+"""Theme records of the icm family's world rules: who may take part in an activity, when, and
+what is said there (dialogue line banks with typed slots)."""
+
+from __future__ import annotations
+
+import string
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Day = Literal[
+    "weekday", "weekend", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"
+]
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+# the slots each dialogue function may use: a template naming any other slot is an error
+SLOTS: dict[str, frozenset[str]] = {
+    "small_talk": frozenset({"other", "name", "place", "noun", "object"}),
+    "relation": frozenset({"name", "relation", "other"}),
+    "habit": frozenset({"name", "habit"}),
+    "choice": frozenset({"value", "other"}),
+    "place": frozenset({"place", "other"}),
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WhoSpec(_Strict):
+    """Who may take part in an activity.
+
+    ``protagonist``: ``required`` (every event includes them), ``optional`` or ``excluded``.
+    The other participants are drawn from the cast members that match ``relations`` (relation
+    kinds linking them to the protagonist, in either direction), ``roles`` or ``people`` (any of
+    the three; with none set, anyone may come), minus ``exclude``. ``linked``: every participant
+    must be related to another participant (so strangers never meet).
+    """
+
+    protagonist: Literal["required", "optional", "excluded"] = "optional"
+    relations: list[str] = Field(default_factory=list)
+    roles: list[str] = Field(default_factory=list)
+    people: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    linked: bool = False
+
+
+def template_slots(template: str) -> set[str]:
+    """The ``{slot}`` names a template uses (ValueError for a malformed template)."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+class LineBank(_Strict):
+    """Wordings per dialogue function; several per function keep lines from repeating.
+
+    ``choice`` is keyed by preference kind (``drink``, ``food``, ``music`` ...), so a drink only
+    ever fills a drink template. Slots allowed per function: see ``SLOTS``.
+    """
+
+    small_talk: list[str] = Field(default_factory=list)
+    relation: list[str] = Field(default_factory=list)
+    habit: list[str] = Field(default_factory=list)
+    choice: dict[str, list[str]] = Field(default_factory=dict)
+    place: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _slots_typed(self) -> LineBank:
+        for fn, allowed in SLOTS.items():
+            value = getattr(self, fn)
+            groups = value.items() if isinstance(value, dict) else [(None, value)]
+            for key, templates in groups:
+                for i, t in enumerate(templates):
+                    where = f"{fn}.{key}.{i}" if key else f"{fn}.{i}"
+                    try:
+                        used = template_slots(t)
+                    except ValueError as e:
+                        raise ValueError(f"{where}: malformed template {t!r} ({e})") from None
+                    bad = used - allowed
+                    if bad:
+                        raise ValueError(
+                            f"{where}: slot(s) {sorted(bad)} not allowed in a {fn} line "
+                            f"(allowed: {sorted(allowed)})"
+                        )
+        return self
+
+    def merged(self, other: LineBank) -> LineBank:
+        """This bank with ``other``'s wordings added (activity bank over the album's)."""
+        choice = {k: list(v) for k, v in self.choice.items()}
+        for k, v in other.choice.items():
+            choice[k] = [*v, *choice.get(k, [])]
+        return LineBank(
+            small_talk=list(other.small_talk or self.small_talk),  # an activity's small talk replaces
+            relation=[*other.relation, *self.relation],
+            habit=[*other.habit, *self.habit],
+            choice=choice,
+            place=[*other.place, *self.place],
+        )
+
+
+# generic wordings used where a theme gives none (no domain words: slots carry the content)
+DEFAULT_BANK = LineBank(
+    small_talk=[
+        "{other}, this {noun} was a great idea.",
+        "Did you bring the {object}, {other}?",
+        "I love coming to {place}.",
+        "{other}, come stand next to me for the photo.",
+        "Glad we could all make it, {other}.",
+        "{other}, let's do this again soon.",
+    ],
+    relation=[
+        "{name} is my {relation}, you know.",
+        "Have you met {name}? My {relation}.",
+        "This is {name}, my {relation}.",
+        "My {relation} {name} says hi, {other}.",
+    ],
+    habit=[
+        "As always, {name} {habit}.",
+        "You know {name} {habit}, right?",
+        "Every week {name} {habit}.",
+        "Of course {name} {habit}, like always.",
+    ],
+    choice={},
+    place=[
+        "Here we are at {place}.",
+        "It's good to be back at {place}, {other}.",
+        "Welcome to {place}, {other}.",
+        "{other}, we made it to {place}.",
+    ],
+)
+GENERIC_CHOICE = [
+    "I'll go with {value}, as usual.",
+    "{value} for me, please.",
+    "{other}, I think I'll have {value}.",
+    "Make mine {value}.",
+]
