@@ -196,6 +196,9 @@ def report(
         _fail(str(e))
 
 
+app.command("evaluate")(__import__("mnemoforge.evaluation.cli", fromlist=["x"]).evaluate_command)
+
+
 @theme_app.command("check")
 def theme_check(file: Path) -> None:
     """Validate a theme without building."""

@@ -1,0 +1,1 @@
+"""Evaluate memory systems on a frozen release (see runner.evaluate)."""
