@@ -12,10 +12,16 @@ console = Console(stderr=True, soft_wrap=True)
 
 def evaluate_command(
     release: Path = typer.Argument(..., help="release folder"),
-    method: str = typer.Option(None, "--method", help="question_only, oracle_evidence, full_context_text, "
-                               "caption_memory, asr_only, retrieval, full_context_multimodal, "
-                               "retrieval_multimodal, concentrated[:METHOD]"),
-    model: str = typer.Option(None, "--model", help="a model SPEC YAML (a text: backend block), smollm2 or symbolic"),
+    method: str = typer.Option(
+        None,
+        "--method",
+        help="question_only, oracle_evidence, full_context_text, "
+        "caption_memory, asr_only, retrieval, full_context_multimodal, "
+        "retrieval_multimodal, concentrated[:METHOD]",
+    ),
+    model: str = typer.Option(
+        None, "--model", help="a model SPEC YAML (a text: backend block), smollm2 or symbolic"
+    ),
     matrix: Path = typer.Option(None, "--matrix", help="MATRIX.yaml: methods × models in one run"),
     out: Path = typer.Option(None, "--out", help="results folder (default: RELEASE-eval/<method>__<model>)"),
     limit: int = typer.Option(None, "--limit", min=1, help="evaluate only the first N items"),
@@ -41,22 +47,38 @@ def evaluate_command(
             results = run_matrix(release, matrix, out, progress=progress, limit=limit, workers=workers)
             dest = out or default_out(release)
             for r in results:
-                typer.echo(f"{r['method']:>28} × {r['model']['name']:<16} score {_pct(r['summary'].get('score'))}")
+                typer.echo(
+                    f"{r['method']:>28} × {r['model']['name']:<16} score {_pct(r['summary'].get('score'))}"
+                )
             typer.echo(str(dest / "summary.md"))
             return
         if not method or not model:
             raise EvaluationError("give --method and --model (or --matrix MATRIX.yaml)")
         dest = out or default_out(release) / f"{slug(method)}__{slug(model)}"
         cfg = MethodConfig(top_k=top_k, retriever=retriever, fps=fps)
-        res = evaluate(release, method, model, dest, limit=limit, workers=workers,
-                       judge=None if judge == "exact" else judge, config=cfg, progress=progress)
+        res = evaluate(
+            release,
+            method,
+            model,
+            dest,
+            limit=limit,
+            workers=workers,
+            judge=None if judge == "exact" else judge,
+            config=cfg,
+            progress=progress,
+        )
     except (EvaluationError, FileNotFoundError) as e:
         console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     s = res["summary"]
-    typer.echo(f"{method} × {res['model']['name']}: {s['items']} items, score {_pct(s.get('score'))}"
-               + (f", MCQ {_pct(s.get('accuracy'))} per rotation / {_pct(s.get('all_four'))} all four"
-                  if s.get("mcq") else ""))
+    typer.echo(
+        f"{method} × {res['model']['name']}: {s['items']} items, score {_pct(s.get('score'))}"
+        + (
+            f", MCQ {_pct(s.get('accuracy'))} per rotation / {_pct(s.get('all_four'))} all four"
+            if s.get("mcq")
+            else ""
+        )
+    )
     typer.echo(str(dest / "summary.md"))
 
 

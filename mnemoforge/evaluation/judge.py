@@ -100,13 +100,17 @@ def control_set(key: ItemKey) -> list[dict[str, Any]]:
         rows.append({"kind": "stale_value", "response": wrong[0], "right": False})
         wrong = wrong[1:]
     rows += [{"kind": "distractor", "response": o, "right": False} for o in wrong[:2]]
-    rows += [{"kind": "near_miss_number", "response": o, "right": False} for o in _near_numbers(key.answer)[:1]]
+    rows += [
+        {"kind": "near_miss_number", "response": o, "right": False} for o in _near_numbers(key.answer)[:1]
+    ]
     for t in REWORDINGS[1:3]:
         rows.append({"kind": "rewording", "response": t.format(a=key.answer), "right": True})
     return rows
 
 
-def calibrate(judge: Judge, keys: list[ItemKey], questions: dict[str, str], workers: int = 4) -> dict[str, Any]:
+def calibrate(
+    judge: Judge, keys: list[ItemKey], questions: dict[str, str], workers: int = 4
+) -> dict[str, Any]:
     """Judge every item's control set; false-accept and false-reject rates, overall and per kind."""
     tasks = [(k, c, n) for k in keys for n, c in enumerate(control_set(k))]
 

@@ -53,7 +53,11 @@ def read_matrix(path: Path) -> dict[str, Any]:
     if bad:
         raise EvaluationError(f"{path}: unknown field(s) {sorted(bad)}; known: {sorted(FIELDS)}")
     for key in ("methods", "models"):
-        if not isinstance(data.get(key), list) or not data[key] or not all(isinstance(x, str) for x in data[key]):
+        if (
+            not isinstance(data.get(key), list)
+            or not data[key]
+            or not all(isinstance(x, str) for x in data[key])
+        ):
             raise EvaluationError(f"{path}: field '{key}' must be a non-empty list of names")
     models = []
     for m in data["models"]:
@@ -79,8 +83,15 @@ def method_config(retrieval: dict | None = None, frames: dict | None = None) -> 
     return MethodConfig(**kw)
 
 
-def run_matrix(release: Path, matrix: Path, out: Path | None = None, *, progress: Any = None,
-               limit: int | None = None, workers: int | None = None) -> list[dict]:
+def run_matrix(
+    release: Path,
+    matrix: Path,
+    out: Path | None = None,
+    *,
+    progress: Any = None,
+    limit: int | None = None,
+    workers: int | None = None,
+) -> list[dict]:
     """Every method × model pair; returns their results (also written under ``out``)."""
     from mnemoforge.evaluation.runner import evaluate
     from mnemoforge.evaluation.tables import summary_markdown
@@ -95,14 +106,34 @@ def run_matrix(release: Path, matrix: Path, out: Path | None = None, *, progress
     for model in spec["models"]:
         for method in spec["methods"]:
             name = slug(model)
-            res = evaluate(release, method, model, out / f"{slug(method)}__{name}",
-                           limit=limit or spec.get("limit"), workers=workers or int(spec.get("workers", 4)),
-                           judge=judge, config=cfg, prices=prices.get(name), progress=progress)
+            res = evaluate(
+                release,
+                method,
+                model,
+                out / f"{slug(method)}__{name}",
+                limit=limit or spec.get("limit"),
+                workers=workers or int(spec.get("workers", 4)),
+                judge=judge,
+                config=cfg,
+                prices=prices.get(name),
+                progress=progress,
+            )
             results.append(res)
     atomic.write_text(out / "summary.md", summary_markdown(results))
-    atomic.write_json(out / "matrix.json", {
-        "release": str(release),
-        "runs": [{"method": r["method"], "model": r["model"]["name"], "summary": r["summary"],
-                  "calibration": r["calibration"], "ledger": r["ledger"]} for r in results],
-    })
+    atomic.write_json(
+        out / "matrix.json",
+        {
+            "release": str(release),
+            "runs": [
+                {
+                    "method": r["method"],
+                    "model": r["model"]["name"],
+                    "summary": r["summary"],
+                    "calibration": r["calibration"],
+                    "ledger": r["ledger"],
+                }
+                for r in results
+            ],
+        },
+    )
     return results

@@ -49,8 +49,14 @@ class MethodConfig:
     frames_dir: Path | None = None
 
     def record(self) -> dict[str, Any]:
-        return {"top_k": self.top_k, "retriever": self.retriever, "fps": self.fps, "max_frames": self.max_frames,
-                "max_context_chars": self.max_context_chars, "max_images": self.max_images}
+        return {
+            "top_k": self.top_k,
+            "retriever": self.retriever,
+            "fps": self.fps,
+            "max_frames": self.max_frames,
+            "max_context_chars": self.max_context_chars,
+            "max_images": self.max_images,
+        }
 
 
 @dataclass
@@ -111,7 +117,12 @@ def fit_latest(lines: list[str], ids: list[str], budget: int | None) -> tuple[li
         kept.append(k)
         used += size
     kept.reverse()
-    note = {"truncation": "keep_latest", "total": len(lines), "kept": len(kept), "dropped": len(lines) - len(kept)}
+    note = {
+        "truncation": "keep_latest",
+        "total": len(lines),
+        "kept": len(kept),
+        "dropped": len(lines) - len(kept),
+    }
     return [lines[k] for k in kept], [ids[k] for k in kept], note
 
 
@@ -135,14 +146,25 @@ def sample_frames(video: Path, config: MethodConfig) -> list[Path]:
 
     import imageio_ffmpeg
 
-    from mnemoforge.hashing import short, content_hash
+    from mnemoforge.hashing import content_hash, short
 
     folder = (config.frames_dir or video.parent / ".frames") / short(content_hash(str(video), config.fps))
     frames = sorted(folder.glob("f*.png"))
     if not frames:
         folder.mkdir(parents=True, exist_ok=True)
-        cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-y", "-i", str(video), "-vf",
-               f"fps={config.fps}", "-frames:v", str(config.max_frames), str(folder / "f%03d.png")]
+        cmd = [
+            imageio_ffmpeg.get_ffmpeg_exe(),
+            "-v",
+            "error",
+            "-y",
+            "-i",
+            str(video),
+            "-vf",
+            f"fps={config.fps}",
+            "-frames:v",
+            str(config.max_frames),
+            str(folder / "f%03d.png"),
+        ]
         subprocess.run(cmd, check=True, capture_output=True, timeout=120)
         frames = sorted(folder.glob("f*.png"))
     return frames[: config.max_frames]

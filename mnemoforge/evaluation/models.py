@@ -143,9 +143,12 @@ class SmolModel:
                 else:
                     text, usage = model.chat(messages, self.decoding["max_tokens"]), {}
         except Exception as e:  # a model failure is an invalid reply, never a crash
-            return Reply("", False, f"generation failed: {type(e).__name__}: {e}", {}, time.perf_counter() - t0)
-        return Reply(text, bool(text.strip()), None if text.strip() else "empty reply", usage,
-                     time.perf_counter() - t0)
+            return Reply(
+                "", False, f"generation failed: {type(e).__name__}: {e}", {}, time.perf_counter() - t0
+            )
+        return Reply(
+            text, bool(text.strip()), None if text.strip() else "empty reply", usage, time.perf_counter() - t0
+        )
 
 
 class SymbolicModel:
@@ -208,7 +211,9 @@ def read_spec(spec: str | Path) -> dict[str, Any]:
     if "backend" not in data and isinstance(data.get("text"), dict):
         data["backend"] = data["text"].get("backend")
     if not isinstance(data.get("backend"), dict):
-        raise EvaluationError(f"{path}: field 'backend' (or 'text.backend'): a text backend block is required")
+        raise EvaluationError(
+            f"{path}: field 'backend' (or 'text.backend'): a text backend block is required"
+        )
     for key in ("decoding", "prices"):
         if key in data and not isinstance(data[key], dict):
             raise EvaluationError(f"{path}: field '{key}' must be a mapping")
@@ -216,8 +221,9 @@ def read_spec(spec: str | Path) -> dict[str, Any]:
     return data
 
 
-def load_model(spec: str | Path, release: Path, *, workers: int | None = None,
-               concentrated: bool = False) -> EvalModel:
+def load_model(
+    spec: str | Path, release: Path, *, workers: int | None = None, concentrated: bool = False
+) -> EvalModel:
     """Build the model a SPEC names (``workers`` caps the backend's concurrent requests)."""
     if str(spec) == "smollm2":
         return SmolModel()

@@ -77,7 +77,9 @@ def _options(choices: list[str]) -> str:
     return "\n".join(f"{LETTERS[k]}. {c}" for k, c in enumerate(choices))
 
 
-def build_requests(item: AgentItem, key: ItemKey, built: Built, tools: str, images: bool) -> list[EvalRequest]:
+def build_requests(
+    item: AgentItem, key: ItemKey, built: Built, tools: str, images: bool
+) -> list[EvalRequest]:
     system = load_prompt("eval_system").template.strip()
     memory = "\n".join(built.lines) or "(nothing)"
     imgs = tuple(built.images) if images else ()
@@ -85,8 +87,15 @@ def build_requests(item: AgentItem, key: ItemKey, built: Built, tools: str, imag
     if item.choices:
         tmpl = load_prompt("eval_mcq")
         return [
-            EvalRequest(item.id, system, tmpl.render(memory=memory, question=item.question, options=_options(ch)),
-                        imgs, obs, r, tuple(ch))
+            EvalRequest(
+                item.id,
+                system,
+                tmpl.render(memory=memory, question=item.question, options=_options(ch)),
+                imgs,
+                obs,
+                r,
+                tuple(ch),
+            )
             for r, ch in enumerate(item.choices)
         ]
     if key.kind == "call":
@@ -101,14 +110,17 @@ def _tools_text(release: Path, family: str) -> str:
     return path.read_text(encoding="utf-8").strip() if path.is_file() else "[]"
 
 
-def run_calls(model: EvalModel, calls: list[Call], cache: CallCache, workers: int,
-              progress: Progress | None = None) -> None:
+def run_calls(
+    model: EvalModel, calls: list[Call], cache: CallCache, workers: int, progress: Progress | None = None
+) -> None:
     """Send every uncached call through a pool of ``workers`` threads; fills ``call.reply`` in place."""
     todo = []
     for c in calls:
         hit = cache.get(c.key)
         if hit is not None:
-            c.reply = Reply(hit["text"], True, None, dict(hit.get("usage") or {}), float(hit.get("latency_s", 0)))
+            c.reply = Reply(
+                hit["text"], True, None, dict(hit.get("usage") or {}), float(hit.get("latency_s", 0))
+            )
             c.cached = True
         else:
             todo.append(c)
@@ -153,7 +165,9 @@ def score_item(item: AgentItem, key: ItemKey, calls: list[Call], world: Any) -> 
         rots = []
         for c, gold in zip(calls, golds, strict=True):
             rec = _call_record(c, gold)
-            rec["parsed"] = scoring.parse_mcq(c.reply.text, list(c.request.choices or ())) if c.reply.ok else None
+            rec["parsed"] = (
+                scoring.parse_mcq(c.reply.text, list(c.request.choices or ())) if c.reply.ok else None
+            )
             rec["correct"] = rec["parsed"] == gold
             rots.append(rec)
         row["rotations"] = rots
@@ -164,7 +178,9 @@ def score_item(item: AgentItem, key: ItemKey, calls: list[Call], world: Any) -> 
     rec = _call_record(c)
     row.update({k: rec[k] for k in ("prompt_hash", "raw", "ok", "error", "tokens", "latency_s", "cached")})
     if key.kind == "call":
-        score, pred = scoring.call_score(c.reply.text, key.structured_answer, world) if c.reply.ok else (0.0, None)
+        score, pred = (
+            scoring.call_score(c.reply.text, key.structured_answer, world) if c.reply.ok else (0.0, None)
+        )
         row.update(parsed=pred, score=score)
     else:
         row["parsed"] = scoring.open_answer(c.reply.text) if c.reply.ok else None
@@ -183,8 +199,11 @@ def ledger(model: EvalModel, calls: list[Call], prices: dict[str, Any] | None = 
     price = dict(prices or {}) or dict(model.prices or {})
     cost = None
     if price:
-        cost = round(tok.get("prompt_tokens", 0) / 1e6 * float(price.get("prompt_per_1m", 0))
-                     + tok.get("completion_tokens", 0) / 1e6 * float(price.get("completion_per_1m", 0)), 6)
+        cost = round(
+            tok.get("prompt_tokens", 0) / 1e6 * float(price.get("prompt_per_1m", 0))
+            + tok.get("completion_tokens", 0) / 1e6 * float(price.get("completion_per_1m", 0)),
+            6,
+        )
     return {
         "model": model.id,
         "calls": len(calls),
@@ -218,7 +237,11 @@ def evaluate(
     base, conc = resolve_method(method)
     view = concentrated_view(release) if conc else load_agent_view(release)
     keys = load_keys(release, conc)
-    m = load_model(model, release, workers=workers, concentrated=conc) if isinstance(model, str | Path) else model
+    m = (
+        load_model(model, release, workers=workers, concentrated=conc)
+        if isinstance(model, str | Path)
+        else model
+    )
     cfg = config or MethodConfig()
     budget = min(cfg.max_context_chars or m.max_context_chars, m.max_context_chars)
     cfg = replace(cfg, max_context_chars=budget, max_images=m.max_images, frames_dir=out / "frames")
@@ -233,9 +256,20 @@ def evaluate(
         built = fn(inp, item)
         reqs = build_requests(item, keys[item.id], built, tools, m.vision)
         decoding = canonical_json(m.decoding)
-        calls_by_item.append([Call(item, r.rotation, r, content_hash(item.id, r.rotation, method, m.id,
-                                                                     request_hash(r), decoding)) for r in reqs])
-        contexts.append({"observations": len(built.observation_ids), "images": len(reqs[0].images), **built.note})
+        calls_by_item.append(
+            [
+                Call(
+                    item,
+                    r.rotation,
+                    r,
+                    content_hash(item.id, r.rotation, method, m.id, request_hash(r), decoding),
+                )
+                for r in reqs
+            ]
+        )
+        contexts.append(
+            {"observations": len(built.observation_ids), "images": len(reqs[0].images), **built.note}
+        )
     cache = CallCache(out / "calls.jsonl")
     flat = [c for cs in calls_by_item for c in cs]
     if progress:
@@ -253,8 +287,11 @@ def evaluate(
             v = j.score(keys[row["id"]], qtext[row["id"]], row["parsed"])
             row["judge"] = {"score": v.score, "ok": v.ok, "raw": v.raw, "prompt": v.prompt, "judge": j.id}
     calib = calibrate(j, [keys[i.id] for i in items], qtext, workers)
-    prompts = {n: {"version": p.version, "sha256": p.sha256} for n in ("eval_system", "eval_mcq", "eval_open",
-                                                                          "eval_call") for p in [load_prompt(n)]}
+    prompts = {
+        n: {"version": p.version, "sha256": p.sha256}
+        for n in ("eval_system", "eval_mcq", "eval_open", "eval_call")
+        for p in [load_prompt(n)]
+    }
     result = {
         "release": str(release),
         "family": view.family,

@@ -18,8 +18,9 @@ from mnemoforge.validators.answerers.protocol import LETTERS
 from mnemoforge.validators.answerers.textnorm import normalize
 
 _LEAD = r"^\s*(?:\**\s*)?(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is)?\s*[:\-]?\s*)?"
-_LETTER = re.compile(_LEAD + r"[\(\[]?([A-J])[\)\]]?(?:\s*[.:)\-]\s*(.*?))?\s*\**[.!]?\s*$",
-                     re.IGNORECASE | re.DOTALL)
+_LETTER = re.compile(
+    _LEAD + r"[\(\[]?([A-J])[\)\]]?(?:\s*[.:)\-]\s*(.*?))?\s*\**[.!]?\s*$", re.IGNORECASE | re.DOTALL
+)
 
 
 def parse_mcq(reply: str, choices: list[str]) -> str | None:

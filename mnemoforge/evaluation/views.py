@@ -25,4 +25,6 @@ def concentrated_view(release: Path) -> AgentView:
         (agent_observation(r) for r in read_jsonl(twin / "observations.jsonl")),
         key=lambda o: (o["order"], o["timestamp"], o["id"]),
     )
-    return AgentView(root=base.root, family=base.family, items=items, observations=obs, captions=base.captions)
+    return AgentView(
+        root=base.root, family=base.family, items=items, observations=obs, captions=base.captions
+    )
