@@ -54,12 +54,27 @@ def images_of(rec: Recorded) -> list[str]:
 
 @pytest.fixture(scope="module")
 def icm_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny album whose items get cutoffs 1, 2, 3 (and one None) so later clips must stay unseen.
+
+    The tiny theme's own cutoffs are all its last clip; the methods must honour whatever cutoff
+    the release's question table says, so the copy's table is rewritten.
+    """
+    import shutil
+
     from mnemoforge.pipeline import build
 
     root = tmp_path_factory.mktemp("icm-eval")
     theme = root / "tiny.yaml"
     theme.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
-    return build(theme, outputs=root / "out", workers=2).release_dir
+    built = build(theme, outputs=root / "out", workers=2).release_dir
+    rel = root / "release"
+    shutil.copytree(built, rel)
+    path = rel / "data" / "icm" / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    for n, r in enumerate(rows):
+        r["cutoff"] = None if n == 0 else 1 + n % 3
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return rel
 
 
 def test_always_a_scores_a_quarter_per_rotation_and_zero_on_all_four(smm_release, tmp_path):  # type: ignore[no-untyped-def]

@@ -127,14 +127,20 @@ def fit_latest(lines: list[str], ids: list[str], budget: int | None) -> tuple[li
 
 
 def _images(inp: MethodInput, obs: list[dict]) -> list[Path]:
-    """Images of these observations (release paths), video as sampled frames; latest first within the cap."""
+    """Images of these observations (release paths), video as sampled frames (each file once);
+    the latest first within ``max_images``, returned in time order."""
     out: list[Path] = []
+    seen: set[str] = set()
     root = inp.view.root
     for o in reversed(obs):
-        for m in _media(o, IMAGE_SUFFIXES):
-            out.append(root / m)
-        for m in _media(o, VIDEO_SUFFIXES):
-            out += sample_frames(root / m, inp.config)
+        for m in _media(o, IMAGE_SUFFIXES + VIDEO_SUFFIXES):
+            if m in seen:
+                continue
+            seen.add(m)
+            if m.lower().endswith(VIDEO_SUFFIXES):
+                out += reversed(sample_frames(root / m, inp.config))
+            else:
+                out.append(root / m)
         if len(out) >= inp.config.max_images:
             break
     return list(reversed(out[: inp.config.max_images]))
