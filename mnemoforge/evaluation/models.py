@@ -20,7 +20,6 @@ A model SPEC is one of:
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,15 +118,14 @@ class SmolModel:
         self.vision, self.max_images, self.workers = False, 0, 1
         self.decoding = {"temperature": 0.0, "max_tokens": 24, "seed": 0, "top_k": 1}
         self.prices: dict[str, Any] = {}
-        self._lock = threading.Lock()
 
     def generate(self, request: EvalRequest) -> Reply:
-        from mnemoforge.validators.answerers.local_model import load_backend
+        from mnemoforge.validators.answerers.local_model import _LOCK, load_backend
 
         messages = [{"role": "system", "content": request.system}, {"role": "user", "content": request.text}]
         t0 = time.perf_counter()
         try:
-            with self._lock:
+            with _LOCK:  # shared with the gate panels' local answerer: one generation at a time
                 model = load_backend(self.engine, self.path, self.n_threads)
                 if self.engine == "llama_cpp":
                     out = model.llm.create_chat_completion(
