@@ -84,3 +84,16 @@ def evaluate_command(
 
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def export_harness_command(release: Path, fmt: str, out: Path) -> None:
+    """``mnemoforge export RELEASE --format inspect|lmms-eval --out DIR``."""
+    from mnemoforge.evaluation.keys import EvaluationError
+    from mnemoforge.exporters.harness_common import export_harness
+
+    try:
+        files = export_harness(release, fmt, out)
+    except (EvaluationError, FileNotFoundError) as e:
+        console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{len(files)} files written to {out}")

@@ -19,32 +19,73 @@ from mnemoforge.evaluation.keys import EvaluationError, load_keys
 from mnemoforge.evaluation.methods import MethodConfig, MethodInput, full_context_text
 from mnemoforge.exporters.views import load_agent_view
 from mnemoforge.store import atomic
+from mnemoforge.validators.answerers.protocol import IMAGE_SUFFIXES
+
+MAX_IMAGES = 8
 
 MARKER = "mnemoforge_harness.json"
 
 
 def harness_rows(release: Path, max_context_chars: int = 60000) -> tuple[str, list[dict[str, Any]]]:
     """``(family, rows)``; each row has ``id``, ``item_id``, ``kind``, ``memory``, ``question``,
-    ``choices`` (MCQ), ``target``, ``rotation`` and ``metadata`` (table groups, cutoff)."""
+    ``choices`` (MCQ), ``target``, ``rotation``, ``images`` (release-relative paths of the kept
+    observations' images, the latest :data:`MAX_IMAGES`) and ``metadata`` (table groups, cutoff)."""
     view = load_agent_view(release)
     keys = load_keys(release)
     inp = MethodInput(view, MethodConfig(max_context_chars=max_context_chars))
     rows = []
     for item in view.items:
         key = keys[item.id]
-        memory = "\n".join(full_context_text(inp, item).lines) or "(nothing)"
-        meta = {"item_id": item.id, "family": view.family, "category": key.category, "cutoff": item.cutoff,
-                **key.group()}
+        built = full_context_text(inp, item)
+        memory = "\n".join(built.lines) or "(nothing)"
+        kept = set(built.observation_ids)
+        images = [
+            m
+            for o in view.history(item.cutoff)
+            if o["id"] in kept
+            for m in o.get("media") or []
+            if m.lower().endswith(IMAGE_SUFFIXES)
+        ][-MAX_IMAGES:]
+        meta = {
+            "item_id": item.id,
+            "family": view.family,
+            "category": key.category,
+            "cutoff": item.cutoff,
+            **key.group(),
+        }
         if item.choices:
             for r, (choices, gold) in enumerate(zip(item.choices, key.gold_letters(), strict=True)):
-                rows.append({"id": f"{item.id}#r{r}", "item_id": item.id, "kind": "mcq", "memory": memory,
-                             "question": item.question, "choices": choices, "target": gold, "rotation": r,
-                             "metadata": {**meta, "rotation": r}})
+                rows.append(
+                    {
+                        "id": f"{item.id}#r{r}",
+                        "item_id": item.id,
+                        "kind": "mcq",
+                        "memory": memory,
+                        "question": item.question,
+                        "choices": choices,
+                        "target": gold,
+                        "rotation": r,
+                        "images": images,
+                        "metadata": {**meta, "rotation": r},
+                    }
+                )
         else:
             target = json.dumps(key.structured_answer) if key.kind == "call" else key.answer
-            rows.append({"id": item.id, "item_id": item.id, "kind": key.kind, "memory": memory,
-                         "question": item.question, "choices": None, "target": target, "rotation": None,
-                         "aliases": key.aliases, "metadata": meta})
+            rows.append(
+                {
+                    "id": item.id,
+                    "item_id": item.id,
+                    "kind": key.kind,
+                    "memory": memory,
+                    "question": item.question,
+                    "choices": None,
+                    "target": target,
+                    "rotation": None,
+                    "images": images,
+                    "aliases": key.aliases,
+                    "metadata": meta,
+                }
+            )
     return view.family, rows
 
 
@@ -61,5 +102,44 @@ def prepare_out(out: Path, release: Path, fmt: str) -> None:
 
 
 def write_marker(out: Path, release: Path, fmt: str, files: list[Path], n_rows: int) -> Path:
-    return atomic.write_json(out / MARKER, {"format": fmt, "release": str(release), "rows": n_rows,
-                                            "files": sorted(str(f.relative_to(out)) for f in files)})
+    return atomic.write_json(
+        out / MARKER,
+        {
+            "format": fmt,
+            "release": str(release),
+            "rows": n_rows,
+            "files": sorted(str(f.relative_to(out)) for f in files),
+        },
+    )
+
+
+def link_media(release: Path, out: Path, rows: list[dict]) -> list[Path]:
+    """Hard-link (or copy) every image the rows name into ``out``, keeping release-relative paths."""
+    import os
+
+    files = []
+    for rel in sorted({m for r in rows for m in r.get("images") or []}):
+        src, dst = Path(release) / rel, out / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copyfile(src, dst)
+        files.append(dst)
+    return files
+
+
+HARNESS_FORMATS = ("inspect", "lmms-eval")
+
+
+def export_harness(release: Path, fmt: str, out: Path) -> list[Path]:
+    """Write ``fmt`` (inspect or lmms-eval) for ``release`` into ``out``; returns the files."""
+    if fmt == "inspect":
+        from mnemoforge.exporters.harness_inspect import export_inspect
+
+        return export_inspect(release, out)
+    if fmt == "lmms-eval":
+        from mnemoforge.exporters.harness_lmms import export_lmms
+
+        return export_lmms(release, out)
+    raise EvaluationError(f"--format {fmt!r}: not a harness format ({', '.join(HARNESS_FORMATS)})")

@@ -17,12 +17,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from mnemoforge.exporters.harness_common import harness_rows, prepare_out, write_marker
+from mnemoforge.exporters.harness_common import harness_rows, link_media, prepare_out, write_marker
 from mnemoforge.store import atomic
 
 GROUP_BY = {"icm": "category", "smm": "task", "memeye": "cell"}
 
-TASK_PY = '''"""inspect_ai tasks for a mnemoforge release ({family}), written by `mnemoforge export --format inspect`.
+TASK_PY = '''"""inspect_ai tasks for a mnemoforge release ({family}).
+
+Written by `mnemoforge export --format inspect`; run with
 
     inspect eval mnemoforge_task.py@mnemoforge_mcq --model openai/gpt-4o-mini
 """
@@ -34,6 +36,7 @@ from pathlib import Path
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
@@ -54,13 +57,15 @@ GROUP_BY = {group_by!r}
 
 
 def _dataset(kind: str) -> MemoryDataset:
-    rows = [json.loads(x) for x in (HERE / "samples.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    lines = (HERE / "samples.jsonl").read_text(encoding="utf-8").splitlines()
     samples = []
-    for r in rows:
+    for r in (json.loads(x) for x in lines if x.strip()):
         if r["kind"] != kind:
             continue
         text = f"Memory:\\n{{r['memory']}}\\n\\nQuestion: {{r['question']}}"
-        samples.append(Sample(input=text, choices=r["choices"], target=r["target"], id=r["id"],
+        images = [ContentImage(image=str(HERE / m)) for m in r.get("images") or []]
+        prompt = [ChatMessageUser(content=[ContentText(text=text), *images])] if images else text
+        samples.append(Sample(input=prompt, choices=r["choices"], target=r["target"], id=r["id"],
                               metadata={{**r["metadata"], "aliases": r.get("aliases") or []}}))
     return MemoryDataset(samples, name=f"mnemoforge-{family}-{{kind}}")
 
@@ -131,9 +136,13 @@ def export_inspect(release: Path, out: Path, max_context_chars: int = 60000) -> 
     release, out = Path(release), Path(out)
     prepare_out(out, release, "inspect")
     family, rows = harness_rows(release, max_context_chars)
-    files = [atomic.write_jsonl(out / "samples.jsonl", rows)]
-    files.append(atomic.write_text(out / "mnemoforge_task.py",
-                                   TASK_PY.format(family=family, group_by=GROUP_BY.get(family, "category"))))
+    files = [atomic.write_jsonl(out / "samples.jsonl", rows), *link_media(release, out, rows)]
+    files.append(
+        atomic.write_text(
+            out / "mnemoforge_task.py",
+            TASK_PY.format(family=family, group_by=GROUP_BY.get(family, "category")),
+        )
+    )
     tools = release / "data" / family / "tools.json"
     if tools.is_file():
         shutil.copyfile(tools, out / "tools.json")
