@@ -12,7 +12,9 @@ A model SPEC is one of:
       decoding: {temperature: 0.0, max_tokens: 64, seed: 0}
       prices: {prompt_per_1m: 0.15, completion_per_1m: 0.60, currency: USD}
 
-* ``smollm2``: SmolLM2-135M-Instruct (GGUF, the ``llm`` extra), offline, text only;
+* ``smollm2``: SmolLM2-135M-Instruct (GGUF, the ``llm`` extra), offline, text only
+  (``smollm2:transformers`` or ``smollm2:llama_cpp`` picks the engine; default llama-cpp when
+  importable);
 * ``symbolic``: the exact solver as an upper bound. It ignores the prompt's wording and executes
   the item's program on the facts of the observations the method put in the prompt, so it shows
   what each method's context makes answerable. It reads the evaluator keys by design.
@@ -103,10 +105,13 @@ class ChatModel:
 class SmolModel:
     """SmolLM2-135M through llama-cpp (or transformers); calls are serialised (one model per process)."""
 
-    def __init__(self, n_threads: int = 1) -> None:
+    def __init__(self, engine: str = "auto", n_threads: int = 1) -> None:
         from mnemoforge.validators.answerers.local_model import gguf_path, missing_reason, resolve_backend
 
-        self.engine = resolve_backend("auto")
+        try:
+            self.engine = resolve_backend(engine)
+        except ValueError as e:
+            raise EvaluationError(f"model smollm2:{engine}: {e}") from None
         reason = missing_reason(self.engine)
         if reason:
             raise EvaluationError(f"model smollm2: {reason}")
@@ -223,8 +228,8 @@ def load_model(
     spec: str | Path, release: Path, *, workers: int | None = None, concentrated: bool = False
 ) -> EvalModel:
     """Build the model a SPEC names (``workers`` caps the backend's concurrent requests)."""
-    if str(spec) == "smollm2":
-        return SmolModel()
+    if str(spec) == "smollm2" or str(spec).startswith("smollm2:"):
+        return SmolModel(str(spec).partition(":")[2] or "auto")
     if str(spec) == "symbolic":
         return SymbolicModel(release, concentrated)
     data = read_spec(spec)
