@@ -298,3 +298,14 @@ def test_bad_model_spec_is_one_clear_error(tmp_path, smm_release):  # type: igno
         ],
     )
     assert r.exit_code == 2 and "unknown; known methods" in r.output
+
+
+def test_report_shows_results_found_beside_the_release(smm_release, tmp_path):  # type: ignore[no-untyped-def]
+    from mnemoforge.evaluation.matrix import default_out
+    from mnemoforge.evaluation.report_section import evaluation_section
+
+    out = default_out(smm_release.root) / "oracle_evidence__symbolic"
+    evaluate(smm_release.root, "oracle_evidence", "symbolic", out, limit=4)
+    lead, html = evaluation_section(smm_release.root)
+    assert "1 evaluation run" in lead
+    assert "<td>oracle_evidence</td><td>symbolic</td>" in html and "100.0 (100.0)" in html

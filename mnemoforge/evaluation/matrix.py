@@ -61,13 +61,14 @@ def read_matrix(path: Path) -> dict[str, Any]:
             raise EvaluationError(f"{path}: field '{key}' must be a non-empty list of names")
     models = []
     for m in data["models"]:
-        if m in ("smollm2", "symbolic") or Path(m).is_absolute():
+        if m == "symbolic" or m.split(":")[0] == "smollm2" or Path(m).is_absolute():
             models.append(m)
         else:
             models.append(str((path.parent / m).resolve()))
     data["models"] = models
     judge = data.get("judge")
-    if isinstance(judge, str) and judge not in ("exact", "smollm2") and not Path(judge).is_absolute():
+    builtin = isinstance(judge, str) and (judge == "exact" or judge.split(":")[0] == "smollm2")
+    if isinstance(judge, str) and not builtin and not Path(judge).is_absolute():
         data["judge"] = str((path.parent / judge).resolve())
     return data
 

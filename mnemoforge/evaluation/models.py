@@ -121,7 +121,7 @@ class SmolModel:
         self.name = "smollm2"
         self.max_context_chars = 9000  # n_ctx 4096 tokens, with room for the reply
         self.vision, self.max_images, self.workers = False, 0, 1
-        self.decoding = {"temperature": 0.0, "max_tokens": 24, "seed": 0, "top_k": 1}
+        self.decoding = {"temperature": 0.0, "max_tokens": 16, "seed": 0, "top_k": 1}
         self.prices: dict[str, Any] = {}
 
     def generate(self, request: EvalRequest) -> Reply:
