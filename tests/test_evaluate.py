@@ -309,3 +309,14 @@ def test_report_shows_results_found_beside_the_release(smm_release, tmp_path):  
     lead, html = evaluation_section(smm_release.root)
     assert "1 evaluation run" in lead
     assert "<td>oracle_evidence</td><td>symbolic</td>" in html and "100.0 (100.0)" in html
+
+
+@pytest.mark.slow
+def test_evaluate_flow_runs_a_matrix_under_prefect(smm_release, tmp_path):  # type: ignore[no-untyped-def]
+    from mnemoforge.flows.evaluate import evaluate_flow
+
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(yaml.safe_dump({"methods": ["oracle_evidence"], "models": ["symbolic"], "limit": 3}))
+    rows = evaluate_flow(smm_release.root, matrix, tmp_path / "flow")
+    assert rows[0]["summary"]["score"] == 1.0
+    assert (tmp_path / "flow" / "summary.md").is_file()
