@@ -282,10 +282,11 @@ def evaluate(
         rows.append(row)
     j = Judge(load_model(judge, release, workers=workers) if isinstance(judge, str | Path) else judge)
     qtext = {i.id: i.question for i in items}
-    for row in rows:
-        if row["kind"] == "open" and row.get("parsed"):
-            v = j.score(keys[row["id"]], qtext[row["id"]], row["parsed"])
-            row["judge"] = {"score": v.score, "ok": v.ok, "raw": v.raw, "prompt": v.prompt, "judge": j.id}
+    judged = [row for row in rows if row["kind"] == "open" and row.get("parsed")]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        verdicts = list(pool.map(lambda r: j.score(keys[r["id"]], qtext[r["id"]], r["parsed"]), judged))
+    for row, v in zip(judged, verdicts, strict=True):
+        row["judge"] = {"score": v.score, "ok": v.ok, "raw": v.raw, "prompt": v.prompt, "judge": j.id}
     calib = calibrate(j, [keys[i.id] for i in items], qtext, workers)
     prompts = {
         n: {"version": p.version, "sha256": p.sha256}
