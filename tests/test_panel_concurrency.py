@@ -56,3 +56,22 @@ def test_rotations_and_members_are_asked_at_once_with_identical_results(workers:
         assert in_flight > 2  # rotations (and members) were in flight together
     else:
         assert in_flight == 2
+
+
+def test_gate_verdicts_are_the_same_serial_and_concurrent(smm_release) -> None:  # type: ignore[no-untyped-def]
+    """Every gate over the shipped smm run's candidates, 1 worker vs 8: identical verdicts, same order."""
+    from mnemoforge.pipeline import load_observations, load_questions, load_world
+    from mnemoforge.store.layout import RunLayout
+    from mnemoforge.theme_io import load_theme
+    from mnemoforge.validators.gate_runner import run_all_gates
+    from mnemoforge.validators.gates import GateContext
+
+    run = RunLayout(smm_release.run_dir)
+    qs, obs = load_questions(run), load_observations(run)
+    spec = load_theme(run.theme).gates
+
+    def verdicts(workers: int) -> list:
+        gctx = GateContext(load_world(run), {o.id: o for o in obs}, media_root=run.root)
+        return [v.model_dump(mode="json") for v in run_all_gates(qs, gctx, spec, workers=workers).verdicts]
+
+    assert verdicts(1) == verdicts(8)

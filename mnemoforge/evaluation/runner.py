@@ -286,7 +286,7 @@ def evaluate(
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         verdicts = list(pool.map(lambda r: j.score(keys[r["id"]], qtext[r["id"]], r["parsed"]), judged))
     for row, v in zip(judged, verdicts, strict=True):
-        row["judge"] = {"score": v.score, "ok": v.ok, "raw": v.raw, "prompt": v.prompt, "judge": j.id}
+        row["judge"] = {"score": v.score, "ok": v.ok, "raw": v.raw, "prompt": v.prompt, **j.record()}
     calib = calibrate(j, [keys[i.id] for i in items], qtext, workers)
     prompts = {
         n: {"version": p.version, "sha256": p.sha256}
