@@ -234,7 +234,7 @@ def asr_only(inp: MethodInput, item: AgentItem) -> Built:
     return Built(lines, [], ids, note)
 
 
-def _retrieve(inp: MethodInput, item: AgentItem, with_images: bool) -> tuple[list[dict], dict]:
+def _retrieve(inp: MethodInput, item: AgentItem) -> tuple[list[dict], dict]:
     obs = [o for o in inp.view.history(item.cutoff) if (o.get("content") or "").strip() or o.get("media")]
     texts = [text_of(o, inp) for o in obs]
     k = inp.config.top_k
@@ -269,7 +269,7 @@ def _minilm_rank(inp: MethodInput, query: str, texts: list[str]) -> list[int]:
 
 
 def retrieval(inp: MethodInput, item: AgentItem) -> Built:
-    obs, note = _retrieve(inp, item, False)
+    obs, note = _retrieve(inp, item)
     lines, ids = _lines(inp, obs)
     return Built(lines, [], ids, note)
 
@@ -284,7 +284,7 @@ def full_context_multimodal(inp: MethodInput, item: AgentItem) -> Built:
 
 
 def retrieval_multimodal(inp: MethodInput, item: AgentItem) -> Built:
-    obs, note = _retrieve(inp, item, True)
+    obs, note = _retrieve(inp, item)
     lines, ids = _lines(inp, obs, with_images=True)
     images = _images(inp, obs)
     return Built(lines, images, ids, {**note, "images": len(images)})

@@ -18,7 +18,7 @@ from typing import Any
 
 from mnemoforge.evaluation import scoring
 from mnemoforge.evaluation.judge import Judge, calibrate
-from mnemoforge.evaluation.keys import EvaluationError, ItemKey, gold_evidence, load_keys, load_world
+from mnemoforge.evaluation.keys import ItemKey, gold_evidence, load_keys, load_world, release_family
 from mnemoforge.evaluation.methods import METHODS, Built, MethodConfig, MethodInput, resolve_method
 from mnemoforge.evaluation.models import EvalModel, EvalRequest, Reply, load_model
 from mnemoforge.evaluation.views import concentrated_view
@@ -234,6 +234,7 @@ def evaluate(
     from mnemoforge.evaluation.tables import summary_markdown
 
     release, out = Path(release), Path(out)
+    release_family(release)  # one clear error for a folder that is not a release
     base, conc = resolve_method(method)
     view = concentrated_view(release) if conc else load_agent_view(release)
     keys = load_keys(release, conc)
@@ -318,8 +319,3 @@ def evaluate(
 def tables_for(family: str, rows: list[dict]) -> dict[str, Any]:
     keys = {"icm": ["category"], "smm": ["task"], "memeye": ["x", "y", "cell"]}.get(family, [])
     return {k: scoring.by_group(rows, k) for k in keys}
-
-
-def check_release(release: Path) -> None:
-    if not (Path(release) / "MANIFEST.json").is_file():
-        raise EvaluationError(f"{release}: not a release folder (no MANIFEST.json)")
