@@ -8,6 +8,7 @@ decoding); a rerun reuses every finished call and sends only the missing ones.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable
@@ -68,9 +69,15 @@ class Call:
     cached: bool = False
 
 
+@functools.lru_cache(maxsize=4096)
+def _file_hash(path: Path, mtime_ns: int, size: int) -> str:
+    return sha256_file(path)
+
+
 def request_hash(req: EvalRequest) -> str:
-    """The prompt hash: system, text and the bytes of every image."""
-    return content_hash(req.system, req.text, [sha256_file(p) for p in req.images], req.choices)
+    """The prompt hash: system, text and the bytes of every image (each file hashed once per run)."""
+    images = [_file_hash(p, (st := p.stat()).st_mtime_ns, st.st_size) for p in req.images]
+    return content_hash(req.system, req.text, images, req.choices)
 
 
 def _options(choices: list[str]) -> str:
