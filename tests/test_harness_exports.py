@@ -117,3 +117,46 @@ def test_export_refuses_a_foreign_folder(smm_release, tmp_path):  # type: ignore
     r = CliRunner().invoke(app, ["export", str(smm_release.root), "--format", "inspect", "--out", str(out)])
     assert r.exit_code == 2 and "not empty" in r.output
     assert (out / "keep.txt").read_text() == "mine"
+
+
+def test_inspect_eval_command_runs_the_task_against_the_loopback_server(smm_release, tmp_path):  # type: ignore[no-untyped-def]
+    """The `inspect eval` CLI itself, offline: inspect's OpenAI provider pointed at the loopback server
+    (chat completions, which report usage, so no tokenizer is fetched)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pytest.importorskip("inspect_ai")
+    from .llm_servers import LLMServer
+
+    exe = shutil.which("inspect") or str(Path(sys.executable).with_name("inspect"))
+    if not Path(exe).exists():
+        pytest.skip("the inspect command is not installed")
+    out = tmp_path / "insp"
+    _export(smm_release.root, "inspect", out)
+    with LLMServer("openai", default_text="ANSWER: A") as srv:
+        env = {**os.environ, "OPENAI_API_KEY": "loopback", "INSPECT_LOG_DIR": str(tmp_path / "logs")}
+        cmd = [
+            exe,
+            "eval",
+            f"{out}/mnemoforge_task.py@mnemoforge_mcq",
+            "--model",
+            "openai/loopback",
+            "--model-base-url",
+            srv.base_url,
+            "-M",
+            "responses_api=false",
+            "--limit",
+            "8",
+            "--display",
+            "none",
+            "--log-format",
+            "json",
+        ]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        assert len(srv.requests) == 8
+    log = json.loads(next((tmp_path / "logs").glob("*.json")).read_text())
+    metrics = {k: v["value"] for s in log["results"]["scores"] for k, v in s["metrics"].items()}
+    assert metrics["accuracy"] == 0.25 and metrics["all_four"] == 0.0
