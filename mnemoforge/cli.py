@@ -170,6 +170,11 @@ def export(
     """Write a release in a peer benchmark's format (category mapping documented in each export)."""
     from mnemoforge.exporters.peers import EXPORTERS, ExportError, export_release
 
+    if fmt in ("inspect", "lmms-eval"):  # harness tasks (mnemoforge.exporters.harness_*)
+        from mnemoforge.evaluation.cli import export_harness_command
+
+        export_harness_command(release, fmt, out)
+        return
     if fmt not in EXPORTERS:
         _fail(f"--format must be one of {sorted(EXPORTERS)}, got {fmt!r}")
     try:
@@ -194,6 +199,9 @@ def report(
         typer.echo(str(write_report(source, dest)))
     except ValueError as e:
         _fail(str(e))
+
+
+app.command("evaluate")(__import__("mnemoforge.evaluation.cli", fromlist=["x"]).evaluate_command)
 
 
 @theme_app.command("check")

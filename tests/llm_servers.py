@@ -3,7 +3,8 @@
 ``with LLMServer("openai") as srv:`` serves ``POST {srv.base_url}/chat/completions``;
 ``LLMServer("gemini")`` serves ``POST /v1beta/models/{model}:generateContent`` under ``srv.base_url``.
 Replies are scripted per request with ``srv.script(Reply(...), ...)`` (a FIFO queue); once it is
-empty each request gets a normal reply saying ``srv.default_text``. Every request is recorded
+empty each request gets a normal reply saying ``srv.default_text`` (or what
+``responder(recorded_request)`` returns, when one is given and returns a string). Every request is recorded
 (method, path, query, headers, body, parsed JSON). ``srv.max_in_flight`` is the most requests the
 server held at once (counted from receipt until the reply starts, so a client's own concurrency
 cap is never overstated). ``Reply(delay=...)`` sleeps before answering, which is how a test makes
@@ -16,6 +17,7 @@ import json
 import re
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -85,8 +87,15 @@ def error_body(flavor: Flavor, status: int, message: str) -> dict[str, Any]:
 class LLMServer:
     """A scriptable OpenAI- or Gemini-speaking HTTP server on a free loopback port."""
 
-    def __init__(self, flavor: Flavor, default_text: str = "ok", default_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        flavor: Flavor,
+        default_text: str = "ok",
+        default_delay: float = 0.0,
+        responder: Callable[[Recorded], str | None] | None = None,
+    ) -> None:
         self.flavor: Flavor = flavor
+        self.responder = responder
         self.default_text = default_text
         self.default_delay = default_delay
         self.requests: list[Recorded] = []
@@ -121,15 +130,13 @@ class LLMServer:
         with self.lock:
             self.queue.extend(replies)
 
-    def _next_reply(self) -> Reply:
+    def _next_reply(self, rec: Recorded | None = None) -> Reply:
         with self.lock:
             if self.queue:
                 return self.queue.popleft()
-        body = (
-            openai_completion(self.default_text)
-            if self.flavor == "openai"
-            else gemini_response(self.default_text)
-        )
+        said = self.responder(rec) if (self.responder and rec is not None) else None
+        text = self.default_text if said is None else said
+        body = openai_completion(text) if self.flavor == "openai" else gemini_response(text)
         return Reply(200, body, delay=self.default_delay)
 
 
@@ -165,7 +172,7 @@ def _handler(server: LLMServer) -> type[BaseHTTPRequestHandler]:
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
             try:
-                reply = server._next_reply()
+                reply = server._next_reply(rec)
                 if reply.delay > 0:
                     server.stopping.wait(reply.delay)
             finally:

@@ -369,6 +369,10 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
         ("examples", "Example items", "A few kept questions per category with answer, cutoff and evidence "
          f"{ev_lead}.", examples_html or "<p>No kept questions.</p>"),
     ]  # fmt: skip
+    from mnemoforge.evaluation.report_section import evaluation_section
+
+    if (ev := evaluation_section(src.root)) is not None:
+        sections.append(("evaluation", "Evaluation", *ev))
     out = [_header(src, title, description, [(sid, name) for sid, name, _, _ in sections])]
     for sid, name, lead, body in sections:
         out.append(f'<section id="{sid}"><h2>{name}</h2><p class="lead">{escape(lead)}</p>{body}</section>')

@@ -16,7 +16,7 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.store import atomic
-from mnemoforge.validators.answerers.panel import Panel
+from mnemoforge.validators.answerers.panel import PANEL_WORKERS, Panel, map_ordered
 from mnemoforge.validators.answerers.protocol import Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
 from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQuestion
@@ -107,11 +107,13 @@ def run_all_gates(
     only: set[str] | None = None,
     previous: list[Verdict] | None = None,
     family_gates: list[Gate] | None = None,
+    workers: int | None = None,
 ) -> GateRun:
     """Every gate on every candidate (verdicts in gate order, then item order).
 
     ``family_gates`` defaults to the gates of the candidates' family. With ``only``, the other
-    gates' verdicts are taken from ``previous`` instead of recomputed.
+    gates' verdicts are taken from ``previous`` instead of recomputed. A panel gate checks up to
+    ``workers`` items at once (default ``PANEL_WORKERS``); verdicts keep item order.
     """
     if family_gates is None:
         from mnemoforge.generators.families import get_family
@@ -141,8 +143,8 @@ def run_all_gates(
             continue
         stored, fresh = cache.load(gate.name), {}
         run.computed[gate.name] = run.cached[gate.name] = 0
-        for q in questions:
-            key = content_hash(
+        keys = [
+            content_hash(
                 gate.name,
                 gate.version,
                 q.model_dump(mode="json"),
@@ -152,11 +154,18 @@ def run_all_gates(
                 family_hash if gate.name in FAMILY_LEVEL else None,
                 spec.max_answer_share if gate.name == "answer_balance" else None,
             )
+            for q in questions
+        ]
+        todo = [n for n, key in enumerate(keys) if key not in stored]
+        pool = (workers or PANEL_WORKERS) if gate.name in panels else 1
+        checked = map_ordered(lambda n, g=gate: g.check(questions[n], gctx), todo, pool)
+        computed = dict(zip(todo, checked, strict=True))
+        for n, key in enumerate(keys):
             if key in stored:
                 v = Verdict.model_validate(stored[key])
                 run.cached[gate.name] += 1
             else:
-                v = gate.check(q, gctx)
+                v = computed[n]
                 run.computed[gate.name] += 1
             fresh[key] = v.model_dump(mode="json")
             run.verdicts.append(v)

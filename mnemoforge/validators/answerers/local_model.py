@@ -35,7 +35,7 @@ _NEEDS = {
     "llama_cpp": (("llama_cpp", "llama-cpp-python"),),
 }
 _MODELS: dict[tuple[str, str, int], Any] = {}
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
 
 
 def gguf_path() -> Path | None:
@@ -90,6 +90,10 @@ class _Transformers:
     def chat(self, messages: list[dict[str, str]], max_new_tokens: int) -> str:
         import torch
 
+        with _LOCK:  # one generation at a time per process: panels call from several threads
+            return self._chat(torch, messages, max_new_tokens)
+
+    def _chat(self, torch: Any, messages: list[dict[str, str]], max_new_tokens: int) -> str:
         enc = self.tok.apply_chat_template(
             messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
         )
@@ -144,9 +148,10 @@ class _LlamaCpp:
         atexit.register(self.llm.close)  # avoids a noisy __del__ at interpreter exit
 
     def chat(self, messages: list[dict[str, str]], max_new_tokens: int) -> str:
-        out = self.llm.create_chat_completion(
-            messages=messages, max_tokens=max_new_tokens, temperature=0.0, top_k=1, top_p=1.0, seed=0
-        )
+        with _LOCK:  # llama.cpp contexts are not thread-safe; panels call from several threads
+            out = self.llm.create_chat_completion(
+                messages=messages, max_tokens=max_new_tokens, temperature=0.0, top_k=1, top_p=1.0, seed=0
+            )
         return out["choices"][0]["message"]["content"] or ""
 
 

@@ -1,14 +1,39 @@
-"""A panel of answerers with a decision rule, and rotation-averaged exact match for MCQ."""
+"""A panel of answerers with a decision rule, and rotation-averaged exact match for MCQ.
+
+Model calls run concurrently: a panel asks its members at once, and ``rotation_em`` asks the
+rotations at once (each through :func:`map_ordered`, a bounded thread pool whose results come
+back in input order, so verdicts never depend on which call finishes first). Each network
+backend still caps its own in-flight requests and request rate (``max_concurrency``,
+``requests_per_second``); the gate runner adds a pool over items (:data:`PANEL_WORKERS`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from mnemoforge.schemas.questions import Question
 from mnemoforge.validators.answerers.judges import ExactMatchJudge
 from mnemoforge.validators.answerers.protocol import LETTERS, Answer, Answerer, Context, Judge
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+PANEL_WORKERS = max(1, int(os.environ.get("MNEMOFORGE_PANEL_WORKERS", "8")))
+"""Default concurrent model calls for gate panels (env ``MNEMOFORGE_PANEL_WORKERS``; 1 = serial)."""
+
+
+def map_ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> list[R]:
+    """``[fn(x) for x in items]`` on up to ``workers`` threads; results in input order."""
+    seq = list(items)
+    if workers <= 1 or len(seq) <= 1:
+        return [fn(x) for x in seq]
+    with ThreadPoolExecutor(max_workers=min(workers, len(seq))) as pool:
+        return list(pool.map(fn, seq))
+
 
 Rule = Literal["any", "all", "majority"]
 RULES: tuple[str, ...] = ("any", "all", "majority")
@@ -50,6 +75,7 @@ class Panel:
         rule: Rule = "majority",
         judge: Judge | None = None,
         threshold: float = 0.5,
+        workers: int = 4,
     ) -> None:
         if not answerers:
             raise ValueError("a panel needs at least one answerer")
@@ -60,6 +86,7 @@ class Panel:
         self.answerers, self.rule = list(answerers), rule
         self.judge: Judge = judge or ExactMatchJudge()
         self.threshold = threshold
+        self.workers = workers
 
     @property
     def ids(self) -> list[str]:
@@ -83,14 +110,23 @@ class Panel:
         """
         gold = _reference_letter(options, reference) if options else None
         answers, correct, scores = {}, {}, {}
+        order_inv = {a.id for a in self.answerers if memo is not None and options and _invariant(a)}
+        todo = [a for a in self.answerers if not (a.id in order_inv and memo is not None and a.id in memo)]
+        fresh = dict(
+            zip(
+                [a.id for a in todo],
+                map_ordered(lambda a: self._ask_one(a, question, options, context), todo, self.workers),
+                strict=True,
+            )
+        )
         for a in self.answerers:
-            reuse = memo is not None and options and getattr(a, "order_invariant", False)
-            if reuse and memo is not None and a.id in memo:
-                ans = _moved(memo[a.id], options or [])
-            else:
-                ans = self._ask_one(a, question, options, context)
-                if reuse and memo is not None:
+            if a.id in fresh:
+                ans = fresh[a.id]
+                if a.id in order_inv and memo is not None:
                     memo[a.id] = ans
+            else:
+                assert memo is not None
+                ans = _moved(memo[a.id], options or [])
             answers[a.id] = ans
             if not ans.ok:
                 scores[a.id] = 0.0
@@ -116,6 +152,10 @@ class Panel:
     def ask_question(self, q: Question, context: Context) -> PanelResult:
         """Ask a generated question as stored (options in their stored order)."""
         return self.ask(q.question, q.options, q.answer, context, q.answer_aliases)
+
+
+def _invariant(a: Answerer) -> bool:
+    return bool(getattr(a, "order_invariant", False))
 
 
 def _moved(prev: Answer, options: Sequence[str]) -> Answer:
@@ -160,9 +200,13 @@ def rotation_em(
         if sorted(rot) != list(range(len(options))):
             raise ValueError(f"rotation {list(rot)} is not a permutation of {len(options)} options")
     memo: dict[str, Answer] = {}  # order-invariant answerers are asked once for the option set
-    results = [
-        panel.ask(question, [options[i] for i in rot], reference, context, memo=memo) for rot in rotations
-    ]
+    shown = [[options[i] for i in rot] for rot in rotations]
+    for a in panel.answerers:  # asked once, on the first rotation, before the rotations run at once
+        if _invariant(a):
+            memo[a.id] = panel._ask_one(a, question, shown[0], context)
+    results = map_ordered(
+        lambda opts: panel.ask(question, opts, reference, context, memo=memo), shown, panel.workers
+    )
     n = len(results)
     per = {aid: sum(r.correct[aid] for r in results) / n for aid in panel.ids}
     return RotationEM(per, sum(r.verdict for r in results) / n, panel.rule, results)

@@ -1,0 +1,99 @@
+"""The ``mnemoforge evaluate`` command (registered on the main app by ``cli.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+console = Console(stderr=True, soft_wrap=True)
+
+
+def evaluate_command(
+    release: Path = typer.Argument(..., help="release folder"),
+    method: str = typer.Option(
+        None,
+        "--method",
+        help="question_only, oracle_evidence, full_context_text, "
+        "caption_memory, asr_only, retrieval, full_context_multimodal, "
+        "retrieval_multimodal, concentrated[:METHOD]",
+    ),
+    model: str = typer.Option(
+        None, "--model", help="a model SPEC YAML (a text: backend block), smollm2 or symbolic"
+    ),
+    matrix: Path = typer.Option(None, "--matrix", help="MATRIX.yaml: methods × models in one run"),
+    out: Path = typer.Option(None, "--out", help="results folder (default: RELEASE-eval/<method>__<model>)"),
+    limit: int = typer.Option(None, "--limit", min=1, help="evaluate only the first N items"),
+    workers: int = typer.Option(4, "--workers", min=1, help="concurrent model calls"),
+    judge: str = typer.Option("exact", "--judge", help="open-answer judge: exact, smollm2 or a model SPEC"),
+    retriever: str = typer.Option("bm25", "--retriever", help="retrieval methods: bm25 or minilm"),
+    top_k: int = typer.Option(5, "--top-k", min=1, help="retrieval methods: observations retrieved"),
+    fps: float = typer.Option(0.5, "--fps", help="multimodal methods: video frames sampled per second"),
+) -> None:
+    """Run a memory method with a model over a release; writes results.json and summary.md."""
+    from mnemoforge.evaluation.keys import EvaluationError
+    from mnemoforge.evaluation.matrix import default_out, run_matrix, slug
+    from mnemoforge.evaluation.methods import MethodConfig
+    from mnemoforge.evaluation.runner import evaluate
+
+    def progress(msg: str) -> None:
+        console.print(f"  {msg}", highlight=False)
+
+    try:
+        if matrix is not None:
+            if method or model:
+                raise EvaluationError("--matrix replaces --method and --model; give one or the other")
+            results = run_matrix(release, matrix, out, progress=progress, limit=limit, workers=workers)
+            dest = out or default_out(release)
+            for r in results:
+                typer.echo(
+                    f"{r['method']:>28} × {r['model']['name']:<16} score {_pct(r['summary'].get('score'))}"
+                )
+            typer.echo(str(dest / "summary.md"))
+            return
+        if not method or not model:
+            raise EvaluationError("give --method and --model (or --matrix MATRIX.yaml)")
+        dest = out or default_out(release) / f"{slug(method)}__{slug(model)}"
+        cfg = MethodConfig(top_k=top_k, retriever=retriever, fps=fps)
+        res = evaluate(
+            release,
+            method,
+            model,
+            dest,
+            limit=limit,
+            workers=workers,
+            judge=None if judge == "exact" else judge,
+            config=cfg,
+            progress=progress,
+        )
+    except (EvaluationError, FileNotFoundError) as e:
+        console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    s = res["summary"]
+    typer.echo(
+        f"{method} × {res['model']['name']}: {s['items']} items, score {_pct(s.get('score'))}"
+        + (
+            f", MCQ {_pct(s.get('accuracy'))} per rotation / {_pct(s.get('all_four'))} all four"
+            if s.get("mcq")
+            else ""
+        )
+    )
+    typer.echo(str(dest / "summary.md"))
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def export_harness_command(release: Path, fmt: str, out: Path) -> None:
+    """``mnemoforge export RELEASE --format inspect|lmms-eval --out DIR``."""
+    from mnemoforge.evaluation.keys import EvaluationError
+    from mnemoforge.exporters.harness_common import export_harness
+
+    try:
+        files = export_harness(release, fmt, out)
+    except (EvaluationError, FileNotFoundError) as e:
+        console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{len(files)} files written to {out}")

@@ -1,0 +1,140 @@
+"""Methods × models in one run (``mnemoforge evaluate RELEASE --matrix MATRIX.yaml``).
+
+::
+
+    methods: [question_only, oracle_evidence, full_context_text, retrieval, concentrated]
+    models: [symbolic, smollm2, models/qwen.yaml]   # SPEC files relative to this file
+    judge: exact                                     # or a model SPEC
+    limit: 40
+    workers: 8
+    retrieval: {retriever: bm25, top_k: 5}
+    frames: {fps: 0.5, max_frames: 4}
+    prices: {qwen-7b: {prompt_per_1m: 0.2, completion_per_1m: 0.6, currency: USD}}
+
+Each pair is written to ``OUT/<method>__<model>/`` and all of them to ``OUT/summary.md`` and
+``OUT/matrix.json``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mnemoforge.evaluation.keys import EvaluationError
+from mnemoforge.evaluation.methods import MethodConfig
+from mnemoforge.store import atomic
+
+FIELDS = {"methods", "models", "judge", "limit", "workers", "retrieval", "frames", "prices"}
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(text).stem if text.endswith((".yaml", ".yml")) else text)
+
+
+def default_out(release: Path) -> Path:
+    """Where results go unless ``--out`` says otherwise: ``<release>-eval/`` beside the release."""
+    release = Path(release).resolve()
+    return release.parent / f"{release.name}-eval"
+
+
+def read_matrix(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise EvaluationError(f"{path}: no such matrix file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise EvaluationError(f"{path}: not valid YAML ({e})") from None
+    if not isinstance(data, dict):
+        raise EvaluationError(f"{path}: expected a mapping with 'methods' and 'models'")
+    bad = set(data) - FIELDS
+    if bad:
+        raise EvaluationError(f"{path}: unknown field(s) {sorted(bad)}; known: {sorted(FIELDS)}")
+    for key in ("methods", "models"):
+        if (
+            not isinstance(data.get(key), list)
+            or not data[key]
+            or not all(isinstance(x, str) for x in data[key])
+        ):
+            raise EvaluationError(f"{path}: field '{key}' must be a non-empty list of names")
+    models = []
+    for m in data["models"]:
+        if m == "symbolic" or m.split(":")[0] == "smollm2" or Path(m).is_absolute():
+            models.append(m)
+        else:
+            models.append(str((path.parent / m).resolve()))
+    data["models"] = models
+    judge = data.get("judge")
+    builtin = isinstance(judge, str) and (judge == "exact" or judge.split(":")[0] == "smollm2")
+    if isinstance(judge, str) and not builtin and not Path(judge).is_absolute():
+        data["judge"] = str((path.parent / judge).resolve())
+    return data
+
+
+def method_config(retrieval: dict | None = None, frames: dict | None = None) -> MethodConfig:
+    kw: dict[str, Any] = {}
+    for k in ("retriever", "top_k"):
+        if retrieval and k in retrieval:
+            kw[k] = retrieval[k]
+    for k in ("fps", "max_frames"):
+        if frames and k in frames:
+            kw[k] = frames[k]
+    return MethodConfig(**kw)
+
+
+def run_matrix(
+    release: Path,
+    matrix: Path,
+    out: Path | None = None,
+    *,
+    progress: Any = None,
+    limit: int | None = None,
+    workers: int | None = None,
+) -> list[dict]:
+    """Every method × model pair; returns their results (also written under ``out``)."""
+    from mnemoforge.evaluation.runner import evaluate
+    from mnemoforge.evaluation.tables import summary_markdown
+
+    spec = read_matrix(Path(matrix))
+    out = Path(out) if out else default_out(release)
+    cfg = method_config(spec.get("retrieval"), spec.get("frames"))
+    judge = spec.get("judge")
+    judge = None if judge in (None, "exact") else judge
+    prices = spec.get("prices") or {}
+    results = []
+    for model in spec["models"]:
+        for method in spec["methods"]:
+            name = slug(model)
+            res = evaluate(
+                release,
+                method,
+                model,
+                out / f"{slug(method)}__{name}",
+                limit=limit or spec.get("limit"),
+                workers=workers or int(spec.get("workers", 4)),
+                judge=judge,
+                config=cfg,
+                prices=prices.get(name),
+                progress=progress,
+            )
+            results.append(res)
+    atomic.write_text(out / "summary.md", summary_markdown(results))
+    atomic.write_json(
+        out / "matrix.json",
+        {
+            "release": str(release),
+            "runs": [
+                {
+                    "method": r["method"],
+                    "model": r["model"]["name"],
+                    "summary": r["summary"],
+                    "calibration": r["calibration"],
+                    "ledger": r["ledger"],
+                }
+                for r in results
+            ],
+        },
+    )
+    return results

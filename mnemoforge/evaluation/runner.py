@@ -1,0 +1,328 @@
+"""Run one method with one model over a release: prompts, concurrent calls, cache, scores, files.
+
+Calls go through a bounded thread pool (``workers``, capped by the model's own limit); results
+are placed by item and rotation index, so the output is the same whatever order calls finish in.
+A call is cached in ``OUT/calls.jsonl`` under (item, rotation, method, model, prompt hash,
+decoding); a rerun reuses every finished call and sends only the missing ones.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from mnemoforge.evaluation import scoring
+from mnemoforge.evaluation.judge import Judge, calibrate
+from mnemoforge.evaluation.keys import ItemKey, gold_evidence, load_keys, load_world, release_family
+from mnemoforge.evaluation.methods import METHODS, Built, MethodConfig, MethodInput, resolve_method
+from mnemoforge.evaluation.models import EvalModel, EvalRequest, Reply, load_model
+from mnemoforge.evaluation.views import concentrated_view
+from mnemoforge.exporters.views import AgentItem, load_agent_view
+from mnemoforge.hashing import canonical_json, content_hash, sha256_file
+from mnemoforge.store import atomic
+from mnemoforge.validators.answerers.protocol import LETTERS
+from mnemoforge.validators.prompts import load_prompt
+
+Progress = Callable[[str], None]
+
+
+class CallCache:
+    """Append-only JSONL of finished calls, keyed by content hash; failed calls are never cached."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    row = json.loads(line)
+                    self.entries[row["key"]] = row
+                except (ValueError, KeyError):
+                    continue  # a line cut short by a kill: that call is simply redone
+
+    def get(self, key: str) -> dict | None:
+        return self.entries.get(key)
+
+    def put(self, key: str, reply: Reply) -> None:
+        row = {"key": key, "text": reply.text, "usage": reply.usage, "latency_s": reply.latency_s}
+        with self._lock:
+            self.entries[key] = row
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(row, sort_keys=True) + "\n")
+
+
+@dataclass
+class Call:
+    item: AgentItem
+    rotation: int | None
+    request: EvalRequest
+    key: str
+    reply: Reply | None = None
+    cached: bool = False
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_hash(path: Path, mtime_ns: int, size: int) -> str:
+    return sha256_file(path)
+
+
+def request_hash(req: EvalRequest) -> str:
+    """The prompt hash: system, text and the bytes of every image (each file hashed once per run)."""
+    images = [_file_hash(p, (st := p.stat()).st_mtime_ns, st.st_size) for p in req.images]
+    return content_hash(req.system, req.text, images, req.choices)
+
+
+def _options(choices: list[str]) -> str:
+    return "\n".join(f"{LETTERS[k]}. {c}" for k, c in enumerate(choices))
+
+
+def build_requests(
+    item: AgentItem, key: ItemKey, built: Built, tools: str, images: bool
+) -> list[EvalRequest]:
+    system = load_prompt("eval_system").template.strip()
+    memory = "\n".join(built.lines) or "(nothing)"
+    imgs = tuple(built.images) if images else ()
+    obs = tuple(built.observation_ids)
+    if item.choices:
+        tmpl = load_prompt("eval_mcq")
+        return [
+            EvalRequest(
+                item.id,
+                system,
+                tmpl.render(memory=memory, question=item.question, options=_options(ch)),
+                imgs,
+                obs,
+                r,
+                tuple(ch),
+            )
+            for r, ch in enumerate(item.choices)
+        ]
+    if key.kind == "call":
+        text = load_prompt("eval_call").render(memory=memory, question=item.question, tools=tools)
+    else:
+        text = load_prompt("eval_open").render(memory=memory, question=item.question)
+    return [EvalRequest(item.id, system, text, imgs, obs)]
+
+
+def _tools_text(release: Path, family: str) -> str:
+    path = release / "data" / family / "tools.json"
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else "[]"
+
+
+def run_calls(
+    model: EvalModel, calls: list[Call], cache: CallCache, workers: int, progress: Progress | None = None
+) -> None:
+    """Send every uncached call through a pool of ``workers`` threads; fills ``call.reply`` in place."""
+    todo = []
+    for c in calls:
+        hit = cache.get(c.key)
+        if hit is not None:
+            c.reply = Reply(
+                hit["text"], True, None, dict(hit.get("usage") or {}), float(hit.get("latency_s", 0))
+            )
+            c.cached = True
+        else:
+            todo.append(c)
+    done = [0]
+    lock = threading.Lock()
+
+    def one(c: Call) -> None:
+        c.reply = model.generate(c.request)
+        if c.reply.ok:
+            cache.put(c.key, c.reply)
+        with lock:
+            done[0] += 1
+            if progress and (done[0] % 25 == 0 or done[0] == len(todo)):
+                progress(f"{done[0]}/{len(todo)} calls")
+
+    n = max(1, min(workers, getattr(model, "workers", workers) or workers))
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        list(pool.map(one, todo))
+
+
+def _call_record(c: Call, gold: str | None = None) -> dict[str, Any]:
+    assert c.reply is not None
+    rec = {
+        "rotation": c.rotation,
+        "prompt_hash": c.key,
+        "raw": c.reply.text,
+        "ok": c.reply.ok,
+        "error": c.reply.error,
+        "tokens": c.reply.usage,
+        "latency_s": round(c.reply.latency_s, 4),
+        "cached": c.cached,
+    }
+    if gold is not None:
+        rec["gold"] = gold
+    return rec
+
+
+def score_item(item: AgentItem, key: ItemKey, calls: list[Call], world: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": item.id, "kind": key.kind, "group": key.group(), "cutoff": item.cutoff}
+    if key.kind == "mcq":
+        golds = key.gold_letters()
+        rots = []
+        for c, gold in zip(calls, golds, strict=True):
+            rec = _call_record(c, gold)
+            rec["parsed"] = (
+                scoring.parse_mcq(c.reply.text, list(c.request.choices or ())) if c.reply.ok else None
+            )
+            rec["correct"] = rec["parsed"] == gold
+            rots.append(rec)
+        row["rotations"] = rots
+        row["all_correct"] = all(r["correct"] for r in rots)
+        row["score"] = sum(r["correct"] for r in rots) / len(rots)
+        return row
+    c = calls[0]
+    rec = _call_record(c)
+    row.update({k: rec[k] for k in ("prompt_hash", "raw", "ok", "error", "tokens", "latency_s", "cached")})
+    if key.kind == "call":
+        score, pred = (
+            scoring.call_score(c.reply.text, key.structured_answer, world) if c.reply.ok else (0.0, None)
+        )
+        row.update(parsed=pred, score=score)
+    else:
+        row["parsed"] = scoring.open_answer(c.reply.text) if c.reply.ok else None
+        row["em"] = scoring.em_score(c.reply.text, key.answer, key.aliases) if c.reply.ok else 0.0
+        row["score"] = row["em"]
+    return row
+
+
+def ledger(model: EvalModel, calls: list[Call], prices: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Calls, tokens (from the API's usage) and cost from the price table (``None`` when unpriced)."""
+    sent = [c for c in calls if not c.cached and c.reply is not None]
+    tok: dict[str, int] = {}
+    for c in calls:
+        for k, v in (c.reply.usage if c.reply else {}).items():
+            tok[k] = tok.get(k, 0) + int(v)
+    price = dict(prices or {}) or dict(model.prices or {})
+    cost = None
+    if price:
+        cost = round(
+            tok.get("prompt_tokens", 0) / 1e6 * float(price.get("prompt_per_1m", 0))
+            + tok.get("completion_tokens", 0) / 1e6 * float(price.get("completion_per_1m", 0)),
+            6,
+        )
+    return {
+        "model": model.id,
+        "calls": len(calls),
+        "sent": len(sent),
+        "cached": len(calls) - len(sent),
+        "failed": sum(1 for c in calls if c.reply is not None and not c.reply.ok),
+        "tokens": tok,
+        "cost": cost,
+        "currency": price.get("currency") if price else None,
+        "latency_s_sum": round(sum(c.reply.latency_s for c in sent if c.reply), 3),
+    }
+
+
+def evaluate(
+    release: Path,
+    method: str,
+    model: str | EvalModel,
+    out: Path,
+    *,
+    limit: int | None = None,
+    workers: int = 4,
+    judge: str | EvalModel | None = None,
+    config: MethodConfig | None = None,
+    prices: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Evaluate ``method`` × ``model`` on ``release``; writes ``OUT/results.json`` and ``OUT/summary.md``."""
+    from mnemoforge.evaluation.tables import summary_markdown
+
+    release, out = Path(release), Path(out)
+    release_family(release)  # one clear error for a folder that is not a release
+    base, conc = resolve_method(method)
+    view = concentrated_view(release) if conc else load_agent_view(release)
+    keys = load_keys(release, conc)
+    m = (
+        load_model(model, release, workers=workers, concentrated=conc)
+        if isinstance(model, str | Path)
+        else model
+    )
+    cfg = config or MethodConfig()
+    budget = min(cfg.max_context_chars or m.max_context_chars, m.max_context_chars)
+    cfg = replace(cfg, max_context_chars=budget, max_images=m.max_images, frames_dir=out / "frames")
+    inp = MethodInput(view, cfg, gold_evidence(release, conc) if base == "oracle_evidence" else None)
+    items = view.items[:limit] if limit else list(view.items)
+    tools = _tools_text(release, view.family)
+    world = load_world(release) if any(keys[i.id].kind == "call" for i in items) else None
+    fn = METHODS[base]
+    calls_by_item: list[list[Call]] = []
+    contexts: list[dict] = []
+    for item in items:
+        built = fn(inp, item)
+        reqs = build_requests(item, keys[item.id], built, tools, m.vision)
+        decoding = canonical_json(m.decoding)
+        calls_by_item.append(
+            [
+                Call(
+                    item,
+                    r.rotation,
+                    r,
+                    content_hash(item.id, r.rotation, method, m.id, request_hash(r), decoding),
+                )
+                for r in reqs
+            ]
+        )
+        contexts.append(
+            {"observations": len(built.observation_ids), "images": len(reqs[0].images), **built.note}
+        )
+    cache = CallCache(out / "calls.jsonl")
+    flat = [c for cs in calls_by_item for c in cs]
+    if progress:
+        progress(f"{method} × {m.name}: {len(items)} items, {len(flat)} calls")
+    run_calls(m, flat, cache, workers, progress)
+    rows = []
+    for item, cs, ctx in zip(items, calls_by_item, contexts, strict=True):
+        row = score_item(item, keys[item.id], cs, world)
+        row.update(method=method, model=m.name, context=ctx)
+        rows.append(row)
+    j = Judge(load_model(judge, release, workers=workers) if isinstance(judge, str | Path) else judge)
+    qtext = {i.id: i.question for i in items}
+    judged = [row for row in rows if row["kind"] == "open" and row.get("parsed")]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        verdicts = list(pool.map(lambda r: j.score(keys[r["id"]], qtext[r["id"]], r["parsed"]), judged))
+    for row, v in zip(judged, verdicts, strict=True):
+        row["judge"] = {"score": v.score, "ok": v.ok, "raw": v.raw, "prompt": v.prompt, **j.record()}
+    calib = calibrate(j, [keys[i.id] for i in items], qtext, workers)
+    prompts = {
+        n: {"version": p.version, "sha256": p.sha256}
+        for n in ("eval_system", "eval_mcq", "eval_open", "eval_call")
+        for p in [load_prompt(n)]
+    }
+    result = {
+        "release": str(release),
+        "family": view.family,
+        "method": method,
+        "base_method": base,
+        "concentrated": conc,
+        "model": {"id": m.id, "name": m.name, "decoding": m.decoding},
+        "judge": j.record(),
+        "config": cfg.record(),
+        "prompts": prompts,
+        "summary": scoring.aggregate(rows),
+        "tables": tables_for(view.family, rows),
+        "calibration": {k: v for k, v in calib.items() if k != "rows"},
+        "ledger": ledger(m, flat, prices),
+        "items": rows,
+    }
+    atomic.write_json(out / "results.json", result)
+    atomic.write_jsonl(out / "calibration.jsonl", calib["rows"])
+    atomic.write_text(out / "summary.md", summary_markdown([result]))
+    return result
+
+
+def tables_for(family: str, rows: list[dict]) -> dict[str, Any]:
+    keys = {"icm": ["category"], "smm": ["task"], "memeye": ["x", "y", "cell"]}.get(family, [])
+    return {k: scoring.by_group(rows, k) for k in keys}
