@@ -153,7 +153,7 @@ def test_memeye_format(release: Path, tmp_path: Path) -> None:
     assert set(doc) == {"character_profile", "multi_session_dialogues", "human-annotated QAs"}
     assert doc["character_profile"]["name"] == rel.protagonist
     assert [s["session_id"] for s in doc["multi_session_dialogues"]] == [
-        f"{task.upper()}_S{c.index}" for c in rel.clips
+        f"D{c.index + 1}" for c in rel.clips
     ]
     rounds = {}
     for session in doc["multi_session_dialogues"]:
@@ -164,7 +164,7 @@ def test_memeye_format(release: Path, tmp_path: Path) -> None:
                 {"round", "user", "assistant"},
                 {"round", "user", "assistant", *memeye_image_keys()},
             )
-            assert d["round"].startswith(session["session_id"] + ":R")
+            assert re.fullmatch(rf"{session['session_id']}:\d+", d["round"])
             for image in d.get("input_image", []):
                 assert image.startswith(f"{task}/") and (tmp_path / "image" / image).is_file()
             assert (
@@ -201,8 +201,12 @@ def test_memeye_mcq_rotations(release: Path, tmp_path: Path) -> None:
     (qa,) = [qa for qa in doc["human-annotated QAs"] if qa["question_id"] == "icm_mcq_handmade"]
     assert qa["point"] == [["X3"], ["Y3"]]
     assert [r["answer"] for r in qa["options"]] == ["D", "A", "B", "C"]
+    assert qa["answer"] == "C"  # MemEye's contains_gt compares the last rotation's choice to a letter
+    open_doc = json.loads((out / "dialog" / f"{task}_Open.json").read_text())
+    (open_qa,) = [q for q in open_doc["human-annotated QAs"] if q["question_id"] == "icm_mcq_handmade"]
+    assert open_qa["answer"] == options[0]
     assert all(
-        set(r) == {"A", "B", "C", "D", "answer"} and r[r["answer"]] == qa["answer"] for r in qa["options"]
+        set(r) == {"A", "B", "C", "D", "answer"} and r[r["answer"]] == options[0] for r in qa["options"]
     )
     items = {i.id: i for i in memeye.read_memeye(out, copy)}
     got = items["icm_mcq_handmade"]
