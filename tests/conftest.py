@@ -45,3 +45,29 @@ def smm_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-un
 
     res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=2)
     return Release(res.release_dir, res.run_dir)
+
+
+@pytest.fixture(scope="session")
+def peer_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A five-clip album release of the starter theme, built once per session (peer-format tests)."""
+    from mnemoforge.pipeline import build
+
+    root = tmp_path_factory.mktemp("peer-build")
+    data = yaml.safe_load(starter_theme("peer"))
+    data["album"]["clips"] = 5
+    theme = root / "peer.yaml"
+    theme.write_text(yaml.safe_dump(data, sort_keys=False))
+    return build(theme, outputs=root / "outputs", workers=2).release_dir
+
+
+@pytest.fixture(scope="session")
+def default_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default theme's release, built once per session with the CLI as a user runs it."""
+    from typer.testing import CliRunner
+
+    from mnemoforge.cli import app
+
+    out = tmp_path_factory.mktemp("default")
+    r = CliRunner().invoke(app, ["build", "--outputs", str(out / "outputs"), "--orchestrator", "local"])
+    assert r.exit_code == 0, r.output
+    return Path(r.stdout.strip().splitlines()[-1])

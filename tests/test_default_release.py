@@ -16,11 +16,9 @@ PEERS = ("locomo", "m3bench", "memeye")
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    out = tmp_path_factory.mktemp("default")
-    r = CliRunner().invoke(app, ["build", "--outputs", str(out / "outputs"), "--orchestrator", "local"])
-    assert r.exit_code == 0, r.output
-    yield Path(r.stdout.strip().splitlines()[-1])
+def release(default_release: Path) -> Iterator[Path]:
+    """The session's default release (tests/conftest.py), built with the CLI."""
+    yield default_release
 
 
 def test_default_release_contents(release: Path) -> None:

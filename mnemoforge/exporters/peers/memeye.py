@@ -71,9 +71,9 @@ from mnemoforge.exporters.peers.common import (
     release_family,
     require,
     unit_index,
+    write_ordered_json,
 )
 from mnemoforge.schemas.questions import Question
-from mnemoforge.store.atomic import write_json
 
 FORMAT = "memeye"
 QAS = "human-annotated QAs"
@@ -129,9 +129,9 @@ def write_dialogs(
 ) -> list[Path]:
     """Write ``dialog/<task>_Open.json`` (always) and ``dialog/<task>.json`` (if any MCQ items)."""
     base = {"character_profile": profile, "multi_session_dialogues": sessions}
-    files = [write_json(out / "dialog" / f"{task}_Open.json", {**base, QAS: open_qas})]
+    files = [write_ordered_json(out / "dialog" / f"{task}_Open.json", {**base, QAS: open_qas})]
     if mcq_qas:
-        files.append(write_json(out / "dialog" / f"{task}.json", {**base, QAS: mcq_qas}))
+        files.append(write_ordered_json(out / "dialog" / f"{task}.json", {**base, QAS: mcq_qas}))
     return files
 
 
@@ -183,7 +183,7 @@ def mcq_options(q: Question) -> list[dict]:
     return out
 
 
-def export_memeye(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict]]:
+def export_memeye(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict], dict]:
     """Write ``dialog/<Task>_Open.json`` (all items), ``dialog/<Task>.json`` (MCQ items), images."""
     task = task_name(rel.name)
     sessions, files = _sessions(rel, task, out)
@@ -201,7 +201,7 @@ def export_memeye(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict]]:
         items.append({"question_id": q.id, "id": q.id, "cutoff_session": cutoff})
     profile = {"name": rel.protagonist, "role": rel.world.person(rel.world.protagonist).role}
     files += write_dialogs(out, task, profile, sessions, open_qas, mcq_qas)
-    return files, items
+    return files, items, {}
 
 
 def read_choices(export_dir: Path) -> dict[str, tuple[tuple[str, ...], ...]]:

@@ -183,7 +183,7 @@ def _point(q: Question) -> list[list[str]]:
     return [[x], [y]]
 
 
-def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], list[dict]]:
+def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], list[dict], dict]:
     """Write ``dialog/<Task>_Open.json`` and ``dialog/<Task>.json`` per task, and the pictures."""
     ids = memeye_ids(rel)
     images = _Images(rel, out)
@@ -192,9 +192,7 @@ def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], lis
         task = session_task(session)
         dialogues = [_round(rel, rel.rounds[r], ids[r][1], task, images) for r in session["rounds"]]
         date = dt.datetime.fromisoformat(str(session["date"])).date().isoformat()
-        tasks.setdefault(task, []).append(
-            {"session_id": session_id(k), "date": date, "dialogues": dialogues}
-        )
+        tasks.setdefault(task, []).append({"session_id": session_id(k), "date": date, "dialogues": dialogues})
     open_qas: dict[str, list[dict]] = {t: [] for t in tasks}
     mcq_qas: dict[str, list[dict]] = {t: [] for t in tasks}
     items = []
@@ -225,7 +223,7 @@ def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], lis
     files = images.place()
     for task, sessions in tasks.items():
         files += write_dialogs(out, task, rel.profile, sessions, open_qas[task], mcq_qas[task])
-    return files, items
+    return files, items, {}
 
 
 def read_memeye_native(export_dir: Path, release_dir: Path) -> list[PeerItem]:
