@@ -206,7 +206,8 @@ def export_m3bench(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict],
 
 
 def read_m3bench(export_dir: Path, release_dir: Path) -> list[PeerItem]:
-    """Read an M3-Bench export back into mnemoforge terms (cutoffs from the sidecar)."""
+    """Read an M3-Bench export back into mnemoforge terms (cutoffs from the sidecar; videos the
+    sidecar does not list, such as a checkout's own M3-Bench annotations, are skipped)."""
     export_dir = Path(export_dir)
     rel = load_release(release_dir)
     meta = load_json(export_dir / MARKER)
@@ -215,6 +216,8 @@ def read_m3bench(export_dir: Path, release_dir: Path) -> list[PeerItem]:
     for ann in sorted((export_dir / "data" / "annotations").glob("*.json")):
         doc = load_json(ann)
         for vid, video in doc.items():  # type: ignore[union-attr]
+            if vid not in {v for v, _ in link}:
+                continue  # a checkout's own annotations (robot.json, web.json)
             for qa in video["qa_list"]:
                 m = _REASONING.match(qa["reasoning"])
                 if m is None:
