@@ -297,12 +297,22 @@ def export_locomo(
             }
         )
     files.append(write_ordered_json(out / FILE, data))
-    extra = {"categories": CATEGORIES, "base_url": base, "excluded": excluded}
+    extra: dict = {"categories": CATEGORIES, "base_url": base, "excluded": excluded}
+    notes = []
     if excluded:
-        extra["warning"] = (
+        notes.append(
             f"{len(excluded)} of {len(rel.questions)} items left out: LoCoMo conversations are between "
             "two people and these items need events no single interlocutor attended (see 'excluded')"
         )
+    lone = [s.sample_id for s in samples if len({t["speaker"] for t in s.conversation["session_1"]}) < 2]  # type: ignore[union-attr]
+    if lone:
+        extra["one_speaker_first_session"] = lone
+        notes.append(
+            f"in {', '.join(lone)} the first session has one speaker (a one-shot clip where neither "
+            "speaks); LoCoMo's evaluate_qa.py names both speakers from session 1"
+        )
+    if notes:
+        extra["warning"] = "; ".join(notes)
     return files, items, extra
 
 

@@ -73,7 +73,7 @@ def encode_album(
         chains += [v, a]
     joined = "".join(f"[v{i}][a{i}]" for i in range(len(clips))) + f"concat=n={len(clips)}:v=1:a=1[v][a]"
     cmd += pads + ["-filter_complex", ";".join([*chains, joined]), "-map", "[v]", "-map", "[a]"]
-    cmd += ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p", "-threads", "1"]
+    cmd += ["-c:v", "libx264", "-preset", "ultrafast", "-crf", "23", "-pix_fmt", "yuv420p", "-threads", "1"]
     gop = SEGMENT_S * fps  # a keyframe exactly every 30 s and nowhere else
     cmd += ["-x264-params", f"keyint={gop}:min-keyint={gop}:scenecut=0", "-flags:v", "+bitexact"]
     cmd += ["-c:a", "aac", "-b:a", "64k", "-ar", str(sample_rate), "-ac", "1", "-flags:a", "+bitexact"]

@@ -157,7 +157,7 @@ def _sessions(rel: ReleaseData, task: str, out: Path) -> tuple[list[dict], list[
                 )
             else:
                 assert unit.line is not None
-                line = unit.line.as_script(rel.name_of(unit.line.speaker))
+                line = f"{rel.name_of(unit.line.speaker)}: {rel.text(unit.obs_id)}"  # ICM's script form
                 rounds.append({"round": rid, "user": line, "assistant": ACK})
         sessions.append({"session_id": sid, "date": clip.start.date().isoformat(), "dialogues": rounds})
     return sessions, files
