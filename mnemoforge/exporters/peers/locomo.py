@@ -141,7 +141,12 @@ class _Sample:
 
     def _session(self, n: int, clip: Clip) -> None:
         rel, world = self.rel, self.rel.world
-        event = world.event(str(clip.event))
+        try:
+            event = world.event(str(clip.event))
+        except KeyError:
+            raise ExportError(
+                f"{FORMAT}: clip {clip.id}: event {clip.event!r} is not in data/world.json"
+            ) from None
         pair = (self.a, self.other)
         speakers = {u.line.speaker for u in clip_units(clip) if u.line is not None}
         order = [self.other, self.a] if self.other not in speakers else [self.a, self.other]
@@ -171,7 +176,7 @@ class _Sample:
                 mine = notes[rel.name_of(speaker)]
                 if sentence and all(s != sentence for s, _ in mine):
                     mine.append([sentence, dia])
-        first = next(d for d in (t["dia_id"] for t in turns if "img_url" in t))
+        first = next((t["dia_id"] for t in turns if "img_url" in t), f"D{n}:1")
         self.sessions.append(SessionEvent(n, event, first, image_of))
         self.conversation[f"session_{n}_date_time"] = locomo_datetime(clip.start)
         self.conversation[f"session_{n}"] = turns
@@ -204,6 +209,9 @@ class _Sample:
 def _samples(rel: ReleaseData, base_url: str) -> list[_Sample]:
     a = rel.world.protagonist
     events = {e.id: e for e in rel.world.events}
+    for c in rel.clips:
+        if c.event and c.event not in events:
+            raise ExportError(f"{FORMAT}: clip {c.id}: event {c.event!r} is not in data/world.json")
     out = []
     for person in rel.world.people:
         if person.id == a:

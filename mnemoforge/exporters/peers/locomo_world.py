@@ -65,7 +65,15 @@ def _object(world: World, oid: str) -> str:
 
 
 def fact_sentence(world: World, fact: Fact) -> str | None:
-    """One fact as a sentence (None for kinds a conversation already shows: names, activities)."""
+    """One fact as a sentence (None for kinds a conversation already shows, names and activities,
+    and for a fact whose event is not in the World)."""
+    try:
+        return _sentence(world, fact)
+    except KeyError:
+        return None
+
+
+def _sentence(world: World, fact: Fact) -> str | None:
     s = _name(world, fact.subject)
     if fact.kind == "attended":
         e = world.event(fact.object)
