@@ -94,7 +94,7 @@ from mnemoforge.exporters.peers.locomo_world import (
     summary_date,
     temporal_items,
 )
-from mnemoforge.schemas.episodes import Clip
+from mnemoforge.schemas.episodes import Clip, Shot
 
 FORMAT = "locomo"
 FILE = "locomo.json"
@@ -126,6 +126,7 @@ class _Sample:
     def __init__(self, rel: ReleaseData, other: str, clips: list[Clip], base_url: str) -> None:
         self.rel, self.other, self.clips, self.base_url = rel, other, clips, base_url
         self.a = rel.world.protagonist
+        self.facts = {f.id: f for f in rel.world.facts}
         self.sample_id = f"{rel.name}-{other}"
         self.dia: dict[str, str] = {}  # observation id -> dia_id
         self.sessions: list[SessionEvent] = []
@@ -172,7 +173,8 @@ class _Sample:
                 turns.append({"speaker": rel.name_of(speaker), "dia_id": dia, "text": said})
             obs = rel.observations.get(unit.obs_id)
             for fid in dict.fromkeys(e.fact for e in (obs.expresses if obs else [])):
-                sentence = fact_sentence(world, world.fact(fid))
+                fact = self.facts.get(fid)
+                sentence = fact_sentence(world, fact) if fact else None
                 mine = notes[rel.name_of(speaker)]
                 if sentence and all(s != sentence for s, _ in mine):
                     mine.append([sentence, dia])
@@ -187,7 +189,7 @@ class _Sample:
         self.observation[f"session_{n}_observation"] = notes
         self.session_summary[f"session_{n}_summary"] = session_summary(world, event, *pair, clip.start)
 
-    def _image_turn(self, clip: Clip, shot, sharer: str, dia: str) -> dict:  # type: ignore[no-untyped-def]
+    def _image_turn(self, clip: Clip, shot: Shot, sharer: str, dia: str) -> dict:
         cap = self.rel.captions.get(clip.id, {})
         query = " ".join(str(w) for w in [cap.get("event", ""), *cap.get("places", [])[:1]] if w)
         return {
