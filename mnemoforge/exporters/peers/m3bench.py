@@ -115,9 +115,8 @@ def _types(rel: ReleaseData, category: str, evidence: list[str]) -> list[str]:
     return [*types, CROSS_MODAL] if {"shot", "speech"} <= kinds else types
 
 
-def _evidence_end(rel: ReleaseData, starts: dict[int, int], oid: str) -> tuple[int, int]:
+def _evidence_end(where: dict, starts: dict[int, int], oid: str) -> tuple[int, int]:
     """(segment index, end second in the album video) of an evidence observation."""
-    where = unit_index(rel.clips)
     if oid not in where:
         raise ExportError(f"{FORMAT}: evidence {oid!r} is not an observation of the album")
     clip, _ = where[oid]
@@ -158,6 +157,7 @@ def export_m3bench(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict],
     )
     files = [video, *cut_segments(video, out / paths["clip_path"], t // SEGMENT_S)]
     qa_list, items = [], []
+    where = unit_index(rel.clips)
     for n, q in enumerate(rel.questions, start=1):
         cutoff = effective_cutoff(q.cutoff, rel.last_index)
         if cutoff not in ends:
@@ -165,20 +165,20 @@ def export_m3bench(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict],
         asked = ends[cutoff]
         segs = []
         for oid in q.evidence:
-            seg, end = _evidence_end(rel, starts, oid)
+            seg, end = _evidence_end(where, starts, oid)
             if end > asked:
                 raise ExportError(
                     f"{FORMAT}: {q.id}: evidence {oid} ends at {end} s, after the question ({asked} s)"
                 )
             segs.append(seg)
         qid = f"{vid}_Q{n:02d}"
-        where = ", ".join(map(str, sorted(set(segs))))
+        seen = ", ".join(map(str, sorted(set(segs))))
         qa_list.append(
             {
                 "question": q.question,
                 "answer": q.answer,
                 "question_id": qid,
-                "reasoning": f"Evidence: {', '.join(q.evidence)}; segments {where}.",
+                "reasoning": f"Evidence: {', '.join(q.evidence)}; segments {seen}.",
                 "timestamp": timestamp(asked),
                 "type": _types(rel, q.category, q.evidence),
                 "before_clip": before_clip(asked),
