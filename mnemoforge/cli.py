@@ -164,10 +164,17 @@ def export(
     release: Path = typer.Argument(..., help="release folder"),
     fmt: str = typer.Option(..., "--format", help="locomo, m3bench or memeye"),
     out: Path = typer.Option(
-        ..., "--out", help="folder to write (empty, or an earlier export of this format)"
+        ...,
+        "--out",
+        help="folder to write (empty, an earlier export of this format, or for m3bench an M3-Agent checkout)",
+    ),
+    base_url: str = typer.Option(
+        None,
+        "--base-url",
+        help="locomo: URL the img_url of image turns start with (default: file:// of --out)",
     ),
 ) -> None:
-    """Write a release in a peer benchmark's format (category mapping documented in each export)."""
+    """Write a release in a peer benchmark's format (category mapping in mnemoforge_export.json)."""
     from mnemoforge.exporters.peers import EXPORTERS, ExportError, export_release
 
     if fmt in ("inspect", "lmms-eval"):  # harness tasks (mnemoforge.exporters.harness_*)
@@ -178,7 +185,9 @@ def export(
     if fmt not in EXPORTERS:
         _fail(f"--format must be one of {sorted(EXPORTERS)}, got {fmt!r}")
     try:
-        files = export_release(release, fmt, out)
+        files = export_release(
+            release, fmt, out, base_url=base_url, warn=lambda m: typer.echo(f"warning: {m}", err=True)
+        )
     except ExportError as e:
         _fail(str(e))
     typer.echo(f"{len(files)} files written to {out}")

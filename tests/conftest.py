@@ -68,6 +68,19 @@ def bakery_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no
 
 
 @pytest.fixture(scope="session")
+def peer_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A five-clip album release of the starter theme, built once per session (peer-format tests)."""
+    from mnemoforge.pipeline import build
+
+    root = tmp_path_factory.mktemp("peer-build")
+    data = yaml.safe_load(starter_theme("peer"))
+    data["album"]["clips"] = 5
+    theme = root / "peer.yaml"
+    theme.write_text(yaml.safe_dump(data, sort_keys=False))
+    return build(theme, outputs=root / "outputs", workers=2).release_dir
+
+
+@pytest.fixture(scope="session")
 def default_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default theme built once per session with the CLI, as a user runs it (the release folder)."""
     from typer.testing import CliRunner

@@ -10,27 +10,18 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
-from mnemoforge.backends.video.probe import probe
 from mnemoforge.exporters.peers import MARKER, READERS, ExportError, export_release, locomo, m3bench, memeye
 from mnemoforge.exporters.peers.common import effective_cutoff, load_release
-from mnemoforge.pipeline import build
 from mnemoforge.schemas.theme import ICM_MIX
-from mnemoforge.theme_starter import starter_theme
 
 FORMATS = ("locomo", "m3bench", "memeye")
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A five-clip release of the starter theme, built once for this module."""
-    root = tmp_path_factory.mktemp("peer-build")
-    data = yaml.safe_load(starter_theme("peer"))
-    data["album"]["clips"] = 5
-    theme = root / "peer.yaml"
-    theme.write_text(yaml.safe_dump(data, sort_keys=False))
-    return build(theme, outputs=root / "outputs", workers=2).release_dir
+def release(peer_release: Path) -> Path:
+    """The session's five-clip starter release (tests/conftest.py)."""
+    return peer_release
 
 
 def expected(release_dir: Path) -> dict[str, tuple]:
@@ -59,85 +50,11 @@ def test_round_trip(fmt: str, release: Path, tmp_path: Path) -> None:
     files = export_release(release, fmt, out)
     assert all(p.is_file() for p in files) and out / MARKER in files
     want = expected(release)
-    assert want and read_back(fmt, out, release) == want
+    left_out = {e["id"] for e in json.loads((out / MARKER).read_text()).get("excluded", [])}
+    assert want and read_back(fmt, out, release) == {k: v for k, v in want.items() if k not in left_out}
     first = {p: p.read_bytes() for p in files if p.suffix in (".json", ".jsonl")}
     export_release(release, fmt, out)  # a re-export into its own folder is allowed and identical
     assert {p: p.read_bytes() for p in first} == first
-
-
-def test_locomo_format(release: Path, tmp_path: Path) -> None:
-    rel = load_release(release)
-    export_release(release, "locomo", tmp_path)
-    samples = json.loads((tmp_path / "locomo.json").read_text())
-    assert isinstance(samples, list) and len(samples) == 1
-    sample = samples[0]
-    assert set(sample) == {"sample_id", "conversation", "qa"} and sample["sample_id"] == rel.name
-    conv = sample["conversation"]
-    assert conv["speaker_a"] == rel.protagonist and conv["speaker_b"] == locomo.OTHERS
-    sessions = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
-    assert sessions == [c.index for c in rel.clips if not c.calibration] == list(range(1, len(sessions) + 1))
-    assert set(conv) == {"speaker_a", "speaker_b"} | {f"session_{i}" for i in sessions} | {
-        f"session_{i}_date_time" for i in sessions
-    }
-    turns = {}
-    for i in sessions:
-        assert re.fullmatch(
-            r"\d{1,2}:\d\d [ap]m on \d{1,2} [A-Z][a-z]+, \d{4}", conv[f"session_{i}_date_time"]
-        )
-        for n, turn in enumerate(conv[f"session_{i}"], start=1):
-            assert set(turn) in (
-                {"speaker", "dia_id", "text"},
-                {"speaker", "dia_id", "text", "img_url", "blip_caption"},
-            )
-            assert turn["dia_id"] == f"D{i}:{n}"
-            for url in turn.get("img_url", []):
-                assert (tmp_path / url).is_file()
-            turns[turn["dia_id"]] = turn
-    by_id = {q.id: q for q in rel.questions}
-    meta = json.loads((tmp_path / MARKER).read_text())["items"]
-    for qa, m in zip(sample["qa"], meta, strict=True):
-        assert set(qa) == {"question", "answer", "evidence", "category"}
-        assert qa["category"] == locomo.CATEGORY_MAP[by_id[m["id"]].category]
-        for dia, oid in zip(qa["evidence"], by_id[m["id"]].evidence, strict=True):
-            obs = rel.observations[oid]
-            if obs.kind == "speech":
-                assert turns[dia]["text"] == obs.content
-            else:
-                assert turns[dia]["img_url"] == [rel.still(oid)]
-
-
-def test_m3bench_format(release: Path, tmp_path: Path) -> None:
-    rel = load_release(release)
-    export_release(release, "m3bench", tmp_path)
-    ann = json.loads((tmp_path / "annotations" / f"{rel.name}.json").read_text())
-    assert list(ann) == [rel.name]
-    video = ann[rel.name]
-    assert set(video) == {"video_path", "mem_path", "qa_list"}
-    info = probe(tmp_path / video["video_path"])
-    assert info.has_video and info.has_audio
-    assert info.duration_s == pytest.approx(sum(c.duration_s for c in rel.clips), abs=0.5)
-    clip_dir = tmp_path / "clips" / rel.name
-    assert sorted(int(p.stem) for p in clip_dir.iterdir()) == [c.index for c in rel.clips]
-    for c in rel.clips:
-        assert os.path.samefile(clip_dir / f"{c.index}.mp4", release / rel.videos[c.id]) or (
-            (clip_dir / f"{c.index}.mp4").read_bytes() == (release / rel.videos[c.id]).read_bytes()
-        )
-    (line,) = (tmp_path / "data.jsonl").read_text().splitlines()
-    sample = json.loads(line)
-    assert set(sample) == {"id", "video_path", "clip_path", "mem_path", "intermediate_path"}
-    assert (tmp_path / sample["clip_path"]).is_dir() and sample["video_path"] == video["video_path"]
-    for qa in video["qa_list"]:
-        assert set(qa) == {
-            "question",
-            "answer",
-            "question_id",
-            "reasoning",
-            "timestamp",
-            "type",
-            "before_clip",
-        }
-        assert isinstance(qa["before_clip"], int) and 0 <= qa["before_clip"] <= rel.last_index
-        assert re.fullmatch(r"\d\d:\d\d", qa["timestamp"]) and qa["type"][0] == "Human Understanding"
 
 
 def test_memeye_format(release: Path, tmp_path: Path) -> None:
@@ -152,9 +69,7 @@ def test_memeye_format(release: Path, tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "dialog" / f"{task}_Open.json").read_text())
     assert set(doc) == {"character_profile", "multi_session_dialogues", "human-annotated QAs"}
     assert doc["character_profile"]["name"] == rel.protagonist
-    assert [s["session_id"] for s in doc["multi_session_dialogues"]] == [
-        f"{task.upper()}_S{c.index}" for c in rel.clips
-    ]
+    assert [s["session_id"] for s in doc["multi_session_dialogues"]] == [f"D{c.index + 1}" for c in rel.clips]
     rounds = {}
     for session in doc["multi_session_dialogues"]:
         assert set(session) == {"session_id", "date", "dialogues"}
@@ -164,7 +79,7 @@ def test_memeye_format(release: Path, tmp_path: Path) -> None:
                 {"round", "user", "assistant"},
                 {"round", "user", "assistant", *memeye_image_keys()},
             )
-            assert d["round"].startswith(session["session_id"] + ":R")
+            assert re.fullmatch(rf"{session['session_id']}:\d+", d["round"])
             for image in d.get("input_image", []):
                 assert image.startswith(f"{task}/") and (tmp_path / "image" / image).is_file()
             assert (
@@ -201,8 +116,12 @@ def test_memeye_mcq_rotations(release: Path, tmp_path: Path) -> None:
     (qa,) = [qa for qa in doc["human-annotated QAs"] if qa["question_id"] == "icm_mcq_handmade"]
     assert qa["point"] == [["X3"], ["Y3"]]
     assert [r["answer"] for r in qa["options"]] == ["D", "A", "B", "C"]
+    assert qa["answer"] == "C"  # MemEye's contains_gt compares the last rotation's choice to a letter
+    open_doc = json.loads((out / "dialog" / f"{task}_Open.json").read_text())
+    (open_qa,) = [q for q in open_doc["human-annotated QAs"] if q["question_id"] == "icm_mcq_handmade"]
+    assert open_qa["answer"] == options[0]
     assert all(
-        set(r) == {"A", "B", "C", "D", "answer"} and r[r["answer"]] == qa["answer"] for r in qa["options"]
+        set(r) == {"A", "B", "C", "D", "answer"} and r[r["answer"]] == options[0] for r in qa["options"]
     )
     items = {i.id: i for i in memeye.read_memeye(out, copy)}
     got = items["icm_mcq_handmade"]

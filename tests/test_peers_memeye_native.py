@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -64,9 +65,9 @@ def test_sessions_and_rounds_are_the_release(release: Path, export: Path) -> Non
         assert doc["character_profile"] == rel.profile and doc["character_profile"]["name"] == "Mia Laurent"
         for session in doc["multi_session_dialogues"]:
             assert set(session) == {"session_id", "date", "dialogues"}
-            assert session["session_id"].startswith(task.upper() + "_S")
+            assert re.fullmatch(r"D\d+", session["session_id"])
             for n, d in enumerate(session["dialogues"], start=1):
-                assert d["round"] == f"{session['session_id']}:R{n}"
+                assert d["round"] == f"{session['session_id']}:{n}"
                 ours = next(r for r, (_, mid) in ids.items() if mid == d["round"])
                 row = by_round[ours]
                 seen.append(ours)
@@ -119,13 +120,16 @@ def test_mcq_has_four_rotations_with_the_answer_once_at_each_letter(release: Pat
     assert {qa["question_id"] for qa in mcq} == {i for i, q in questions.items() if q["options"]}
     for qa in mcq:
         q = questions[qa["question_id"]]
-        assert {k: v for k, v in qa.items() if k != "options"} == open_qas[qa["question_id"]]
+        open_qa = open_qas[qa["question_id"]]
+        text = open_qa["answer"]
+        assert {k: v for k, v in qa.items() if k != "options"} == {**open_qa, "answer": qa["answer"]}
+        assert qa["answer"] == qa["options"][-1]["answer"]  # the letter MemEye's contains_gt compares
         assert len(qa["options"]) == 4
         assert sorted(r["answer"] for r in qa["options"]) == ["A", "B", "C", "D"]
         for rot, order in zip(qa["options"], q["rotations"], strict=True):
             assert set(rot) == {"A", "B", "C", "D", "answer"}
             assert [rot[k] for k in "ABCD"] == [q["options"][i] for i in order]
-            assert [k for k in "ABCD" if rot[k] == qa["answer"]] == [rot["answer"]]
+            assert [k for k in "ABCD" if rot[k] == text] == [rot["answer"]]
 
 
 def test_marker_keeps_tasks_cutoffs_and_alternative_clues(release: Path, export: Path) -> None:

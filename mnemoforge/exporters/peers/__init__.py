@@ -14,8 +14,10 @@ refused with an ExportError naming the formats that do take the release).
 Every file is written atomically (media are hard-linked, or copied across filesystems). The
 folder is claimed by ``mnemoforge_export.json`` (format, source release, files written, and the
 join table from peer question keys to mnemoforge ids and cutoffs). A non-empty ``out_dir`` is
-refused unless it holds a previous export of the same format; re-exporting there replaces it and
-removes files the previous export wrote that the new one does not. Each module documents its
+refused unless it holds a previous export of the same format (or, for ``m3bench``, is an M3-Agent
+checkout's root without this release's paths: the export is laid out as its ``data/``);
+re-exporting there replaces it and removes files the previous export wrote that the new one does
+not. Each module documents its
 category mapping in a constant and its docstring, and has a reader (``read_<fmt>``) that maps an
 export back to mnemoforge terms (:class:`PeerItem`).
 """
@@ -26,14 +28,15 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from mnemoforge.exporters.peers import m3bench
 from mnemoforge.exporters.peers.common import (
     MARKER,
     ExportError,
     PeerItem,
-    ReleaseData,
     load_json,
     load_release,
     read_manifest,
+    readable,
 )
 from mnemoforge.exporters.peers.locomo import export_locomo, read_locomo
 from mnemoforge.exporters.peers.m3bench import export_m3bench, read_m3bench
@@ -41,7 +44,7 @@ from mnemoforge.exporters.peers.memeye import export_memeye, read_memeye
 from mnemoforge.exporters.peers.memeye_native import export_memeye_native, load_visual_release
 from mnemoforge.store.atomic import write_json
 
-Exporter = Callable[[ReleaseData, Path], tuple[list[Path], list[dict]]]
+Exporter = Callable[..., tuple[list[Path], list[dict], dict]]
 Reader = Callable[[Path, Path], list[PeerItem]]
 
 EXPORTERS: dict[str, Exporter] = {"locomo": export_locomo, "m3bench": export_m3bench, "memeye": export_memeye}
@@ -62,6 +65,11 @@ __all__ = [
 ]
 
 
+def is_m3_checkout(folder: Path) -> bool:
+    """Whether ``folder`` is an M3-Agent checkout's root (the M3-Bench export may go there)."""
+    return (folder / "m3_agent").is_dir() and (folder / "mmagent").is_dir()
+
+
 def _claim(out_dir: Path, fmt: str, release_dir: Path) -> list[str]:
     """Check ``out_dir`` may take this export; returns the files a previous export wrote."""
     if out_dir.resolve().is_relative_to(release_dir.resolve()):
@@ -71,6 +79,12 @@ def _claim(out_dir: Path, fmt: str, release_dir: Path) -> list[str]:
     if not out_dir.exists() or not any(out_dir.iterdir()):
         return []
     marker = out_dir / MARKER
+    if not marker.is_file() and fmt == "m3bench" and is_m3_checkout(out_dir):
+        name = str(read_manifest(release_dir)["name"])
+        taken = [p for p in m3bench.layout(name).values() if (out_dir / p).exists()]
+        if taken:
+            raise ExportError(f"{out_dir}: an M3-Agent checkout that already has {', '.join(taken)}")
+        return []
     if not marker.is_file():
         raise ExportError(f"{out_dir}: not empty and not a previous export; choose an empty or new folder")
     previous = load_json(marker)
@@ -95,8 +109,19 @@ def _refusal(release_dir: Path, fmt: str, fam: str) -> ExportError:
     )
 
 
-def export_release(release_dir: Path, fmt: str, out_dir: Path) -> list[Path]:
-    """Export the release at ``release_dir`` as ``fmt`` into ``out_dir``; returns the files written."""
+def export_release(
+    release_dir: Path,
+    fmt: str,
+    out_dir: Path,
+    *,
+    base_url: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> list[Path]:
+    """Export the release at ``release_dir`` as ``fmt`` into ``out_dir``; returns the files written.
+
+    ``base_url`` (LoCoMo) is the URL the image turns' ``img_url`` start with (default: the export
+    folder as a ``file://`` URL). ``warn`` receives one line per shortfall (items a format could
+    not hold; they are listed in ``mnemoforge_export.json``)."""
     if fmt not in EXPORTERS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(sorted(EXPORTERS))}")
     release_dir, out_dir = Path(release_dir), Path(out_dir)
@@ -104,8 +129,10 @@ def export_release(release_dir: Path, fmt: str, out_dir: Path) -> list[Path]:
     fam = str(manifest.get("family", "icm"))
     if fam not in ACCEPTS[fmt]:
         raise _refusal(release_dir, fmt, fam)
-    run: Callable[[Path], tuple[list[Path], list[dict]]]
-    if fam == "icm":
+    run: Callable[[Path], tuple[list[Path], list[dict], dict]]
+    if fam == "icm" and fmt == "locomo":
+        run = partial(export_locomo, load_release(release_dir), base_url=base_url)
+    elif fam == "icm":
         run = partial(EXPORTERS[fmt], load_release(release_dir))
     else:  # the one other accepted pair: a visual-chat release as MemEye
         run = partial(export_memeye_native, load_visual_release(release_dir))
@@ -113,12 +140,17 @@ def export_release(release_dir: Path, fmt: str, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     head = {"format": fmt, "release": {"name": manifest["name"], "version": manifest["version"]}}
     write_json(out_dir / MARKER, {**head, "complete": False, "files": previous, "items": []})
-    files, items = run(out_dir)
+    files, items, extra = run(out_dir)
     written = sorted({p.relative_to(out_dir).as_posix() for p in files})
     root = out_dir.resolve()
     for rel_path in sorted(set(previous) - set(written) - {MARKER}):
         stale = out_dir / rel_path
         if stale.resolve().is_relative_to(root) and stale.is_file():
             stale.unlink()
-    marker = write_json(out_dir / MARKER, {**head, "complete": True, "files": written, "items": items})
+    marker = write_json(
+        out_dir / MARKER, {**head, **extra, "complete": True, "files": written, "items": items}
+    )
+    readable(marker)
+    if warn is not None and extra.get("warning"):
+        warn(f"{fmt}: {extra['warning']}")
     return [out_dir / p for p in written] + [marker]

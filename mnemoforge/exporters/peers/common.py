@@ -18,6 +18,7 @@ from typing import Literal, NamedTuple, TypeVar
 from pydantic import BaseModel
 
 from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.exporters.views import load_agent_view
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -64,9 +65,16 @@ class ReleaseData:
     world: World
     clips: list[Clip]
     observations: dict[str, Observation]
-    captions: dict[str, dict]
+    captions: dict[str, dict]  # clip id -> caption row, from the agent view
     questions: list[Question]
     videos: dict[str, str]  # clip id -> release-relative video path
+    texts: dict[str, str] | None = None  # observation id -> content, from the agent view
+
+    def text(self, obs_id: str) -> str:
+        """What the agent reads of an observation (a spoken line's words), from the agent view."""
+        if self.texts is None or obs_id not in self.texts:
+            raise ExportError(f"{self.root}: observation {obs_id} is not in the release's agent view")
+        return self.texts[obs_id]
 
     @property
     def last_index(self) -> int:
@@ -125,7 +133,7 @@ def load_release(root: Path) -> ReleaseData:
     clip_rows = read_jsonl(data / "clips.jsonl")
     clips = sorted((validate_row(Clip, r) for r in clip_rows), key=lambda c: c.index)
     obs = [validate_row(Observation, r) for r in read_jsonl(data / "observations.jsonl")]
-    caps = read_jsonl(data / "captions.jsonl") if (data / "captions.jsonl").exists() else []
+    agent = load_agent_view(root)  # the model's side of every export: captions and texts
     return ReleaseData(
         root=root,
         name=manifest["name"],
@@ -134,9 +142,10 @@ def load_release(root: Path) -> ReleaseData:
         world=World.model_validate_json((root / "data" / "world.json").read_text(encoding="utf-8")),
         clips=clips,
         observations={o.id: o for o in obs},
-        captions={c["clip"]: c for c in caps},
+        captions={c["clip"]: c for c in agent.captions if "clip" in c},
         questions=[validate_row(Question, r) for r in read_jsonl(data / "questions.jsonl")],
         videos={r["id"]: r.get("video") or f"media/clips/{r['id']}.mp4" for r in clip_rows},
+        texts={o["id"]: o.get("content", "") for o in agent.observations},
     )
 
 
@@ -173,15 +182,41 @@ def require(mapping: dict, key: str, fmt: str, what: str = "category"):  # type:
 
 
 def place_file(src: Path, dst: Path) -> Path:
-    """Hard-link ``src`` at ``dst`` (copy across filesystems); atomic, idempotent."""
-    if dst.exists() and os.path.samefile(src, dst):
+    """Hard-link ``src`` at ``dst`` (copy across filesystems); atomic, idempotent.
+
+    Exports are read by other people's tools, so every placed file is readable by all (0644): a
+    source that is not is copied and the copy opened up (a hard link would share, and so change,
+    the release file's mode)."""
+    shareable = os.stat(src).st_mode & 0o444 == 0o444
+    if shareable and dst.exists() and os.path.samefile(src, dst):
         return dst
     with atomic_path(dst) as tmp:
         try:
+            if not shareable:
+                raise OSError("copy: the source is not readable by all")
             os.link(src, tmp)
         except OSError:
-            shutil.copy2(src, tmp)
+            shutil.copyfile(src, tmp)
+            os.chmod(tmp, READABLE)
     return dst
+
+
+READABLE = 0o644
+
+
+def readable(path: Path) -> Path:
+    """Make a file the export wrote readable by all (0644), whatever the writer's umask."""
+    os.chmod(path, READABLE)
+    return path
+
+
+def write_ordered_json(path: Path, obj: object) -> Path:
+    """JSON in the peer's own key order (insertion order, 2-space indent, UTF-8), 0644."""
+    text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    with atomic_path(Path(path)) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+        os.chmod(tmp, READABLE)
+    return Path(path)
 
 
 def load_json(path: Path) -> object:

@@ -13,13 +13,13 @@ Mapping:
 
 * tasks: MemEye evaluates one task (one dialog file, one image folder) at a time, so each life
   scenario is a task, named after its title (the session's ``task``: ``Home Renovation`` ->
-  ``Home_Renovation``); ``TASK`` is the upper-cased task. A task's history holds only its own
+  ``Home_Renovation``). A task's history holds only its own
   sessions (the release interleaves scenarios; their scenes never share facts).
 * sessions: ``data/memeye/sessions.jsonl`` in timeline order; the k-th session of the release
-  (1-based, counted over all tasks, so ``s06`` is ``S6``) is ``{"session_id": "TASK_S{k}",
+  (1-based, counted over all tasks, so ``s06`` is ``D6``) is ``{"session_id": "D{k}",
   "date": <ISO date>, "dialogues": [...]}``, in its task's file.
 * rounds: the session's rounds (``data/memeye/rounds.jsonl``) in order; the n-th is
-  ``TASK_S{k}:R{n}`` with the round's ``user`` and ``assistant`` text. A round that shares
+  ``D{k}:{n}`` (MemEye's id style) with the round's ``user`` and ``assistant`` text. A round that shares
   pictures adds ``input_image`` (``<Task>/<file>``, relative to the image root), ``image_id``
   (the file stem) and ``image_caption`` (the picture's dense caption from
   ``data/memeye/captions.jsonl``; ``[image: <kind>]``, the minimal caption, if it has none).
@@ -27,7 +27,8 @@ Mapping:
   ``answer``, ``point`` = ``[[labels.x], [labels.y]]``, ``clue`` = the evidence round ids (1:1,
   in order), ``session_id`` = their sessions; ``question_image`` (MemEye's QA-level pictures)
   when the question shows pictures. The MCQ file adds ``options``, one dict per rotation
-  (:func:`.memeye.mcq_options`). A question's clues must lie in one task.
+  and the last rotation's letter as the top-level ``answer`` (:func:`.memeye.mcq_record`). A
+  question's clues must lie in one task.
 * ``mnemoforge_export.json`` items: ``question_id``, ``id``, ``task``, ``cutoff`` (the release's
   value: latest accessible round order, ``null`` = full timeline; MemEye shows the whole history)
   and ``clue_alternatives``: the ``evidence_alternatives`` as MemEye round ids (other rounds
@@ -55,7 +56,7 @@ from mnemoforge.exporters.peers.common import (
 from mnemoforge.exporters.peers.memeye import (
     FORMAT,
     QAS,
-    mcq_options,
+    mcq_record,
     qa_record,
     read_choices,
     round_id,
@@ -130,11 +131,11 @@ def session_task(session: dict) -> str:
 
 
 def memeye_ids(rel: VisualRelease) -> dict[str, tuple[str, str]]:
-    """Round id -> (its task, its MemEye round id ``TASK_S{k}:R{n}``)."""
+    """Round id -> (its task, its MemEye round id ``D{k}:{n}``)."""
     ids = {}
     for k, session in enumerate(rel.sessions, start=1):
         task = session_task(session)
-        sid = session_id(task, k)
+        sid = session_id(k)
         for n, rid in enumerate(session["rounds"], start=1):
             ids[rid] = (task, round_id(sid, n))
     return ids
@@ -182,7 +183,7 @@ def _point(q: Question) -> list[list[str]]:
     return [[x], [y]]
 
 
-def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], list[dict]]:
+def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], list[dict], dict]:
     """Write ``dialog/<Task>_Open.json`` and ``dialog/<Task>.json`` per task, and the pictures."""
     ids = memeye_ids(rel)
     images = _Images(rel, out)
@@ -191,9 +192,7 @@ def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], lis
         task = session_task(session)
         dialogues = [_round(rel, rel.rounds[r], ids[r][1], task, images) for r in session["rounds"]]
         date = dt.datetime.fromisoformat(str(session["date"])).date().isoformat()
-        tasks.setdefault(task, []).append(
-            {"session_id": session_id(task, k), "date": date, "dialogues": dialogues}
-        )
+        tasks.setdefault(task, []).append({"session_id": session_id(k), "date": date, "dialogues": dialogues})
     open_qas: dict[str, list[dict]] = {t: [] for t in tasks}
     mcq_qas: dict[str, list[dict]] = {t: [] for t in tasks}
     items = []
@@ -210,7 +209,7 @@ def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], lis
             qa["question_image"] = [images.add(task, m) for m in q.question_media]
         open_qas[task].append(qa)
         if q.options and q.rotations:
-            mcq_qas[task].append({**qa, "options": mcq_options(q)})
+            mcq_qas[task].append(mcq_record(qa, q))
         alternatives = [ids[e][1] for e in q.evidence_alternatives]
         items.append(
             {
@@ -224,7 +223,7 @@ def export_memeye_native(rel: VisualRelease, out: Path) -> tuple[list[Path], lis
     files = images.place()
     for task, sessions in tasks.items():
         files += write_dialogs(out, task, rel.profile, sessions, open_qas[task], mcq_qas[task])
-    return files, items
+    return files, items, {}
 
 
 def read_memeye_native(export_dir: Path, release_dir: Path) -> list[PeerItem]:

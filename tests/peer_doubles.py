@@ -1,0 +1,196 @@
+"""Test doubles of the peers' own loaders: the same keys, read in the same order, failing the same
+way. They are written from reading the peers' code, not copied from it:
+
+* LoCoMo (snap-research/LoCoMo @ 3eb6f2c585f5e1699204e3c3bdf7adc5c28cb376): ``task_eval/
+  evaluate_qa.py`` -> ``gpt_utils.get_gpt_answers`` (speakers of session 1, the context walk,
+  the category-2/5 question forms), ``prepare_for_rag`` (dialog mode), ``evaluation.
+  eval_question_answering`` and ``evaluation_stats.analyze_aggr_acc`` (evidence -> turn lengths).
+* mem0 (mem0ai/mem0 @ b3ede5b7c0ac0e847b03786a603c107ac943b3ee): ``evaluation/src/memzero/
+  add.py`` ``MemoryADD.process_conversation`` (the speaker check).
+* M3-Agent (ByteDance-Seed/m3-agent @ 0e3e41939bd8a0b66d756e7b7eb8d5fe9992da5c): ``m3_agent/
+  memorization_intermediate_outputs.py`` / ``memorization_memory_graphs.py`` (``data.jsonl``
+  lines, the clip glob, the per-clip save paths) and ``m3_agent/control.py`` (annotation loading).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from pathlib import Path
+
+CONV_START = "Below is a conversation between two people: {} and {}."
+
+
+def locomo_evaluate_qa(data_file: Path) -> dict[str, dict]:
+    """What ``evaluate_qa.py`` reads of each sample, as it reads it; returns per sample the
+    prompt head, the context built, the questions asked and the scored lines (a dummy prediction:
+    "Not mentioned in the conversation")."""
+    samples = json.load(open(data_file))  # noqa: SIM115 - as the peer does
+    out = {}
+    for data in samples:
+        out_data = {"sample_id": data["sample_id"], "qa": data["qa"].copy()}
+        conv = data["conversation"]
+        speakers_names = list(set([d["speaker"] for d in conv["session_1"]]))
+        start_prompt = CONV_START.format(speakers_names[0], speakers_names[1])
+        questions = []
+        for qa in data["qa"]:
+            if qa["category"] == 2:
+                suffix = " Use DATE of CONVERSATION to answer with an approximate date."
+                questions.append(qa["question"] + suffix)
+            elif qa["category"] == 5:
+                questions.append(
+                    qa["question"]
+                    + " Select the correct answer: (a) {} (b) {}. ".format(
+                        "Not mentioned in the conversation", qa["answer"]
+                    )
+                )
+            else:
+                questions.append(qa["question"])
+        context = _locomo_context(conv)
+        rag = _locomo_rag_dialogs(data)
+        lines = [{**qa, "prediction": "Not mentioned in the conversation"} for qa in out_data["qa"]]
+        scores = _locomo_score(lines)
+        lengths = _locomo_lengths(conv)
+        for qa in lines:
+            evidence = [e.replace("(", "").replace(")", "") for e in qa["evidence"]]
+            far = min(int(e.split(":")[0][1:]) for e in evidence if e != "")
+            turn = min(int(e.split(":")[-1]) for e in evidence if e != "" and int(e.split(":")[0][1:]) == far)
+            lengths["D" + str(far) + ":" + str(turn)]  # KeyError when evidence names no turn
+        out[data["sample_id"]] = {
+            "start": start_prompt,
+            "context": context,
+            "questions": questions,
+            "rag": rag,
+            "scores": scores,
+        }
+    return out
+
+
+def _locomo_context(data: dict) -> str:
+    query_conv = ""
+    session_nums = [int(k.split("_")[-1]) for k in data.keys() if "session" in k and "date_time" not in k]
+    for i in range(min(session_nums), max(session_nums) + 1):
+        if f"session_{i}" in data:
+            query_conv += "\n\n"
+            for dialog in data[f"session_{i}"][::-1]:
+                turn = dialog["speaker"] + ' said, "' + dialog["text"] + '"' + "\n"
+                if "blip_caption" in dialog:
+                    turn += f" and shared {dialog['blip_caption']}."
+                query_conv = turn + "\n" + query_conv
+            query_conv = "DATE: " + data[f"session_{i}_date_time"] + "\n" + "CONVERSATION:\n" + query_conv
+    return query_conv
+
+
+def _locomo_rag_dialogs(data: dict) -> list[tuple[str, str, str]]:
+    conv = data["conversation"]
+    out = []
+    session_nums = [int(k.split("_")[-1]) for k in conv.keys() if "session" in k and "date_time" not in k]
+    for i in range(min(session_nums), max(session_nums) + 1):
+        date_time = conv[f"session_{i}_date_time"]
+        for dialog in conv[f"session_{i}"]:
+            text = dialog["speaker"] + ' said, "' + dialog["text"] + '"'
+            if "blip_caption" in dialog:
+                text += " and shared " + dialog["blip_caption"]
+            out.append((dialog["dia_id"], date_time, text))
+    return out
+
+
+def _locomo_score(lines: list[dict]) -> list[float]:
+    scores = []
+    for line in lines:
+        answer = line["answer"] if isinstance(line["prediction"], list) else str(line["answer"])
+        if line["category"] == 3:
+            answer = answer.split(";")[0].strip()
+        output = line["prediction"]
+        if line["category"] in [2, 3, 4]:
+            scores.append(float(output.lower() == answer.lower()))
+        elif line["category"] in [1]:
+            scores.append(float(all(a.strip().lower() in output.lower() for a in answer.split(","))))
+        elif line["category"] in [5]:
+            low = output.lower()
+            scores.append(1.0 if "no information available" in low or "not mentioned" in low else 0.0)
+        else:
+            raise ValueError(line)
+    return scores
+
+
+def _locomo_lengths(data: dict) -> dict[str, int]:
+    total, id2length = 0, {}
+    for sess_num in range(1, 50):
+        if f"session_{sess_num}" not in data or data[f"session_{sess_num}"] == []:
+            continue
+        for dialog in data[f"session_{sess_num}"]:
+            tokens = dialog["speaker"] + ": " + dialog["text"] + "\n"
+            id2length[dialog["dia_id"]] = total + len(tokens)
+            total += len(tokens)
+    return id2length
+
+
+def mem0_add(data_file: Path) -> list[int]:
+    """mem0's ``process_conversation`` loop over each sample; returns messages per sample and raises
+    ``ValueError(f"Unknown speaker: ...")`` exactly where mem0 does."""
+    counts = []
+    for item in json.load(open(data_file)):  # noqa: SIM115 - as the peer does
+        conversation = item["conversation"]
+        speaker_a = conversation["speaker_a"]
+        speaker_b = conversation["speaker_b"]
+        n = 0
+        for key in conversation.keys():
+            if key in ["speaker_a", "speaker_b"] or "date" in key or "timestamp" in key:
+                continue
+            date_time_key = key + "_date_time"
+            conversation[date_time_key]
+            for chat in conversation[key]:
+                if chat["speaker"] == speaker_a or chat["speaker"] == speaker_b:
+                    n += 1
+                else:
+                    raise ValueError(f"Unknown speaker: {chat['speaker']}")
+        counts.append(n)
+    return counts
+
+
+def m3_memorization(checkout: Path, data_file: str = "data/data.jsonl") -> list[dict]:
+    """M3-Agent's memorization loop, run from ``checkout`` as its README says: per ``data.jsonl``
+    line, the clips its glob finds (id from the file name) and the paths it would write."""
+    here = os.getcwd()
+    os.chdir(checkout)
+    try:
+        out = []
+        with open(data_file) as f:
+            for line in f:
+                sample = json.loads(line)
+                clips = glob.glob(sample["clip_path"] + "/*")
+                ids = [int(p.split("/")[-1].split(".")[0]) for p in clips]
+                save_path = sample["intermediate_outputs"]
+                saves = [os.path.join(save_path, f"clip_{i}_voices.json") for i in ids]
+                out.append(
+                    {
+                        "sample": sample,
+                        "clips": sorted(zip(ids, clips, strict=True)),
+                        "saves": saves,
+                        "mem_path": sample["mem_path"],
+                        "video_exists": os.path.isfile(sample["video_path"]),
+                    }
+                )
+        return out
+    finally:
+        os.chdir(here)
+
+
+def m3_control(checkout: Path, data_file: str) -> list[dict]:
+    """``m3_agent/control.py``'s annotation loading (run from the checkout root)."""
+    here = os.getcwd()
+    os.chdir(checkout)
+    try:
+        data = []
+        datas = json.load(open(data_file))  # noqa: SIM115 - as the peer does
+        for _, v in datas.items():
+            for qa in v["qa_list"]:
+                row = {"id": qa["question_id"], "mem_path": v["mem_path"], "question": qa["question"]}
+                data.append({**row, "answer": qa["answer"]})
+                if "before_clip" in qa:
+                    data[-1]["before_clip"] = qa["before_clip"]
+        return data
+    finally:
+        os.chdir(here)
