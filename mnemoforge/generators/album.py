@@ -10,6 +10,8 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
+from mnemoforge.dates import weekday_name
+from mnemoforge.generators.grammar import with_article
 from mnemoforge.generators.world import season_of
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
@@ -30,10 +32,6 @@ DEFAULT_LINES = [
     "I love coming to {place}.",
     "{other}, come stand next to me for the photo.",
 ]
-
-
-def _article(noun: str) -> str:
-    return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
 def time_of_day(t: dt.datetime) -> str:
@@ -57,7 +55,7 @@ def _calibration_clip(world: World) -> Clip:
         line = DialogueLine(
             id=f"c0000_s{i:02d}_l0",
             speaker=p.id,
-            text=f"Hi, I'm {p.name}. I'm {_article(p.role)} {p.role}, nice to meet you.",
+            text=f"Hi, I'm {p.name}. I'm {with_article(p.role)}, nice to meet you.",
             names_said=[p.id],
         )
         shots.append(
@@ -69,7 +67,7 @@ def _calibration_clip(world: World) -> Clip:
                 duration_s=6,
                 place=world.places[0].id,
                 time_of_day="morning",
-                day_of_week=start.strftime("%A"),
+                day_of_week=weekday_name(start),
                 season=season_of(start.date()),
                 occasion="calibration",
                 weather="clear",
@@ -89,7 +87,7 @@ def _calibration_clip(world: World) -> Clip:
         index=0,
         event=None,
         start=start,
-        day_of_week=start.strftime("%A"),
+        day_of_week=weekday_name(start),
         season=season_of(start.date()),
         occasion="calibration",
         calibration=True,
@@ -221,7 +219,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
                 duration_s=duration,
                 place=ev.place,
                 time_of_day=time_of_day(t),
-                day_of_week=t.strftime("%A"),
+                day_of_week=weekday_name(t),
                 season=season_of(t.date()),
                 occasion=ev.occasion,
                 weather=ev.weather,
@@ -246,7 +244,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int) -> Clip:
         index=index,
         event=ev.id,
         start=ev.start,
-        day_of_week=ev.start.strftime("%A"),
+        day_of_week=weekday_name(ev.start),
         season=season_of(ev.start.date()),
         occasion=ev.occasion,
         shots=shots,

@@ -46,6 +46,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from mnemoforge.dates import month_name
 from mnemoforge.exporters.peers.common import (
     MARKER,
     ExportError,
@@ -72,7 +73,7 @@ CATEGORY_FROM_LOCOMO: dict[int, str] = {v: k for k, v in CATEGORY_MAP.items()}
 def locomo_datetime(t: dt.datetime) -> str:
     """LoCoMo's session time style: ``1:56 pm on 8 May, 2023``."""
     hour = t.hour % 12 or 12
-    return f"{hour}:{t.minute:02d} {'am' if t.hour < 12 else 'pm'} on {t.day} {t:%B}, {t.year}"
+    return f"{hour}:{t.minute:02d} {'am' if t.hour < 12 else 'pm'} on {t.day} {month_name(t)}, {t.year}"
 
 
 def _turns(rel: ReleaseData, clip_index: int) -> list[dict]:

@@ -8,6 +8,7 @@ caption the shortcut gate uses is the shared ``[image: <kind>]`` tag (``panel_ga
 
 from __future__ import annotations
 
+from mnemoforge.generators.grammar import with_article
 from mnemoforge.generators.memeye.sessions import scene_of
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.world import World
@@ -30,13 +31,9 @@ INSTANCES = {
 }
 
 
-def _a(noun: str) -> str:
-    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
-
-
 def _gist(kind: str, gist: str) -> str:
     if kind == "room":
-        return f"set up as {_a(gist)}"
+        return f"set up as {with_article(gist)}"
     if kind == "board":
         return f"with a game of {gist} on the board"
     if kind == "dashboard":
@@ -57,7 +54,8 @@ def dense_caption(world: World, o: Observation) -> dict:
     }
     text = (
         f"{NOUN[kind]} of {ent.name}, {_gist(kind, facts['gist'].value or '')}; "
-        f"{_a(facts['left'].value or '')} in the left part and {_a(facts['right'].value or '')} in the right "
+        f"{with_article(facts['left'].value or '')} in the left part and "
+        f"{with_article(facts['right'].value or '')} in the right "
         f"part, four {INSTANCES[kind]} in a row at the top."
     )
     return {

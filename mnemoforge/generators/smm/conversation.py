@@ -16,6 +16,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
+from mnemoforge.dates import weekday_name
 from mnemoforge.generators.smm.world import WORK_END, WORK_START, days
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.smm import CONVERSATIONAL, SourceSpec
@@ -129,7 +130,7 @@ def _fill(
         topic=topic,
         entity=rng.choice(entities) if entities else topic,
         role=f"the {role}",
-        weekday=at.strftime("%A"),
+        weekday=weekday_name(at),
     )
 
 
