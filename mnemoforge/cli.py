@@ -261,9 +261,15 @@ def catalog(
     path = OutputsLayout(outputs).catalog
     if not path.exists():
         _fail(f"{path}: no catalog yet (build something first)")
-    with Catalog(path) as cat:
-        cur = cat.con.execute(sql)
-        table = Table(*[d[0] for d in cur.description])
+    import duckdb
+
+    with Catalog(path, read_only=True) as cat:  # queries only: no write lock, no changes
+        try:
+            cur = cat.con.execute(sql)
+        except duckdb.Error as e:
+            what = "the catalog is opened read-only; " if "read-only" in str(e).lower() else ""
+            _fail(f"{path}: {what}{str(e).splitlines()[0]}")
+        table = Table(*[d[0] for d in cur.description or [("result",)]])
         for row in cur.fetchall():
             table.add_row(*map(str, row))
     out.print(table)
