@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mnemoforge import progress
 from mnemoforge.hashing import canonical_json, content_hash
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
@@ -135,13 +136,15 @@ def run_all_gates(
     old = {(v.gate, v.item): v for v in previous or []}
     cache = VerdictCache(cache_dir)
     run = GateRun([], gates)
+    tick = progress.counter("gates", len(gates) * len(questions))
     for gate in gates:
         if only is not None and gate.name not in only and all((gate.name, q.id) in old for q in questions):
             run.verdicts += [old[(gate.name, q.id)] for q in questions]
+            tick.step(len(questions), gate.name)
             continue
         stored, fresh = cache.load(gate.name), {}
         run.computed[gate.name] = run.cached[gate.name] = 0
-        for q in questions:
+        for q in tick.each(questions, gate.name):
             key = content_hash(
                 gate.name,
                 gate.version,
