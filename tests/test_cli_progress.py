@@ -153,3 +153,17 @@ def test_track_counts_any_iterable() -> None:
     with progress.listening(events.append):
         assert list(progress.track(["a", "b", "c"], "evaluate")) == ["a", "b", "c"]
     assert [(e.done, e.total) for e in events] == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+@pytest.mark.slow  # a Prefect flow build of the small theme (about a minute on 2 cores)
+def test_prefect_flow_reports_counts_from_its_worker_threads(small_theme: Path, tmp_path: Path) -> None:
+    from mnemoforge.flows.build import build_flow
+
+    display = BuildDisplay(enabled=False)
+    with display:
+        release = build_flow(small_theme, outputs=tmp_path / "out", workers=2, progress=display.callback)
+    t = display.timings
+    assert set(t) >= {"plan", "episodes", "render", "questions", "gates", "freeze"}
+    assert all(v.state == "ran" for v in t.values())
+    assert t["render"].total == t["render"].done == len(read_jsonl(release / "data/icm/clips.jsonl"))
+    assert t["gates"].total == t["gates"].done > 0  # per-item counts came from a Prefect thread
