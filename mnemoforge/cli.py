@@ -7,6 +7,8 @@ Commands written in their own modules are registered at the end of this file, on
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -46,6 +48,17 @@ theme_app = typer.Typer(
 app.add_typer(theme_app, name="theme")
 console = Console(stderr=True, soft_wrap=True)
 out = Console(soft_wrap=True)
+
+
+@contextmanager
+def _live(stage: str) -> Iterator[None]:
+    """A progress bar for one long step on stderr (counts when the step reports them)."""
+    from mnemoforge.progress import BuildDisplay
+
+    with BuildDisplay(console) as display:
+        display.callback(stage, "start")
+        yield
+        display.callback(stage, "ran")
 
 
 def _fail(msg: str, code: int = 2) -> None:
@@ -205,7 +218,8 @@ def gate(
     try:
         meta = load_run_meta(run)
         ctx = BuildContext(run / "theme.yaml", run.parent.parent, int(meta["seed"]))
-        result = gate_run(ctx, set(only) if only else None)
+        with _live("gates"):
+            result = gate_run(ctx, set(only) if only else None)
     except (RunStateError, ThemeError, FileNotFoundError) as e:
         _fail(str(e))
     funnel = json.loads((run / "gates" / "funnel.json").read_text())
@@ -223,7 +237,8 @@ def verify(release: Path = typer.Argument(..., metavar="RELEASE", help="release 
     Prints OK, or one FAIL line per problem and exits 1."""
     from mnemoforge.validators.release_check import verify_release
 
-    problems = verify_release(release)
+    with _live("verify"):
+        problems = verify_release(release)
     if problems:
         for p in problems:
             console.print(f"[red]FAIL[/] {p}", highlight=False, soft_wrap=True)
@@ -285,7 +300,8 @@ def export(
     if fmt not in EXPORTERS:
         _fail(f"--format must be one of {sorted(EXPORTERS)}, got {fmt!r}")
     try:
-        files = export_release(release, fmt, out)
+        with _live("export"):
+            files = export_release(release, fmt, out)
     except ExportError as e:
         _fail(str(e))
     typer.echo(f"{len(files)} files written to {out}")

@@ -35,6 +35,7 @@ STAGE_TITLES = {
     "freeze": "freeze release",
     "evaluate": "evaluate",
     "export": "export",
+    "verify": "verify release",
 }
 
 
