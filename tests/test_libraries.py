@@ -193,7 +193,9 @@ def test_probe_reads_headers_without_moviepy(tmp_path: Path) -> None:
     (tmp_path / "bad.mp4").write_bytes(b"not media")
     with pytest.raises(OSError):
         probe(tmp_path / "bad.mp4")
-    code = "import sys, mnemoforge.backends.video as v, mnemoforge.generators.render; print('moviepy' in sys.modules)"
+    code = (
+        "import sys, mnemoforge.backends.video, mnemoforge.generators.render; print('moviepy' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
