@@ -112,6 +112,8 @@ def test_one_colour_namer_for_prompts_and_captions(tmp_path: Path) -> None:
     assert colors.rgb("#abc") == (170, 187, 204) == colors.rgb("#aabbcc")
     assert colors.rgb("navy") == (0, 0, 128) and colors.colour_name("#2b3a67") == "navy"
     assert colors.hair_colour_name("#e3c16f") == "blonde"
+    # measured in CIE Lab: a mid grey is grey (RGB "redmean" distance called it light brown)
+    assert colors.hair_colour_name("#7a7a7a") == "grey" and colors.colour_name("#7a7a7a") == "grey"
 
 
 # ----------------------------------------------------------------------------------- dates

@@ -78,16 +78,35 @@ def rgb(color: str | tuple[int, ...]) -> RGB:
     return (r, g, b)
 
 
+def lab(color: str | tuple[int, ...]) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of an sRGB colour: distances there follow what people see."""
+
+    def linear(c: int) -> float:
+        v = c / 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in rgb(color))
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(v: float) -> float:
+        return v ** (1 / 3) if v > 216 / 24389 else (24389 / 27 * v + 16) / 116
+
+    fx, fy, fz = f(x), f(y), f(z)
+    return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
+
+
 def colour_name(color: str, palette: dict[str, str] = COLOURS) -> str:
-    """The word in ``palette`` nearest to ``color`` (a "redmean" perceptual distance)."""
-    r, g, b = rgb(color)
+    """The word in ``palette`` nearest to ``color`` in CIE L*a*b* (ΔE*76; ties: palette order),
+    so a grey stays "grey" rather than the nearest tinted word by RGB distance."""
+    target = lab(color)
 
-    def dist(ref: str) -> float:
-        r2, g2, b2 = rgb(ref)
-        rm = (r + r2) / 2
-        return (2 + rm / 256) * (r - r2) ** 2 + 4 * (g - g2) ** 2 + (2 + (255 - rm) / 256) * (b - b2) ** 2
+    def dist(name: str) -> float:
+        ref = lab(palette[name])
+        return sum((p - q) ** 2 for p, q in zip(target, ref, strict=True))
 
-    return min(palette, key=lambda name: dist(palette[name]))
+    return min(palette, key=dist)
 
 
 def hair_colour_name(color: str) -> str:
