@@ -1,21 +1,64 @@
-"""The ``mnemoforge`` command line (typer + rich)."""
+"""Entry point of the ``mnemoforge`` command (typer + rich). The app's help is ``APP_HELP``;
+each command's help is its docstring plus an ``Examples`` epilog (see ``cli_help``).
+
+Commands written in their own modules are registered at the end of this file, one line each.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from mnemoforge import cli_help
+from mnemoforge.cli_help import examples
 from mnemoforge.theme_io import DEFAULT_THEME, ThemeError, load_theme
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
-theme_app = typer.Typer(no_args_is_help=True, help="Check or create theme files.")
+cli_help.install()
+
+APP_HELP = """Build frozen, versioned benchmarks for the long-term multimodal memory of AI agents.
+
+Write a theme (YAML: a cast, places, objects, sources, a stretch of time), then build it offline
+into a checksummed release with real media, questions with computed answers, and gate verdicts.
+Run [bold]mnemoforge COMMAND --help[/] for a command's options and examples."""
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help=APP_HELP,
+    rich_markup_mode="rich",
+    epilog=examples(
+        "mnemoforge theme new my_album --dest my_album.yaml",
+        "mnemoforge build my_album.yaml",
+        "mnemoforge verify outputs/releases/my_album/0.1.0",
+        "mnemoforge report outputs/releases/my_album/0.1.0",
+    ),
+)
+theme_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    help="Check a theme file or write a starter theme.",
+    epilog=examples("mnemoforge theme new my_album", "mnemoforge theme check my_album.yaml"),
+)
 app.add_typer(theme_app, name="theme")
 console = Console(stderr=True, soft_wrap=True)
 out = Console(soft_wrap=True)
+
+
+@contextmanager
+def _live(stage: str) -> Iterator[None]:
+    """A progress bar for one long step on stderr (counts when the step reports them)."""
+    from mnemoforge.progress import BuildDisplay
+
+    with BuildDisplay(console) as display:
+        display.callback(stage, "start")
+        yield
+        display.callback(stage, "ran")
 
 
 def _fail(msg: str, code: int = 2) -> None:
@@ -23,33 +66,57 @@ def _fail(msg: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "mnemoforge build",
+        "mnemoforge build assets/themes/office_launch.yaml --seed 11 --workers 4",
+        "mnemoforge build my_album.yaml --orchestrator local --outputs /tmp/out --quiet",
+        "mnemoforge build my_album.yaml --json > summary.json",
+    )
+)
 def build(
-    theme: Path = typer.Argument(DEFAULT_THEME, help="theme YAML file"),
-    seed: int | None = typer.Option(None, help="world seed (default: the theme's)"),
-    outputs: Path = typer.Option(Path("outputs"), help="outputs folder (runs, releases, catalog)"),
-    workers: int = typer.Option(2, min=1, help="render worker processes"),
-    orchestrator: str = typer.Option("prefect", help="prefect (embedded flow) or local (plain calls)"),
-    task_runner: str = typer.Option("threads", help="prefect task runner: threads, processes, dask or ray"),
+    theme: Path = typer.Argument(
+        DEFAULT_THEME, metavar="THEME", help="theme YAML file", show_default="assets/themes/life_album.yaml"
+    ),
+    seed: int | None = typer.Option(None, metavar="N", help="world seed (default: the theme's)"),
+    outputs: Path = typer.Option(
+        Path("outputs"), metavar="DIR", help="outputs folder (runs, releases, catalog)"
+    ),
+    workers: int = typer.Option(2, min=1, metavar="N", help="render worker processes"),
+    orchestrator: str = typer.Option(
+        "prefect", metavar="prefect|local", help="the embedded Prefect flow, or plain function calls"
+    ),
+    task_runner: str = typer.Option(
+        "threads", metavar="threads|processes|dask|ray", help="Prefect task runner"
+    ),
     dask_address: str | None = typer.Option(
-        None, help="an existing Dask scheduler (default: a local cluster)"
+        None, metavar="tcp://HOST:PORT", help="an existing Dask scheduler (default: a local cluster)"
+    ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="no progress bars or summary: print only the release folder"
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="print the build summary as one JSON object on stdout, nothing else"
     ),
 ) -> None:
-    """Build a release from THEME; prints the release folder it wrote."""
+    """Build a release from THEME: plan, episodes, render, questions, gates, freeze.
+
+    Shows a progress bar per stage with counts and time estimates (on stderr), then a summary
+    table: per category the candidates requested, produced and kept and why any fell short,
+    media counts, warnings, and the release folder and size. The release folder is the last
+    line on stdout (or, with [bold]--json[/], the summary is). A re-run reuses finished stages.
+    """
     from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.progress import BuildDisplay
+    from mnemoforge.summary import collecting_warnings
 
     try:
         load_theme(theme)
-        with console.status("building…") as status:
-
-            def progress(stage: str, event: str) -> None:
-                if event == "start":
-                    status.update(f"[bold]{stage}[/]…")
-                elif event.endswith((" clips", " shards")):
-                    status.update(f"[bold]{stage}[/] {event}")
-                else:
-                    console.print(f"  {stage}: {event.lower()}")
-
+        with (
+            collecting_warnings() as warnings,
+            BuildDisplay(console, enabled=not (quiet or as_json)) as display,
+        ):
+            progress = display.callback
             if orchestrator == "prefect":
                 from mnemoforge.flows.build import build_flow
 
@@ -73,16 +140,48 @@ def build(
         _fail(str(e))
     except ReleaseExistsError as e:
         _fail(str(e))
+    _report_build(release, outputs, display, warnings, quiet=quiet, as_json=as_json)
+
+
+def _report_build(
+    release: Path, outputs: Path, display: object, warnings: list[str], *, quiet: bool, as_json: bool
+) -> None:
+    """The end of a build: the summary (table on stderr, or JSON on stdout), then the folder."""
+    from mnemoforge.store.layout import OutputsLayout
+    from mnemoforge.summary import build_summary, summary_table
+
+    run_id = json.loads((release / "config.resolved.json").read_text()).get("run_id")
+    stages = {
+        k: {"state": t.state, "seconds": round(t.seconds, 3)}
+        for k, t in getattr(display, "timings", {}).items()
+    }
+    run_dir = OutputsLayout(outputs).run(run_id).root if run_id else None
+    summary = build_summary(release, run_dir, warnings=warnings, stages=stages)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        return
+    if quiet:
+        for w in summary["warnings"]:
+            console.print(f"[yellow]warning:[/] {w}", highlight=False)
+    else:
+        console.print(summary_table(summary))
     typer.echo(str(release))
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        'mnemoforge freeze outputs/runs/life_album-s7-1a2b3c4d --version 1.0.0 --notes "First public cut."'
+    )
+)
 def freeze(
-    run: Path = typer.Argument(..., help="run folder (outputs/runs/<run_id>)"),
-    version: str = typer.Option(..., "--version", help="release version X.Y.Z"),
-    notes: str | None = typer.Option(None, help="a line for the CHANGELOG entry"),
+    run: Path = typer.Argument(..., metavar="RUN", help="run folder (outputs/runs/<run_id>)"),
+    version: str = typer.Option(..., "--version", metavar="X.Y.Z", help="release version"),
+    notes: str | None = typer.Option(None, metavar="TEXT", help="a line for the CHANGELOG entry"),
 ) -> None:
-    """Freeze a finished run as an immutable release; refuses to overwrite a different release."""
+    """Freeze a finished run as another release version (with a CHANGELOG entry).
+
+    Re-freezing identical content is a no-op; different content under an existing version is
+    refused. Prints the release folder."""
     import re
 
     from mnemoforge.exporters.release import ReleaseExistsError
@@ -96,12 +195,20 @@ def freeze(
         _fail(str(e))
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "mnemoforge gate outputs/runs/life_album-s7-1a2b3c4d",
+        "mnemoforge gate outputs/runs/life_album-s7-1a2b3c4d --only oracle --only option_only",
+    )
+)
 def gate(
-    run: Path = typer.Argument(..., help="run folder (outputs/runs/<run_id>)"),
-    only: list[str] = typer.Option(None, "--only", help="re-run just this gate (repeatable)"),
+    run: Path = typer.Argument(..., metavar="RUN", help="run folder (outputs/runs/<run_id>)"),
+    only: list[str] = typer.Option(None, "--only", metavar="GATE", help="re-run just this gate (repeatable)"),
 ) -> None:
-    """Re-run the quality gates on an existing run; unchanged verdicts come from the cache."""
+    """Re-run the quality gates on a run folder and print the funnel.
+
+    Verdicts are cached, so after a prompt change only the calls that use that prompt are
+    recomputed; each gate line says how many verdicts were computed and how many cached."""
     from mnemoforge.pipeline import BuildContext, RunStateError, gate_run, load_run_meta
     from mnemoforge.validators.gate_runner import gate_names
 
@@ -111,7 +218,8 @@ def gate(
     try:
         meta = load_run_meta(run)
         ctx = BuildContext(run / "theme.yaml", run.parent.parent, int(meta["seed"]))
-        result = gate_run(ctx, set(only) if only else None)
+        with _live("gates"):
+            result = gate_run(ctx, set(only) if only else None)
     except (RunStateError, ThemeError, FileNotFoundError) as e:
         _fail(str(e))
     funnel = json.loads((run / "gates" / "funnel.json").read_text())
@@ -122,12 +230,15 @@ def gate(
     typer.echo(f"{funnel['kept']} of {funnel['candidates']} candidates kept")
 
 
-@app.command()
-def verify(release: Path = typer.Argument(..., help="release folder")) -> None:
-    """Re-check every checksum, schema, count, evidence id and answer of a release."""
+@app.command(epilog=examples("mnemoforge verify outputs/releases/life_album/0.1.0"))
+def verify(release: Path = typer.Argument(..., metavar="RELEASE", help="release folder")) -> None:
+    """Re-check every checksum, schema, count, evidence id and answer of a release.
+
+    Prints OK, or one FAIL line per problem and exits 1."""
     from mnemoforge.validators.release_check import verify_release
 
-    problems = verify_release(release)
+    with _live("verify"):
+        problems = verify_release(release)
     if problems:
         for p in problems:
             console.print(f"[red]FAIL[/] {p}", highlight=False, soft_wrap=True)
@@ -136,15 +247,23 @@ def verify(release: Path = typer.Argument(..., help="release folder")) -> None:
     typer.echo(f"OK {release}")
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "mnemoforge push outputs/releases/life_album/0.1.0 --repo-id my-org/life-album --dry-run",
+        "HF_TOKEN=... mnemoforge push outputs/releases/life_album/0.1.0 --repo-id my-org/life-album",
+    )
+)
 def push(
-    release: Path = typer.Argument(..., help="release folder"),
-    repo_id: str = typer.Option(..., "--repo-id", help="ORG/NAME of the dataset repo"),
+    release: Path = typer.Argument(..., metavar="RELEASE", help="release folder"),
+    repo_id: str = typer.Option(..., "--repo-id", metavar="ORG/NAME", help="the dataset repo"),
     private: bool = typer.Option(False, "--private", help="create the repo private"),
     dry_run: bool = typer.Option(False, "--dry-run", help="list what would be uploaded; no network"),
-    revision: str = typer.Option("main", help="branch to commit to"),
+    revision: str = typer.Option("main", metavar="BRANCH", help="branch to commit to"),
 ) -> None:
-    """Upload a verified release to the Hugging Face Hub (token: HF_TOKEN or `hf auth login`)."""
+    """Verify a release, then upload every file in one commit to a Hugging Face dataset repo.
+
+    The token comes from HF_TOKEN or `hf auth login` and is never written or printed;
+    HF_ENDPOINT selects another Hub (extra [bold]hub[/])."""
     from mnemoforge.exporters.hub import PushError, push_release
 
     try:
@@ -159,22 +278,35 @@ def push(
         typer.echo(f"pushed {len(res.files)} files ({res.bytes} bytes) to {res.url}")
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "mnemoforge export outputs/releases/life_album/0.1.0 --format locomo --out /tmp/locomo",
+        "mnemoforge export outputs/releases/visual_diary/0.1.0 --format memeye --out /tmp/memeye",
+    )
+)
 def export(
-    release: Path = typer.Argument(..., help="release folder"),
-    fmt: str = typer.Option(..., "--format", help="locomo, m3bench or memeye"),
+    release: Path = typer.Argument(..., metavar="RELEASE", help="release folder"),
+    fmt: str = typer.Option(
+        ..., "--format", metavar="locomo|m3bench|memeye|inspect|lmms-eval", help="peer format or harness task"
+    ),
     out: Path = typer.Option(
         ...,
         "--out",
+        metavar="DIR",
         help="folder to write (empty, an earlier export of this format, or for m3bench an M3-Agent checkout)",
     ),
     base_url: str = typer.Option(
         None,
         "--base-url",
+        metavar="URL",
         help="locomo: URL the img_url of image turns start with (default: file:// of --out)",
     ),
 ) -> None:
-    """Write a release in a peer benchmark's format (category mapping in mnemoforge_export.json)."""
+    """Write a release in a peer benchmark's format, or a harness task, so existing code runs on it.
+
+    Peer formats: locomo, m3bench, memeye; harness tasks: inspect, lmms-eval (built from the agent
+    view). Each peer export also writes mnemoforge_export.json (the source release, files, and
+    each item's id and cutoff); pairs a format cannot hold are refused, naming the formats that can."""
     from mnemoforge.exporters.peers import EXPORTERS, ExportError, export_release
 
     if fmt in ("inspect", "lmms-eval"):  # harness tasks (mnemoforge.exporters.harness_*)
@@ -185,22 +317,31 @@ def export(
     if fmt not in EXPORTERS:
         _fail(f"--format must be one of {sorted(EXPORTERS)}, got {fmt!r}")
     try:
-        files = export_release(
-            release, fmt, out, base_url=base_url, warn=lambda m: typer.echo(f"warning: {m}", err=True)
-        )
+        with _live("export"):
+            files = export_release(
+                release, fmt, out, base_url=base_url, warn=lambda m: typer.echo(f"warning: {m}", err=True)
+            )
     except ExportError as e:
         _fail(str(e))
     typer.echo(f"{len(files)} files written to {out}")
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "mnemoforge report outputs/releases/life_album/0.1.0",
+        "mnemoforge report outputs/runs/life_album-s7-1a2b3c4d --out /tmp/report",
+    )
+)
 def report(
-    source: Path = typer.Argument(..., help="a release folder or a run folder"),
+    source: Path = typer.Argument(..., metavar="SOURCE", help="a release folder or a run folder"),
     out: Path = typer.Option(
-        None, "--out", help="folder for index.html and figures (default: SOURCE-report)"
+        None, "--out", metavar="DIR", help="folder for index.html and figures (default: SOURCE-report)"
     ),
 ) -> None:
-    """Write a static HTML report with PNG figures: cast, timeline, sources, funnel, taxonomy, examples."""
+    """Write a static HTML report with PNG figures for a release or a run.
+
+    Cast, timelines, sources, the gate funnel, the taxonomy heatmap, per-category counts and
+    example items with their evidence. Prints the folder."""
     from mnemoforge.exporters.report import write_report
 
     dest = out or source.parent / f"{source.name}-report"
@@ -210,12 +351,9 @@ def report(
         _fail(str(e))
 
 
-app.command("evaluate")(__import__("mnemoforge.evaluation.cli", fromlist=["x"]).evaluate_command)
-
-
-@theme_app.command("check")
-def theme_check(file: Path) -> None:
-    """Validate a theme without building."""
+@theme_app.command("check", epilog=examples("mnemoforge theme check assets/themes/life_album.yaml"))
+def theme_check(file: Path = typer.Argument(..., metavar="FILE", help="theme YAML file")) -> None:
+    """Validate a theme without building: one line per problem, naming the field."""
     try:
         t = load_theme(file)
     except ThemeError as e:
@@ -235,13 +373,21 @@ def theme_check(file: Path) -> None:
     )
 
 
-@theme_app.command("new")
+@theme_app.command(
+    "new",
+    epilog=examples(
+        "mnemoforge theme new my_album",
+        "mnemoforge theme new team_chat --family smm --dest themes/team_chat.yaml",
+    ),
+)
 def theme_new(
-    name: str,
-    dest: Path = typer.Option(None, help="file to write (default: NAME.yaml)"),
-    family: str = typer.Option("icm", help="icm (album), smm (sources) or memeye (visual)"),
+    name: str = typer.Argument(..., metavar="NAME", help="theme name (lower_snake_case)"),
+    dest: Path = typer.Option(None, metavar="FILE", help="file to write (default: NAME.yaml)"),
+    family: str = typer.Option(
+        "icm", metavar="icm|smm|memeye", help="album (icm), sources (smm) or visual chats (memeye)"
+    ),
 ) -> None:
-    """Write a commented starter theme that builds as is."""
+    """Write a commented starter theme that builds as is (smm, memeye: the shipped example)."""
     from mnemoforge.theme_starter import starter_theme
 
     path = dest or Path(f"{name}.yaml")
@@ -255,10 +401,12 @@ def theme_new(
     typer.echo(str(path))
 
 
-@app.command()
+@app.command(epilog=examples("mnemoforge cast assets/themes/life_album.yaml --out cast.png"))
 def cast(
-    theme: Path = typer.Argument(DEFAULT_THEME, help="theme YAML file"),
-    out: Path = typer.Option(Path("cast.png"), help="PNG file to write"),
+    theme: Path = typer.Argument(
+        DEFAULT_THEME, metavar="THEME", help="theme YAML file", show_default="assets/themes/life_album.yaml"
+    ),
+    out: Path = typer.Option(Path("cast.png"), metavar="FILE.png", help="PNG file to write"),
 ) -> None:
     """Draw a contact sheet of the cast: face anchors, voices and every outfit."""
     from mnemoforge.backends.image.procedural import png_bytes
@@ -274,24 +422,41 @@ def cast(
     typer.echo(str(out))
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        'mnemoforge catalog "SELECT theme, count(*) FROM runs GROUP BY theme"',
+        'mnemoforge catalog "SELECT category, count(*) FROM questions WHERE kept GROUP BY category"',
+    )
+)
 def catalog(
-    sql: str = typer.Argument(..., help="SQL over runs, questions, evidence, verdicts, media, releases"),
-    outputs: Path = typer.Option(Path("outputs")),
+    sql: str = typer.Argument(
+        ..., metavar="SQL", help="a query over runs, questions, evidence, verdicts, media, releases"
+    ),
+    outputs: Path = typer.Option(Path("outputs"), metavar="DIR", help="outputs folder holding the catalog"),
 ) -> None:
-    """Query the DuckDB catalog."""
+    """Query the DuckDB catalog of every run and release (read-only) and print a table."""
     from mnemoforge.store.catalog import Catalog
     from mnemoforge.store.layout import OutputsLayout
 
     path = OutputsLayout(outputs).catalog
     if not path.exists():
         _fail(f"{path}: no catalog yet (build something first)")
-    with Catalog(path) as cat:
-        cur = cat.con.execute(sql)
-        table = Table(*[d[0] for d in cur.description])
+    import duckdb
+
+    with Catalog(path, read_only=True) as cat:  # queries only: no write lock, no changes
+        try:
+            cur = cat.con.execute(sql)
+        except duckdb.Error as e:
+            what = "the catalog is opened read-only; " if "read-only" in str(e).lower() else ""
+            _fail(f"{path}: {what}{str(e).splitlines()[0]}")
+        table = Table(*[d[0] for d in cur.description or [("result",)]])
         for row in cur.fetchall():
             table.add_row(*map(str, row))
     out.print(table)
+
+
+# Commands defined in their own modules: one registration line each, below.
+app.command("evaluate")(__import__("mnemoforge.evaluation.cli", fromlist=["x"]).evaluate_command)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemoforge import __version__, faults
+from mnemoforge import progress as progress_bus
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.families import Family, get_family
@@ -152,8 +153,7 @@ def stage_render(ctx: BuildContext) -> bool:
 
     def work() -> list[Path]:
         def on_item(done: int, total: int) -> None:
-            if ctx.progress:
-                ctx.progress("render", f"{done}/{total}")
+            progress_bus.advance("render", done, total)
 
         return ctx.family.render(ctx.theme, load_world(run), run, ctx.workers, on_item)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +19,7 @@ from .conftest import small_theme_data
 pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
 
 
-def _flow(theme: Path, outputs: Path) -> subprocess.CompletedProcess:
+def _flow(theme: Path, outputs: Path, *extra: str) -> subprocess.CompletedProcess:
     cmd = [
         sys.executable,
         "-m",
@@ -30,6 +32,7 @@ def _flow(theme: Path, outputs: Path) -> subprocess.CompletedProcess:
         "prefect",
         "--workers",
         "2",
+        *extra,
     ]
     return subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ), timeout=600)
 
@@ -40,8 +43,8 @@ def test_prefect_flow_matches_plain_calls_and_caches(tmp_path: Path) -> None:
     first = _flow(theme, tmp_path / "prefect")
     assert first.returncode == 0, first.stderr[-3000:]
     release = Path(first.stdout.strip().splitlines()[-1])
-    for stage in ("plan", "episodes", "render", "questions", "gates"):
-        assert f"{stage}: completed" in first.stderr
+    for title in ("plan the world", "episodes", "render media", "questions", "quality gates"):
+        assert re.search(rf"{title} .*\bran\b", first.stderr), title  # its progress bar, finished
     results = tmp_path / "prefect" / ".prefect" / "results"
     persisted = sorted(p.name for p in results.iterdir())
     assert len(persisted) >= 5  # one persisted result per stage task
@@ -49,8 +52,10 @@ def test_prefect_flow_matches_plain_calls_and_caches(tmp_path: Path) -> None:
     plain = build(theme, outputs=tmp_path / "plain", workers=1)
     assert (plain.release_dir / "MANIFEST.json").read_bytes() == (release / "MANIFEST.json").read_bytes()
 
-    again = _flow(theme, tmp_path / "prefect")
+    again = _flow(theme, tmp_path / "prefect", "--json")
     assert again.returncode == 0, again.stderr[-3000:]
+    summary = json.loads(again.stdout)
+    assert Path(summary["release"]) == release
     for stage in ("plan", "episodes", "render", "questions", "gates"):
-        assert f"{stage}: cached" in again.stderr
+        assert summary["stages"][stage]["state"] == "cached", stage
     assert sorted(p.name for p in results.iterdir()) == persisted

@@ -7,7 +7,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemoforge import __version__, faults
+from mnemoforge import __version__, faults, progress
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.generators.families import ReleaseInput, get_family
@@ -146,7 +146,7 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
             "release_version": version,
         },
     )
-    for m in c.media:
+    for m in progress.track(c.media, "freeze", detail="media"):
         _link_or_copy(c.run_root / m["path"], root / m["path"])
     atomic.write_jsonl(root / "media/index.jsonl", c.media)
     family = get_family(fam)
@@ -173,7 +173,7 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
     files = sorted(p for p in root.rglob("*") if p.is_file())
     entries = {
         p.relative_to(root).as_posix(): FileEntry(sha256=sha256_file(p), bytes=p.stat().st_size)
-        for p in files
+        for p in progress.track(files, "freeze", detail="checksums")
     }
     atomic.write_text(root / CHECKSUMS, "".join(f"{e.sha256}  {rel}\n" for rel, e in sorted(entries.items())))
     entries[CHECKSUMS] = FileEntry(

@@ -31,6 +31,7 @@ from mnemoforge.backends.image.documents_base import (
     paste_circle_avatar,
     text_width,
 )
+from mnemoforge.dates import month_abbr
 from mnemoforge.exporters.report_drawing import (
     PAPER,
     Box,
@@ -63,6 +64,11 @@ class ClipMark:
     seen: frozenset[str]
     speakers: frozenset[str]
     calibration: bool = False
+
+
+def _day(d: dt.date) -> str:
+    """``"03 Mar 2025"`` in English whatever the locale."""
+    return f"{d.day:02d} {month_abbr(d)} {d.year}"
 
 
 def _next_month(d: dt.date) -> dt.date:
@@ -100,7 +106,7 @@ def timeline_figure(
     t1 = dt.datetime.combine(stop, dt.time())
     left, right, row_h, top_row = 220, width - 28, 52, 40
     one, many = unit
-    subtitle = f"{len(clips)} {many} from {first:%d %b %Y} to {last:%d %b %Y}; "
+    subtitle = f"{len(clips)} {many} from {_day(first)} to {_day(last)}; "
     subtitle += f"one row per {lane}, one mark per {one}."
     title = "Who appears when" if lane == "person" else f"Which {lane} is active when"
     plot_top = _title(Image.new("RGB", (width, 10)), title, subtitle) + 26
@@ -119,7 +125,7 @@ def timeline_figure(
     for k, m in enumerate(months):
         x = x_of(dt.datetime.combine(m, dt.time()))
         draw.line([(x, plot_top - 4), (x, plot_bottom)], fill=RULE)
-        label = f"{m:%b}" if k and m.month != 1 else f"{m:%b %Y}"
+        label = month_abbr(m) if k and m.month != 1 else f"{month_abbr(m)} {m.year}"
         nxt = min(x_of(dt.datetime.combine(_next_month(m), dt.time())), right)
         draw_text(draw, ((x + nxt) / 2, plot_top - 22), label, 11, FAINT, anchor="ma")
         if len(months) > 3:
@@ -131,7 +137,7 @@ def timeline_figure(
                 draw.line(
                     [(dx, plot_top + top_row), (dx, plot_bottom)], fill=RULE if day == 1 else (236, 237, 240)
                 )
-                draw_text(draw, (dx, plot_bottom + 8), f"{day} {m:%b}", 12, MUTED, anchor="ma")
+                draw_text(draw, (dx, plot_bottom + 8), f"{day} {month_abbr(m)}", 12, MUTED, anchor="ma")
     draw.line([(right, plot_top - 4), (right, plot_bottom)], fill=RULE)
     ty = plot_top + top_row // 2
     draw_text(

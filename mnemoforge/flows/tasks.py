@@ -84,13 +84,15 @@ def build(theme_path: str, seed: int, outputs: str, workers: int = 2) -> str:
     sharded = ctx.theme.family == "icm"  # album clips render as shards; other families in one task
     for name, _ in STAGE_FUNCS:
         fresh = is_fresh(ctx.run, name, ctx.key(name))
+        report(name, "start")
         if name == "render" and sharded and not fresh:
             shards = render.shard_clips(load_clips(ctx.run.root), workers)
             futures = [render_shard_task.submit(ctx, [c.id for c in shard]) for shard in shards]
-            rows = []
-            for i, f in enumerate(futures, 1):
+            rows, total, done = [], sum(len(s) for s in shards), 0
+            for shard, f in zip(shards, futures, strict=True):  # in order: a clip count per shard
                 rows += f.result()
-                report("render", f"{i}/{len(futures)} shards")
+                done += len(shard)
+                report("render", f"{done}/{total} clips")
             state = render_finish_task.with_options(refresh_cache=True)(
                 ctx, "render", rows, return_state=True
             )
@@ -99,5 +101,8 @@ def build(theme_path: str, seed: int, outputs: str, workers: int = 2) -> str:
         else:
             state = stage_task.with_options(name=name, refresh_cache=not fresh)(ctx, name, return_state=True)
         state.result()  # re-raise a failed stage
-        report(name, state.name)
-    return freeze_task(ctx)
+        report(name, "cached" if fresh else state.name)  # fresh: its content key matched
+    report("freeze", "start")
+    dest = freeze_task(ctx)
+    report("freeze", "ran")
+    return dest

@@ -10,7 +10,9 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
+from mnemoforge.dates import weekday_name
 from mnemoforge.generators.album_dialogue import Dialogue, estimate_seconds
+from mnemoforge.generators.grammar import with_article
 from mnemoforge.generators.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.world import season_of
 from mnemoforge.rng import derive_rng
@@ -26,10 +28,6 @@ RELATION_MENTION_RATE = 0.5
 MENTION_FIRST = 2  # a habit or relation is always mentioned the first this many times it can be
 TAIL_S = 0.3  # silence kept after the last line of a shot
 SPEECH_DURATIONS = (4, 6, 8)  # a shot whose speech no theme duration holds lengthens to one of these
-
-
-def _article(noun: str) -> str:
-    return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
 def time_of_day(t: dt.datetime) -> str:
@@ -55,7 +53,7 @@ def _calibration_clip(world: World) -> Clip:
         line = DialogueLine(
             id=f"c0000_s{i:02d}_l0",
             speaker=p.id,
-            text=f"Hi, I'm {p.name}. I'm {_article(p.role)} {p.role}, nice to meet you.",
+            text=f"Hi, I'm {p.name}. I'm {with_article(p.role)}, nice to meet you.",
             names_said=[p.id],
         )
         duration = 6 if speech_need(world, [(p.id, line.text, [], [])]) <= 6 else 8
@@ -68,7 +66,7 @@ def _calibration_clip(world: World) -> Clip:
                 duration_s=duration,
                 place=world.places[0].id,
                 time_of_day="morning",
-                day_of_week=start.strftime("%A"),
+                day_of_week=weekday_name(start),
                 season=season_of(start.date()),
                 occasion="calibration",
                 weather="clear",
@@ -89,7 +87,7 @@ def _calibration_clip(world: World) -> Clip:
         index=0,
         event=None,
         start=start,
-        day_of_week=start.strftime("%A"),
+        day_of_week=weekday_name(start),
         season=season_of(start.date()),
         occasion="calibration",
         calibration=True,
@@ -280,7 +278,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
                 duration_s=duration,
                 place=ev.place,
                 time_of_day=time_of_day(t),
-                day_of_week=t.strftime("%A"),
+                day_of_week=weekday_name(t),
                 season=season_of(t.date()),
                 occasion=ev.occasion,
                 weather=ev.weather,
@@ -305,7 +303,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
         index=index,
         event=ev.id,
         start=ev.start,
-        day_of_week=ev.start.strftime("%A"),
+        day_of_week=weekday_name(ev.start),
         season=season_of(ev.start.date()),
         occasion=ev.occasion,
         shots=shots,

@@ -13,6 +13,8 @@ Everything here is a pure function of (world, clip): no randomness.
 
 from __future__ import annotations
 
+from mnemoforge.backends.image.colors import hair_colour_name
+from mnemoforge.generators.grammar import with_article
 from mnemoforge.schemas.episodes import Clip, Shot
 from mnemoforge.schemas.world import Person, World
 
@@ -37,29 +39,8 @@ CAMERA_WORDS = {
     "zoom_out": "camera zooms out",
 }
 COMPOSITION_WORDS = {"wide": "wide shot", "medium": "medium shot", "close": "close-up"}
-# (name, rgb) for naming hair colours by nearest match
-HAIR_COLOURS: list[tuple[str, tuple[int, int, int]]] = [
-    ("black", (20, 20, 20)),
-    ("dark brown", (50, 28, 16)),
-    ("brown", (100, 60, 30)),
-    ("auburn", (140, 60, 30)),
-    ("red", (180, 70, 40)),
-    ("blond", (215, 180, 110)),
-    ("grey", (128, 128, 128)),
-    ("white", (225, 225, 225)),
-]
 FACIAL_HAIR_WORDS = {"beard": "a beard", "moustache": "a moustache", "stubble": "stubble"}
 PATTERN_WORDS = {"stripes": "striped", "dots": "dotted", "check": "checked"}
-
-
-def hair_colour_name(hex_colour: str) -> str:
-    """Nearest common hair-colour word for a '#rrggbb' colour."""
-    rgb = tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
-    return min(HAIR_COLOURS, key=lambda nc: sum((a - b) ** 2 for a, b in zip(nc[1], rgb, strict=True)))[0]
-
-
-def _article(phrase: str) -> str:
-    return f"an {phrase}" if phrase[:1].lower() in "aeiou" else f"a {phrase}"
 
 
 def _join(items: list[str]) -> str:
@@ -77,7 +58,7 @@ def person_description(person: Person, outfit_id: str | None) -> str:
     """A name-free description of a person as seen: hair, facial hair, accessories, outfit."""
     a = person.appearance
     text = person.description()  # "the long-haired woman wearing earrings"
-    more = [acc if acc.endswith("s") else _article(acc) for acc in a.accessories[1:]]
+    more = [acc if acc.endswith("s") else with_article(acc) for acc in a.accessories[1:]]
     if more:
         text += " and " + _join(more)
     extras: list[str] = []
@@ -88,7 +69,7 @@ def person_description(person: Person, outfit_id: str | None) -> str:
     if extras:
         text += ", with " + _join(extras)
     if outfit_id is not None:
-        text += f", in {_article(a.outfit(outfit_id).label)}"
+        text += f", in {with_article(a.outfit(outfit_id).label)}"
     return text
 
 
@@ -149,7 +130,7 @@ def _visual_details(world: World, clip: Clip, outfits: dict[str, str]) -> list[s
             holder = shot.holders.get(oid)
             if holder in shot.visible and holder in outfits:
                 label = world.person(holder).appearance.outfit(outfits[holder]).label
-                text += f", held by the person in {_article(label)}"
+                text += f", held by the person in {with_article(label)}"
             add(text)
     for shot in clip.shots:
         sign = world.place(shot.place).sign

@@ -6,6 +6,7 @@ and "a user researcher" come out right for any theme's nouns.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import inflect
@@ -37,3 +38,22 @@ def plural(noun: str, count: int = 2) -> str:
 def count_noun(count: int, noun: str) -> str:
     """``"1 box"``, ``"3 boxes"``."""
     return f"{count} {plural(noun, count)}"
+
+
+_ARTICLE_WORD = re.compile(r"(?<![\w'-])(an?|An?)\s+(?=([\w][\w'-]*))")
+
+
+def fix_articles(text: str) -> str:
+    """Re-choose every ``a``/``an`` in ``text`` for the word after it (``"a oat latte"`` →
+    ``"an oat latte"``, ``"an user"`` → ``"a user"``); a capital ``A`` counts as an article only
+    at the start of a sentence (so "plan A is" is left alone)."""
+
+    def repl(m: re.Match[str]) -> str:
+        word, nxt = m.group(1), m.group(2)
+        start = text[: m.start()].rstrip()
+        if word[0] == "A" and start and start[-1] not in ".!?:\"'(":
+            return m.group(0)
+        new = article(nxt)
+        return (new.capitalize() if word[0] == "A" else new) + m.group(0)[len(word) :]
+
+    return _ARTICLE_WORD.sub(repl, text)

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mnemoforge import progress
 from mnemoforge.hashing import canonical_json, content_hash
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
@@ -137,9 +138,11 @@ def run_all_gates(
     old = {(v.gate, v.item): v for v in previous or []}
     cache = VerdictCache(cache_dir)
     run = GateRun([], gates)
+    tick = progress.counter("gates", len(gates) * len(questions))
     for gate in gates:
         if only is not None and gate.name not in only and all((gate.name, q.id) in old for q in questions):
             run.verdicts += [old[(gate.name, q.id)] for q in questions]
+            tick.step(len(questions), gate.name)
             continue
         stored, fresh = cache.load(gate.name), {}
         run.computed[gate.name] = run.cached[gate.name] = 0
@@ -169,5 +172,6 @@ def run_all_gates(
                 run.computed[gate.name] += 1
             fresh[key] = v.model_dump(mode="json")
             run.verdicts.append(v)
+            tick.step(1, gate.name)
         cache.save(gate.name, fresh)
     return run

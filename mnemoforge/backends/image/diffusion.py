@@ -18,7 +18,16 @@ from typing import Any
 
 from PIL import Image
 
+from mnemoforge.backends.image.colors import (
+    COLOURS,
+    EYE_COLOURS,
+    HAIR_COLOURS,
+    colour_name,
+    hair_colour_name,
+    rgb,
+)
 from mnemoforge.backends.image.protocol import SceneRequest
+from mnemoforge.generators.grammar import with_article
 from mnemoforge.rng import derive_seed
 from mnemoforge.schemas.theme import AppearanceSpec, Outfit
 
@@ -26,57 +35,8 @@ EXTRA_HINT = "pip install 'mnemoforge[ml]'"
 ML_MODULES = ("torch", "diffusers", "transformers")
 NEGATIVE_PROMPT = "blurry, deformed, disfigured, extra limbs, extra fingers, watermark, low quality"
 
-HAIR_COLORS = {
-    "black": "#1a1a1a",
-    "dark brown": "#3b2417",
-    "brown": "#6b4226",
-    "light brown": "#a0785a",
-    "auburn": "#922724",
-    "ginger": "#c8561e",
-    "blonde": "#e3c16f",
-    "golden blonde": "#d4a017",
-    "platinum blonde": "#ece6cf",
-    "grey": "#9a9a9a",
-    "white": "#f2f2f2",
-    "blue": "#2a5bd7",
-    "pink": "#e26fa8",
-    "green": "#2e9e4f",
-    "purple": "#7b3fb0",
-}
-EYE_COLORS = {
-    "dark brown": "#2e1b10",
-    "brown": "#5b3a21",
-    "amber": "#b5722a",
-    "hazel": "#8e7618",
-    "green": "#3a7d44",
-    "blue": "#2a6fb0",
-    "light blue": "#8ab4e0",
-    "grey": "#8a9499",
-}
-COLORS = {
-    "black": "#1b1b1b",
-    "charcoal": "#333333",
-    "grey": "#808080",
-    "light grey": "#c8c8c8",
-    "white": "#f5f5f5",
-    "cream": "#f3e5c0",
-    "beige": "#c2b280",
-    "brown": "#6b4423",
-    "tan": "#b5854b",
-    "red": "#d0312d",
-    "dark red": "#8b1a1a",
-    "orange": "#f28c28",
-    "yellow": "#f2c12e",
-    "olive": "#708238",
-    "green": "#2e8b57",
-    "dark green": "#1e4d2b",
-    "teal": "#008080",
-    "light blue": "#8ab4e0",
-    "blue": "#1f5fbf",
-    "navy": "#1f2a50",
-    "purple": "#6a3d9a",
-    "pink": "#e58fb0",
-}
+HAIR_COLORS, EYE_COLORS, COLORS = HAIR_COLOURS, EYE_COLOURS, COLOURS  # the shared tables (colors.py)
+color_name = colour_name  # one helper names a colour in prompts and captions alike
 SKIN_TONES = (
     (218, "very fair"),
     (200, "fair"),
@@ -119,32 +79,15 @@ FRAMING = {"wide": "wide shot", "medium": "medium shot", "close": "close-up shot
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 
 
-def _rgb(color: str) -> tuple[int, int, int]:
-    h = color.lstrip("#")
-    return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
-
-
-def color_name(color: str, palette: dict[str, str] = COLORS) -> str:
-    """Nearest colour word in ``palette`` to the hex ``color`` (a "redmean" perceptual distance)."""
-    r, g, b = _rgb(color)
-
-    def dist(ref: str) -> float:
-        r2, g2, b2 = _rgb(ref)
-        rm = (r + r2) / 2
-        return (2 + rm / 256) * (r - r2) ** 2 + 4 * (g - g2) ** 2 + (2 + (255 - rm) / 256) * (b - b2) ** 2
-
-    return min(palette, key=lambda name: dist(palette[name]))
-
-
 def skin_tone_name(color: str) -> str:
     """Words for a skin tone, from its luma (``very fair`` ... ``deep brown``)."""
-    r, g, b = _rgb(color)
+    r, g, b = rgb(color)
     y = 0.299 * r + 0.587 * g + 0.114 * b
     return next(word for floor, word in SKIN_TONES if y >= floor)
 
 
 def _hair(a: AppearanceSpec) -> str:
-    c = color_name(a.hair_color, HAIR_COLORS)
+    c = hair_colour_name(a.hair_color)
     return {
         "bald": "a bald head",
         "buzz": f"buzz-cut {c} hair",
@@ -157,20 +100,19 @@ def _hair(a: AppearanceSpec) -> str:
 
 def outfit_prompt(o: Outfit) -> str:
     """``'red tee': a plain red t-shirt and navy trousers`` (a dress has no trousers)."""
-    top = f"{PATTERNS[o.pattern]} {color_name(o.top_color)} {TOPS[o.top_style]}"
-    bottom = "" if o.top_style == "dress" else f" and {color_name(o.bottom_color)} trousers"
+    top = f"{PATTERNS[o.pattern]} {colour_name(o.top_color)} {TOPS[o.top_style]}"
+    bottom = "" if o.top_style == "dress" else f" and {colour_name(o.bottom_color)} trousers"
     return f"'{o.label}': a {top}{bottom}"
 
 
 def appearance_prompt(appearance: AppearanceSpec, outfit_id: str) -> str:
     """Deterministic text description of one person wearing the outfit ``outfit_id``."""
     a = appearance
-    article = "an" if a.face_shape[0] in "aeiou" else "a"
     parts = [
-        f"a person with {article} {a.face_shape} face",
+        f"a person with {with_article(a.face_shape)} face",
         f"{skin_tone_name(a.skin_tone)} skin",
         _hair(a),
-        f"{color_name(a.eye_color, EYE_COLORS)} eyes",
+        f"{colour_name(a.eye_color, EYE_COLOURS)} eyes",
     ]
     if a.facial_hair != "none":
         parts.append(FACIAL_HAIR[a.facial_hair])
@@ -205,7 +147,7 @@ def scene_prompt(req: SceneRequest) -> str:
         f"{req.weather} weather",
     ]
     if req.palette:
-        parts.append("colours " + " and ".join(dict.fromkeys(color_name(c) for c in req.palette)))
+        parts.append("colours " + " and ".join(dict.fromkeys(colour_name(c) for c in req.palette)))
     if req.sign:
         parts.append(f'a sign that reads "{req.sign}"')
     if people:
@@ -218,7 +160,7 @@ def scene_prompt(req: SceneRequest) -> str:
     for prop in req.props:
         label = f' labelled "{prop.label}"' if prop.label else ""
         held = "" if prop.holder_index is None else f" held by the {ORDINALS[prop.holder_index]} person"
-        parts.append(f"a {color_name(prop.color)} {prop.name}{label}{held}")
+        parts.append(f"a {colour_name(prop.color)} {prop.name}{label}{held}")
     if req.extras:
         parts.append(f"{req.extras} other people in the background")
     return "; ".join(parts)

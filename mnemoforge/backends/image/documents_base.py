@@ -12,7 +12,9 @@ import unicodedata
 import zlib
 from functools import cache, lru_cache
 
-from PIL import Image, ImageColor, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFont
+
+from mnemoforge.backends.image import colors
 
 Color = tuple[int, int, int]
 
@@ -113,10 +115,7 @@ def sanitize(text: str) -> str:
 
 def rgb(color: str | Color) -> Color:
     """Parse ``'#rrggbb'``/named colours (or pass a tuple through) to an RGB tuple."""
-    if isinstance(color, tuple):
-        return (int(color[0]), int(color[1]), int(color[2]))
-    r, g, b = ImageColor.getrgb(color)[:3]
-    return (r, g, b)
+    return colors.rgb(color)
 
 
 def mix(a: Color, b: Color, t: float) -> Color:

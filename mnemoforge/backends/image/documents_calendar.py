@@ -10,6 +10,9 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from mnemoforge.dates import MONTHS
+from mnemoforge.dates import WEEKDAYS as WEEKDAY_NAMES
+
 from .documents_base import (
     FAINT,
     INK,
@@ -29,21 +32,7 @@ from .documents_base import (
 )
 
 # Locale-independent names (strftime would depend on the process locale).
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+WEEKDAYS = tuple(d[:3] for d in WEEKDAY_NAMES)
 
 _APPBAR_H = 56
 _ACCENT = "#1a73e8"

@@ -1,8 +1,10 @@
-"""Locating ffmpeg and reading basic facts about a media file."""
+"""Locating ffmpeg and reading basic facts about a media file (from ffmpeg's header, no moviepy)."""
 
 from __future__ import annotations
 
 import functools
+import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +34,8 @@ def ffmpeg_exe() -> str:
 
 
 def probe(path: Path) -> MediaInfo:
-    """Read duration, streams, size and frame rate of ``path`` (via moviepy's ffmpeg header parser).
+    """Read duration, streams, size and frame rate of ``path`` from ffmpeg's header (via
+    imageio-ffmpeg; no decoding, no moviepy).
 
     Raises ``FileNotFoundError`` when the file does not exist and ``OSError`` when ffmpeg
     cannot read it.
@@ -40,18 +43,46 @@ def probe(path: Path) -> MediaInfo:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(path)
-    from moviepy.video.io.ffmpeg_reader import ffmpeg_parse_infos
+    import imageio_ffmpeg
 
-    infos = ffmpeg_parse_infos(str(path.absolute()), check_duration=True)  # absolute: no "x:" protocol mix-up
-    has_video = bool(infos.get("video_found"))
-    size = infos.get("video_size") or (0, 0)
+    try:
+        frames = imageio_ffmpeg.read_frames(str(path.absolute()))  # absolute: no "x:" protocol mix-up
+        try:
+            meta = next(frames)
+        finally:
+            frames.close()  # stops ffmpeg after the header: nothing is decoded
+    except (OSError, StopIteration):
+        return _probe_audio(path)
+    width, height = meta.get("size") or (0, 0)
     return MediaInfo(
         path=path,
-        duration_s=float(infos.get("duration") or 0.0),
-        has_video=has_video,
-        has_audio=bool(infos.get("audio_found")),
-        width=int(size[0]) if has_video else 0,
-        height=int(size[1]) if has_video else 0,
-        fps=float(infos.get("video_fps") or 0.0) if has_video else 0.0,
+        duration_s=float(meta.get("duration") or 0.0),
+        has_video=True,
+        has_audio=bool(meta.get("audio_codec")),
+        width=int(width),
+        height=int(height),
+        fps=float(meta.get("fps") or 0.0),
         bytes=path.stat().st_size,
     )
+
+
+_DURATION = re.compile(r"Duration:\s*(\d+):(\d+):(\d+(?:\.\d+)?)")
+
+
+def _probe_audio(path: Path) -> MediaInfo:
+    """A file without a video stream (WAV, M4A): its duration and audio stream from the header."""
+    res = subprocess.run(
+        [ffmpeg_exe(), "-hide_banner", "-nostdin", "-i", str(path.absolute())],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=60,
+    )
+    header = res.stderr
+    m = _DURATION.search(header)
+    has_audio = re.search(r"Stream #\S+.*: Audio:", header) is not None
+    if m is None or not has_audio:
+        raise OSError(f"{path}: ffmpeg cannot read it as media ({header.strip().splitlines()[-1:]})")
+    h, mi, s = m.groups()
+    seconds = int(h) * 3600 + int(mi) * 60 + float(s)
+    return MediaInfo(path, seconds, False, True, 0, 0, 0.0, path.stat().st_size)

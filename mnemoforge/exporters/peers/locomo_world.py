@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from mnemoforge.dates import month_name
 from mnemoforge.schemas.world import Event, Fact, World
 
 NOT_MENTIONED = "Not mentioned in the conversation"
@@ -32,15 +33,14 @@ class SessionEvent(NamedTuple):
 
 def locomo_date(d: dt.date | dt.datetime) -> str:
     """LoCoMo's answer/summary date style: ``7 May 2023``."""
-    return f"{d.day} {_MONTHS[d.month - 1]} {d.year}"
+    return f"{d.day} {month_name(d)} {d.year}"
 
 
 def summary_date(d: dt.date | dt.datetime) -> str:
     """LoCoMo's event_summary ``date`` style: ``8 May, 2023``."""
-    return f"{d.day} {_MONTHS[d.month - 1]}, {d.year}"
+    return f"{d.day} {month_name(d)}, {d.year}"
 
 
-_MONTHS = "January February March April May June July August September October November December".split()
 
 
 def _name(world: World, pid: str) -> str:

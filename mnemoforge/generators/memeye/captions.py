@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from mnemoforge.generators.grammar import with_article
 from mnemoforge.generators.memeye.sessions import scene_of
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.world import World
@@ -32,13 +33,9 @@ INSTANCES = {
 }
 
 
-def _a(noun: str) -> str:
-    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
-
-
 def _gist(kind: str, gist: str) -> str:
     if kind == "room":
-        return f"set up as {_a(gist)}"
+        return f"set up as {with_article(gist)}"
     if kind == "board":
         return f"with a game of {gist} on the board"
     if kind == "dashboard":
@@ -62,7 +59,8 @@ def dense_caption(world: World, o: Observation) -> dict:
     said = f"with {board['noun']} listing {gist}" if board else _gist(kind, gist)
     text = (
         f"{NOUN[kind]} of {ent.name}, {said}; "
-        f"{_a(facts['left'].value or '')} in the left part and {_a(facts['right'].value or '')} in the right "
+        f"{with_article(facts['left'].value or '')} in the left part and "
+        f"{with_article(facts['right'].value or '')} in the right "
         f"part, four {INSTANCES[kind]} in a row at the top."
     )
     return {

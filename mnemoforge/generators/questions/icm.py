@@ -6,10 +6,10 @@ supporting clips and shots, and its latest accessible clip (none for Profile).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
+from mnemoforge.dates import month_name
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -90,7 +90,8 @@ T = {
 
 
 def _month_text(m: str) -> str:
-    return dt.datetime.strptime(m, "%Y-%m").strftime("%B %Y")
+    year, month = m.split("-")
+    return f"{month_name(int(month))} {year}"
 
 
 def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:

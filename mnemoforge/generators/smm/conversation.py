@@ -16,6 +16,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
+from mnemoforge.dates import weekday_name
 from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.world import WORK_END, WORK_START, days
 from mnemoforge.rng import derive_rng
@@ -65,7 +66,7 @@ def _fill(
         topic=topic,
         entity=rng.choice(entities) if entities else topic,
         role=f"the {role}",
-        weekday=at.strftime("%A"),
+        weekday=weekday_name(at),
     )
 
 

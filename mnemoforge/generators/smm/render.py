@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,9 @@ def render_run(
     jobs = [(theme, r, str(run.root)) for r in rows]
     results = []
     if workers > 1 and len(jobs) > 8:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawn, never fork: the build runs inside Prefect's multi-threaded process, and a forked
+        # child inherits locks other threads held at the fork (the icm renderer spawns too)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
             for i, res in enumerate(pool.map(_render_one, jobs, chunksize=8)):
                 results.append(res)
                 if on_progress:

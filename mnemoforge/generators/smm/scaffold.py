@@ -11,10 +11,10 @@ time order into one stream whose index is each observation's ``order``.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from mnemoforge.generators.grammar import fix_articles
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.injection import Unit, answer_words
@@ -118,7 +118,7 @@ def fact_sentence(lk: Lookup, f: Fact, sender: str, rng: Any) -> str:
         offset = derive_rng(lk.world.seed, "smm", "wording", f.subject, f.object).randrange(len(pool))
         line = pool[(i + offset) % len(pool)]
         line = line.format(value=f.value, name=lk.name(f.subject))
-        line = re.sub(r"\b([Aa]) (?=[aeiouAEIOU])", r"\1n ", line)  # "an oat latte"
+        line = fix_articles(line)  # "an oat latte", "a user-tested one"
         return line[0].upper() + line[1:]
     if f.object == CODE:
         return rng.choice(CODE_LINES).format(name=lk.name(f.subject), code=f.value)

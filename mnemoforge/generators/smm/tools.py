@@ -17,16 +17,13 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mnemoforge.dates import parse_month_day
 from mnemoforge.schemas.smm import ToolSpec
 from mnemoforge.schemas.world import World
 
 DATE_FORMATS = (
     "%Y-%m-%d",
     "%Y/%m/%d",
-    "%d %b %Y",
-    "%d %B %Y",
-    "%b %d, %Y",
-    "%B %d, %Y",
     "%d.%m.%Y",
     "%Y%m%d",
 )
@@ -59,6 +56,9 @@ def _number(v: Any) -> float | None:
 
 def _date(v: Any) -> str | None:
     s = " ".join(str(v).strip().split())
+    named = parse_month_day(s)  # "3 Mar 2025", "March 3, 2025": English names in any locale
+    if named:
+        return named.isoformat()
     for fmt in DATE_FORMATS:
         try:
             return dt.datetime.strptime(s, fmt).date().isoformat()

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from mnemoforge.validators.answerers.protocol import Answer, Context, ContextItem
-from mnemoforge.validators.answerers.textnorm import sentences, tokens
+from mnemoforge.validators.answerers.textnorm import proper_nouns, sentences, tokens
 
 
 class BM25:
@@ -55,7 +55,9 @@ class BM25:
 
 def rank_items(question: str, items: Sequence[ContextItem], k1: float = 1.5, b: float = 0.75) -> list[int]:
     """Context item indices ranked by BM25 against the question."""
-    return BM25([tokens(i.full_text()) for i in items], k1, b).rank(tokens(question))
+    names = proper_nouns([question, *(i.full_text() for i in items)])
+    index = BM25([tokens(i.full_text(), names=names) for i in items], k1, b)
+    return index.rank(tokens(question, names=names))
 
 
 class LexicalAnswerer:
@@ -71,28 +73,36 @@ class LexicalAnswerer:
 
     def __init__(self, top_k: int = 3, k1: float = 1.5, b: float = 0.75, max_words: int = 24) -> None:
         self.top_k, self.k1, self.b, self.max_words = top_k, k1, b, max_words
-        self.id = f"lexical:bm25(k1={k1},b={b},top_k={top_k})"
+        self.id = f"lexical:bm25(k1={k1},b={b},top_k={top_k},stem=porter2)"
 
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
         items = [i for i in context.items if i.full_text().strip()]
         if not items:
             return Answer.failed(self.id, "no text in the context")
-        docs = [tokens(i.full_text()) for i in items]
+        texts = [i.full_text() for i in items]
+        names = proper_nouns([question, *texts, *(options or [])])  # names stay unstemmed everywhere
+        docs = [tokens(t, names=names) for t in texts]
         index = BM25(docs, self.k1, self.b)
-        q_terms = tokens(question)
+        q_terms = tokens(question, names=names)
         ranked = index.rank(q_terms)
         q_scores = index.scores(q_terms)
         top = [i for i in ranked[: self.top_k] if q_scores[i] > 0] or ranked[: self.top_k]
         if options:
-            return self._choose(options, q_terms, index, top, [items[i].observation_id for i in top])
-        return self._span(question, items[top[0]], q_scores[top[0]])
+            return self._choose(options, q_terms, index, top, [items[i].observation_id for i in top], names)
+        return self._span(question, items[top[0]], q_scores[top[0]], names)
 
     def _choose(
-        self, options: list[str], q_terms: list[str], index: BM25, top: list[int], top_ids: list[str]
+        self,
+        options: list[str],
+        q_terms: list[str],
+        index: BM25,
+        top: list[int],
+        top_ids: list[str],
+        names: frozenset[str] = frozenset(),
     ) -> Answer:
         scores = []
         for opt in options:
-            terms = tokens(opt, keep_stopwords=False) or tokens(opt, keep_stopwords=True)
+            terms = tokens(opt, names=names) or tokens(opt, keep_stopwords=True, names=names)
             fresh = [t for t in terms if t not in q_terms]  # an option repeating the question adds nothing
             scores.append(sum(index.score(fresh, i) for i in top) if fresh else 0.0)
         raw = json.dumps({"top_items": top_ids, "option_scores": [round(s, 4) for s in scores]})
@@ -103,10 +113,12 @@ class LexicalAnswerer:
             return Answer.failed(self.id, "no option is singled out by the context", raw)
         return Answer.mcq(self.id, options, scores.index(top_score), raw)
 
-    def _span(self, question: str, item: ContextItem, item_score: float) -> Answer:
+    def _span(
+        self, question: str, item: ContextItem, item_score: float, names: frozenset[str] = frozenset()
+    ) -> Answer:
         sents = sentences(item.full_text())
-        sindex = BM25([tokens(s) for s in sents], self.k1, self.b)
-        best = sents[sindex.rank(tokens(question))[0]]
+        sindex = BM25([tokens(s, names=names) for s in sents], self.k1, self.b)
+        best = sents[sindex.rank(tokens(question, names=names))[0]]
         words = best.split()
         text = " ".join(words[: self.max_words])
         raw = json.dumps({"item": item.observation_id, "item_score": round(item_score, 4), "sentence": best})

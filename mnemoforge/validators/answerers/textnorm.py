@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+
+import snowballstemmer
 
 ARTICLES = {"a", "an", "the"}
 NUMBER_WORDS = {
@@ -42,19 +46,35 @@ def answer_parts(text: str) -> frozenset[str]:
     return frozenset(p for p in parts if p)
 
 
+@lru_cache(maxsize=1)
+def _porter2() -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light, deterministic suffix stripper (plurals, -ing, -ed) so 'hikes' ~ 'hiking' ~ 'hike'."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    return word.rstrip("e") if len(word) > 3 else word
+    """The Porter2 (Snowball English) stem: 'hikes' ~ 'hiking' ~ 'hiked' ~ 'hike'."""
+    return _porter2().stemWord(word)
 
 
-def tokens(text: str, *, keep_stopwords: bool = False) -> list[str]:
-    """Index tokens: normalised words, stopwords dropped (unless asked), lightly stemmed."""
+_NAME = re.compile(r"(?<!^)\b[A-Z][\w'\u2019-]*")
+
+
+def proper_nouns(texts: Iterable[str]) -> frozenset[str]:
+    """Folded words written capitalised after the start of a sentence in any of ``texts``
+    (names such as James or Charles), to keep unstemmed across the whole corpus."""
+    out: set[str] = set()
+    for text in texts:
+        for sent in sentences(text):
+            out.update(_fold(m.group(0)).translate(_PUNCT).strip() for m in _NAME.finditer(sent))
+    return frozenset(w for w in out if w and " " not in w)
+
+
+def tokens(text: str, *, keep_stopwords: bool = False, names: frozenset[str] = frozenset()) -> list[str]:
+    """Index tokens: normalised words, stopwords dropped (unless asked), Porter2-stemmed except
+    ``names`` (from :func:`proper_nouns`), so 'james' is not read as 'jame' nor 'charles' as 'charl'."""
     words = normalize(text).split()
-    return [stem(w) for w in words if keep_stopwords or w not in STOPWORDS]
+    return [w if w in names else stem(w) for w in words if keep_stopwords or w not in STOPWORDS]
 
 
 def sentences(text: str) -> list[str]:
