@@ -78,14 +78,19 @@ def build_flow(
     """
     prefect_env(outputs)
     from mnemoforge.flows.tasks import PROGRESS, build
+    from mnemoforge.pipeline import BuildContext, run_lock
 
     t = load_theme(theme)
+    seed = t.seed if seed is None else seed
     runner = make_task_runner(task_runner, workers, dask_address)
     flow = build.with_options(task_runner=runner)
     if progress:
         PROGRESS.append(progress)
+    on_wait = (lambda msg: progress("lock", msg)) if progress else None
     try:
-        return Path(flow(str(theme), t.seed if seed is None else seed, str(outputs), workers))
+        # one build per run at a time (a second one waits, then finds its stages cached)
+        with run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait):
+            return Path(flow(str(theme), seed, str(outputs), workers))
     finally:
         if progress:
             PROGRESS.remove(progress)
