@@ -19,14 +19,16 @@ out = Console(soft_wrap=True)
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True)
+    # the message is printed as is: markup off, so regex brackets such as [a-z] survive
+    console.print("[bold red]error:[/] ", end="", highlight=False)
+    console.print(msg, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
 @app.command()
 def build(
     theme: Path = typer.Argument(DEFAULT_THEME, help="theme YAML file"),
-    seed: int | None = typer.Option(None, help="world seed (default: the theme's)"),
+    seed: int | None = typer.Option(None, min=0, max=2**63 - 1, help="world seed (default: the theme's)"),
     outputs: Path = typer.Option(Path("outputs"), help="outputs folder (runs, releases, catalog)"),
     workers: int = typer.Option(2, min=1, help="render worker processes"),
     orchestrator: str = typer.Option("prefect", help="prefect (embedded flow) or local (plain calls)"),
@@ -37,9 +39,13 @@ def build(
 ) -> None:
     """Build a release from THEME; prints the release folder it wrote."""
     from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.lifecycle import start_watchdog
+    from mnemoforge.store.locks import LockTimeout
+    from mnemoforge.theme_checks import check_theme
 
     try:
-        load_theme(theme)
+        check_theme(theme, seed)  # every theme problem, before any work starts
+        start_watchdog()  # helpers (render workers, the Prefect server) die with this process
         with console.status("building…") as status:
 
             def progress(stage: str, event: str) -> None:
@@ -71,7 +77,7 @@ def build(
                 _fail(f"--orchestrator must be 'prefect' or 'local', got {orchestrator!r}")
     except ThemeError as e:
         _fail(str(e))
-    except ReleaseExistsError as e:
+    except (ReleaseExistsError, LockTimeout) as e:
         _fail(str(e))
     typer.echo(str(release))
 
@@ -198,9 +204,11 @@ def report(
 
 @theme_app.command("check")
 def theme_check(file: Path) -> None:
-    """Validate a theme without building."""
+    """Validate a theme without building: schema, registry names, paths and the family's checks."""
+    from mnemoforge.theme_checks import check_theme
+
     try:
-        t = load_theme(file)
+        t = check_theme(file)
     except ThemeError as e:
         _fail(str(e))
     out.print(

@@ -332,7 +332,9 @@ def build(
     progress: Progress | None = None,
 ) -> BuildResult:
     """Build a release from a theme with plain function calls (no orchestrator)."""
-    theme = load_theme(theme_path)  # fail fast, before anything is written
+    from mnemoforge.theme_checks import check_theme
+
+    theme = check_theme(theme_path, seed)  # fail fast, before anything is written
     ctx = BuildContext(
         Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers, progress
     )

@@ -105,7 +105,11 @@ def test_concurrent_cli_builds_into_one_folder(theme: Path, tmp_path: Path, orch
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-home")}
     procs = [
         subprocess.Popen(
-            _cli(theme, out, s, orchestrator), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            _cli(theme, out, s, orchestrator),
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for s in seeds
     ]

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mnemoforge.store.layout import OutputsLayout
-from mnemoforge.theme_io import load_theme
 
 TASK_RUNNERS = ("threads", "processes", "dask", "ray")
 
@@ -79,8 +78,9 @@ def build_flow(
     prefect_env(outputs)
     from mnemoforge.flows.tasks import PROGRESS, build
     from mnemoforge.pipeline import BuildContext, run_lock
+    from mnemoforge.theme_checks import check_theme
 
-    t = load_theme(theme)
+    t = check_theme(theme, seed)  # before the flow (and the Prefect server) starts
     seed = t.seed if seed is None else seed
     runner = make_task_runner(task_runner, workers, dask_address)
     flow = build.with_options(task_runner=runner)
