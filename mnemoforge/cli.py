@@ -124,8 +124,14 @@ def gate(
     for st in funnel["stages"]:
         n_new, n_old = result.computed.get(st["gate"]), result.cached.get(st["gate"])
         how = "kept from last run" if n_new is None else f"{n_new} computed, {n_old} cached"
-        typer.echo(f"{st['gate']:>20}: rejected {st['rejected']:>4}, kept {st['kept']:>4}  ({how})")
+        und = f", undecided {st['undecided']:>4}" if st.get("undecided") else ""
+        typer.echo(f"{st['gate']:>20}: rejected {st['rejected']:>4}{und}, kept {st['kept']:>4}  ({how})")
     typer.echo(f"{funnel['kept']} of {funnel['candidates']} candidates kept")
+    if funnel.get("undecided"):
+        typer.echo(
+            f"{funnel['undecided']} undecided (model calls failed; see gates/verdicts.jsonl 'failures'): "
+            f"run `mnemoforge gate {run}` again to retry exactly them"
+        )
 
 
 @app.command()

@@ -16,6 +16,7 @@ import json
 import re
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -91,6 +92,8 @@ class LLMServer:
         self.default_delay = default_delay
         self.requests: list[Recorded] = []
         self.queue: deque[Reply] = deque()
+        # optional per-request script: return a Reply for this request, or None for the usual one
+        self.reply_for: Callable[[Recorded], Reply | None] | None = None
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -121,7 +124,11 @@ class LLMServer:
         with self.lock:
             self.queue.extend(replies)
 
-    def _next_reply(self) -> Reply:
+    def _next_reply(self, rec: Recorded | None = None) -> Reply:
+        if self.reply_for is not None and rec is not None:
+            chosen = self.reply_for(rec)
+            if chosen is not None:
+                return chosen
         with self.lock:
             if self.queue:
                 return self.queue.popleft()
@@ -165,7 +172,7 @@ def _handler(server: LLMServer) -> type[BaseHTTPRequestHandler]:
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
             try:
-                reply = server._next_reply()
+                reply = server._next_reply(rec)
                 if reply.delay > 0:
                     server.stopping.wait(reply.delay)
             finally:

@@ -14,10 +14,10 @@ from pathlib import Path
 from mnemoforge.hashing import canonical_json, content_hash
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
-from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.schemas.verdicts import CallFailure, Verdict
 from mnemoforge.store import atomic
 from mnemoforge.validators.answerers.panel import Panel
-from mnemoforge.validators.answerers.protocol import Answerer
+from mnemoforge.validators.answerers.protocol import Answer, Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
 from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQuestion
 from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance
@@ -77,6 +77,31 @@ class GateRun:
     gates: list[Gate] = field(default_factory=list)
     computed: dict[str, int] = field(default_factory=dict)
     cached: dict[str, int] = field(default_factory=dict)
+    undecided: dict[str, int] = field(default_factory=dict)
+
+
+def undecided_if_failed(v: Verdict, failed: list[Answer]) -> Verdict:
+    """``v`` unchanged when every call got an answer; else an undecided verdict naming each
+    failed answerer, the kind of failure, its attempts and how many of its calls failed."""
+    if not failed:
+        return v
+    by: dict[str, list[Answer]] = {}
+    for a in failed:
+        by.setdefault(a.answerer_id, []).append(a)
+    failures = [
+        CallFailure(
+            answerer=aid,
+            kind=ans[-1].call_failure or "unknown",
+            attempts=ans[-1].attempts,
+            calls=len(ans),
+            error=(ans[-1].error or "")[:300],
+        )
+        for aid, ans in sorted(by.items())
+    ]
+    what = ", ".join(f"{f.answerer} ({f.kind}, {f.attempts} attempts)" for f in failures)
+    return v.model_copy(
+        update={"keep": False, "reason": f"undecided: model calls failed: {what}", "failures": failures}
+    )
 
 
 class VerdictCache:
@@ -156,9 +181,16 @@ def run_all_gates(
                 v = Verdict.model_validate(stored[key])
                 run.cached[gate.name] += 1
             else:
-                v = gate.check(q, gctx)
+                for p in panels.values():
+                    p.drain_failures()
+                v = undecided_if_failed(
+                    gate.check(q, gctx), [a for p in panels.values() for a in p.drain_failures()]
+                )
                 run.computed[gate.name] += 1
-            fresh[key] = v.model_dump(mode="json")
+            if v.undecided:
+                run.undecided[gate.name] = run.undecided.get(gate.name, 0) + 1
+            else:  # only decided verdicts are cached: a failed call is asked again next run
+                fresh[key] = v.model_dump(mode="json")
             run.verdicts.append(v)
         cache.save(gate.name, fresh)
     return run

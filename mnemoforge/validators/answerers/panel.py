@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -60,6 +61,15 @@ class Panel:
         self.answerers, self.rule = list(answerers), rule
         self.judge: Judge = judge or ExactMatchJudge()
         self.threshold = threshold
+        self._failures: list[Answer] = []
+        self._failures_lock = threading.Lock()
+
+    def drain_failures(self) -> list[Answer]:
+        """The answers that were call failures since the last drain (the gate runner reads them
+        after each item, to record the verdict as undecided and keep it out of the cache)."""
+        with self._failures_lock:
+            out, self._failures = self._failures, []
+        return out
 
     @property
     def ids(self) -> list[str]:
@@ -91,6 +101,9 @@ class Panel:
                 ans = self._ask_one(a, question, options, context)
                 if reuse and memo is not None:
                     memo[a.id] = ans
+                if ans.call_failure:
+                    with self._failures_lock:
+                        self._failures.append(ans)
             answers[a.id] = ans
             if not ans.ok:
                 scores[a.id] = 0.0
@@ -108,7 +121,7 @@ class Panel:
         try:
             ans = a.answer(question, options, context)
         except Exception as e:  # a broken plugin is marked, never a crash or a None row
-            ans = Answer.failed(a.id, f"answerer raised {type(e).__name__}: {e}")
+            ans = Answer.failed(a.id, f"answerer raised {type(e).__name__}: {e}", call_failure="raised")
         if not isinstance(ans, Answer):
             ans = Answer.failed(a.id, f"answerer returned {type(ans).__name__}, not Answer")
         return ans
