@@ -137,15 +137,19 @@ def gate(
 @app.command()
 def verify(release: Path = typer.Argument(..., help="release folder")) -> None:
     """Re-check every checksum, schema, count, evidence id and answer of a release."""
+    from mnemoforge.validators.release_audit import manifest_sha256
     from mnemoforge.validators.release_check import verify_release
 
     problems = verify_release(release)
     if problems:
         for p in problems:
-            console.print(f"[red]FAIL[/] {p}", highlight=False, soft_wrap=True)
-        console.print(f"{len(problems)} problem(s) in {release}")
+            console.print("[red]FAIL[/] ", end="", highlight=False)
+            console.print(p, markup=False, highlight=False, soft_wrap=True)
+        console.print(f"{len(problems)} problem(s) in {release}", markup=False, highlight=False)
         raise typer.Exit(1)
     typer.echo(f"OK {release}")
+    # pin the release by this digest: MANIFEST.json holds every other file's sha256
+    typer.echo(f"MANIFEST.json sha256 {manifest_sha256(release)}")
 
 
 @app.command()

@@ -45,3 +45,12 @@ def smm_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-un
 
     res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=2)
     return Release(res.release_dir, res.run_dir)
+
+
+@pytest.fixture(scope="session")
+def memeye_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped memeye theme built once per test session (release folder)."""
+    from mnemoforge.pipeline import build
+
+    theme = ROOT / "assets/themes/visual_diary.yaml"
+    return build(theme, outputs=tmp_path_factory.mktemp("memeye-session"), workers=2).release_dir

@@ -99,7 +99,10 @@ def dataset_card(
 
 A synthetic benchmark of long-term multimodal memory built by mnemoforge from the theme
 `{theme.name}` (seed {seed}, mnemoforge {code_version}). The same theme, seed and code version
-rebuild this release byte for byte (see `MANIFEST.json`).
+rebuild this release byte for byte (see `MANIFEST.json`). `mnemoforge verify` re-checks every
+file and prints the sha256 of `MANIFEST.json`, which lists every other file's digest: pin the
+release by that value (it is also the description of the Hub commit that uploaded it; this card
+cannot hold it, being one of the files it covers).
 
 ## Construction
 
