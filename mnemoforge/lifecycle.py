@@ -19,12 +19,16 @@ import sys
 import threading
 import time
 
-POLL_S = 0.5
+POLL_S = 0.25
 
 
-def exit_with_parent(poll_s: float = POLL_S) -> None:
-    """Exit this process (status 1) within ``poll_s`` of its parent's death."""
-    parent = os.getppid()
+def exit_with_parent(parent: int | None = None, poll_s: float = POLL_S) -> None:
+    """Exit this process (status 1) within ``poll_s`` of the death of ``parent`` (default: the
+    current parent). Give the pid the parent had when it started us: a child that starts up
+    after its parent died is already re-parented, and would otherwise wait on its new parent."""
+    parent = os.getppid() if parent is None else parent
+    if os.getppid() != parent:
+        os._exit(1)
 
     def watch() -> None:
         while True:
@@ -64,39 +68,62 @@ def descendants(pid: int) -> set[int]:
 
 
 def _alive(pid: int) -> bool:
+    """Running (a zombie, dead but not yet reaped, does not count)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[-1].split()[0]
+    except (OSError, IndexError):
         return False
-    except PermissionError:
-        return True
-    return True
+    return state not in (b"Z", b"X")
 
 
-def watch(parent: int, poll_s: float = POLL_S, grace_s: float = 3.0) -> None:
-    """The watchdog's loop: track ``parent``'s descendants; when it dies, end them."""
-    me = os.getpid()
-    known: set[int] = set()
-    while _alive(parent) and os.getppid() == parent:
-        known = (known | descendants(parent)) - {me}
-        known = {p for p in known if _alive(p)}
-        time.sleep(poll_s)
-    for p in known:  # the survivors' own children too (a server's workers)
-        known = known | descendants(p)
-    known.discard(me)
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _end(pids: set[int], grace_s: float) -> set[int]:
+    """SIGTERM, wait up to ``grace_s``, then SIGKILL what is left; returns the survivors."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        live = [p for p in known if _alive(p)]
-        for p in live:
+        for p in pids:
             try:
                 os.kill(p, sig)
             except (ProcessLookupError, PermissionError):
                 pass
         deadline = time.monotonic() + grace_s
-        while live and time.monotonic() < deadline:
-            time.sleep(0.1)
-            live = [p for p in live if _alive(p)]
-        if not live:
-            return
+        while pids and time.monotonic() < deadline:
+            time.sleep(0.05)
+            pids = {p for p in pids if _alive(p)}
+        if not pids:
+            break
+    return pids
+
+
+def watch(parent: int, poll_s: float = POLL_S, grace_s: float = 2.0) -> None:
+    """The watchdog's loop: track ``parent``'s descendants; when it dies, end them.
+
+    multiprocessing's resource tracker is left to exit on its own first (it does once every
+    process holding its pipe is gone, after unlinking leaked semaphores and shared memory), and
+    only ended if it lingers.
+    """
+    me = os.getpid()
+    known: set[int] = set()
+    while _alive(parent) and os.getppid() == parent:
+        known = {p for p in (known | descendants(parent)) - {me} if _alive(p)}
+        time.sleep(poll_s)
+    for p in list(known):  # the survivors' own children too (a server's workers, ffmpeg)
+        known |= descendants(p)
+    known.discard(me)
+    trackers = {p for p in known if "resource_tracker" in _cmdline(p)}
+    _end({p for p in known - trackers if _alive(p)}, grace_s)
+    deadline = time.monotonic() + grace_s
+    while trackers and time.monotonic() < deadline:
+        time.sleep(0.05)
+        trackers = {p for p in trackers if _alive(p)}
+    _end(trackers, grace_s)
 
 
 def start_watchdog() -> subprocess.Popen | None:

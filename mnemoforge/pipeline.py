@@ -110,6 +110,9 @@ def prepare(ctx: BuildContext) -> RunLayout:
     run = ctx.run
     run.root.mkdir(parents=True, exist_ok=True)
     atomic.sweep_temp_files(run.root)
+    from mnemoforge.backends.speech.espeak import sweep_stale_tmpdirs
+
+    sweep_stale_tmpdirs()  # speech engines' folders left by killed builds (their owners are dead)
     staging = ctx.layout.releases / ctx.release_name
     if staging.is_dir():
         for p in staging.glob(release_mod.staging_glob(run.run_id)):

@@ -7,6 +7,7 @@ atomically and skipped when it already exists, so a killed render resumes item b
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import random
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -87,10 +88,10 @@ class RenderState:
 _STATE: dict[str, RenderState] = {}
 
 
-def _init_worker(theme_json: str, world_json: str, root: str) -> None:
+def _init_worker(theme_json: str, world_json: str, root: str, parent: int | None = None) -> None:
     from mnemoforge.lifecycle import exit_with_parent
 
-    exit_with_parent()  # a worker never outlives the build that started it
+    exit_with_parent(parent)  # a worker never outlives the build that started it
     theme, world = Theme.model_validate_json(theme_json), World.model_validate_json(world_json)
     _STATE["state"] = RenderState.create(theme, world, RunLayout(Path(root)))
 
@@ -289,7 +290,7 @@ def render_run(
 
     ``on_clip(done, total)`` is called as clips finish (in order), for progress display.
     """
-    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root))
+    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root), os.getpid())
     payloads = [c.model_dump_json() for c in clips]
     rows: list[dict] = []
     pool = None
