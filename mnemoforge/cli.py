@@ -79,7 +79,18 @@ def build(
         _fail(str(e))
     except (ReleaseExistsError, LockTimeout) as e:
         _fail(str(e))
+    _warn_shortfall(Path(release))
     typer.echo(str(release))
+
+
+def _warn_shortfall(release: Path) -> None:
+    """One warning line per category the theme asked more of than its World supports."""
+    from mnemoforge.generators.shortfall import warning_lines
+
+    funnel = release / "gates" / "funnel.json"
+    short = json.loads(funnel.read_text()).get("shortfall", []) if funnel.is_file() else []
+    for line in warning_lines(short):
+        console.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command()

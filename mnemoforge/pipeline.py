@@ -17,6 +17,7 @@ from pathlib import Path
 from mnemoforge import __version__, faults
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.generators import shortfall
 from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
@@ -187,7 +188,8 @@ def stage_questions(ctx: BuildContext) -> bool:
         qs = ctx.family.questions(ctx.theme, w, run)
         if ctx.theme.text.paraphrase_questions:
             qs = paraphrase_with_model(ctx.theme, w, qs)
-        return [atomic.write_jsonl(run.candidates, qs)]
+        short = shortfall.shortfall(ctx.theme, qs)  # `build` prints it from the funnel, one line each
+        return [atomic.write_jsonl(run.candidates, qs), atomic.write_json(shortfall_path(run), short)]
 
     return run_stage(run, "questions", ctx.key("questions"), work)[1]
 
@@ -208,8 +210,16 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
         family_gates=ctx.family.gates(),
     )
     atomic.write_jsonl(run.verdicts, result.verdicts)
-    atomic.write_json(run.funnel, gates_mod.funnel(qs, result.verdicts, result.gates))
+    funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
+    short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
+    if short:  # categories the theme asked more of than its World supports (listed by the card)
+        funnel["shortfall"] = short
+    atomic.write_json(run.funnel, funnel)
     return result
+
+
+def shortfall_path(run: RunLayout) -> Path:
+    return run.root / "questions" / "shortfall.json"
 
 
 def stage_gates(ctx: BuildContext) -> bool:

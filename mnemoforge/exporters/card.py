@@ -55,6 +55,21 @@ def gates_table(theme: Theme, funnel: dict | None) -> str:
         "answerers only rejects what they can actually answer; stronger panels (a chat model) are "
         "configured under `gates:` in the theme.\n\n| gate | panel | rejected | kept |\n|---|---|---|---|\n"
         + "\n".join(rows)
+        + shortfall_note(funnel)
+    )
+
+
+def shortfall_note(funnel: dict) -> str:
+    """Categories the theme asked more of than its World supports (empty when none fell short)."""
+    short = funnel.get("shortfall") or []
+    if not short:
+        return ""
+    lines = "\n".join(
+        f"| {s['category']} | {s['requested']} | {s['produced']} | {s['reason']} |" for s in short
+    )
+    return (
+        "\n\n**Shortfall.** The theme asked for more candidates than its World supports in these "
+        "categories:\n\n| category | asked | candidates | why |\n|---|---|---|---|\n" + lines
     )
 
 
