@@ -128,6 +128,9 @@ DATA_ROWS: list[tuple[str, str, Mutation, str]] = [
     ("text_prompt_missing", "icm", _set("text", {"backend": OPENAI, "prompt": "nope"}), "text.prompt"),
     ("smm_nan_activity", "smm", _set("smm.sources.0.activity", float("nan")), "smm.sources.0.activity"),
     ("unknown_relation_person", "icm", _set("relations.0.a", "zed"), "relations.0.a"),
+    ("one_clip", "icm", _set("album.clips", 1), "album.clips"),
+    ("zero_fps", "icm", _set("album.fps", 0), "album.fps"),
+    ("version_not_semver", "icm", _set("version", "1.0"), "version"),
     ("not_a_mapping", "icm", lambda d: ["a", "list"], "<root>"),
 ]
 
@@ -211,4 +214,4 @@ def test_seed_option_outside_int64_is_refused(tmp_path: Path) -> None:
 
 
 def test_table_covers_the_issue_and_more() -> None:
-    assert len(DATA_ROWS) + len(RAW_ROWS) >= 35
+    assert len(DATA_ROWS) + len(RAW_ROWS) >= 40
