@@ -119,7 +119,8 @@ def gate(
     only: list[str] = typer.Option(None, "--only", help="re-run just this gate (repeatable)"),
 ) -> None:
     """Re-run the quality gates on an existing run; unchanged verdicts come from the cache."""
-    from mnemoforge.pipeline import BuildContext, RunStateError, gate_run, load_run_meta
+    from mnemoforge.pipeline import BuildContext, RunStateError, gate_run, load_run_meta, run_lock
+    from mnemoforge.store.locks import LockTimeout
     from mnemoforge.validators.gate_runner import gate_names
 
     unknown = sorted(set(only or []) - set(gate_names()))
@@ -128,8 +129,9 @@ def gate(
     try:
         meta = load_run_meta(run)
         ctx = BuildContext(run / "theme.yaml", run.parent.parent, int(meta["seed"]))
-        result = gate_run(ctx, set(only) if only else None)
-    except (RunStateError, ThemeError, FileNotFoundError) as e:
+        with run_lock(ctx, on_wait=lambda msg: console.print(msg, markup=False, highlight=False)):
+            result = gate_run(ctx, set(only) if only else None)
+    except (RunStateError, ThemeError, FileNotFoundError, LockTimeout) as e:
         _fail(str(e))
     funnel = json.loads((run / "gates" / "funnel.json").read_text())
     for st in funnel["stages"]:
