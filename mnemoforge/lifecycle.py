@@ -19,7 +19,9 @@ import sys
 import threading
 import time
 
-POLL_S = 0.25
+POLL_S = 0.25  # a worker's check of its parent (one getppid call)
+WATCH_POLL_S = 0.5  # the watchdog's scan of /proc (a few ms each)
+_started: dict[int, subprocess.Popen] = {}
 
 
 def exit_with_parent(parent: int | None = None, poll_s: float = POLL_S) -> None:
@@ -102,7 +104,7 @@ def _end(pids: set[int], grace_s: float) -> set[int]:
     return pids
 
 
-def watch(parent: int, poll_s: float = POLL_S, grace_s: float = 2.0) -> None:
+def watch(parent: int, poll_s: float = WATCH_POLL_S, grace_s: float = 2.0) -> None:
     """The watchdog's loop: track ``parent``'s descendants; when it dies, end them.
 
     multiprocessing's resource tracker is left to exit on its own first (it does once every
@@ -127,10 +129,12 @@ def watch(parent: int, poll_s: float = POLL_S, grace_s: float = 2.0) -> None:
 
 
 def start_watchdog() -> subprocess.Popen | None:
-    """Start the watchdog for this process (Linux ``/proc`` only; elsewhere a no-op)."""
+    """Start the watchdog for this process, once (Linux ``/proc`` only; elsewhere a no-op)."""
     if not os.path.isdir("/proc/self") or os.environ.get("MNEMOFORGE_NO_WATCHDOG"):
         return None
-    return subprocess.Popen(
+    if os.getpid() in _started and _started[os.getpid()].poll() is None:
+        return _started[os.getpid()]
+    _started[os.getpid()] = subprocess.Popen(
         [sys.executable, "-c", f"from mnemoforge.lifecycle import watch; watch({os.getpid()})"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -138,3 +142,4 @@ def start_watchdog() -> subprocess.Popen | None:
         start_new_session=True,  # not in the build's process group: a Ctrl-C there leaves it alone
         close_fds=True,
     )
+    return _started[os.getpid()]

@@ -81,6 +81,8 @@ def test_failed_calls_are_undecided_never_cached_and_retried_exactly(tmp_path: P
         funnel = json.loads((res.run_dir / "gates/funnel.json").read_text())
         oracle = next(s for s in funnel["stages"] if s["gate"] == "oracle")
         assert funnel.get("undecided", 0) == oracle.get("undecided", 0) <= FAILED_ITEMS
+        if funnel.get("undecided"):  # the card says what was left out and why
+            assert "**Undecided.**" in (res.release_dir / "README.md").read_text()
         cache = json.loads((res.run_dir / "gates/cache/oracle.json").read_text())
         assert len(cache) == len(qs) - FAILED_ITEMS  # the failed ones are not cached
         assert not any(c.get("failures") for c in cache.values())

@@ -55,7 +55,20 @@ def gates_table(theme: Theme, funnel: dict | None) -> str:
         "answerers only rejects what they can actually answer; stronger panels (a chat model) are "
         "configured under `gates:` in the theme.\n\n| gate | panel | rejected | kept |\n|---|---|---|---|\n"
         + "\n".join(rows)
+        + undecided_note(funnel)
         + shortfall_note(funnel)
+    )
+
+
+def undecided_note(funnel: dict) -> str:
+    """Items no gate could decide because model calls failed (not in the release; retried by `gate`)."""
+    n = funnel.get("undecided", 0)
+    if not n:
+        return ""
+    per = ", ".join(f"`{st['gate']}` {st['undecided']}" for st in funnel["stages"] if st.get("undecided"))
+    return (
+        f"\n\n**Undecided.** {n} candidates are left out because model calls failed after their "
+        f"retries ({per}); `gates/verdicts.jsonl` names each failed answerer and why."
     )
 
 

@@ -12,6 +12,9 @@ from collections import Counter
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 
+# families that already log one warning per short category while planning (smm and memeye
+# questions modules): ``warning_lines`` leaves theirs out, so each category is said once
+SELF_WARNING = frozenset({"smm", "memeye"})
 HINTS = {
     "icm": "more people, activities, places, objects or clips give more",
     "smm": "more entities, attributes, preferences, tools or sources give more",
@@ -37,11 +40,21 @@ def shortfall(theme: Theme, questions: list[Question]) -> list[dict]:
         got = made.get(cat, 0)
         if got < want:
             reason = f"the World supports only {got} distinct {cat} candidates ({hint})"
-            out.append({"category": cat, "requested": want, "produced": got, "reason": reason})
+            out.append(
+                {
+                    "category": cat,
+                    "requested": want,
+                    "produced": got,
+                    "reason": reason,
+                    "family": theme.family,
+                }
+            )
     return out
 
 
 def warning_lines(short: list[dict]) -> list[str]:
+    """One line per short category (those a family already warned about while planning excepted)."""
+    short = [s for s in short if s.get("family") not in SELF_WARNING]
     return [
         f"shortfall: {s['category']}: asked for {s['requested']}, got {s['produced']}: {s['reason']}"
         for s in short

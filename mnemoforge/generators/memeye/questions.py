@@ -253,7 +253,14 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
     out: list[Question] = []
     for cell in CELLS:
         want = targets.get(cell, 0)
-        # a cell short of its target is reported once, by the pipeline (generators/shortfall.py)
+        if len(by_cell[cell]) < want:
+            log.warning(
+                "memeye: cell %s plans %d items, the World supports %d (more scenes, sessions or "
+                "changing keys would raise it)",
+                cell,
+                want,
+                len(by_cell[cell]),
+            )
         for c in _select(world, by_cell[cell], want, cell):
             x, y = cell.split("_")
             q = make_question(world, FAMILY, c, _text(world, c), [world.protagonist], None, world_hash)

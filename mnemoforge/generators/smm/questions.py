@@ -238,7 +238,10 @@ def plan_questions(theme: Theme, world: World) -> list[Candidate]:
     out: list[Candidate] = []
     for task, n in theme.smm.tasks.counts().items():
         cands = [c for c in pool if c.template.category == task]
-        # a task short of its count is reported once, by the pipeline (generators/shortfall.py)
+        if len(cands) < n:
+            log.warning(
+                "smm: task %s asks for %d items, the World supports %d distinct ones", task, n, len(cands)
+            )
         out += _balanced(world, cands, n, task)
     return sorted(out, key=lambda c: content_hash(c.template.id, c.args))
 
