@@ -76,7 +76,7 @@ def answerer_problems(theme: Theme) -> list[tuple[str, str]]:
         if kind == "chat":
             own = ("kind", "mcq_prompt", "open_prompt", "max_images", "name")
             settings = {k: v for k, v in cfg.items() if k not in own}
-            out += [(f"gates.answerers.{name}.{f}", m) for f, m in _backend_problems(settings)]
+            out += [(_join(f"gates.answerers.{name}", f), m) for f, m in _backend_problems(settings)]
         elif kind not in ANSWERERS:
             known = sorted({*ANSWERERS, "chat"})
             out.append((field, f"unknown answerer kind {kind!r}; known: {', '.join(known)}"))
@@ -104,14 +104,18 @@ def _backend_problems(spec: dict[str, Any]) -> list[tuple[str, str]]:
     try:
         make_text_backend(spec)  # builds a client object only: no request is sent
     except (ValueError, TypeError) as e:
-        return [("<settings>", str(e))]
+        return [("", str(e))]  # a setting the backend refuses (unknown key, missing API key)
     return []
 
 
 def text_problems(theme: Theme) -> list[tuple[str, str]]:
     if not theme.text.backend:
         return []
-    return [(f"text.backend.{f}", m) for f, m in _backend_problems(theme.text.backend)]
+    return [(_join("text.backend", f), m) for f, m in _backend_problems(theme.text.backend)]
+
+
+def _join(base: str, sub: str) -> str:
+    return f"{base}.{sub}" if sub else base
 
 
 def render_problems(theme: Theme) -> list[tuple[str, str]]:
