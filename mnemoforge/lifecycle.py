@@ -7,7 +7,9 @@ Two mechanisms, both needing nothing from the dying parent (a SIGKILL runs no ha
 - ``start_watchdog()``, called by the ``build`` command, starts a small detached process that
   keeps a list of the build's descendants (render workers, the multiprocessing resource tracker,
   the embedded Prefect server and its children) and, once the build is gone, sends them SIGTERM
-  and then SIGKILL. Children of the dead build are found by the list taken while it lived.
+  and then SIGKILL. Children of the dead build are found by the list taken while it lived and
+  by ``MNEMOFORGE_BUILD_TOKEN``, an environment variable every process it started inherits (so a
+  server spawned just before the kill, between two scans, is found too).
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 
 POLL_S = 0.25  # a worker's check of its parent (one getppid call)
 WATCH_POLL_S = 0.5  # the watchdog's scan of /proc (a few ms each)
 _started: dict[int, subprocess.Popen] = {}
+TOKEN_ENV = "MNEMOFORGE_BUILD_TOKEN"
 
 
 def exit_with_parent(parent: int | None = None, poll_s: float = POLL_S) -> None:
@@ -104,7 +108,23 @@ def _end(pids: set[int], grace_s: float) -> set[int]:
     return pids
 
 
-def watch(parent: int, poll_s: float = WATCH_POLL_S, grace_s: float = 2.0) -> None:
+def marked(token: str) -> set[int]:
+    """Live processes whose environment carries ``MNEMOFORGE_BUILD_TOKEN=token`` (every process
+    a build started inherits it, even one re-parented before the watchdog saw it)."""
+    needle = f"{TOKEN_ENV}={token}".encode()
+    out = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/environ", "rb") as f:
+                    if needle in f.read().split(b"\0"):
+                        out.add(int(name))
+            except OSError:
+                continue
+    return out
+
+
+def watch(parent: int, token: str | None = None, poll_s: float = WATCH_POLL_S, grace_s: float = 2.0) -> None:
     """The watchdog's loop: track ``parent``'s descendants; when it dies, end them.
 
     multiprocessing's resource tracker is left to exit on its own first (it does once every
@@ -116,6 +136,8 @@ def watch(parent: int, poll_s: float = WATCH_POLL_S, grace_s: float = 2.0) -> No
     while _alive(parent) and os.getppid() == parent:
         known = {p for p in (known | descendants(parent)) - {me} if _alive(p)}
         time.sleep(poll_s)
+    if token:  # children started since the last scan: found by the token they inherited
+        known |= marked(token)
     for p in list(known):  # the survivors' own children too (a server's workers, ffmpeg)
         known |= descendants(p)
     known.discard(me)
@@ -134,8 +156,10 @@ def start_watchdog() -> subprocess.Popen | None:
         return None
     if os.getpid() in _started and _started[os.getpid()].poll() is None:
         return _started[os.getpid()]
+    token = f"{os.getpid()}-{uuid.uuid4().hex}"
+    os.environ[TOKEN_ENV] = token  # inherited by every process this build starts from now on
     _started[os.getpid()] = subprocess.Popen(
-        [sys.executable, "-c", f"from mnemoforge.lifecycle import watch; watch({os.getpid()})"],
+        [sys.executable, "-c", f"from mnemoforge.lifecycle import watch; watch({os.getpid()}, {token!r})"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
