@@ -62,7 +62,9 @@ def _live(stage: str) -> Iterator[None]:
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True)
+    # the message is printed as is: markup off, so regex brackets such as [a-z] survive
+    console.print("[bold red]error:[/] ", end="", highlight=False)
+    console.print(msg, markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -78,7 +80,9 @@ def build(
     theme: Path = typer.Argument(
         DEFAULT_THEME, metavar="THEME", help="theme YAML file", show_default="assets/themes/life_album.yaml"
     ),
-    seed: int | None = typer.Option(None, metavar="N", help="world seed (default: the theme's)"),
+    seed: int | None = typer.Option(
+        None, min=0, max=2**63 - 1, metavar="N", help="world seed (default: the theme's)"
+    ),
     outputs: Path = typer.Option(
         Path("outputs"), metavar="DIR", help="outputs folder (runs, releases, catalog)"
     ),
@@ -107,11 +111,15 @@ def build(
     line on stdout (or, with [bold]--json[/], the summary is). A re-run reuses finished stages.
     """
     from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.lifecycle import start_watchdog
     from mnemoforge.progress import BuildDisplay
+    from mnemoforge.store.locks import LockTimeout
     from mnemoforge.summary import collecting_warnings
+    from mnemoforge.theme_checks import check_theme
 
     try:
-        load_theme(theme)
+        check_theme(theme, seed)  # every theme problem, before any work starts
+        start_watchdog()  # helpers (render workers, the Prefect server) die with this process
         with (
             collecting_warnings() as warnings,
             BuildDisplay(console, enabled=not (quiet or as_json)) as display,
@@ -138,9 +146,21 @@ def build(
                 _fail(f"--orchestrator must be 'prefect' or 'local', got {orchestrator!r}")
     except ThemeError as e:
         _fail(str(e))
-    except ReleaseExistsError as e:
+    except (ReleaseExistsError, LockTimeout) as e:
         _fail(str(e))
+    if not as_json:
+        _warn_shortfall(Path(release))
     _report_build(release, outputs, display, warnings, quiet=quiet, as_json=as_json)
+
+
+def _warn_shortfall(release: Path) -> None:
+    """One warning line per category the theme asked more of than its World supports."""
+    from mnemoforge.generators.shortfall import warning_lines
+
+    funnel = release / "gates" / "funnel.json"
+    short = json.loads(funnel.read_text()).get("shortfall", []) if funnel.is_file() else []
+    for line in warning_lines(short):
+        console.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _report_build(
@@ -208,8 +228,10 @@ def gate(
     """Re-run the quality gates on a run folder and print the funnel.
 
     Verdicts are cached, so after a prompt change only the calls that use that prompt are
-    recomputed; each gate line says how many verdicts were computed and how many cached."""
-    from mnemoforge.pipeline import BuildContext, RunStateError, gate_run, load_run_meta
+    recomputed; each gate line says how many verdicts were computed and how many cached. Verdicts
+    whose model calls failed are undecided, never cached: a re-run asks exactly them again."""
+    from mnemoforge.pipeline import BuildContext, RunStateError, gate_run, load_run_meta, run_lock
+    from mnemoforge.store.locks import LockTimeout
     from mnemoforge.validators.gate_runner import gate_names
 
     unknown = sorted(set(only or []) - set(gate_names()))
@@ -218,33 +240,45 @@ def gate(
     try:
         meta = load_run_meta(run)
         ctx = BuildContext(run / "theme.yaml", run.parent.parent, int(meta["seed"]))
-        with _live("gates"):
-            result = gate_run(ctx, set(only) if only else None)
-    except (RunStateError, ThemeError, FileNotFoundError) as e:
+        with run_lock(ctx, on_wait=lambda msg: console.print(msg, markup=False, highlight=False)):
+            with _live("gates"):
+                result = gate_run(ctx, set(only) if only else None)
+    except (RunStateError, ThemeError, FileNotFoundError, LockTimeout) as e:
         _fail(str(e))
     funnel = json.loads((run / "gates" / "funnel.json").read_text())
     for st in funnel["stages"]:
         n_new, n_old = result.computed.get(st["gate"]), result.cached.get(st["gate"])
         how = "kept from last run" if n_new is None else f"{n_new} computed, {n_old} cached"
-        typer.echo(f"{st['gate']:>20}: rejected {st['rejected']:>4}, kept {st['kept']:>4}  ({how})")
+        und = f", undecided {st['undecided']:>4}" if st.get("undecided") else ""
+        typer.echo(f"{st['gate']:>20}: rejected {st['rejected']:>4}{und}, kept {st['kept']:>4}  ({how})")
     typer.echo(f"{funnel['kept']} of {funnel['candidates']} candidates kept")
+    if funnel.get("undecided"):
+        typer.echo(
+            f"{funnel['undecided']} undecided (model calls failed; see gates/verdicts.jsonl 'failures'): "
+            f"run `mnemoforge gate {run}` again to retry exactly them"
+        )
 
 
 @app.command(epilog=examples("mnemoforge verify outputs/releases/life_album/0.1.0"))
 def verify(release: Path = typer.Argument(..., metavar="RELEASE", help="release folder")) -> None:
     """Re-check every checksum, schema, count, evidence id and answer of a release.
 
-    Prints OK, or one FAIL line per problem and exits 1."""
+    Prints OK and the MANIFEST.json sha256 to pin the release by, or one FAIL line per problem
+    and exits 1."""
+    from mnemoforge.validators.release_audit import manifest_sha256
     from mnemoforge.validators.release_check import verify_release
 
     with _live("verify"):
         problems = verify_release(release)
     if problems:
         for p in problems:
-            console.print(f"[red]FAIL[/] {p}", highlight=False, soft_wrap=True)
-        console.print(f"{len(problems)} problem(s) in {release}")
+            console.print("[red]FAIL[/] ", end="", highlight=False)
+            console.print(p, markup=False, highlight=False, soft_wrap=True)
+        console.print(f"{len(problems)} problem(s) in {release}", markup=False, highlight=False)
         raise typer.Exit(1)
     typer.echo(f"OK {release}")
+    # pin the release by this digest: MANIFEST.json holds every other file's sha256
+    typer.echo(f"MANIFEST.json sha256 {manifest_sha256(release)}")
 
 
 @app.command(
@@ -353,17 +387,17 @@ def report(
 
 @theme_app.command("check", epilog=examples("mnemoforge theme check assets/themes/life_album.yaml"))
 def theme_check(file: Path = typer.Argument(..., metavar="FILE", help="theme YAML file")) -> None:
-    """Validate a theme without building: one line per problem, naming the field."""
+    """Validate a theme without building: schema, registry names, paths and the family's own checks
+    (a dry run of the build's checks); one line per problem, naming the field."""
+    from mnemoforge.theme_checks import check_theme
+
     try:
-        t = load_theme(file)
+        t = check_theme(file)
     except ThemeError as e:
         _fail(str(e))
     from mnemoforge.generators.families import get_family
 
-    fam = get_family(t.family)
-    problems = getattr(fam, "check_theme", lambda _t: [])(t)  # the build's own checks, in a dry run
-    if problems:
-        _fail("\n".join(f"{file}: {p}" for p in problems))
+    fam = get_family(t.family)  # its check_theme problems are in check_theme's error already
     for w in getattr(fam, "theme_warnings", lambda _t: [])(t):
         out.print(f"warning: {w}", highlight=False)
     out.print(

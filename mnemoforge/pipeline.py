@@ -8,7 +8,9 @@ stages run in any process (Prefect tasks, workers) and a killed build resumes wh
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from mnemoforge import __version__, faults
 from mnemoforge import progress as progress_bus
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.generators import shortfall
 from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
@@ -25,7 +28,7 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
-from mnemoforge.store import atomic
+from mnemoforge.store import atomic, locks
 from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
 from mnemoforge.store.stages import is_fresh, run_stage
@@ -95,10 +98,29 @@ class BuildContext:
         return content_hash(*parts)
 
 
+def run_lock(ctx: BuildContext, on_wait: Callable[[str], None] | None = None) -> AbstractContextManager[None]:
+    """The lock a build of this run holds from ``prepare`` to the end of freeze (see store/locks.py)."""
+    return locks.file_lock(
+        locks.run_lock_path(ctx.layout.runs, ctx.run.run_id), f"run {ctx.run.run_id}", on_wait=on_wait
+    )
+
+
 def prepare(ctx: BuildContext) -> RunLayout:
+    """Create the run folder and sweep what a killed build of *this run* left (call under ``run_lock``).
+
+    Only this run's temp files go: its run folder's ``.tmp-*`` and its own release staging
+    folders. Other builds writing into the same outputs folder are never touched.
+    """
     run = ctx.run
     run.root.mkdir(parents=True, exist_ok=True)
-    atomic.sweep_temp_files(ctx.layout.root)
+    atomic.sweep_temp_files(run.root)
+    from mnemoforge.backends.speech.espeak import sweep_stale_tmpdirs
+
+    sweep_stale_tmpdirs()  # speech engines' folders left by killed builds (their owners are dead)
+    staging = ctx.layout.releases / ctx.release_name
+    if staging.is_dir():
+        for p in staging.glob(release_mod.staging_glob(run.run_id)):
+            shutil.rmtree(p, ignore_errors=True)
     if not run.theme.exists() or run.theme.read_bytes() != ctx.theme_bytes:
         atomic.write_bytes(run.theme, ctx.theme_bytes)
     atomic.write_json(
@@ -168,7 +190,8 @@ def stage_questions(ctx: BuildContext) -> bool:
         qs = ctx.family.questions(ctx.theme, w, run)
         if ctx.theme.text.paraphrase_questions:
             qs = paraphrase_with_model(ctx.theme, w, qs)
-        return [atomic.write_jsonl(run.candidates, qs)]
+        short = shortfall.shortfall(ctx.theme, qs)  # `build` prints it from the funnel, one line each
+        return [atomic.write_jsonl(run.candidates, qs), atomic.write_json(shortfall_path(run), short)]
 
     return run_stage(run, "questions", ctx.key("questions"), work)[1]
 
@@ -189,8 +212,16 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
         family_gates=ctx.family.gates(),
     )
     atomic.write_jsonl(run.verdicts, result.verdicts)
-    atomic.write_json(run.funnel, gates_mod.funnel(qs, result.verdicts, result.gates))
+    funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
+    short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
+    if short:  # categories the theme asked more of than its World supports (listed by the card)
+        funnel["shortfall"] = short
+    atomic.write_json(run.funnel, funnel)
     return result
+
+
+def shortfall_path(run: RunLayout) -> Path:
+    return run.root / "questions" / "shortfall.json"
 
 
 def stage_gates(ctx: BuildContext) -> bool:
@@ -264,17 +295,20 @@ def freeze_run(run_dir: Path, version: str, notes: str | None = None) -> Path:
             f"{run_dir}: built by mnemoforge {meta.get('code_version')}, this is {__version__}; "
             "freeze it with the version that built it, or rebuild"
         )
-    missing = [s for s, _ in STAGE_FUNCS if not is_fresh(ctx.run, s, ctx.key(s))]
-    if missing:
-        raise RunStateError(f"{run_dir}: unfinished or stale stages {missing}; run `mnemoforge build` first")
-    return stage_freeze(ctx, version, notes)
+    with run_lock(ctx):
+        missing = [s for s, _ in STAGE_FUNCS if not is_fresh(ctx.run, s, ctx.key(s))]
+        if missing:
+            raise RunStateError(
+                f"{run_dir}: unfinished or stale stages {missing}; run `mnemoforge build` first"
+            )
+        return stage_freeze(ctx, version, notes)
 
 
 def index_catalog(ctx: BuildContext, release_dir: Path, version: str) -> None:
     run = ctx.run
     qs, verdicts = load_questions(run), load_verdicts(run)
     episode_of = {o.id: o.episode for o in load_observations(run)}
-    with Catalog(ctx.layout.catalog) as cat:
+    with locks.catalog_lock(ctx.layout.catalog), Catalog(ctx.layout.catalog) as cat:
         cat.index_run(run.run_id, ctx.theme.name, ctx.seed, __version__, ctx.theme_sha, run.root)
         cat.index_questions(run.run_id, qs, gates_mod.kept_ids(verdicts), episode_of)
         cat.index_verdicts(run.run_id, verdicts)
@@ -313,22 +347,25 @@ def build(
     progress: Progress | None = None,
 ) -> BuildResult:
     """Build a release from a theme with plain function calls (no orchestrator)."""
-    theme = load_theme(theme_path)  # fail fast, before anything is written
+    from mnemoforge.theme_checks import check_theme
+
+    theme = check_theme(theme_path, seed)  # fail fast, before anything is written
     ctx = BuildContext(
         Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers, progress
     )
-    run = prepare(ctx)
-    ran = {}
-    for name, fn in STAGE_FUNCS:
+    with run_lock(ctx, on_wait=(lambda msg: progress("lock", msg)) if progress else None):
+        run = prepare(ctx)
+        ran = {}
+        for name, fn in STAGE_FUNCS:
+            if progress:
+                progress(name, "start")
+            ran[name] = fn(ctx)
+            faults.checkpoint(f"after:{name}")
+            if progress:
+                progress(name, "ran" if ran[name] else "cached")
         if progress:
-            progress(name, "start")
-        ran[name] = fn(ctx)
-        faults.checkpoint(f"after:{name}")
+            progress("freeze", "start")
+        dest = stage_freeze(ctx)
         if progress:
-            progress(name, "ran" if ran[name] else "cached")
-    if progress:
-        progress("freeze", "start")
-    dest = stage_freeze(ctx)
-    if progress:
-        progress("freeze", "ran")
+            progress("freeze", "ran")
     return BuildResult(run.root, dest, ran)

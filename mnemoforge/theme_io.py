@@ -83,20 +83,54 @@ def voice_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
     return out
 
 
+class ThemeLoader(yaml.SafeLoader):
+    """``SafeLoader`` that rejects duplicate keys (YAML silently keeps the last) and leaves dates
+    as text for the schema to parse, so ``start: 2025-02-30`` is a field error, not a crash."""
+
+
+def _mapping(loader: ThemeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict[object, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        if isinstance(key, list | dict):
+            continue  # unhashable keys: the default constructor reports them
+        if key in seen:
+            first = seen[key].start_mark.line + 1
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {first})", key_node.start_mark
+            )
+        seen[key] = key_node
+    return loader.construct_mapping(node, deep=deep)
+
+
+ThemeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+ThemeLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
+
 def load_theme(path: Path | str) -> Theme:
-    """Read and validate a theme YAML file (``yaml.safe_load``; no code in YAML)."""
+    """Read and validate a theme YAML file (safe loading; no code in YAML, no duplicate keys)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except OSError as e:
         raise ThemeError(path, [("<file>", f"cannot read: {e.strerror or e}")]) from None
+    except UnicodeDecodeError as e:
+        line = text_line(e.object, e.start)
+        raise ThemeError(
+            path, [(f"line {line}", f"not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})")]
+        ) from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=ThemeLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "<yaml>"
         raise ThemeError(path, [(where, f"not valid YAML: {getattr(e, 'problem', e)}")]) from None
     return parse_theme(data, path)
+
+
+def text_line(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
 
 
 def theme_sha256(path: Path | str) -> str:

@@ -91,3 +91,12 @@ def default_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     r = CliRunner().invoke(app, ["build", "--outputs", str(out / "outputs"), "--orchestrator", "local"])
     assert r.exit_code == 0, r.output
     return Path(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def memeye_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped memeye theme built once per test session (release folder)."""
+    from mnemoforge.pipeline import build
+
+    theme = ROOT / "assets/themes/visual_diary.yaml"
+    return build(theme, outputs=tmp_path_factory.mktemp("memeye-session"), workers=2).release_dir

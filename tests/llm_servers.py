@@ -100,6 +100,8 @@ class LLMServer:
         self.default_delay = default_delay
         self.requests: list[Recorded] = []
         self.queue: deque[Reply] = deque()
+        # optional per-request script: return a Reply for this request, or None for the usual one
+        self.reply_for: Callable[[Recorded], Reply | None] | None = None
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -131,6 +133,10 @@ class LLMServer:
             self.queue.extend(replies)
 
     def _next_reply(self, rec: Recorded | None = None) -> Reply:
+        if self.reply_for is not None and rec is not None:
+            chosen = self.reply_for(rec)
+            if chosen is not None:
+                return chosen
         with self.lock:
             if self.queue:
                 return self.queue.popleft()

@@ -15,6 +15,7 @@ import yaml
 
 from mnemoforge.exporters import hub as hubmod
 from mnemoforge.exporters.hub import PushError, check_card_yaml, check_repo_id, push_release, upload_plan
+from mnemoforge.hashing import sha256_file
 from mnemoforge.theme_starter import starter_theme
 from mnemoforge.validators.release_check import verify_release
 from tests.hub_server import HubServer
@@ -138,6 +139,8 @@ def test_public_push_to_a_branch_with_a_custom_message(release: Path, hub: HubSe
     repo = hub.repos["mnemo-org/hubdemo"]
     assert not repo.private and json.loads(hub.requests[0].body)["visibility"] == "public"
     assert [c["summary"] for c in hub.commits] == ["first cut"] and hub.commits[0]["revision"] == "v0.1.0"
+    pin = f"MANIFEST.json sha256 {sha256_file(release / 'MANIFEST.json')}"
+    assert hub.commits[0]["description"] == pin == result.commit_description  # the release's pin
     assert hub.files("mnemo-org/hubdemo", "v0.1.0").keys() == {f.path_in_repo for f in result.files}
     assert hub.files("mnemo-org/hubdemo") == {}
     # pushing the same release again reuses the repo (exist_ok) and makes a second commit

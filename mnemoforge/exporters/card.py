@@ -55,6 +55,34 @@ def gates_table(theme: Theme, funnel: dict | None) -> str:
         "answerers only rejects what they can actually answer; stronger panels (a chat model) are "
         "configured under `gates:` in the theme.\n\n| gate | panel | rejected | kept |\n|---|---|---|---|\n"
         + "\n".join(rows)
+        + undecided_note(funnel)
+        + shortfall_note(funnel)
+    )
+
+
+def undecided_note(funnel: dict) -> str:
+    """Items no gate could decide because model calls failed (not in the release; retried by `gate`)."""
+    n = funnel.get("undecided", 0)
+    if not n:
+        return ""
+    per = ", ".join(f"`{st['gate']}` {st['undecided']}" for st in funnel["stages"] if st.get("undecided"))
+    return (
+        f"\n\n**Undecided.** {n} candidates are left out because model calls failed after their "
+        f"retries ({per}); `gates/verdicts.jsonl` names each failed answerer and why."
+    )
+
+
+def shortfall_note(funnel: dict) -> str:
+    """Categories the theme asked more of than its World supports (empty when none fell short)."""
+    short = funnel.get("shortfall") or []
+    if not short:
+        return ""
+    lines = "\n".join(
+        f"| {s['category']} | {s['requested']} | {s['produced']} | {s['reason']} |" for s in short
+    )
+    return (
+        "\n\n**Shortfall.** The theme asked for more candidates than its World supports in these "
+        "categories:\n\n| category | asked | candidates | why |\n|---|---|---|---|\n" + lines
     )
 
 
@@ -99,7 +127,10 @@ def dataset_card(
 
 A synthetic benchmark of long-term multimodal memory built by mnemoforge from the theme
 `{theme.name}` (seed {seed}, mnemoforge {code_version}). The same theme, seed and code version
-rebuild this release byte for byte (see `MANIFEST.json`).
+rebuild this release byte for byte (see `MANIFEST.json`). `mnemoforge verify` re-checks every
+file and prints the sha256 of `MANIFEST.json`, which lists every other file's digest: pin the
+release by that value (it is also the description of the Hub commit that uploaded it; this card
+cannot hold it, being one of the files it covers).
 
 ## Construction
 

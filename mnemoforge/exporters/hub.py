@@ -47,6 +47,7 @@ class PushResult:
     bytes: int
     commit_url: str | None = None
     commit_message: str = ""
+    commit_description: str = ""  # "MANIFEST.json sha256 <hex>": the digest to pin the release by
     revision: str = "main"
     private: bool = False
     dry_run: bool = False
@@ -172,6 +173,8 @@ def push_release(
         listed = "".join(f"\n  - {p}" for p in problems)
         raise PushError(f"refusing to push {root} ({len(problems)} problem(s)):{listed}")
     manifest = json.loads((root / MANIFEST).read_text())
+    # the MANIFEST's own digest pins the whole release (it lists every other file's sha256)
+    pin = f"MANIFEST.json sha256 {sha256_file(root / MANIFEST)}"
     message = commit_message or f"mnemoforge release {manifest['name']} {manifest['version']}"
     plan = upload_plan(root)
     total = sum(f.bytes for f in plan)
@@ -183,6 +186,7 @@ def push_release(
         plan,
         total,
         commit_message=message,
+        commit_description=pin,
         revision=revision,
         private=private,
         dry_run=dry_run,
@@ -223,7 +227,12 @@ def _upload(result: PushResult, token: str | None) -> None:
     if result.revision != "main" and not result.revision.startswith("refs/"):
         api.create_branch(repo, branch=result.revision, repo_type="dataset", exist_ok=True)
     info = api.create_commit(
-        repo, ops, commit_message=result.commit_message, repo_type="dataset", revision=result.revision
+        repo,
+        ops,
+        commit_message=result.commit_message,
+        commit_description=result.commit_description or None,
+        repo_type="dataset",
+        revision=result.revision,
     )
     result.commit = getattr(info, "oid", None)
     result.commit_url = getattr(info, "commit_url", None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,15 +201,21 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
     return manifest
 
 
+def staging_glob(run_id: str) -> str:
+    """Names of the release staging folders a run's freeze makes beside its release."""
+    return f"{atomic.TMP_PREFIX}*.{run_id}.*"
+
+
 def freeze(c: RunContents, dest: Path, version: str, notes: str | None = None) -> Path:
     """Write the release to ``dest`` atomically (build beside it, then rename).
 
     Re-freezing identical content is a no-op; different content under an existing version raises.
     """
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.parent / f"{atomic.TMP_PREFIX}{dest.name}.{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    # staging owned by this run and this call (mkdtemp): concurrent freezes never share one, and
+    # the next build of the same run sweeps a killed one's (pipeline.prepare, staging_glob)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{atomic.TMP_PREFIX}{dest.name}.{c.run_id}.", dir=dest.parent))
+    tmp.chmod(0o755)
     try:
         _write_contents(c, tmp, version, notes)
         faults.checkpoint("freeze:staged")

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mnemoforge.store.layout import OutputsLayout
-from mnemoforge.theme_io import load_theme
 
 TASK_RUNNERS = ("threads", "processes", "dask", "ray")
 
@@ -78,14 +77,20 @@ def build_flow(
     """
     prefect_env(outputs)
     from mnemoforge.flows.tasks import PROGRESS, build
+    from mnemoforge.pipeline import BuildContext, run_lock
+    from mnemoforge.theme_checks import check_theme
 
-    t = load_theme(theme)
+    t = check_theme(theme, seed)  # before the flow (and the Prefect server) starts
+    seed = t.seed if seed is None else seed
     runner = make_task_runner(task_runner, workers, dask_address)
     flow = build.with_options(task_runner=runner)
     if progress:
         PROGRESS.append(progress)
+    on_wait = (lambda msg: progress("lock", msg)) if progress else None
     try:
-        return Path(flow(str(theme), t.seed if seed is None else seed, str(outputs), workers))
+        # one build per run at a time (a second one waits, then finds its stages cached)
+        with run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait):
+            return Path(flow(str(theme), seed, str(outputs), workers))
     finally:
         if progress:
             PROGRESS.remove(progress)

@@ -25,7 +25,7 @@ from mnemoforge.generators import (
 )
 from mnemoforge.generators import world as world_mod
 from mnemoforge.generators.families import OnProgress, ReleaseInput
-from mnemoforge.generators.icm_theme_check import check_icm_theme
+from mnemoforge.generators.icm_theme_check import check_icm_theme, icm_theme_warnings
 from mnemoforge.generators.questions import common, icm, options, programs
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
@@ -67,9 +67,14 @@ class IcmFamily:
     }
 
     def check_theme(self, theme: Theme) -> list[str]:
-        """Cast cues that collide at wide-shot scale, a frame too small for the face-size rule,
-        activities whose who-rules cannot fill them (``generators/icm_theme_check.py``)."""
-        return check_icm_theme(theme)
+        """A frame too small for the face-size rule, activities whose who-rules cannot fill them,
+        a model dialogue without a text backend (``generators/icm_theme_check.py``)."""
+        warned = set(icm_theme_warnings(theme))
+        return [p for p in check_icm_theme(theme) if p not in warned]
+
+    def theme_warnings(self, theme: Theme) -> list[str]:
+        """Cast cues that collide at wide-shot scale and look-alike rooms: legal, but hard to tell apart."""
+        return icm_theme_warnings(theme)
 
     def plan(self, theme: Theme, seed: int) -> World:
         return world_mod.plan_world(theme, seed, theme.album.clips - 1)

@@ -95,6 +95,12 @@ def place_problems(theme: Theme) -> list[str]:
     return out
 
 
+def icm_theme_warnings(theme: Theme) -> list[str]:
+    """What ``theme check`` warns about but a build tolerates: cast cues that collide at the
+    wide-shot scale (naming the pair) and sign-less rooms that would be drawn alike."""
+    return cue_collisions(theme) + place_problems(theme)
+
+
 def check_icm_theme(theme: Theme) -> list[str]:
     """Problems as ``"field.path: message"``; empty for a theme that renders legibly."""
     out = cue_collisions(theme) + face_size_problems(theme) + who_problems(theme) + place_problems(theme)

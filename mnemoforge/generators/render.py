@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import random
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -93,7 +94,10 @@ class RenderState:
 _STATE: dict[str, RenderState] = {}
 
 
-def _init_worker(theme_json: str, world_json: str, root: str) -> None:
+def _init_worker(theme_json: str, world_json: str, root: str, parent: int | None = None) -> None:
+    from mnemoforge.lifecycle import exit_with_parent
+
+    exit_with_parent(parent)  # a worker never outlives the build that started it
     theme, world = Theme.model_validate_json(theme_json), World.model_validate_json(world_json)
     _STATE["state"] = RenderState.create(theme, world, RunLayout(Path(root)))
 
@@ -361,13 +365,13 @@ def render_run(
 
     ``on_clip(done, total)`` is called as clips finish (in order), for progress display.
     """
-    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root))
+    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root), os.getpid())
     payloads = [c.model_dump_json() for c in clips]
     rows: list[dict] = []
     pool = None
-    if workers <= 1:
-        _init_worker(*args)
-        results: Iterable[list[dict]] = map(_render_clip, payloads)
+    if workers <= 1:  # in this process: a state of its own (concurrent builds in threads share _STATE)
+        st = RenderState.create(theme, world, run)
+        results: Iterable[list[dict]] = (render_clip(st, c) for c in clips)
     else:
         pool = ProcessPoolExecutor(
             max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=args

@@ -24,7 +24,7 @@ CELLS = tuple(f"{x}_{y}" for x in X_LABELS for y in Y_LABELS)
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label"]

@@ -47,7 +47,7 @@ TASKS = ("single_hop", "multi_hop", "conflict_resolution", "preference", "functi
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class SourceSpec(_Strict):
@@ -233,6 +233,14 @@ class SmmSpec(_Strict):
                     )
                 if a.type == "integer" and not all(v.lstrip("-").isdigit() for v in a.values):
                     raise ValueError(f"entity_kinds.{i}.attributes.{j}.values: not all integers")
+        lo, hi = self.update_days
+        if not 1 <= lo <= hi:
+            raise ValueError(f"update_days: expected [lo, hi] with 1 <= lo <= hi, got [{lo}, {hi}]")
+        if self.target_sources_per_question > len(self.sources):
+            raise ValueError(
+                f"target_sources_per_question: {self.target_sources_per_question} is more than the "
+                f"{len(self.sources)} declared sources"
+            )
         for i, t in enumerate(self.tools):
             names = [a.name for a in t.arguments]
             for j, n in enumerate(names):

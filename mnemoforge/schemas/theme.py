@@ -17,6 +17,7 @@ from mnemoforge.schemas.memeye import MemEyeSpec
 from mnemoforge.schemas.smm import SmmSpec
 
 ID_RE = r"^[a-z][a-z0-9_]*$"
+MAX_SEED = 2**63 - 1  # seeds are stored as BIGINT (catalog) and fed to derive_rng
 HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 FaceShape = Literal["oval", "round", "square", "heart", "long"]
@@ -31,7 +32,7 @@ Build = Literal["slim", "medium", "broad"]
 class Strict(BaseModel):
     """Base for theme records: unknown keys are errors, not silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 def _hex(v: str) -> str:
@@ -120,6 +121,12 @@ class RelationSpec(Strict):
     b: str
     kind: str = Field(min_length=1, description="e.g. spouse, sibling, friend, colleague, parent")
     a_calls_b: str | None = Field(default=None, description="how a refers to b, e.g. 'my sister'")
+
+    @model_validator(mode="after")
+    def _two_people(self) -> RelationSpec:
+        if self.a == self.b:
+            raise ValueError(f"b: a relation needs two different people, got {self.a!r} twice")
+        return self
 
 
 class PlaceSpec(Strict):
@@ -224,7 +231,7 @@ class QuestionMix(Strict):
 class AlbumSpec(Strict):
     clips: int = Field(default=24, ge=2, le=5000)
     shots_per_clip: tuple[int, int] = (1, 3)
-    shot_durations: list[Literal[4, 6, 8]] = Field(default_factory=lambda: [4, 6, 8])
+    shot_durations: list[Literal[4, 6, 8]] = Field(default_factory=lambda: [4, 6, 8], min_length=1)
     width: int = Field(default=640, ge=64, le=1920)
     height: int = Field(default=360, ge=64, le=1080)
     fps: int = Field(default=12, ge=1, le=60)
@@ -232,6 +239,16 @@ class AlbumSpec(Strict):
     max_line_repeats: int = Field(default=3, ge=1, description="no line text more often in a release")
     min_face_px: int = Field(default=48, ge=0, description="render audit: least face height, close/medium")
     dialogue_model: bool = Field(default=False, description="reword lines with text.backend (validated)")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> AlbumSpec:
+        lo, hi = self.shots_per_clip
+        if not 1 <= lo <= hi:
+            raise ValueError(f"shots_per_clip: expected [lo, hi] with 1 <= lo <= hi, got [{lo}, {hi}]")
+        for side in ("width", "height"):
+            if getattr(self, side) % 2:
+                raise ValueError(f"{side}: must be even (H.264 video), got {getattr(self, side)}")
+        return self
 
 
 class RenderSpec(Strict):
@@ -323,7 +340,7 @@ class Theme(Strict):
     protagonist: str | None = None
     start: dt.date
     end: dt.date
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, le=MAX_SEED)
     cast: list[PersonSpec] = Field(min_length=1)
     relations: list[RelationSpec] = Field(default_factory=list)
     places: list[PlaceSpec] = Field(min_length=1)
@@ -360,6 +377,11 @@ class Theme(Strict):
         places = _unique("places", [p.id for p in self.places])
         objects = _unique("objects", [o.id for o in self.objects])
         _unique("activities", [a.id for a in self.activities])
+        _unique_names(
+            "cast", [(f"cast.{i}.{k}", n) for i, p in enumerate(self.cast) for k, n in _person_names(p)]
+        )
+        _unique_names("places", [(f"places.{i}.name", p.name) for i, p in enumerate(self.places)])
+        _unique_names("objects", [(f"objects.{i}.name", o.name) for i, o in enumerate(self.objects)])
         if self.render.image == "diffusers" and not self.render.image_model:
             raise ValueError("render.image_model: required when render.image is 'diffusers'")
         if self.protagonist is not None and self.protagonist not in people:
@@ -399,6 +421,21 @@ class Theme(Strict):
 
     def person(self, pid: str) -> PersonSpec:
         return next(p for p in self.cast if p.id == pid)
+
+
+def _person_names(p: PersonSpec) -> list[tuple[str, str]]:
+    return [("name", p.name)] + [(f"aliases.{j}", a) for j, a in enumerate(p.aliases) if a != p.name]
+
+
+def _unique_names(what: str, named: list[tuple[str, str]]) -> None:
+    """Display names questions and answers use must tell their bearers apart (case-insensitive)."""
+    seen: dict[str, str] = {}
+    for path, name in named:
+        key = " ".join(name.lower().split())
+        owner = seen.get(key)
+        if owner is not None and owner.split(".")[:2] != path.split(".")[:2]:
+            raise ValueError(f"{path}: {name!r} is also the name at {owner}; {what} must be told apart")
+        seen.setdefault(key, path)
 
 
 def _unique(field: str, ids: list[str]) -> set[str]:

@@ -50,7 +50,15 @@ class ChatAnswerer:
         result = self.backend.chat(ChatRequest(messages=[user(text, *images)], max_tokens=32))
         raw = result.text if result.ok else str(result.raw)
         if not result.ok:
-            return Answer.failed(self.id, result.error or "model call failed", raw)
+            return Answer.failed(
+                self.id,
+                result.error or "model call failed",
+                raw,
+                # a request that could not even be built (attempts 0: say, a missing image) is a
+                # failed answer, deterministic like a wrong one; a call that failed is undecided
+                call_failure=failure_kind(result.status, result.error) if result.attempts else None,
+                attempts=result.attempts,
+            )
         if not options:
             line = result.text.strip().splitlines()[0].strip() if result.text.strip() else ""
             return (
@@ -63,6 +71,18 @@ class ChatAnswerer:
         if idx is None:
             return Answer.failed(self.id, "malformed reply: no option letter", raw)
         return Answer.mcq(self.id, options, idx, raw)
+
+
+def failure_kind(status: int | None, error: str | None) -> str:
+    """A short, stable name for why a model call failed (recorded in undecided verdicts)."""
+    if status is not None and status != 200:
+        return f"http_{status}"
+    text = (error or "").lower()
+    if "timeout" in text or "timed out" in text:
+        return "timeout"
+    if status == 200:
+        return "bad_reply"
+    return "transport"
 
 
 def make_chat_answerer(prompts_dir: Path | None = None, **config: Any) -> ChatAnswerer:

@@ -15,10 +15,10 @@ from mnemoforge import progress
 from mnemoforge.hashing import canonical_json, content_hash
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
-from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.schemas.verdicts import CallFailure, Verdict
 from mnemoforge.store import atomic
-from mnemoforge.validators.answerers.panel import PANEL_WORKERS, Panel, map_ordered
-from mnemoforge.validators.answerers.protocol import Answerer
+from mnemoforge.validators.answerers.panel import PANEL_WORKERS, Panel, collect_failures, map_ordered
+from mnemoforge.validators.answerers.protocol import Answer, Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
 from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQuestion
 from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance
@@ -78,6 +78,38 @@ class GateRun:
     gates: list[Gate] = field(default_factory=list)
     computed: dict[str, int] = field(default_factory=dict)
     cached: dict[str, int] = field(default_factory=dict)
+    undecided: dict[str, int] = field(default_factory=dict)
+
+
+def _check(gate: Gate, q: Question, gctx: GateContext) -> Verdict:
+    """One gate verdict; undecided (never cached) if any model call of its panels failed."""
+    with collect_failures() as failed:
+        v = gate.check(q, gctx)
+    return undecided_if_failed(v, failed)
+
+
+def undecided_if_failed(v: Verdict, failed: list[Answer]) -> Verdict:
+    """``v`` unchanged when every call got an answer; else an undecided verdict naming each
+    failed answerer, the kind of failure, its attempts and how many of its calls failed."""
+    if not failed:
+        return v
+    by: dict[str, list[Answer]] = {}
+    for a in failed:
+        by.setdefault(a.answerer_id, []).append(a)
+    failures = [
+        CallFailure(
+            answerer=aid,
+            kind=ans[-1].call_failure or "unknown",
+            attempts=ans[-1].attempts,
+            calls=len(ans),
+            error=(ans[-1].error or "")[:300],
+        )
+        for aid, ans in sorted(by.items())
+    ]
+    what = ", ".join(f"{f.answerer} ({f.kind}, {f.attempts} attempts)" for f in failures)
+    return v.model_copy(
+        update={"keep": False, "reason": f"undecided: model calls failed: {what}", "failures": failures}
+    )
 
 
 class VerdictCache:
@@ -161,7 +193,7 @@ def run_all_gates(
         ]
         todo = [n for n, key in enumerate(keys) if key not in stored]
         pool = (workers or PANEL_WORKERS) if gate.name in panels else 1
-        checked = map_ordered(lambda n, g=gate: g.check(questions[n], gctx), todo, pool)
+        checked = map_ordered(lambda n, g=gate: _check(g, questions[n], gctx), todo, pool)
         computed = dict(zip(todo, checked, strict=True))
         for n, key in enumerate(keys):
             if key in stored:
@@ -170,7 +202,10 @@ def run_all_gates(
             else:
                 v = computed[n]
                 run.computed[gate.name] += 1
-            fresh[key] = v.model_dump(mode="json")
+            if v.undecided:
+                run.undecided[gate.name] = run.undecided.get(gate.name, 0) + 1
+            else:  # only decided verdicts are cached: a failed call is asked again next run
+                fresh[key] = v.model_dump(mode="json")
             run.verdicts.append(v)
             tick.step(1, gate.name)
         cache.save(gate.name, fresh)

@@ -164,18 +164,25 @@ def funnel(questions: list[Question], verdicts: list[Verdict], gates: list[Gate]
     by_gate: dict[str, list[Verdict]] = {}
     for v in verdicts:
         by_gate.setdefault(v.gate, []).append(v)
+    undecided_total = 0
     for g in gates:
         vs = by_gate.get(g.name, [])
         rejected = {v.item for v in vs if not v.keep} & alive
+        undecided = {v.item for v in vs if v.failures} & rejected
         reasons = Counter(v.reason.split(":")[0] for v in vs if not v.keep and v.item in rejected)
         alive -= rejected
-        stages.append(
-            {
-                "gate": g.name,
-                "version": g.version,
-                "rejected": len(rejected),
-                "kept": len(alive),
-                "reasons": dict(sorted(reasons.items())),
-            }
-        )
-    return {"candidates": len(questions), "kept": len(alive), "stages": stages}
+        stage = {
+            "gate": g.name,
+            "version": g.version,
+            "rejected": len(rejected - undecided),
+            "kept": len(alive),
+            "reasons": dict(sorted(reasons.items())),
+        }
+        if undecided:  # model calls failed: neither kept nor rejected on the merits
+            stage["undecided"] = len(undecided)
+            undecided_total += len(undecided)
+        stages.append(stage)
+    out = {"candidates": len(questions), "kept": len(alive), "stages": stages}
+    if undecided_total:
+        out["undecided"] = undecided_total
+    return out

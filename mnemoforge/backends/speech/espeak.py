@@ -107,13 +107,46 @@ def _bind(lib: ctypes.CDLL) -> None:
     lib.espeak_Terminate.restype = ctypes.c_int
 
 
+TMP_PREFIX = "mnemoforge-espeak-"  # + owner pid + "-": the folder of a dead owner is swept
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def sweep_stale_tmpdirs(root: str | None = None) -> list[str]:
+    """Remove ``mnemoforge-espeak-<pid>-*`` folders whose owner process is gone (killed builds);
+    folders of live processes and old-style names without a pid are left alone."""
+    root = root or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(TMP_PREFIX):
+            continue
+        pid = name[len(TMP_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+            removed.append(name)
+    return removed
+
+
 class _Engine:
     """Loads a private copy of libespeak-ng afresh for every utterance (hold ``_LOCK``)."""
 
     def __init__(self) -> None:
         self._src, data = _loader_paths()
-        self._tmpdir = tempfile.mkdtemp(prefix="mnemoforge-espeak-")
+        sweep_stale_tmpdirs()  # what killed processes left (atexit never ran there)
         owner = os.getpid()
+        self._tmpdir = tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{owner}-")
         atexit.register(lambda: os.getpid() == owner and shutil.rmtree(self._tmpdir, True))
         self._lib_path = os.path.join(self._tmpdir, "libespeak-ng-mnemoforge.so")
         shutil.copyfile(self._src, self._lib_path)

@@ -9,8 +9,11 @@ backend still caps its own in-flight requests and request rate (``max_concurrenc
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
@@ -31,8 +34,37 @@ def map_ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> list[
     seq = list(items)
     if workers <= 1 or len(seq) <= 1:
         return [fn(x) for x in seq]
+    # each call runs in a copy of the caller's context, so a failure sink set around the caller
+    # (collect_failures) still receives what the worker threads record
+    contexts = [contextvars.copy_context() for _ in seq]
     with ThreadPoolExecutor(max_workers=min(workers, len(seq))) as pool:
-        return list(pool.map(fn, seq))
+        return list(pool.map(lambda c, x: c.run(fn, x), contexts, seq))
+
+
+_FAILURES: contextvars.ContextVar[list[Answer] | None] = contextvars.ContextVar(
+    "panel_failures", default=None
+)
+_FAILURES_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def collect_failures() -> Iterator[list[Answer]]:
+    """Collect the call failures (answers with ``call_failure`` set) of every panel asked inside
+    the block, also from the threads :func:`map_ordered` starts; the gate runner wraps each item's
+    check in it, to record the verdict as undecided and keep it out of the verdict cache."""
+    sink: list[Answer] = []
+    token = _FAILURES.set(sink)
+    try:
+        yield sink
+    finally:
+        _FAILURES.reset(token)
+
+
+def _record_failure(ans: Answer) -> None:
+    sink = _FAILURES.get()
+    if sink is not None and ans.call_failure:
+        with _FAILURES_LOCK:
+            sink.append(ans)
 
 
 Rule = Literal["any", "all", "majority"]
@@ -124,6 +156,7 @@ class Panel:
                 ans = fresh[a.id]
                 if a.id in order_inv and memo is not None:
                     memo[a.id] = ans
+                _record_failure(ans)
             else:
                 assert memo is not None
                 ans = _moved(memo[a.id], options or [])
@@ -144,7 +177,7 @@ class Panel:
         try:
             ans = a.answer(question, options, context)
         except Exception as e:  # a broken plugin is marked, never a crash or a None row
-            ans = Answer.failed(a.id, f"answerer raised {type(e).__name__}: {e}")
+            ans = Answer.failed(a.id, f"answerer raised {type(e).__name__}: {e}", call_failure="raised")
         if not isinstance(ans, Answer):
             ans = Answer.failed(a.id, f"answerer returned {type(ans).__name__}, not Answer")
         return ans

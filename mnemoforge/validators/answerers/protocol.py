@@ -100,10 +100,22 @@ class Answer:
     ok: bool
     error: str | None
     answerer_id: str
+    # set when no answer came back at all (the call failed, the answerer raised), as opposed to
+    # a reply that was malformed or wrong: such an item is undecided, not answered wrongly
+    call_failure: str | None = None
+    attempts: int = 0
 
     @classmethod
-    def failed(cls, answerer_id: str, error: str, raw: str = "") -> Answer:
-        return cls("", None, raw, False, error, answerer_id)
+    def failed(
+        cls,
+        answerer_id: str,
+        error: str,
+        raw: str = "",
+        *,
+        call_failure: str | None = None,
+        attempts: int = 0,
+    ) -> Answer:
+        return cls("", None, raw, False, error, answerer_id, call_failure, attempts)
 
     @classmethod
     def mcq(cls, answerer_id: str, options: Sequence[str], index: int, raw: str) -> Answer:

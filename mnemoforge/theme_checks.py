@@ -1,0 +1,169 @@
+"""Checks of a theme beyond its schema, made before any work starts (``theme check`` and ``build``).
+
+The schema (``schemas/theme.py``) checks each field and the references between them. Here:
+every registry name the build would look up (answerer kinds, text providers and their settings,
+the image backend and its model), every path that must exist (prompt folders and the prompts
+named), and the family's own ``check_theme`` (generators/families.py) where it has one. Problems
+come back as (field path, message), so ``theme check`` fails exactly where the build would.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from pathlib import Path
+from typing import Any
+
+from mnemoforge.schemas.theme import MAX_SEED, Theme
+from mnemoforge.theme_io import ThemeError, load_theme
+
+NO_CONFIG = {"symbolic", "option_prior"}
+ANSWERER_SETTINGS = {"kind"}
+
+
+def check_theme(path: Path | str, seed: int | None = None) -> Theme:
+    """Load ``path`` and raise one ``ThemeError`` listing every problem the build would hit."""
+    path = Path(path)
+    theme = load_theme(path)
+    problems = theme_problems(theme)
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        problems.append(("--seed", f"must be between 0 and 2**63-1, got {seed}"))
+    if problems:
+        raise ThemeError(path, problems)
+    return theme
+
+
+def theme_problems(theme: Theme) -> list[tuple[str, str]]:
+    out = prompt_problems(theme) + answerer_problems(theme) + text_problems(theme) + render_problems(theme)
+    return out + family_problems(theme)
+
+
+def _prompts_dir(theme: Theme) -> Path | None:
+    return Path(theme.gates.prompts_dir).expanduser() if theme.gates.prompts_dir else None
+
+
+def prompt_problems(theme: Theme) -> list[tuple[str, str]]:
+    from mnemoforge.validators.prompts import load_prompt
+
+    folder = _prompts_dir(theme)
+    if folder is not None and not folder.is_dir():
+        return [
+            ("gates.prompts_dir", f"no such folder: {folder} (relative paths start at the current folder)")
+        ]
+    wanted: list[tuple[str, str]] = []
+    if theme.text.backend:
+        wanted.append(("text.prompt", theme.text.prompt))
+    for name, cfg in theme.gates.answerers.items():
+        if cfg.get("kind", name) == "chat":
+            for key, default in (("mcq_prompt", "answer_mcq"), ("open_prompt", "answer_open")):
+                wanted.append((f"gates.answerers.{name}.{key}", str(cfg.get(key, default))))
+    out = []
+    for field, prompt in wanted:
+        try:
+            load_prompt(prompt, folder)
+        except FileNotFoundError as e:
+            out.append((field, str(e)))
+    return out
+
+
+def answerer_problems(theme: Theme) -> list[tuple[str, str]]:
+    from mnemoforge.validators.answerers.registry import ANSWERERS
+
+    out = []
+    for name, cfg in theme.gates.answerers.items():
+        kind = cfg.get("kind", name)
+        field = f"gates.answerers.{name}" + (".kind" if "kind" in cfg else "")
+        if kind == "chat":
+            own = ("kind", "mcq_prompt", "open_prompt", "max_images", "name")
+            settings = {k: v for k, v in cfg.items() if k not in own}
+            out += [(_join(f"gates.answerers.{name}", f), m) for f, m in _backend_problems(settings)]
+        elif kind not in ANSWERERS:
+            known = sorted({*ANSWERERS, "chat"})
+            out.append((field, f"unknown answerer kind {kind!r}; known: {', '.join(known)}"))
+        elif kind in NO_CONFIG and set(cfg) - ANSWERER_SETTINGS:
+            extra = sorted(set(cfg) - ANSWERER_SETTINGS)
+            out.append((f"gates.answerers.{name}", f"the {kind} answerer takes no settings, got {extra}"))
+        elif kind == "lexical":
+            from mnemoforge.validators.answerers.lexical import LexicalAnswerer
+
+            allowed = set(inspect.signature(LexicalAnswerer).parameters) | ANSWERER_SETTINGS
+            for key in sorted(set(cfg) - allowed):
+                out.append(
+                    (f"gates.answerers.{name}.{key}", f"unknown setting; lexical takes {sorted(allowed)}")
+                )
+    return out
+
+
+def _backend_problems(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """(sub-field, message) for a text backend config, resolved as the build will resolve it."""
+    from mnemoforge.backends.text.registry import PROVIDERS, make_text_backend
+
+    provider = spec.get("provider")
+    if provider not in PROVIDERS:
+        return [("provider", f"unknown text provider {provider!r}; known: {', '.join(PROVIDERS)}")]
+    try:
+        make_text_backend(spec)  # builds a client object only: no request is sent
+    except (ValueError, TypeError) as e:
+        return [("", str(e))]  # a setting the backend refuses (unknown key, missing API key)
+    return []
+
+
+def text_problems(theme: Theme) -> list[tuple[str, str]]:
+    if not theme.text.backend:
+        return []
+    return [(_join("text.backend", f), m) for f, m in _backend_problems(theme.text.backend)]
+
+
+def _join(base: str, sub: str) -> str:
+    return f"{base}.{sub}" if sub else base
+
+
+def render_problems(theme: Theme) -> list[tuple[str, str]]:
+    r = theme.render
+    if r.image != "diffusers" or not r.image_model:
+        return []
+    from mnemoforge.backends.image.diffusion import ML_MODULES, _looks_local
+
+    missing = [m for m in ML_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        return [("render.image", f"diffusers needs {', '.join(missing)}: pip install 'mnemoforge[ml]'")]
+    model = r.image_model
+    if _looks_local(model):
+        folder = Path(model).expanduser()
+        if not folder.is_dir():
+            return [("render.image_model", f"no such model folder: {folder}")]
+        if not (folder / "model_index.json").is_file():
+            return [("render.image_model", f"{folder} is not a diffusers model folder (no model_index.json)")]
+        return []
+    if not r.allow_network and not _in_hub_cache(model):
+        return [
+            (
+                "render.image_model",
+                f"{model!r} is not a local folder and not in the Hugging Face cache; "
+                "download it first or set render.allow_network: true",
+            )
+        ]
+    return []
+
+
+def _in_hub_cache(repo_id: str) -> bool:
+    try:
+        from huggingface_hub import constants
+    except ImportError:
+        return False
+    return (Path(constants.HF_HUB_CACHE) / f"models--{repo_id.replace('/', '--')}").is_dir()
+
+
+def family_problems(theme: Theme) -> list[tuple[str, str]]:
+    """The family's own ``check_theme`` (issues 12 and 13), skipped for a family without one."""
+    from mnemoforge.generators.families import get_family
+
+    fam = get_family(theme.family)
+    check = getattr(fam, "check_theme", None)
+    if check is None:
+        return []
+    out = []
+    for p in check(theme) or []:
+        field, sep, msg = str(p).partition(": ")
+        out.append((field, msg) if sep and " " not in field else ("<family>", str(p)))
+    return out
