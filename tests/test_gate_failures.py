@@ -39,17 +39,23 @@ def test_failed_calls_are_undecided_never_cached_and_retried_exactly(tmp_path: P
         theme = tmp_path / "t.yaml"
         theme.write_text(yaml.safe_dump(data, sort_keys=False))
 
-        # a known set of calls fails once: the first call about each chosen question fails on
-        # every attempt (HTTP 500), later calls about it succeed
-        chosen: dict[str, int] = {}
+        # a known set of calls fails once: for each chosen question, the first distinct request
+        # about it (one rotation: panels send rotations concurrently) fails on every attempt
+        # (HTTP 500); every other request about it, and that one's next run, succeed
+        chosen: dict[str, str | None] = {}
+        left: dict[str, int] = {}
         lock = threading.Lock()
 
         def reply_for(rec: Recorded) -> Reply | None:
             prompt = json.dumps(rec.json)
             with lock:
-                for text, left in chosen.items():
-                    if text in prompt and left > 0:
-                        chosen[text] = left - 1
+                for text, doomed in chosen.items():
+                    if text not in prompt:
+                        continue
+                    if doomed is None:
+                        chosen[text], left[prompt] = prompt, ATTEMPTS
+                    if left.get(prompt, 0) > 0:
+                        left[prompt] -= 1
                         return Reply(500, error_body("openai", 500, "injected failure"))
             return None
 
@@ -65,7 +71,7 @@ def test_failed_calls_are_undecided_never_cached_and_retried_exactly(tmp_path: P
         texts = [q.question for q in qs]
         picked = [q for q in qs if texts.count(q.question) == 1][:FAILED_ITEMS]
         assert len(picked) == FAILED_ITEMS
-        chosen.update({json.dumps(q.question)[1:-1]: ATTEMPTS for q in picked})
+        chosen.update({json.dumps(q.question)[1:-1]: None for q in picked})
         srv.reply_for = reply_for
 
         res = build(theme, outputs=tmp_path / "out", workers=1)
