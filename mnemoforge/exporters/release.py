@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemoforge import __version__, faults
+from mnemoforge.exporters import release_validator
+from mnemoforge.exporters.agent_tables import write_agent_view
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.generators.families import ReleaseInput, get_family
@@ -23,6 +25,7 @@ from mnemoforge.store import atomic
 
 MANIFEST = "MANIFEST.json"
 CHECKSUMS = "checksums/sha256.txt"
+VALIDATOR = "scripts/validate_release.py"
 
 
 class ReleaseExistsError(FileExistsError):
@@ -156,6 +159,8 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         f"{fam}_captions": f"data/{fam}/captions.parquet",
     }
     configs |= family.release_tables(c.family_input(kept), root)
+    configs |= write_agent_view(root, fam)
+    atomic.write_bytes(root / VALIDATOR, Path(release_validator.__file__).read_bytes())
     stats = statistics(c, kept)
     atomic.write_json(root / "dataset_statistics.json", stats)
     card = dataset_card(
