@@ -22,6 +22,7 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
+from mnemoforge.validators.shortcut_stats import shortcut_figures
 
 MANIFEST = "MANIFEST.json"
 CHECKSUMS = "checksums/sha256.txt"
@@ -77,6 +78,7 @@ def statistics(c: RunContents, kept: list[Question]) -> dict:
     fam = get_family(c.theme.family).statistics(c.family_input(kept))
     stats["questions"] |= fam.pop("questions", {})
     stats |= fam
+    stats["shortcut_panel"] = shortcut_figures(kept, c.observations)
     return stats
 
 

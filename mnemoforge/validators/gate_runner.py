@@ -139,6 +139,10 @@ def run_all_gates(
         if only is not None and gate.name not in only and all((gate.name, q.id) in old for q in questions):
             run.verdicts += [old[(gate.name, q.id)] for q in questions]
             continue
+        if gate.name == "answer_balance":  # shares are computed over what the earlier gates kept
+            rejected = {v.item for v in run.verdicts if not v.keep}
+            gctx.survivors = {q.id for q in questions} - rejected
+            family_hash = content_hash(family_hash, sorted(gctx.survivors))
         stored, fresh = cache.load(gate.name), {}
         run.computed[gate.name] = run.cached[gate.name] = 0
         for q in questions:

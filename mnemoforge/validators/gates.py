@@ -27,6 +27,8 @@ class GateContext:
     media_root: Path | None = None
     panels: dict[str, Any] = field(default_factory=dict)
     max_answer_share: float = 0.5
+    survivors: set[str] | None = None
+    """Ids no earlier gate rejected (set by the gate runner before ``answer_balance``)."""
 
     @cached_property
     def by_source(self) -> dict[str, list[Observation]]:

@@ -96,9 +96,10 @@ class OptionOnly(_PanelGate):
 
 
 class TextOnlyClue(_PanelGate):
-    """The clue rounds' text without images or audio; plus a text-leak check on visual evidence."""
+    """The clue rounds' text without images or audio; plus a text-leak check on visual evidence and
+    a text-only retrieval solver (BM25 over all text written or spoken before the cutoff)."""
 
-    name, version = "text_only_clue", "1"
+    name, version = "text_only_clue", "2"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         ev = _evidence(q, ctx)
@@ -108,6 +109,17 @@ class TextOnlyClue(_PanelGate):
         panel = self.panel(ctx)
         if panel is None:
             return verdict(self, q, True, "no text leak (no panel configured)", leaks=0.0)
+        if q.options and claims_visual(q, ev):
+            pick = retrieval_pick(q, ctx)
+            if pick == 0:
+                return verdict(
+                    self,
+                    q,
+                    False,
+                    "answerable by text retrieval (BM25 over all text before the cutoff) though it "
+                    "claims visual evidence",
+                    leaks=0.0,
+                )
         obs = [_restricted(o, TEXTUAL) for o in ev]
         em, _ = _score(panel, q, _context(q, ctx, obs, images=False))
         if em >= 1.0 and claims_visual(q, ev):
@@ -122,6 +134,26 @@ class TextOnlyClue(_PanelGate):
         return verdict(
             self, q, True, "text alone does not replace the claimed channels", rotation_em=em, leaks=0.0
         )
+
+
+_HISTORY: dict[int, list[tuple[int, list[str]]]] = {}
+
+
+def retrieval_pick(q: Question, ctx: GateContext) -> int | None:
+    """The option (index into ``q.options``) a BM25 retrieval over the text history picks
+    decisively, or None. The history is built once per gate context."""
+    from mnemoforge.validators.answerers.option_solvers import decisive
+    from mnemoforge.validators.shortcut_stats import retrieval_scores, text_history
+
+    key = id(ctx.observations)
+    if key not in _HISTORY:
+        _HISTORY.clear()
+        _HISTORY[key] = text_history(list(ctx.observations.values()))
+    scores = retrieval_scores(q, _HISTORY[key])
+    return decisive(scores, RETRIEVAL_MARGIN) if max(scores) > 0 else None
+
+
+RETRIEVAL_MARGIN = 0.5
 
 
 def text_leak(q: Question, evidence: list[Observation]) -> str:
@@ -224,28 +256,51 @@ class ModalityNecessity(_PanelGate):
 
 
 class AnswerBalance:
-    """CLEVR-style: within a category no answer may exceed ``max_answer_share`` of the items
-    (the surplus, by id order, is rejected); MCQ rotations place the answer evenly on A–D."""
+    """CLEVR-style, over the items every earlier gate kept: within a category no answer may hold
+    more than ``max_answer_share`` of the kept items (at most ``floor(share * kept)``, at least one;
+    the surplus, by id order, is rejected until the shares hold over what remains); MCQ rotations
+    place the answer evenly on A–D."""
 
-    name, version = "answer_balance", "1"
+    name, version = "answer_balance", "2"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
-        same_cat = [x for x in ctx.questions if x.category == q.category]
-        same = sorted(x.id for x in same_cat if x.answer == q.answer)
-        cap = max(2, math.ceil(ctx.max_answer_share * len(same_cat)))
-        share = len(same) / max(1, len(same_cat))
         if q.rotations and sorted(r.index(0) for r in q.rotations) != list(range(len(q.rotations))):
             return verdict(self, q, False, "unbalanced rotations: the answer does not visit every letter")
-        if same.index(q.id) >= cap:
+        survivors = ctx.survivors if ctx.survivors is not None else {x.id for x in ctx.questions}
+        if q.id not in survivors:
+            return verdict(self, q, True, "not counted: rejected by an earlier gate", share=0.0)
+        kept = balanced_ids(
+            [x for x in ctx.questions if x.category == q.category and x.id in survivors], ctx.max_answer_share
+        )
+        same = [x for x in ctx.questions if x.id in kept and x.answer == q.answer]
+        share = len(same) / max(1, len(kept))
+        if q.id not in kept:
             return verdict(
                 self,
                 q,
                 False,
-                f"over-represented answer: {q.answer!r} is {len(same)} of "
-                f"{len(same_cat)} {q.category} items (cap {cap})",
+                f"over-represented answer: {q.answer!r} would exceed {ctx.max_answer_share:.0%} of the "
+                f"kept {q.category} items ({len(same)} of {len(kept)} kept)",
                 share=share,
             )
-        return verdict(self, q, True, "answer within its category's share", share=share)
+        return verdict(self, q, True, "answer within its category's share of kept items", share=share)
+
+
+def balanced_ids(items: list[Question], max_share: float) -> set[str]:
+    """The ids kept when surplus items (latest id first) are dropped until no answer holds more
+    than ``max(1, floor(max_share * n))`` of the ``n`` items that remain."""
+    kept = sorted(items, key=lambda x: x.id)
+    while kept:
+        cap = max(1, math.floor(max_share * len(kept) + 1e-9))
+        by_answer: dict[str, list[Question]] = {}
+        for x in kept:
+            by_answer.setdefault(x.answer, []).append(x)
+        over = [xs[cap:] for xs in by_answer.values() if len(xs) > cap]
+        if not over:
+            break
+        drop = {x.id for xs in over for x in xs[-1:]}  # one surplus item per answer, then re-check
+        kept = [x for x in kept if x.id not in drop]
+    return {x.id for x in kept}
 
 
 PANEL_GATES = [OptionOnly(), TextOnlyClue(), MinimalCaption(), Oracle(), ModalityNecessity()]

@@ -35,6 +35,7 @@ from mnemoforge.generators.memeye.vocab import (
     label_options,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE
+from mnemoforge.generators.option_balance import balanced_distractors
 from mnemoforge.generators.questions import options as options_mod
 from mnemoforge.generators.questions.common import (
     Candidate,
@@ -163,6 +164,8 @@ def alternatives(
     others = [x for x in pool if x not in (value, stale)]
     rng.shuffle(others)
     head = [stale] if stale else []
+    if len(others) > 3 - len(head):  # a choice to make: no length or closeness tell (option_balance)
+        return head + (balanced_distractors(value, others, 3 - len(head), rng, fixed=head) or [])
     return head + others[: 3 - len(head)]
 
 
