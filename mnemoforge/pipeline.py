@@ -179,6 +179,10 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     run = ctx.run
     qs, obs = load_questions(run), load_observations(run)
     gctx = gates_mod.GateContext(load_world(run), {o.id: o for o in obs}, media_root=run.root)
+    fam = get_family(ctx.theme.family)
+    quotas = getattr(fam, "quotas", None)
+    gctx.quotas = quotas(ctx.theme) if quotas else None  # over-generated families: targets after gates
+    gctx.keep_split = getattr(fam, "keep_split", False)
     previous = load_verdicts(run) if only is not None and run.verdicts.exists() else None
     result = gate_runner.run_all_gates(
         qs,

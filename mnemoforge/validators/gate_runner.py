@@ -20,14 +20,14 @@ from mnemoforge.validators.answerers.panel import Panel
 from mnemoforge.validators.answerers.protocol import Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
 from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQuestion
-from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance
+from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance, CategoryQuota
 
-FAMILY_LEVEL = {"unique_question", "answer_balance"}
+FAMILY_LEVEL = {"unique_question", "answer_balance", "category_quota"}
 
 
 def gate_list(family_gates: list[Gate]) -> list[Gate]:
     """Gate order: shared exact gates, the family's own gates, uniqueness, panel gates, balance."""
-    return [*EXACT_GATES, *family_gates, UniqueQuestion(), *PANEL_GATES, AnswerBalance()]
+    return [*EXACT_GATES, *family_gates, UniqueQuestion(), *PANEL_GATES, AnswerBalance(), CategoryQuota()]
 
 
 def gates_for(family: str) -> list[Gate]:
@@ -139,10 +139,10 @@ def run_all_gates(
         if only is not None and gate.name not in only and all((gate.name, q.id) in old for q in questions):
             run.verdicts += [old[(gate.name, q.id)] for q in questions]
             continue
-        if gate.name == "answer_balance":  # shares are computed over what the earlier gates kept
+        if gate.name in ("answer_balance", "category_quota"):  # over what the earlier gates kept
             rejected = {v.item for v in run.verdicts if not v.keep}
             gctx.survivors = {q.id for q in questions} - rejected
-            family_hash = content_hash(family_hash, sorted(gctx.survivors))
+            family_hash = content_hash(family_hash, sorted(gctx.survivors), gctx.quotas, gctx.keep_split)
         stored, fresh = cache.load(gate.name), {}
         run.computed[gate.name] = run.cached[gate.name] = 0
         for q in questions:

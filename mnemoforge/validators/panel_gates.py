@@ -303,4 +303,44 @@ def balanced_ids(items: list[Question], max_share: float) -> set[str]:
     return {x.id for x in kept}
 
 
+class CategoryQuota:
+    """The requested split met after the gates: a family that over-generates candidates per
+    category keeps, of the items every earlier gate kept, the first ``quota`` in id order (ids are
+    content hashes, so the pick is seeded and deterministic); the rest are surplus. For a family
+    that asks for a split (``keep_split``: icm's 400 : 500 : 317), when some category has fewer
+    survivors than its quota every quota is scaled down to that category's ratio (allowing
+    :data:`SPLIT_TOLERANCE` above it), so the shares still match the request."""
+
+    name, version = "category_quota", "2"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        survivors = ctx.survivors if ctx.survivors is not None else {x.id for x in ctx.questions}
+        quotas = ctx.quotas or {}
+        if ctx.keep_split:
+            quotas = scaled_quotas(quotas, ctx.questions, survivors)
+        quota = quotas.get(q.category)
+        if quota is None or q.id not in survivors:
+            return verdict(self, q, True, "no quota for this category (or already rejected)")
+        same = sorted(x.id for x in ctx.questions if x.category == q.category and x.id in survivors)
+        if same.index(q.id) >= quota:
+            asked = (ctx.quotas or {})[q.category]
+            why = "" if quota == asked else f" (scaled from {asked} to keep the requested split)"
+            return verdict(self, q, False, f"surplus: the {q.category} target of {quota}{why} is met")
+        return verdict(self, q, True, f"within the {q.category} target of {quota}")
+
+
+SPLIT_TOLERANCE = 0.1
+
+
+def scaled_quotas(quotas: dict[str, int], questions: list[Question], survivors: set[str]) -> dict[str, int]:
+    """Each category's quota, scaled by the scarcest category's survivors-to-quota ratio."""
+    if not quotas:
+        return {}
+    have = {c: sum(1 for x in questions if x.category == c and x.id in survivors) for c in quotas}
+    ratio = min([1.0] + [have[c] / n for c, n in quotas.items() if n > 0])
+    return {
+        c: min(n, have[c], math.floor(n * ratio * (1 + SPLIT_TOLERANCE) + 1e-9)) for c, n in quotas.items()
+    }
+
+
 PANEL_GATES = [OptionOnly(), TextOnlyClue(), MinimalCaption(), Oracle(), ModalityNecessity()]

@@ -42,6 +42,7 @@ from mnemoforge.generators.questions.common import (
     EvidenceIndex,
     Template,
     make_question,
+    overgenerate,
     solve_candidates,
 )
 from mnemoforge.hashing import content_hash
@@ -264,7 +265,7 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
                 want,
                 len(by_cell[cell]),
             )
-        for c in _select(world, by_cell[cell], want, cell):
+        for c in _select(world, by_cell[cell], overgenerate(want), cell):
             x, y = cell.split("_")
             q = make_question(world, FAMILY, c, _text(world, c), [world.protagonist], None, world_hash)
             scen = world.entity(c.args.get("scene") or c.args["scenes"][0]).attrs["scenario"]
