@@ -135,7 +135,9 @@ def test_validator_names_the_tampered_file(memeye_release: Path, tmp_path: Path)
     root = tmp_path / "rel"
     shutil.copytree(memeye_release, root)
     q = root / "data/memeye/questions.jsonl"
-    q.write_text(q.read_text().replace('"cutoff":null', '"cutoff":0', 1))
+    rows = read_jsonl(q)
+    rows[0]["cutoff"] = 0  # before its evidence
+    q.write_text("".join(json.dumps(r) + "\n" for r in rows))
     r = _run(root)
     assert r.returncode == 1 and "data/memeye/questions.jsonl: checksum mismatch" in r.stdout
 
