@@ -136,7 +136,7 @@ def test_validator_names_the_tampered_file(memeye_release: Path, tmp_path: Path)
     shutil.copytree(memeye_release, root)
     q = root / "data/memeye/questions.jsonl"
     rows = read_jsonl(q)
-    rows[0]["cutoff"] = 0  # before its evidence
+    rows[0]["cutoff"] = -1  # before its evidence
     q.write_text("".join(json.dumps(r) + "\n" for r in rows))
     r = _run(root)
     assert r.returncode == 1 and "data/memeye/questions.jsonl: checksum mismatch" in r.stdout
@@ -144,7 +144,7 @@ def test_validator_names_the_tampered_file(memeye_release: Path, tmp_path: Path)
     _rechecksum(root, "data/memeye/questions.jsonl")  # re-signed: now the content checks see it
     r = _run(root)
     assert (
-        r.returncode == 1 and "data/memeye/questions.jsonl:" in r.stdout and "after the cutoff 0" in r.stdout
+        r.returncode == 1 and "data/memeye/questions.jsonl:" in r.stdout and "after the cutoff -1" in r.stdout
     )
 
 

@@ -79,7 +79,9 @@ class IcmFamily:
         return theme.questions.counts()
 
     def gates(self) -> list[gates_mod.Gate]:
-        return [gates_mod.CategoryRules()]
+        from mnemoforge.validators.perceivable import Perceivable
+
+        return [gates_mod.CategoryRules(), Perceivable()]
 
     def release_tables(self, data: ReleaseInput, root: Path) -> dict[str, str]:
         clips = load_clips(data.run_root)

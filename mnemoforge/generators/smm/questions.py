@@ -32,7 +32,10 @@ from mnemoforge.schemas.world import World
 
 FAMILY = "smm"
 SH, MH, CR, PR, FC = "single_hop", "multi_hop", "conflict_resolution", "preference", "function_calling"
-FILL = "Fill in every argument you know from the conversations and leave out the ones you don't."
+FILL = (
+    "Fill in every argument you know from the conversations; leave any other optional argument "
+    "at its default."
+)
 log = logging.getLogger("mnemoforge.smm")
 
 T = {
