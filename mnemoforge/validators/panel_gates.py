@@ -337,9 +337,12 @@ def scaled_quotas(quotas: dict[str, int], questions: list[Question], survivors: 
     if not quotas:
         return {}
     have = {c: sum(1 for x in questions if x.category == c and x.id in survivors) for c in quotas}
-    ratio = min([1.0] + [have[c] / n for c, n in quotas.items() if n > 0])
+    # a category with no survivors at all cannot be met by scaling: it is reported short, not a reason
+    # to empty the release
+    ratio = min([1.0] + [have[c] / n for c, n in quotas.items() if n > 0 and have[c] > 0])
     return {
-        c: min(n, have[c], math.floor(n * ratio * (1 + SPLIT_TOLERANCE) + 1e-9)) for c, n in quotas.items()
+        c: min(n, have[c], max(1, math.floor(n * ratio * (1 + SPLIT_TOLERANCE) + 1e-9)))
+        for c, n in quotas.items()
     }
 
 
