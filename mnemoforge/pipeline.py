@@ -18,8 +18,9 @@ from mnemoforge import __version__, faults
 from mnemoforge import progress as progress_bus
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators import shortfall
+from mnemoforge.generators import option_balance, shortfall
 from mnemoforge.generators.families import Family, get_family
+from mnemoforge.generators.questions import options as icm_options
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
 from mnemoforge.schemas.observations import Observation
@@ -33,13 +34,14 @@ from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
 from mnemoforge.store.stages import is_fresh, run_stage
 from mnemoforge.theme_io import load_theme
-from mnemoforge.validators import gate_runner, panel_gates
+from mnemoforge.validators import gate_runner, panel_gates, perceivable, shortcut_stats
 from mnemoforge.validators import gates as gates_mod
+from mnemoforge.validators.answerers import option_solvers
 
 # modules whose source is part of each stage's cache key (besides the family's own)
 STAGE_SOURCES = {
-    "questions": (paraphrase_mod,),
-    "gates": (gates_mod, panel_gates, gate_runner),
+    "questions": (paraphrase_mod, option_balance, icm_options, option_solvers),
+    "gates": (gates_mod, panel_gates, gate_runner, option_solvers, shortcut_stats, perceivable),
 }
 STAGE_VERSIONS = {"plan": "1", "episodes": "1", "render": "1", "questions": "1", "gates": "1"}
 
@@ -201,6 +203,10 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     run = ctx.run
     qs, obs = load_questions(run), load_observations(run)
     gctx = gates_mod.GateContext(load_world(run), {o.id: o for o in obs}, media_root=run.root)
+    fam = get_family(ctx.theme.family)
+    quotas = getattr(fam, "quotas", None)
+    gctx.quotas = quotas(ctx.theme) if quotas else None  # over-generated families: targets after gates
+    gctx.keep_split = getattr(fam, "keep_split", False)
     previous = load_verdicts(run) if only is not None and run.verdicts.exists() else None
     result = gate_runner.run_all_gates(
         qs,

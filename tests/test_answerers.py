@@ -379,7 +379,7 @@ def test_registry_builds_by_name_and_names_the_known_ones() -> None:
     lex = make_answerer("lexical", top_k=2)
     assert isinstance(lex, Answerer) and lex.id == "lexical:bm25(k1=1.5,b=0.75,top_k=2,stem=porter2)"
     assert make_answerer("symbolic").id == "symbolic"
-    with pytest.raises(KeyError, match="known: embedding, lexical, local, option_prior, symbolic"):
+    with pytest.raises(KeyError, match="known: embedding, lexical, local, option_prior, solver_centroid, "):
         make_answerer("gpt-9")
     heavy = "{'torch', 'llama_cpp', 'sentence_transformers'}"
     code = f"import sys, mnemoforge.validators.answerers; print(sorted({heavy} & set(sys.modules)))"

@@ -26,7 +26,12 @@ def test_default_release_contents(release: Path) -> None:
     assert CliRunner().invoke(app, ["verify", str(release)]).exit_code == 0
     stats = json.loads((release / "dataset_statistics.json").read_text())
     assert stats["clips"]["count"] == theme.album.clips and stats["world"]["people"] == 6
-    assert stats["questions"]["candidates"] == sum(theme.questions.counts().values())
+    # candidates are over-generated; after the gates the requested split holds (within 10 %)
+    assert stats["questions"]["candidates"] > sum(theme.questions.counts().values())
+    want = theme.questions.counts()
+    kept = stats["questions"]["by_category"]
+    for cat, n in want.items():
+        assert abs(kept[cat] / sum(kept.values()) - n / sum(want.values())) <= 0.1 * n / sum(want.values())
     funnel = json.loads((release / "gates/funnel.json").read_text())
     assert funnel["kept"] == stats["questions"]["kept"] == sum(stats["questions"]["by_category"].values())
     assert set(stats["questions"]["by_category"]) == set(theme.questions.counts())  # every category survives

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from mnemoforge.generators.album import plan_album
+from mnemoforge.generators.questions.common import overgenerate
 from mnemoforge.generators.questions.icm import generate_icm
 from mnemoforge.generators.questions.paraphrase import check_paraphrase
 from mnemoforge.generators.world import plan_world
@@ -50,7 +51,8 @@ def test_build_with_model_paraphrases(tmp_path: Path) -> None:
         theme = load_theme(theme_path)
         world = plan_world(theme, theme.seed, theme.album.clips - 1)
         clips, obs = plan_album(theme, world)
-        expected = generate_icm(world, obs, theme.questions.counts(), len(clips) - 1)
+        counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}  # as the family plans
+        expected = generate_icm(world, obs, counts, len(clips) - 1)
         # the model rewrites even-numbered questions faithfully and garbles the others
         srv.script(
             *[

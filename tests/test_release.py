@@ -68,9 +68,8 @@ def test_every_config_loads_with_datasets_offline(
     card = (res.release_dir / "README.md").read_text()
     meta = yaml.safe_load(card.split("---")[1])
     configs = {c["config_name"] for c in meta["configs"]}
-    assert configs == {
-        f"icm_{n}" for n in ("questions", "clips", "observations", "captions", "shots", "speech")
-    }
+    tables = ("questions", "clips", "observations", "captions", "shots", "speech")
+    assert configs == {f"icm_{n}" for n in tables} | {f"agent_icm_{n}" for n in tables}
     stats = json.loads((res.release_dir / "dataset_statistics.json").read_text())
     for cfg in sorted(configs):
         ds = datasets.load_dataset(str(res.release_dir), cfg, split="test", cache_dir=str(tmp_path / "cache"))
@@ -90,3 +89,7 @@ def test_every_config_loads_with_datasets_offline(
         str(res.release_dir), "icm_speech", split="test", cache_dir=str(tmp_path / "c")
     )
     assert all((res.release_dir / p).is_file() for p in speech["audio_path"])
+    agent_shots = datasets.load_dataset(
+        str(res.release_dir), "agent_icm_shots", split="test", cache_dir=str(tmp_path / "c")
+    )
+    assert isinstance(agent_shots.features["image"], datasets.Image) and "place" not in agent_shots.features

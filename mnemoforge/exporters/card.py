@@ -86,6 +86,35 @@ def shortfall_note(funnel: dict) -> str:
     )
 
 
+def views_section(configs: dict[str, str]) -> str:
+    """Which configs are agent input and which are evaluator keys, and how to validate the release."""
+    agent = sorted(n for n in configs if n.startswith("agent_"))
+    keys = sorted(n for n in configs if not n.startswith("agent_"))
+    return f"""## Two views: agent input and evaluator keys
+
+A memory system under test reads **only the agent input**: the `agent/` folder (configs
+{", ".join(f"`{n}`" for n in agent)}) and the media under `media/`. Agent questions carry the
+question text, `choices` (one option list per rotation, in letter order A–D; null for open
+items), `question_media` and `cutoff`; observations carry their text, media, timestamps and
+stream order, never which facts they express or who is in them; media tables carry no place,
+event, speaker or people labels.
+
+The **evaluator keys** are everything under `data/` (configs {", ".join(f"`{n}`" for n in keys)}),
+`data/world.json` and `gates/`: answers, option orders, evidence, fact ids, people labels, clue
+links, programs and lineage. Score a run by joining its answers to `data/` on the question `id`.
+
+Check the release, with only the Python standard library and `pyarrow`:
+
+```bash
+python scripts/validate_release.py .
+```
+
+It re-checks every checksum, the schemas, the counts, that evidence ids resolve and come at or
+before each cutoff, and that no agent-input table holds an evaluator-key field; it prints `OK`
+or one line per problem naming the file, and exits 1 on a problem.
+"""
+
+
 def dataset_card(
     theme: Theme,
     stats: dict,
@@ -154,6 +183,7 @@ verdicts in `gates/verdicts.jsonl` and `gates/funnel.json`.
 |---|---|
 {cats}
 
+{views_section(configs)}
 ## Fields (`data/*/questions.*`)
 
 {fields}

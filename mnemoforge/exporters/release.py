@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemoforge import __version__, faults, progress
+from mnemoforge.exporters import release_validator
+from mnemoforge.exporters.agent_tables import write_agent_view
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.generators.families import ReleaseInput, get_family
@@ -21,9 +23,11 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
+from mnemoforge.validators.shortcut_stats import shortcut_figures
 
 MANIFEST = "MANIFEST.json"
 CHECKSUMS = "checksums/sha256.txt"
+VALIDATOR = "scripts/validate_release.py"
 
 
 class ReleaseExistsError(FileExistsError):
@@ -75,6 +79,7 @@ def statistics(c: RunContents, kept: list[Question]) -> dict:
     fam = get_family(c.theme.family).statistics(c.family_input(kept))
     stats["questions"] |= fam.pop("questions", {})
     stats |= fam
+    stats["shortcut_panel"] = shortcut_figures(kept, c.observations)
     return stats
 
 
@@ -157,6 +162,8 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         f"{fam}_captions": f"data/{fam}/captions.parquet",
     }
     configs |= family.release_tables(c.family_input(kept), root)
+    configs |= write_agent_view(root, fam)
+    atomic.write_bytes(root / VALIDATOR, Path(release_validator.__file__).read_bytes())
     stats = statistics(c, kept)
     atomic.write_json(root / "dataset_statistics.json", stats)
     card = dataset_card(

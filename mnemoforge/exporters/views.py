@@ -7,9 +7,11 @@ lineage, per-round question links. Evaluation methods, peer exports and harness 
 model's side only through :func:`load_agent_view`; scorers read the keys from the release's
 ``data/`` tables.
 
-This module is the contract between the release writer and its readers. Today the agent view
-is derived from the ``data/`` tables by keeping only :data:`AGENT_FIELDS`; the release writer may
-later store it as its own folder, behind the same function.
+This module is the contract between the release writer and its readers. Every release stores
+the agent view as its own folder, ``agent/<family>/`` (questions without keys, observations
+without fact or people labels, the family's media tables with only the columns in
+:data:`AGENT_TABLES`); ``data/<family>/`` holds the evaluator keys. :func:`load_agent_view`
+reads ``agent/`` and, for releases frozen before it existed, derives the same rows from ``data/``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 KEY_FIELDS: frozenset[str] = frozenset(
     {
@@ -55,6 +58,47 @@ KEY_FIELDS: frozenset[str] = frozenset(
 """Field names that are evaluator keys wherever they appear (``options`` and ``rotations`` are keys
 because the stored option list is in generation order; the agent sees ``choices``, one option list
 per rotation)."""
+
+AGENT_FORBIDDEN: frozenset[str] = KEY_FIELDS | {"place", "places", "event", "occasion", "evidence_units"}
+"""Fields no agent-input table may hold at any depth (``mnemoforge verify`` and the release's own
+``scripts/validate_release.py`` check it): the keys, plus metadata that states a fact the media
+must carry (a shot's place, a clip's event, a source's evidence count)."""
+
+AGENT_DIR = "agent"
+
+AGENT_TABLES: dict[str, dict[str, tuple[str, ...] | None]] = {
+    "icm": {
+        "captions": ("clip", "caption", "visual_details", "speech", "audio_events", "time"),
+        "clips": ("id", "index", "start", "day_of_week", "season", "calibration", "video"),
+        "shots": ("id", "clip_id", "index", "start", "composition", "camera", "image"),
+        "speech": ("id", "clip_id", "shot_id", "text", "audio_path"),
+    },
+    "smm": {
+        "captions": ("observation", "source", "kind", "caption"),
+        "sources": ("id", "kind", "title", "purpose", "members", "authority", "rounds"),
+        "concentrated/observations": None,
+        "concentrated/questions": None,
+    },
+    "memeye": {
+        "captions": None,
+        "sessions": ("session", "scenario", "task", "date", "rounds", "images"),
+        "rounds": (
+            "round",
+            "session",
+            "scenario",
+            "order",
+            "timestamp",
+            "user",
+            "assistant",
+            "images",
+            "image_kind",
+        ),
+        "images": ("path", "kind", "observation", "session", "scene", "width", "height", "sha256"),
+    },
+}
+"""Per family, the ``data/<family>/`` tables a memory system may read besides questions and
+observations, with the columns it may read (``None``: every column but :data:`AGENT_FORBIDDEN`).
+Tables not listed (smm ``blocks``, memeye ``annotations/layouts``) are evaluator keys only."""
 
 OBSERVATION_FIELDS = ("id", "source", "episode", "kind", "timestamp", "order", "content", "media")
 ITEM_FIELDS = ("id", "family", "question", "choices", "question_media", "cutoff", "open_ended")
@@ -129,16 +173,79 @@ def strip_keys(row: dict) -> dict:
     return {k: v for k, v in row.items() if k not in KEY_FIELDS}
 
 
+def strip_deep(value: Any, forbidden: frozenset[str] = AGENT_FORBIDDEN) -> Any:
+    """``value`` with every forbidden key removed at any depth (dicts inside lists too)."""
+    if isinstance(value, dict):
+        return {k: strip_deep(v, forbidden) for k, v in value.items() if k not in forbidden}
+    if isinstance(value, list):
+        return [strip_deep(v, forbidden) for v in value]
+    return value
+
+
+def forbidden_fields(value: Any, forbidden: frozenset[str] = AGENT_FORBIDDEN, path: str = "") -> list[str]:
+    """Dotted paths of forbidden keys anywhere in ``value`` (JSON strings of objects included)."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    found: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            here = f"{path}.{k}" if path else k
+            if k in forbidden:
+                found.append(here)
+            else:
+                found += forbidden_fields(v, forbidden, here)
+    elif isinstance(value, list):
+        for v in value:
+            found += forbidden_fields(v, forbidden, path)
+    return sorted(set(found))
+
+
+def agent_row(table: str, row: dict, columns: tuple[str, ...] | None) -> dict:
+    """One row of an agent-input table: questions and observations by their contracts, other
+    tables by their column list, then every forbidden field dropped at any depth."""
+    name = table.rsplit("/", 1)[-1]
+    if name == "questions":
+        item = agent_item(row)
+        return {k: getattr(item, k) for k in ITEM_FIELDS if k != "open_ended"}
+    if name == "observations":
+        return agent_observation(row)
+    kept = {k: v for k, v in row.items() if columns is None or k in columns}
+    return strip_deep(kept)
+
+
+def agent_tables(family: str) -> dict[str, tuple[str, ...] | None]:
+    """Every agent-input table of ``family``: questions, observations, then its own tables."""
+    return {"questions": None, "observations": None} | AGENT_TABLES.get(family, {})
+
+
 def load_agent_view(release: Path) -> AgentView:
     """Read a frozen release's agent input (never its keys)."""
     release = Path(release)
     manifest = json.loads((release / "MANIFEST.json").read_text(encoding="utf-8"))
     fam = manifest["family"]
-    data = release / "data" / fam
-    items = [agent_item(r) for r in _rows(data / "questions.jsonl")]
-    obs = sorted(
-        (agent_observation(r) for r in _rows(data / "observations.jsonl")),
-        key=lambda o: (o["order"], o["timestamp"], o["id"]),
-    )
-    caps = [strip_keys(r) for r in _rows(data / "captions.jsonl")]
+    agent = release / AGENT_DIR / fam
+    if (agent / "questions.jsonl").exists():
+        items = [_item_from_agent_row(r) for r in _rows(agent / "questions.jsonl")]
+        obs = _rows(agent / "observations.jsonl")
+        caps = _rows(agent / "captions.jsonl")
+    else:  # a release frozen before the agent/ folder: derive the same rows from data/
+        data = release / "data" / fam
+        items = [agent_item(r) for r in _rows(data / "questions.jsonl")]
+        obs = [agent_observation(r) for r in _rows(data / "observations.jsonl")]
+        caps = [strip_keys(r) for r in _rows(data / "captions.jsonl")]
+    obs = sorted(obs, key=lambda o: (o["order"], o["timestamp"], o["id"]))
     return AgentView(root=release, family=fam, items=items, observations=obs, captions=caps)
+
+
+def _item_from_agent_row(row: dict) -> AgentItem:
+    return AgentItem(
+        id=row["id"],
+        family=row["family"],
+        question=row["question"],
+        choices=row.get("choices"),
+        question_media=list(row.get("question_media") or []),
+        cutoff=row.get("cutoff"),
+    )

@@ -27,6 +27,7 @@ from mnemoforge.generators import world as world_mod
 from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.icm_theme_check import check_icm_theme, icm_theme_warnings
 from mnemoforge.generators.questions import common, icm, options, programs
+from mnemoforge.generators.questions.common import overgenerate
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -109,10 +110,19 @@ class IcmFamily:
     def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
         obs = [Observation.model_validate(r) for r in read_jsonl(run.observations)]
         last = max(c.index for c in load_clips(run.root))
-        return icm.generate_icm(world, obs, theme.questions.counts(), last_order=last)
+        counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}
+        return icm.generate_icm(world, obs, counts, last_order=last)
+
+    keep_split = True  # the category_quota gate keeps ICM-Bench's split after the gates
+
+    def quotas(self, theme: Theme) -> dict[str, int]:
+        """The requested split, met after the gates (candidates are over-generated)."""
+        return theme.questions.counts()
 
     def gates(self) -> list[gates_mod.Gate]:
-        return [gates_mod.CategoryRules()]
+        from mnemoforge.validators.perceivable import Perceivable
+
+        return [gates_mod.CategoryRules(), Perceivable()]
 
     def release_tables(self, data: ReleaseInput, root: Path) -> dict[str, str]:
         clips = load_clips(data.run_root)

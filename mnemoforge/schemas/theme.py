@@ -260,8 +260,14 @@ class RenderSpec(Strict):
     allow_network: bool = False
 
 
+OPTION_SOLVER_MEMBERS = [
+    f"solver_{n}"
+    for n in ("longest", "shortest", "question_overlap", "centroid", "odd_one_out", "most_specific_number")
+]
+"""The option-only shortcut solvers (``validators/answerers/option_solvers.py``) as built-in members."""
+
 DEFAULT_PANELS = {
-    "option_only": ["lexical", "option_prior"],
+    "option_only": ["lexical", "option_prior", *OPTION_SOLVER_MEMBERS],
     "text_only_clue": ["lexical"],
     "minimal_caption": ["lexical"],
     "oracle": ["symbolic"],
@@ -270,7 +276,7 @@ DEFAULT_PANELS = {
 
 
 # answerers that need no config: a panel may name them without declaring them under ``answerers``
-BUILTIN_ANSWERERS = frozenset({"symbolic", "lexical", "option_prior"})
+BUILTIN_ANSWERERS = frozenset({"symbolic", "lexical", "option_prior", *OPTION_SOLVER_MEMBERS})
 
 
 class GateSpec(Strict):

@@ -21,14 +21,14 @@ from mnemoforge.validators.answerers.panel import PANEL_WORKERS, Panel, collect_
 from mnemoforge.validators.answerers.protocol import Answer, Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
 from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQuestion
-from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance
+from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance, CategoryQuota
 
-FAMILY_LEVEL = {"unique_question", "answer_balance"}
+FAMILY_LEVEL = {"unique_question", "answer_balance", "category_quota"}
 
 
 def gate_list(family_gates: list[Gate]) -> list[Gate]:
     """Gate order: shared exact gates, the family's own gates, uniqueness, panel gates, balance."""
-    return [*EXACT_GATES, *family_gates, UniqueQuestion(), *PANEL_GATES, AnswerBalance()]
+    return [*EXACT_GATES, *family_gates, UniqueQuestion(), *PANEL_GATES, AnswerBalance(), CategoryQuota()]
 
 
 def gates_for(family: str) -> list[Gate]:
@@ -176,6 +176,10 @@ def run_all_gates(
             run.verdicts += [old[(gate.name, q.id)] for q in questions]
             tick.step(len(questions), gate.name)
             continue
+        if gate.name in ("answer_balance", "category_quota"):  # over what the earlier gates kept
+            rejected = {v.item for v in run.verdicts if not v.keep}
+            gctx.survivors = {q.id for q in questions} - rejected
+            family_hash = content_hash(family_hash, sorted(gctx.survivors), gctx.quotas, gctx.keep_split)
         stored, fresh = cache.load(gate.name), {}
         run.computed[gate.name] = run.cached[gate.name] = 0
         keys = [

@@ -27,6 +27,12 @@ class GateContext:
     media_root: Path | None = None
     panels: dict[str, Any] = field(default_factory=dict)
     max_answer_share: float = 0.5
+    survivors: set[str] | None = None
+    quotas: dict[str, int] | None = None
+    """Per category, how many items the release keeps (families that over-generate candidates)."""
+    keep_split: bool = False
+    """Scale every quota down with the scarcest category, so the requested shares hold."""
+    """Ids no earlier gate rejected (set by the gate runner before ``answer_balance``)."""
 
     @cached_property
     def by_source(self) -> dict[str, list[Observation]]:

@@ -97,9 +97,10 @@ class OptionOnly(_PanelGate):
 
 
 class TextOnlyClue(_PanelGate):
-    """The clue rounds' text without images or audio; plus a text-leak check on visual evidence."""
+    """The clue rounds' text without images or audio; plus a text-leak check on visual evidence and
+    a text-only retrieval solver (BM25 over all text written or spoken before the cutoff)."""
 
-    name, version = "text_only_clue", "2"
+    name, version = "text_only_clue", "3"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         ev = _evidence(q, ctx)
@@ -109,6 +110,17 @@ class TextOnlyClue(_PanelGate):
         panel = self.panel(ctx)
         if panel is None:
             return verdict(self, q, True, "no text leak (no panel configured)", leaks=0.0)
+        if q.options and claims_visual(q, ev):
+            pick = retrieval_pick(q, ctx)
+            if pick == 0:
+                return verdict(
+                    self,
+                    q,
+                    False,
+                    "answerable by text retrieval (BM25 over all text before the cutoff) though it "
+                    "claims visual evidence",
+                    leaks=0.0,
+                )
         obs = [_restricted(o, TEXTUAL) for o in ev]
         em, _ = _score(panel, q, _context(q, ctx, obs, images=False))
         if em >= 1.0 and claims_visual(q, ev):
@@ -155,6 +167,26 @@ def _value_pattern(value: str) -> re.Pattern[str] | None:
     if not any(len(w) > 2 and w not in STOP for w in words):
         return None
     return re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b")
+
+
+_HISTORY: dict[int, list[tuple[int, list[str]]]] = {}
+
+
+def retrieval_pick(q: Question, ctx: GateContext) -> int | None:
+    """The option (index into ``q.options``) a BM25 retrieval over the text history picks
+    decisively, or None. The history is built once per gate context."""
+    from mnemoforge.validators.answerers.option_solvers import decisive
+    from mnemoforge.validators.shortcut_stats import retrieval_scores, text_history
+
+    key = id(ctx.observations)
+    if key not in _HISTORY:
+        _HISTORY.clear()
+        _HISTORY[key] = text_history(list(ctx.observations.values()))
+    scores = retrieval_scores(q, _HISTORY[key])
+    return decisive(scores, RETRIEVAL_MARGIN) if max(scores) > 0 else None
+
+
+RETRIEVAL_MARGIN = 0.5
 
 
 def text_leak(q: Question, evidence: list[Observation]) -> str:
@@ -259,28 +291,94 @@ class ModalityNecessity(_PanelGate):
 
 
 class AnswerBalance:
-    """CLEVR-style: within a category no answer may exceed ``max_answer_share`` of the items
-    (the surplus, by id order, is rejected); MCQ rotations place the answer evenly on A–D."""
+    """CLEVR-style, over the items every earlier gate kept: within a category no answer may hold
+    more than ``max_answer_share`` of the kept items (at most ``floor(share * kept)``, at least one;
+    the surplus, by id order, is rejected until the shares hold over what remains); MCQ rotations
+    place the answer evenly on A–D."""
 
-    name, version = "answer_balance", "1"
+    name, version = "answer_balance", "2"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
-        same_cat = [x for x in ctx.questions if x.category == q.category]
-        same = sorted(x.id for x in same_cat if x.answer == q.answer)
-        cap = max(2, math.ceil(ctx.max_answer_share * len(same_cat)))
-        share = len(same) / max(1, len(same_cat))
         if q.rotations and sorted(r.index(0) for r in q.rotations) != list(range(len(q.rotations))):
             return verdict(self, q, False, "unbalanced rotations: the answer does not visit every letter")
-        if same.index(q.id) >= cap:
+        survivors = ctx.survivors if ctx.survivors is not None else {x.id for x in ctx.questions}
+        if q.id not in survivors:
+            return verdict(self, q, True, "not counted: rejected by an earlier gate", share=0.0)
+        kept = balanced_ids(
+            [x for x in ctx.questions if x.category == q.category and x.id in survivors], ctx.max_answer_share
+        )
+        same = [x for x in ctx.questions if x.id in kept and x.answer == q.answer]
+        share = len(same) / max(1, len(kept))
+        if q.id not in kept:
             return verdict(
                 self,
                 q,
                 False,
-                f"over-represented answer: {q.answer!r} is {len(same)} of "
-                f"{len(same_cat)} {q.category} items (cap {cap})",
+                f"over-represented answer: {q.answer!r} would exceed {ctx.max_answer_share:.0%} of the "
+                f"kept {q.category} items ({len(same)} of {len(kept)} kept)",
                 share=share,
             )
-        return verdict(self, q, True, "answer within its category's share", share=share)
+        return verdict(self, q, True, "answer within its category's share of kept items", share=share)
+
+
+def balanced_ids(items: list[Question], max_share: float) -> set[str]:
+    """The ids kept when surplus items (latest id first) are dropped until no answer holds more
+    than ``max(1, floor(max_share * n))`` of the ``n`` items that remain."""
+    kept = sorted(items, key=lambda x: x.id)
+    while kept:
+        cap = max(1, math.floor(max_share * len(kept) + 1e-9))
+        by_answer: dict[str, list[Question]] = {}
+        for x in kept:
+            by_answer.setdefault(x.answer, []).append(x)
+        over = [xs[cap:] for xs in by_answer.values() if len(xs) > cap]
+        if not over:
+            break
+        drop = {x.id for xs in over for x in xs[-1:]}  # one surplus item per answer, then re-check
+        kept = [x for x in kept if x.id not in drop]
+    return {x.id for x in kept}
+
+
+class CategoryQuota:
+    """The requested split met after the gates: a family that over-generates candidates per
+    category keeps, of the items every earlier gate kept, the first ``quota`` in id order (ids are
+    content hashes, so the pick is seeded and deterministic); the rest are surplus. For a family
+    that asks for a split (``keep_split``: icm's 400 : 500 : 317), when some category has fewer
+    survivors than its quota every quota is scaled down to that category's ratio (allowing
+    :data:`SPLIT_TOLERANCE` above it), so the shares still match the request."""
+
+    name, version = "category_quota", "2"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        survivors = ctx.survivors if ctx.survivors is not None else {x.id for x in ctx.questions}
+        quotas = ctx.quotas or {}
+        if ctx.keep_split:
+            quotas = scaled_quotas(quotas, ctx.questions, survivors)
+        quota = quotas.get(q.category)
+        if quota is None or q.id not in survivors:
+            return verdict(self, q, True, "no quota for this category (or already rejected)")
+        same = sorted(x.id for x in ctx.questions if x.category == q.category and x.id in survivors)
+        if same.index(q.id) >= quota:
+            asked = (ctx.quotas or {})[q.category]
+            why = "" if quota == asked else f" (scaled from {asked} to keep the requested split)"
+            return verdict(self, q, False, f"surplus: the {q.category} target of {quota}{why} is met")
+        return verdict(self, q, True, f"within the {q.category} target of {quota}")
+
+
+SPLIT_TOLERANCE = 0.1
+
+
+def scaled_quotas(quotas: dict[str, int], questions: list[Question], survivors: set[str]) -> dict[str, int]:
+    """Each category's quota, scaled by the scarcest category's survivors-to-quota ratio."""
+    if not quotas:
+        return {}
+    have = {c: sum(1 for x in questions if x.category == c and x.id in survivors) for c in quotas}
+    # a category with no survivors at all cannot be met by scaling: it is reported short, not a reason
+    # to empty the release
+    ratio = min([1.0] + [have[c] / n for c, n in quotas.items() if n > 0 and have[c] > 0])
+    return {
+        c: min(n, have[c], max(1, math.floor(n * ratio * (1 + SPLIT_TOLERANCE) + 1e-9)))
+        for c, n in quotas.items()
+    }
 
 
 PANEL_GATES = [OptionOnly(), TextOnlyClue(), MinimalCaption(), Oracle(), ModalityNecessity()]

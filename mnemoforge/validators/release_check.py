@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from mnemoforge.exporters.release import CHECKSUMS, MANIFEST
 from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.exporters.views import AGENT_DIR, forbidden_fields
 from mnemoforge.generators.families import get_family
 from mnemoforge.hashing import sha256_file
 from mnemoforge.schemas.episodes import Clip
@@ -37,7 +38,7 @@ def verify_release(root: Path) -> list[str]:
     problems = _check_files(root, manifest)
     if problems:
         return problems  # content checks on altered files would only repeat the same news
-    return _check_content(root, manifest)
+    return _check_content(root, manifest) + check_agent_view(root, manifest.family)
 
 
 def _check_files(root: Path, manifest: ReleaseManifest) -> list[str]:
@@ -118,3 +119,54 @@ def _audit(
         + audit.manifest_facts(root, manifest, family_counts)
         + audit.question_texts(root, manifest.family, world, questions)
     )
+
+
+
+
+def check_agent_view(root: Path, family: str) -> list[str]:
+    """The agent view exists, holds the kept questions, and no agent-input table (JSONL rows at any
+    depth, Parquet columns and their struct fields) has an evaluator-key field."""
+    import pyarrow.parquet as pq
+
+    agent = root / AGENT_DIR / family
+    if not (agent / "questions.jsonl").is_file():
+        return [f"{AGENT_DIR}/{family}/questions.jsonl: missing (the release has no agent view)"]
+    problems = []
+    agent_ids = [r["id"] for r in read_jsonl(agent / "questions.jsonl")]
+    data_ids = [r["id"] for r in read_jsonl(root / f"data/{family}/questions.jsonl")]
+    if agent_ids != data_ids:
+        problems.append(f"{AGENT_DIR}/{family}/questions.jsonl: question ids differ from data/{family}")
+    for path in sorted(agent.rglob("*")):
+        if path.suffix == ".jsonl":
+            bad = sorted({f for row in read_jsonl(path) for f in forbidden_fields(row)})
+        elif path.suffix == ".parquet":
+            bad = _parquet_forbidden(pq.read_schema(path))
+        else:
+            continue
+        if bad:
+            rel = path.relative_to(root).as_posix()
+            problems.append(f"{rel}: evaluator key field(s) {bad} in an agent-input table")
+    return problems
+
+
+def _parquet_forbidden(schema) -> list[str]:  # type: ignore[no-untyped-def]
+    import pyarrow as pa
+
+    from mnemoforge.exporters.views import AGENT_FORBIDDEN
+
+    found: list[str] = []
+
+    def walk(t, path: str) -> None:  # type: ignore[no-untyped-def]
+        if pa.types.is_struct(t):
+            for f in t:
+                if f.name in AGENT_FORBIDDEN:
+                    found.append(f"{path}.{f.name}")
+                walk(f.type, f"{path}.{f.name}")
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            walk(t.value_type, path)
+
+    for f in schema:
+        if f.name in AGENT_FORBIDDEN:
+            found.append(f.name)
+        walk(f.type, f.name)
+    return sorted(set(found))

@@ -161,6 +161,10 @@ class MemEyeFamily:
     def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
         return questions.generate(world, _obs(run), world_mod.spec_of(theme).cell_targets())
 
+    def quotas(self, theme: Theme) -> dict[str, int]:
+        """Each cell's target, met after the gates (candidates are over-generated)."""
+        return world_mod.spec_of(theme).cell_targets()
+
     def gates(self) -> list[Gate]:
         return list(memeye_gates.MEMEYE_GATES)
 

@@ -35,12 +35,14 @@ from mnemoforge.generators.memeye.vocab import (
     label_options,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE
+from mnemoforge.generators.option_balance import balanced_distractors
 from mnemoforge.generators.questions import options as options_mod
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
     Template,
     make_question,
+    overgenerate,
     solve_candidates,
 )
 from mnemoforge.hashing import content_hash
@@ -169,6 +171,8 @@ def alternatives(
     others = [x for x in pool if x not in (value, stale)]
     rng.shuffle(others)
     head = [stale] if stale else []
+    if len(others) > 3 - len(head):  # a choice to make: no length or closeness tell (option_balance)
+        return head + (balanced_distractors(value, others, 3 - len(head), rng, fixed=head) or [])
     return head + others[: 3 - len(head)]
 
 
@@ -268,7 +272,7 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
                 CELL_HINTS[cell.split("_")[1]],
                 cell,
             )
-        for c in _select(world, by_cell[cell], want, cell):
+        for c in _select(world, by_cell[cell], overgenerate(want), cell):
             x, y = cell.split("_")
             q = make_question(world, FAMILY, c, _text(world, c), [world.protagonist], None, world_hash)
             scen = world.entity(c.args.get("scene") or c.args["scenes"][0]).attrs["scenario"]

@@ -148,6 +148,16 @@ def recall_cutoff(world: World, qid: str, evidence: list[Observation], last_orde
     )
 
 
+OVERGENERATE = 1.5
+"""Candidates planned per requested item in families that over-generate (icm, memeye): the gates
+reject some, and the ``category_quota`` gate keeps the requested number of the survivors."""
+
+
+def overgenerate(n: int) -> int:
+    """How many candidates to plan for ``n`` kept items."""
+    return n if n <= 0 else int(n * OVERGENERATE + 0.999) + 1
+
+
 def select(world: World, pool: list[Candidate], n: int, *keys: str) -> list[Candidate]:
     """A seeded sample, stratified over templates so every question form is represented."""
     rng = derive_rng(world.seed, "select", *keys)

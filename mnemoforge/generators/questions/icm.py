@@ -158,6 +158,15 @@ def _text(world: World, c: Candidate, style: str) -> str:
     return c.template.text.format(**fields)
 
 
+def _relation_cited(world: World, c: Candidate) -> bool:
+    """The protagonist's relation to the item's person is among the facts the evidence expresses."""
+    who = c.args.get("person")
+    cited = {f for o in c.evidence for f in o.fact_ids()}
+    return any(
+        r.a == world.protagonist and r.b == who and f"f_rel_{r.a}_{r.b}" in cited for r in world.relations
+    )
+
+
 def _targets(world: World, c: Candidate) -> list[str]:
     if c.template.program == "who_brought":
         return sorted({f.subject for f in world.facts if f.id in c.read and f.kind == "brought"})
@@ -177,6 +186,8 @@ def generate_icm(
             style = derive_rng(world.seed, c.template.id, c.args, "style").choice(
                 ["name", "name", "relation", "description"]
             )
+            if style == "relation" and not _relation_cited(world, c):
+                style = "name"  # a relation the evidence does not state cannot name a person
             text = _text(world, c, style)
             q = make_question(world, FAMILY, c, text, _targets(world, c), None, world_hash)
             if category != PROFILE:

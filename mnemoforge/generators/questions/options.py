@@ -1,28 +1,62 @@
-"""Mirrored multiple choice: three distractors drawn from the World, and four rotations that
-put the correct option once at each of A–D (for option-only and shortcut gates)."""
+"""Mirrored multiple choice: three distractors drawn from the World by rule, and four rotations
+that put the correct option once at each of A–D (for option-only and shortcut gates).
+
+Rules (every distractor): the answer's type (names for people, a name set of the answer's size
+for companions, places, objects, numbers, relation words, habits, choices of the same key); never
+the subject of the question or one of its targets; agreeing with the person it describes
+(a "sister" is never offered for a man); never also true under the World (the item's own program
+is the reference: a distractor equal to the answer as a set, or a relation word the answer implies
+or that implies it — "best friend" ⇒ "friend" — is refused; so is another habit of the same
+person). Sets are drawn so the answer's rank by length and by closeness to the other options is
+uniform over items (:mod:`mnemoforge.generators.option_balance`).
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from functools import lru_cache
+from itertools import combinations
 
+import yaml
+
+from mnemoforge.generators.option_balance import balanced_distractors
 from mnemoforge.generators.questions.programs import join_names
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
+from mnemoforge.theme_io import ASSETS
+from mnemoforge.validators.answerers.textnorm import answer_parts, normalize
 
 N_OPTIONS = 4
-RELATION_WORDS = [
-    "colleague",
-    "neighbour",
-    "cousin",
-    "brother",
-    "sister",
-    "friend",
-    "father",
-    "wife",
-    "manager",
-]
+RELATIONS_FILE = ASSETS / "lexicon" / "relations.yaml"
+
+
+@lru_cache(maxsize=1)
+def relation_lexicon() -> dict[str, dict]:
+    """Relation words with their gender and implications (``assets/lexicon/relations.yaml``)."""
+    data = yaml.safe_load(RELATIONS_FILE.read_text(encoding="utf-8"))
+    return {str(k): dict(v or {}) for k, v in data.items()}
+
+
+def implied(word: str) -> set[str]:
+    """Every relation word that ``word`` implies, transitively ("boss" ⇒ manager ⇒ colleague)."""
+    lex, out, todo = relation_lexicon(), set(), [word]
+    while todo:
+        for w in lex.get(todo.pop(), {}).get("implies", []):
+            if w not in out:
+                out.add(w)
+                todo.append(w)
+    return out
+
+
+def also_true_relation(answer: str, word: str) -> bool:
+    """``word`` would also be a right answer: equal, implied by the answer, or implying it."""
+    return word == answer or word in implied(answer) or answer in implied(word)
+
+
+def gender_agrees(word: str, gender: str) -> bool:
+    g = relation_lexicon().get(word, {}).get("gender")
+    return g is None or g == gender
 
 
 def rotations(n: int = N_OPTIONS) -> list[list[int]]:
@@ -31,63 +65,91 @@ def rotations(n: int = N_OPTIONS) -> list[list[int]]:
     return [others[:r] + [0] + others[r:] for r in range(n)]
 
 
-def _names_variants(world: World, answer: str, rng: random.Random) -> list[str]:
-    names = sorted(p.name for p in world.people)
-    chosen = [n for n in names if n in answer]
-    out = []
-    for _ in range(40):
-        pick = list(chosen)
-        outside = [n for n in names if n not in pick]
-        move = rng.choice(["swap", "swap", "drop", "add"])
-        if move == "swap" and pick and outside:
-            pick[rng.randrange(len(pick))] = rng.choice(outside)
-        elif move == "drop" and len(pick) > 1:
-            pick.pop(rng.randrange(len(pick)))
-        elif outside:
-            pick.append(rng.choice(outside))
-        out.append(join_names(pick))
-    return out
+def _excluded_people(world: World, q: Question) -> set[str]:
+    """Names a person-valued distractor may never be: the question's subject and targets."""
+    ids = {q.program.args.get("person"), q.program.args.get("other"), *q.target_people}
+    return {world.person(i).name for i in ids if i and any(p.id == i for p in world.people)}
 
 
-def _pool(world: World, q: Question, rng: random.Random) -> Iterable[str]:
+def _name_sets(world: World, q: Question, rng: random.Random) -> list[str]:
+    """Name sets of the answer's size, from the cast minus the subject (never the answer set)."""
+    subject = world.person(q.program.args["person"]).name
+    size = len(answer_parts(q.answer))
+    names = sorted(p.name for p in world.people if p.name != subject)
+    sets = [join_names(c) for c in combinations(names, size)]
+    rng.shuffle(sets)
+    return sets
+
+
+def _counts(q: Question, rng: random.Random) -> list[str]:
+    """Four consecutive counts (never below 0) with the answer at a drawn rank."""
+    n = int(q.answer)
+    start = max(0, n - rng.randrange(N_OPTIONS))
+    return [str(x) for x in range(start, start + N_OPTIONS) if x != n]
+
+
+def _relations(world: World, q: Question) -> list[str]:
+    other = world.person(q.program.args["other"])
+    words = set(relation_lexicon()) | {r.a_calls_b or r.kind for r in world.relations}
+    true_words = {
+        f.value for f in world.facts if f.kind == "relation" and f.subject == q.program.args["person"]
+        and f.object == other.id and f.value
+    }  # fmt: skip
+    return sorted(
+        w
+        for w in words
+        if gender_agrees(w, other.gender)
+        and not any(also_true_relation(t, w) for t in true_words | {q.answer})
+    )
+
+
+def _pool(world: World, q: Question, rng: random.Random) -> list[str]:
     fn, args = q.program.fn, q.program.args
     if fn == "event_companions":
-        return _names_variants(world, q.answer, rng)
+        return _name_sets(world, q, rng)
     if fn in ("frequent_companion", "who_brought"):
-        return [p.name for p in world.people]
+        banned = _excluded_people(world, q) - {q.answer}
+        return [p.name for p in world.people if p.name not in banned]
     if fn == "object_brought":
         return [o.name for o in world.objects]
     if fn == "meeting_place":
         return [p.name for p in world.places]
-    if fn == "count_events":
-        n = int(q.answer)
-        return [str(x) for x in (n + 1, n - 1, n + 2, n + 3, n - 2) if x > 0]
     if fn == "usual_choice":
         key, person = args["key"], args["person"]
         own = [f.value for f in world.facts if f.kind == "chose" and f.subject == person and f.object == key]
         return [v for v in own if v] + [p.preferences[key] for p in world.people if key in p.preferences]
     if fn == "habit_of":
-        return [h for p in world.people for h in p.habits]
+        own = set(world.person(args["person"]).habits)
+        return [h for p in world.people for h in p.habits if h not in own]
     if fn == "relation_to":
-        return [r.a_calls_b or r.kind for r in world.relations] + RELATION_WORDS
+        return _relations(world, q)
     return []
 
 
-def with_options(world: World, q: Question) -> Question:
-    """The same item with four options (correct first) and its four rotations.
+def _clean(q: Question, pool: list[str]) -> list[str]:
+    """Distinct distractors that are not the answer in another spelling or order."""
+    ans, ans_norm = answer_parts(q.answer), normalize(q.answer)
+    out: list[str] = []
+    for x in pool:
+        if x and x not in out and answer_parts(x) != ans and normalize(x) != ans_norm:
+            out.append(x)
+    return out
 
-    Distractors are plausible by construction: the person's own minority choices, companions
-    swapped for other cast members, other places and objects of the World, near counts.
-    """
+
+def with_options(world: World, q: Question) -> Question:
+    """The same item with four options (correct first) and its four rotations; too few
+    distractors under the rules leaves it open-ended only."""
     rng = derive_rng(world.seed, q.id, "options")
-    pool: list[str] = []
-    for x in _pool(world, q, rng):
-        if x != q.answer and x not in pool:
-            pool.append(x)
-    if len(pool) < N_OPTIONS - 1:
-        return q  # too few plausible distractors: the item stays open-ended only
-    own_first = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
-    rest = [x for x in pool if x not in own_first]
-    distractors = own_first + rng.sample(rest, N_OPTIONS - 1 - len(own_first))
+    if q.program.fn == "count_events":
+        distractors = _counts(q, rng)
+    else:
+        pool = _clean(q, _pool(world, q, rng))
+        own_first = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
+        rest = balanced_distractors(
+            q.answer, [x for x in pool if x not in own_first], N_OPTIONS - 1 - len(own_first), rng
+        )
+        if rest is None:
+            return q
+        distractors = own_first + rest
     rng.shuffle(distractors)
     return q.model_copy(update={"options": [q.answer, *distractors], "rotations": rotations()})

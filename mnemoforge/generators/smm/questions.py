@@ -19,6 +19,7 @@ from typing import Any
 from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
+from mnemoforge.generators.realise import Slots, realise
 from mnemoforge.generators.smm.options import options_for
 from mnemoforge.generators.smm.world import CODE
 from mnemoforge.hashing import content_hash
@@ -32,8 +33,8 @@ from mnemoforge.schemas.world import World
 FAMILY = "smm"
 SH, MH, CR, PR, FC = "single_hop", "multi_hop", "conflict_resolution", "preference", "function_calling"
 FILL = (
-    "Fill every argument you can from memory; an optional argument whose value nothing you saw "
-    "tells stays at its default."
+    "Fill in every argument you know from the conversations; leave any other optional argument "
+    "at its default."
 )
 log = logging.getLogger("mnemoforge.smm")
 
@@ -79,7 +80,7 @@ T = {
             "fc.entity.v1",
             FC,
             "function_call",
-            "Which tool call should be made to {actions} for the {name}? " + FILL,
+            "Which tool call should be made to {actions} for {name}? " + FILL,
             "all",
         ),
     ]
@@ -276,6 +277,11 @@ def _pronoun(world: World, pid: str) -> str:
 
 
 def question_text(theme: Theme, world: World, c: Candidate) -> str:
+    return realised(theme, world, c)[1]
+
+
+def realised(theme: Theme, world: World, c: Candidate) -> tuple[str, str]:
+    """(surface form id, text): realisation-layer forms for attribute programs, else the template."""
     s = theme.smm
     assert s is not None
     kinds, a = _kinds(s), c.args
@@ -298,8 +304,35 @@ def question_text(theme: Theme, world: World, c: Candidate) -> str:
         tools = {t.name: t for t in s.tools}
         descs = [tools[st["tool"]].description.rstrip(".") for st in a["steps"]]
         fields["actions"] = " and then ".join(d[0].lower() + d[1:] for d in descs)
+    shape = SHAPES.get(c.template.program)
+    if shape and kind:
+        attr = kind.attribute(a["via"] if shape == "lead" else a["key"])
+        slots = Slots(
+            label=fields.get("plabel") or fields.get("label", ""),
+            who=attr.type == "person" and shape != "lead",
+            name=fields["name"],
+            person=fields["person"],
+            noun=fields["noun"],
+            via=fields.get("via", ""),
+        )
+        # the form depends on the seed and the fact asked, never on the task: a conflict item and
+        # a single-hop item over the same kind of fact draw from the same forms
+        rng = derive_rng(
+            world.seed, "smm", "form", shape, content_hash(a.get("entity"), a.get("person"), a.get("key"))
+        )
+        return realise(shape, slots, rng)
     text = c.template.text.format(**fields)
-    return text[0].upper() + text[1:]
+    return c.template.id, text[0].upper() + text[1:]
+
+
+SHAPES = {
+    "entity_value": "entity",
+    "latest_value": "entity",
+    "member_attribute": "member",
+    "member_latest_value": "member",
+    "member_lead_profile": "lead",
+}
+"""Programs whose text comes from the realisation layer (``generators/realise.py``)."""
 
 
 def make_questions(theme: Theme, world: World, observations: list[Observation]) -> list[Question]:

@@ -42,7 +42,28 @@ def _option_prior(**config: Any) -> Answerer:
     return OptionPriorAnswerer()
 
 
+def _option_solver(solver: str) -> Callable[..., Answerer]:
+    def make(**config: Any) -> Answerer:
+        from mnemoforge.validators.answerers.option_solvers import OptionSolverAnswerer
+
+        return OptionSolverAnswerer(solver, **config)
+
+    return make
+
+
+OPTION_SOLVERS = (
+    "longest",
+    "shortest",
+    "question_overlap",
+    "centroid",
+    "odd_one_out",
+    "most_specific_number",
+)
+"""The option-only solvers of :mod:`option_solvers`, each a built-in answerer ``solver_<name>``
+(config: ``margin``, ``similarity`` lexical|minilm)."""
+
 ANSWERERS: dict[str, Callable[..., Answerer]] = {
+    **{f"solver_{name}": _option_solver(name) for name in OPTION_SOLVERS},
     "option_prior": _option_prior,
     "symbolic": _symbolic,
     "lexical": _lexical,

@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Validate this mnemoforge release with nothing but Python's standard library and pyarrow.
+
+Usage: ``python scripts/validate_release.py [RELEASE_DIR]`` (default: the folder above
+``scripts/``). Prints ``OK`` and exits 0, or prints one line per problem, each naming its file,
+and exits 1.
+
+Checks: every file's sha256 and size against ``MANIFEST.json`` (and ``checksums/sha256.txt``), no
+unlisted file; question and observation rows against the required fields and top-level types of
+``schemas/*.schema.json``; counts (manifest, ``dataset_statistics.json``, every JSONL beside its
+Parquet); every evidence id resolves to an observation; every cutoff comes at or after its
+evidence; and the two views: ``agent/<family>/`` holds the same questions as ``data/<family>/``
+with no evaluator-key field in any agent table, at any depth.
+
+This file is copied verbatim into every release by mnemoforge and must never import it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+FORBIDDEN = frozenset(
+    {
+        "answer", "answer_aliases", "answer_index", "correct", "evidence", "evidence_clips",
+        "evidence_shots", "evidence_alternatives", "evidence_sources", "evidence_eligible",
+        "expresses", "facts", "facts_read", "fact", "people", "visible", "speaker", "speakers",
+        "names_said", "holders", "target_people", "clue_for", "alt_clue_for", "program", "lineage",
+        "structured_answer", "labels", "category", "options", "rotations",
+        "place", "places", "event", "occasion", "evidence_units",
+    }
+)  # fmt: skip
+"""Evaluator-key fields no agent table may hold (mnemoforge's ``views.AGENT_FORBIDDEN``)."""
+
+JSON_TYPES = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+    "null": type(None),
+}
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def check_files(root: Path, manifest: dict) -> list[str]:
+    problems = []
+    files = manifest.get("files", {})
+    for rel, entry in sorted(files.items()):
+        p = root / rel
+        if not p.is_file():
+            problems.append(f"{rel}: missing")
+        elif p.stat().st_size != entry["bytes"] or _sha256(p) != entry["sha256"]:
+            problems.append(f"{rel}: checksum mismatch (file was altered)")
+    listed = set(files) | {"MANIFEST.json"}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_file() and rel not in listed and "__pycache__" not in rel:
+            problems.append(f"{rel}: not listed in MANIFEST.json")
+    sums = root / "checksums/sha256.txt"
+    if sums.is_file():
+        for line in sums.read_text(encoding="utf-8").splitlines():
+            digest, _, rel = line.partition("  ")
+            if rel in files and files[rel]["sha256"] != digest:
+                problems.append(f"checksums/sha256.txt: {rel} disagrees with MANIFEST.json")
+    return problems
+
+
+def _type_ok(value: object, spec: dict) -> bool:
+    kinds = []
+    if "type" in spec:
+        kinds = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+    for alt in spec.get("anyOf", []):
+        if "type" in alt:
+            kinds.append(alt["type"])
+        elif "$ref" in alt:
+            kinds.append("object")
+    if not kinds:
+        return True
+    if isinstance(value, bool) and "boolean" not in kinds:
+        return False
+    return any(isinstance(value, JSON_TYPES[k]) for k in kinds if k in JSON_TYPES)
+
+
+def check_schema(root: Path, rel: str, schema_name: str) -> list[str]:
+    """Required fields and top-level types of each row, against the shipped JSON Schema."""
+    schema_path = root / f"schemas/{schema_name}.schema.json"
+    if not schema_path.is_file():
+        return [f"schemas/{schema_name}.schema.json: missing"]
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    props, required = schema.get("properties", {}), schema.get("required", [])
+    problems = []
+    for i, row in enumerate(_rows(root / rel)):
+        for k in required:
+            if k not in row:
+                problems.append(f"{rel}: line {i + 1}: {k}: field required")
+        for k, v in row.items():
+            if k in props and not _type_ok(v, props[k]):
+                problems.append(f"{rel}: line {i + 1}: {k}: wrong type {type(v).__name__}")
+        if len(problems) > 20:
+            break
+    return problems
+
+
+def _parquet_rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def check_counts(root: Path, manifest: dict, fam: str, questions: list[dict], obs: list[dict]) -> list[str]:
+    problems = []
+    stats = json.loads((root / "dataset_statistics.json").read_text(encoding="utf-8"))
+    qrel = f"data/{fam}/questions.jsonl"
+    if stats["questions"]["kept"] != len(questions):
+        problems.append(f"dataset_statistics.json: {stats['questions']['kept']} questions listed, "
+                        f"{len(questions)} in {qrel}")  # fmt: skip
+    counts = manifest.get("counts", {})
+    if counts.get("questions") != len(questions):
+        problems.append(
+            f"MANIFEST.json: counts.questions {counts.get('questions')}, {len(questions)} in {qrel}"
+        )
+    if counts.get("observations") != len(obs):
+        problems.append(f"MANIFEST.json: counts.observations {counts.get('observations')}, "
+                        f"{len(obs)} in data/{fam}/observations.jsonl")  # fmt: skip
+    for jsonl in sorted(root.glob("**/*.jsonl")):
+        parquet = jsonl.with_suffix(".parquet")
+        if parquet.is_file():
+            n_json, n_parquet = len(_rows(jsonl)), _parquet_rows(parquet)
+            if n_json != n_parquet:
+                problems.append(f"{parquet.relative_to(root).as_posix()}: {n_parquet} rows, "
+                                f"{n_json} in {jsonl.name}")  # fmt: skip
+    return problems
+
+
+def check_evidence(fam: str, questions: list[dict], obs: list[dict]) -> list[str]:
+    problems = []
+    order = {o["id"]: o["order"] for o in obs}
+    rel = f"data/{fam}/questions.jsonl"
+    for q in questions:
+        ids = list(q.get("evidence") or []) + list(q.get("evidence_alternatives") or [])
+        missing = [e for e in ids if e not in order]
+        if missing:
+            problems.append(f"{rel}: {q['id']}: evidence {missing} not in data/{fam}/observations.jsonl")
+            continue
+        cutoff = q.get("cutoff")
+        late = [e for e in q.get("evidence") or [] if cutoff is not None and order[e] > cutoff]
+        if late:
+            problems.append(f"{rel}: {q['id']}: evidence {late} after the cutoff {cutoff}")
+    return problems
+
+
+def _forbidden(value: object, path: str = "") -> list[str]:
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    found: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            here = f"{path}.{k}" if path else k
+            found += [here] if k in FORBIDDEN else _forbidden(v, here)
+    elif isinstance(value, list):
+        for v in value:
+            found += _forbidden(v, path)
+    return found
+
+
+def check_agent_view(root: Path, fam: str, questions: list[dict]) -> list[str]:
+    """``agent/<family>/`` exists, holds the kept questions, and no key field at any depth."""
+    agent = root / "agent" / fam
+    if not (agent / "questions.jsonl").is_file():
+        return [f"agent/{fam}/questions.jsonl: missing (no agent view in this release)"]
+    problems = []
+    ids = [r["id"] for r in _rows(agent / "questions.jsonl")]
+    if ids != [q["id"] for q in questions]:
+        problems.append(f"agent/{fam}/questions.jsonl: question ids differ from data/{fam}/questions.jsonl")
+    for path in sorted(agent.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.suffix == ".jsonl":
+            bad = sorted({f for row in _rows(path) for f in _forbidden(row)})
+        elif path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            schema = pq.read_schema(path)
+            bad = sorted({f for name in schema.names for f in _forbidden({name: None})})
+            bad += sorted(_nested_forbidden(schema))
+        else:
+            continue
+        if bad:
+            problems.append(f"{rel}: evaluator key field(s) {sorted(set(bad))} in an agent-input table")
+    return problems
+
+
+def _nested_forbidden(schema: object) -> list[str]:
+    """Struct field names inside Parquet columns (lists of structs included)."""
+    import pyarrow as pa
+
+    found: list[str] = []
+
+    def walk(t: object, path: str) -> None:
+        if pa.types.is_struct(t):
+            for f in t:
+                here = f"{path}.{f.name}"
+                if f.name in FORBIDDEN:
+                    found.append(here)
+                walk(f.type, here)
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            walk(t.value_type, path)
+
+    for f in schema:
+        walk(f.type, f.name)
+    return found
+
+
+def validate(root: Path) -> list[str]:
+    """Every problem found in the release at ``root``; empty when it is valid."""
+    mpath = root / "MANIFEST.json"
+    if not mpath.is_file():
+        return [f"MANIFEST.json: missing (is {root} a release folder?)"]
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+        fam = manifest["family"]
+    except (ValueError, KeyError) as e:
+        return [f"MANIFEST.json: unreadable ({e})"]
+    problems = check_files(root, manifest)
+    if problems:
+        return problems
+    qrel, orel = f"data/{fam}/questions.jsonl", f"data/{fam}/observations.jsonl"
+    problems += check_schema(root, qrel, "question") + check_schema(root, orel, "observation")
+    questions, obs = _rows(root / qrel), _rows(root / orel)
+    problems += check_counts(root, manifest, fam, questions, obs)
+    problems += check_evidence(fam, questions, obs)
+    problems += check_agent_view(root, fam, questions)
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent.parent
+    problems = validate(root)
+    for p in problems:
+        print(p)
+    if not problems:
+        print("OK")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

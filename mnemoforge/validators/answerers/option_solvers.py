@@ -1,0 +1,171 @@
+"""Option-only shortcut solvers: rules a test-taker applies to an option set without any memory.
+
+Each solver scores every option from the question text and the option set alone (longest,
+shortest, overlap with the question, closest to the others, odd one out, most specific number);
+the highest score is its pick. They are order-invariant, so on the ``option_only`` gate a hit is a
+hit under every rotation. Two uses:
+
+- :class:`OptionSolverAnswerer` sits on the default ``option_only`` panel and answers only when
+  its pick is *decisive* (a unique best with a clear margin), abstaining otherwise — an item it
+  answers carries a tell and is rejected;
+- :func:`forced_accuracy` is the solver forced to choose (a k-way tie counts 1/k), the figure the
+  release statistics report over the kept items (chance is 1 / number of options).
+
+``centroid`` and ``odd_one_out`` compare options by a lexical similarity (character trigrams and
+words, no model); :func:`minilm_similarity` swaps in MiniLM sentence embeddings (extra ``ml``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+
+from mnemoforge.validators.answerers.protocol import Answer, Context
+from mnemoforge.validators.answerers.textnorm import normalize, tokens
+
+Similarity = Callable[[Sequence[str]], list[list[float]]]
+_NUM = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def _trigrams(text: str) -> set[str]:
+    t = f"  {normalize(text)} "
+    return {t[i : i + 3] for i in range(len(t) - 2)}
+
+
+def lexical_similarity(options: Sequence[str]) -> list[list[float]]:
+    """Pairwise similarity: the mean of character-trigram and word Jaccard overlaps."""
+    grams = [_trigrams(o) for o in options]
+    words = [set(normalize(o).split()) for o in options]
+
+    def jac(a: set[str], b: set[str]) -> float:
+        return len(a & b) / len(a | b) if a | b else 1.0
+
+    return [[(jac(grams[i], grams[j]) + jac(words[i], words[j])) / 2 for j in range(len(options))]
+            for i in range(len(options))]  # fmt: skip
+
+
+def minilm_similarity(options: Sequence[str]) -> list[list[float]]:
+    """Pairwise cosine of MiniLM embeddings (extra ``ml``; raises ``MissingExtra`` without it)."""
+    from mnemoforge.validators.answerers.embedding import default_model_path, load_model, missing_reason
+    from mnemoforge.validators.answerers.protocol import MissingExtra
+
+    reason = missing_reason()
+    if reason:
+        raise MissingExtra(reason)
+    model = load_model(default_model_path())
+    vecs = model.encode(
+        list(options), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    return [[round(float(x), 4) for x in row] for row in (vecs @ vecs.T)]
+
+
+def _centrality(sim: list[list[float]]) -> list[float]:
+    n = len(sim)
+    return [round(sum(sim[i][j] for j in range(n) if j != i), 6) for i in range(n)]
+
+
+def _length(option: str) -> float:
+    """The option's length as a reader sees it (characters, whitespace collapsed)."""
+    return float(len(" ".join(option.split())))
+
+
+def longest(question: str, options: Sequence[str], sim: Similarity) -> list[float]:
+    return [_length(o) for o in options]
+
+
+def shortest(question: str, options: Sequence[str], sim: Similarity) -> list[float]:
+    return [-_length(o) for o in options]
+
+
+def question_overlap(question: str, options: Sequence[str], sim: Similarity) -> list[float]:
+    """Words (and word stems of 4+ letters) the option shares with the question."""
+    q = set(tokens(question, keep_stopwords=False))
+    stems = {w[:4] for w in q if len(w) >= 4}
+    out = []
+    for o in options:
+        ws = set(tokens(o, keep_stopwords=False))
+        out.append(
+            float(len(ws & q))
+            + 0.5 * len({w[:4] for w in ws if len(w) >= 4} & stems - {w[:4] for w in ws & q})
+        )
+    return out
+
+
+def centroid(question: str, options: Sequence[str], sim: Similarity) -> list[float]:
+    """Closest to the others: distractors built as variants of the answer surround it."""
+    return _centrality(sim(options))
+
+
+def odd_one_out(question: str, options: Sequence[str], sim: Similarity) -> list[float]:
+    """Farthest from the others: a lone answer among distractors of one kind."""
+    return [-c for c in _centrality(sim(options))]
+
+
+def _specificity(option: str) -> float:
+    nums = _NUM.findall(option)
+    if not nums:
+        return -1.0
+    return float(
+        max(len(re.sub(r"\D", "", n).rstrip("0")) + (2 if re.search(r"[.,:]", n) else 0) for n in nums)
+    )
+
+
+def most_specific_number(question: str, options: Sequence[str], sim: Similarity) -> list[float]:
+    """The most precise figure (more significant digits, decimals): exact answers among round guesses."""
+    return [_specificity(o) for o in options]
+
+
+SOLVERS: dict[str, Callable[[str, Sequence[str], Similarity], list[float]]] = {
+    "longest": longest,
+    "shortest": shortest,
+    "question_overlap": question_overlap,
+    "centroid": centroid,
+    "odd_one_out": odd_one_out,
+    "most_specific_number": most_specific_number,
+}
+
+
+def best(scores: Sequence[float]) -> list[int]:
+    top = max(scores)
+    return [i for i, s in enumerate(scores) if s == top]
+
+
+def forced_accuracy(scores: Sequence[float], correct: int = 0) -> float:
+    """The solver forced to choose: 1/k when the correct option is among k tied best, else 0."""
+    winners = best(scores)
+    return 1.0 / len(winners) if correct in winners else 0.0
+
+
+def decisive(scores: Sequence[float], margin: float) -> int | None:
+    """The unique best option when it leads the runner-up by ``margin`` of the score range."""
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    spread = max(scores) - min(scores)
+    if spread <= 0 or scores[order[0]] - scores[order[1]] < margin * spread:
+        return None
+    return order[0]
+
+
+class OptionSolverAnswerer:
+    """One option-only solver as a panel member: answers only on a decisive pick, else abstains."""
+
+    order_invariant = True  # reads the option set, not its order (see panel)
+
+    def __init__(self, solver: str, margin: float = 0.6, similarity: str = "lexical") -> None:
+        if solver not in SOLVERS:
+            raise ValueError(f"unknown option solver {solver!r}; known: {', '.join(SOLVERS)}")
+        if similarity not in ("lexical", "minilm"):
+            raise ValueError(f"similarity must be 'lexical' or 'minilm', got {similarity!r}")
+        self.solver, self.margin = solver, margin
+        self.sim: Similarity = lexical_similarity if similarity == "lexical" else minilm_similarity
+        self.id = f"option_solver:{solver}(margin={margin},sim={similarity}):v1"
+
+    def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
+        if not options or len(options) < 3:
+            return Answer.failed(self.id, "open question: no option set to read")
+        scores = SOLVERS[self.solver](question, sorted(options), self.sim)
+        pick = decisive(scores, self.margin)
+        raw = json.dumps({"solver": self.solver, "scores": [round(s, 4) for s in scores]})
+        if pick is None:
+            return Answer.failed(self.id, "no decisive pick", raw)
+        return Answer.mcq(self.id, options, options.index(sorted(options)[pick]), raw)

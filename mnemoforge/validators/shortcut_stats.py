@@ -1,0 +1,88 @@
+"""The shortcut panel's figures for a release: each option-only solver, and a text-only retrieval
+solver (BM25 over all text the agent could read before the cutoff, on the items that claim visual
+evidence: there text is the shortcut, elsewhere it is the memory), forced to choose on every kept
+MCQ item. ``dataset_statistics.json`` → ``shortcut_panel`` reports their accuracy beside chance; a
+release is shortcut-resistant when each stays within chance + 5 points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.validators.answerers.lexical import BM25
+from mnemoforge.validators.answerers.option_solvers import (
+    SOLVERS,
+    Similarity,
+    forced_accuracy,
+    lexical_similarity,
+)
+from mnemoforge.validators.answerers.textnorm import tokens
+
+TOP_K = 3
+MARGIN = 0.05
+"""The bound the tests hold each solver to: chance + 5 percentage points."""
+
+
+def retrieval_scores(q: Question, history: Sequence[tuple[int, list[str]]]) -> list[float]:
+    """Each option scored by BM25 against the ``TOP_K`` passages of the history (text written or
+    spoken up to the cutoff) that best match the question; the option's words already in the
+    question count for nothing."""
+    assert q.options is not None
+    docs = [t for order, t in history if q.cutoff is None or order <= q.cutoff]
+    if not docs:
+        return [0.0] * len(q.options)
+    index = BM25(docs)
+    q_terms = tokens(q.question)
+    top = index.rank(q_terms)[:TOP_K]
+    out = []
+    for opt in q.options:
+        fresh = [t for t in tokens(opt, keep_stopwords=False) if t not in q_terms]
+        out.append(round(sum(index.score(fresh, i) for i in top), 6) if fresh else 0.0)
+    return out
+
+
+def text_history(observations: Sequence[Observation]) -> list[tuple[int, list[str]]]:
+    """(order, tokens) of every observation with text, in stream order."""
+    return [
+        (o.order, tokens(o.content)) for o in sorted(observations, key=lambda o: (o.order, o.id)) if o.content
+    ]
+
+
+def claims_visual(q: Question, evidence: Sequence[Observation]) -> bool:
+    """Some fact the item reads reaches its evidence only through pixels or the scene."""
+    read, channels = set(q.facts_read), {}
+    for o in evidence:
+        for e in o.expresses:
+            if e.fact in read:
+                channels.setdefault(e.fact, set()).add(e.channel.value)
+    return any(ch <= {"scene", "pixel"} for ch in channels.values())
+
+
+def shortcut_figures(
+    kept: Sequence[Question], observations: Sequence[Observation], sim: Similarity = lexical_similarity
+) -> dict:
+    """Forced-choice accuracy of every solver over the kept MCQ items (a k-way tie counts 1/k)."""
+    mcq = [q for q in kept if q.options]
+    n_opts = sorted({len(q.options or []) for q in mcq})
+    chance = round(sum(1 / len(q.options or [1]) for q in mcq) / len(mcq), 4) if mcq else 0.25
+    acc: dict[str, float] = {}
+    for name, solver in SOLVERS.items():
+        total = sum(forced_accuracy(solver(q.question, q.options or [], sim), 0) for q in mcq)
+        acc[name] = round(total / len(mcq), 4) if mcq else 0.0
+    history = text_history(observations)
+    by_id = {o.id: o for o in observations}
+    visual = [q for q in mcq if claims_visual(q, [by_id[e] for e in q.evidence if e in by_id])]
+    total = sum(forced_accuracy(retrieval_scores(q, history), 0) for q in visual)
+    acc["text_retrieval_bm25"] = round(total / len(visual), 4) if visual else 0.0
+    return {
+        "items": len(mcq),
+        "visual_items": len(visual),
+        "options": n_opts,
+        "chance": chance,
+        "bound": round(chance + MARGIN, 4),
+        "accuracy": acc,
+        "within_bound": sorted(k for k, v in acc.items() if v <= chance + MARGIN),
+        "above_bound": sorted(k for k, v in acc.items() if v > chance + MARGIN),
+    }
