@@ -6,6 +6,7 @@ import datetime as dt
 import random
 from collections import Counter
 
+from mnemoforge.dates import weekday_name
 from mnemoforge.schemas.icm_rules import WEEKDAYS
 from mnemoforge.schemas.theme import ActivitySpec, Theme
 from mnemoforge.schemas.world import World
@@ -122,7 +123,7 @@ def world_problems(theme: Theme, world: World) -> list[str]:
         if not lo <= e.start.hour <= hi:
             out.append(f"{where}: starts at {e.start:%H:%M}, outside the hours {lo}-{hi}")
         if not day_allowed(act, e.start.date()):
-            out.append(f"{where}: on a {e.start:%A}, not among the days {act.days}")
+            out.append(f"{where}: on a {weekday_name(e.start)}, not among the days {act.days}")
         per_month[(act.id, e.start.strftime("%Y-%m"))] += 1
     for (aid, month), n in sorted(per_month.items()):
         cap = acts[aid].max_per_month
