@@ -98,7 +98,8 @@ def test_release_media_is_real(first_build) -> None:
         planned = sum(s["duration_s"] for s in c["shots"])
         assert info.has_video and info.has_audio
         assert abs(info.duration_s - planned) <= 0.15, (c["id"], info.duration_s, planned)
-        t = json.loads((res.release_dir / f"media/transcripts/{c['id']}.labelled.json").read_text())
+        labelled = res.release_dir / f"data/icm/annotations/transcripts/{c['id']}.labelled.json"
+        t = json.loads(labelled.read_text())
         assert len(t["lines"]) == sum(len(s["dialogue"]) for s in c["shots"])
     anchors = list((res.release_dir / "media/anchors").glob("*.png"))
     assert len(anchors) == 3

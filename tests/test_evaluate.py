@@ -69,11 +69,12 @@ def icm_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = build(theme, outputs=root / "out", workers=2).release_dir
     rel = root / "release"
     shutil.copytree(built, rel)
-    path = rel / "data" / "icm" / "questions.jsonl"
-    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-    for n, r in enumerate(rows):
-        r["cutoff"] = None if n == 0 else 1 + n % 3
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for view in ("data", "agent"):  # the evaluator keys and the agent view agree on cutoffs
+        path = rel / view / "icm" / "questions.jsonl"
+        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        for n, r in enumerate(rows):
+            r["cutoff"] = None if n == 0 else 1 + n % 3
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return rel
 
 

@@ -37,7 +37,7 @@ def _jsonl(p: Path) -> list[dict]:
 def rel(default_release: Path) -> dict:
     r = default_release
     drawn = {}
-    for p in sorted((r / "media/drawn").glob("*.json")):
+    for p in sorted((r / "data/icm/annotations/drawn").glob("*.json")):
         for s in json.loads(p.read_text())["shots"]:
             drawn[s["shot"]] = s
     return {
@@ -51,6 +51,21 @@ def rel(default_release: Path) -> dict:
     }
 
 
+def test_media_the_agent_reads_hold_no_evaluator_keys(rel: dict) -> None:
+    """Speaker-labelled transcripts, render records and the audit name people: they live under
+    data/icm/annotations/, and media/ (what a memory system reads) has none of them."""
+    root = rel["root"]
+    media = {p.relative_to(root).as_posix() for p in (root / "media").rglob("*") if p.is_file()}
+    assert not [m for m in media if m.endswith(".labelled.json") or "/drawn/" in m or "render_audit" in m]
+    index = _jsonl(root / "media/index.jsonl")
+    moved = [r for r in index if r["kind"] in ("transcript_labelled", "render_record", "render_audit")]
+    assert moved and all(r["path"].startswith("data/icm/annotations/") for r in moved)
+    assert all((root / r["path"]).is_file() for r in index)
+    for p in (root / "media/transcripts").glob("*.speakerless.json"):
+        doc = json.loads(p.read_text())
+        assert all("speaker" not in line for line in doc["lines"]), p.name
+
+
 def test_render_audit_is_clean_and_counted(rel: dict) -> None:
     audit = rel["stats"]["render_audit"]
     shots = sum(len(c["shots"]) for c in rel["clips"])
@@ -58,7 +73,7 @@ def test_render_audit_is_clean_and_counted(rel: dict) -> None:
     assert audit["shots_audited"] == shots == len(rel["drawn"]) and audit["shots_unaudited"] == 0
     assert audit["lines_checked"] == rel["stats"]["clips"]["lines"] and audit["lines_cut"] == 0
     assert audit["props_claimed"] > 0 and audit["signs_claimed"] > 0
-    assert (rel["root"] / "media/render_audit.json").is_file()
+    assert (rel["root"] / "data/icm/annotations/render_audit.json").is_file()
 
 
 def _skin_pixels(still: Image.Image, box: list[int], skin: str) -> int:
@@ -105,7 +120,7 @@ def test_no_speech_is_cut_and_transcripts_match_the_audio(rel: dict) -> None:
         for shot in c["shots"]:
             t += shot["duration_s"]
             ends[shot["id"]] = t
-        doc = json.loads((root / f"media/transcripts/{c['id']}.labelled.json").read_text())
+        doc = json.loads((root / f"data/icm/annotations/transcripts/{c['id']}.labelled.json").read_text())
         lines = {ln["id"]: ln for s in c["shots"] for ln in s["dialogue"]}
         assert [x["line"] for x in doc["lines"]] == list(lines)
         for x in doc["lines"]:

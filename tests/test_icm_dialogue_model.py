@@ -75,7 +75,7 @@ def test_build_with_model_written_dialogue(tmp_path: Path) -> None:
             assert not r["kept"] and r["reason"].startswith("dropped")
     assert kept >= 1 and any(not r["kept"] for r in records)
     # the audio says what the observations say
-    for clip in (res.release_dir / "media/transcripts").glob("*.labelled.json"):
+    for clip in (res.release_dir / "data/icm/annotations/transcripts").glob("*.labelled.json"):
         for x in json.loads(clip.read_text())["lines"]:
             assert x["text"] == said.get(x["line"], x["text"])
     stats = json.loads((res.release_dir / "dataset_statistics.json").read_text())

@@ -148,7 +148,11 @@ def test_items_placed_once_or_listed_as_left_out(full: Path, default_release: Pa
     placed = [m["id"] for m in meta["items"] if m["id"] is not None]
     left = [e["id"] for e in meta["excluded"]]
     assert sorted(placed + left) == sorted(q.id for q in rel.questions) and len(set(placed)) == len(placed)
-    assert len(left) <= len(rel.questions) // 4 and all(e["reason"] for e in meta["excluded"])
+    # items no single two-person conversation holds (cross-interlocutor retrieval and profile
+    # items) are left out with a reason; most items still fit, and every category is present
+    assert len(left) <= len(rel.questions) // 2 and all(e["reason"] for e in meta["excluded"])
+    cats = {qa["category"] for s in samples(full) for qa in s["qa"]}
+    assert cats == {1, 2, 3, 4, 5}
     by_sample = {s["sample_id"]: s for s in samples(full)}
     by_id = {q.id: q for q in rel.questions}
     for m in meta["items"]:

@@ -33,7 +33,7 @@ def test_build_renders_shots_with_a_diffusers_pipeline(tmp_path: Path) -> None:
 
     model = tmp_path / "tiny-sd"
     tiny_pipeline(0).save_pretrained(model)
-    data = small_theme_data(clips=3, width=96, height=64)
+    data = small_theme_data(clips=3)  # 320x180: the render audit's face-size floor holds there
     data["render"] = {"image": "diffusers", "image_model": str(model), "image_steps": 2}
     theme = tmp_path / "t.yaml"
     theme.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -41,7 +41,7 @@ def test_build_renders_shots_with_a_diffusers_pipeline(tmp_path: Path) -> None:
     shots = sorted((res.release_dir / "media/shots").glob("*.png"))
     assert shots
     for p in shots:
-        assert Image.open(p).size == (96, 64)
+        assert Image.open(p).size == (320, 180)
     anchors = sorted((res.release_dir / "media/anchors").glob("*.png"))
     assert len(anchors) == 3 and len({p.read_bytes() for p in anchors}) == 3  # three different faces
     # the pixels came from the diffusers pipeline, not the procedural renderer: the same theme

@@ -90,6 +90,20 @@ def _count(items) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return dict(sorted(out.items()))
 
 
+EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit"})
+"""Media-index kinds that name people or facts (speaker-labelled transcripts, what each shot drew
+and where, the render audit): evaluator keys, so a release keeps them out of ``media/`` (which a
+memory system reads) under ``data/<family>/annotations/``."""
+
+
+def release_media_path(family: str, row: dict) -> str:
+    """Where a media-index row's file lives in the release."""
+    path = str(row["path"])
+    if row.get("kind") in EVALUATOR_MEDIA:
+        return f"data/{family}/annotations/{path.removeprefix('media/')}"
+    return path
+
+
 def _link_or_copy(src: Path, dst: Path) -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -152,9 +166,10 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
             "release_version": version,
         },
     )
-    for m in progress.track(c.media, "freeze", detail="media"):
-        _link_or_copy(c.run_root / m["path"], root / m["path"])
-    atomic.write_jsonl(root / "media/index.jsonl", c.media)
+    media = [m | {"path": release_media_path(fam, m)} for m in c.media]
+    for m, dst in progress.track(list(zip(c.media, media, strict=True)), "freeze", detail="media"):
+        _link_or_copy(c.run_root / m["path"], root / dst["path"])
+    atomic.write_jsonl(root / "media/index.jsonl", media)
     family = get_family(fam)
     configs = {
         f"{fam}_questions": f"data/{fam}/questions.parquet",

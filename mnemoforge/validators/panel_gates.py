@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 
 from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.questions import Question
@@ -169,20 +170,21 @@ def _value_pattern(value: str) -> re.Pattern[str] | None:
     return re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b")
 
 
-_HISTORY: dict[int, list[tuple[int, list[str]]]] = {}
+_HISTORY_LOCK = threading.Lock()
 
 
 def retrieval_pick(q: Question, ctx: GateContext) -> int | None:
     """The option (index into ``q.options``) a BM25 retrieval over the text history picks
-    decisively, or None. The history is built once per gate context."""
+    decisively, or None. The history is built once per gate context (kept on the context, so
+    another run's context never reuses it; gate items are checked on several threads)."""
     from mnemoforge.validators.answerers.option_solvers import decisive
     from mnemoforge.validators.shortcut_stats import retrieval_scores, text_history
 
-    key = id(ctx.observations)
-    if key not in _HISTORY:
-        _HISTORY.clear()
-        _HISTORY[key] = text_history(list(ctx.observations.values()))
-    scores = retrieval_scores(q, _HISTORY[key])
+    with _HISTORY_LOCK:
+        history = ctx.__dict__.get("_text_history")
+        if history is None:
+            history = ctx.__dict__["_text_history"] = text_history(list(ctx.observations.values()))
+    scores = retrieval_scores(q, history)
     return decisive(scores, RETRIEVAL_MARGIN) if max(scores) > 0 else None
 
 
@@ -346,7 +348,7 @@ class CategoryQuota:
     survivors than its quota every quota is scaled down to that category's ratio (allowing
     :data:`SPLIT_TOLERANCE` above it), so the shares still match the request."""
 
-    name, version = "category_quota", "2"
+    name, version = "category_quota", "3"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         survivors = ctx.survivors if ctx.survivors is not None else {x.id for x in ctx.questions}
@@ -375,10 +377,23 @@ def scaled_quotas(quotas: dict[str, int], questions: list[Question], survivors: 
     # a category with no survivors at all cannot be met by scaling: it is reported short, not a reason
     # to empty the release
     ratio = min([1.0] + [have[c] / n for c, n in quotas.items() if n > 0 and have[c] > 0])
-    return {
+    fallback = {
         c: min(n, have[c], max(1, math.floor(n * ratio * (1 + SPLIT_TOLERANCE) + 1e-9)))
         for c, n in quotas.items()
     }
+    # the largest release whose rounded split stays within the tolerance of every requested share
+    # (floors alone drift a small category well below its share)
+    asked = sum(quotas.values())
+    share = {c: n / asked for c, n in quotas.items()} if asked else {}
+    live = [c for c in quotas if have[c] > 0 and quotas[c] > 0]
+    for total in range(min(asked, sum(have[c] for c in live)), 0, -1):
+        pick = {c: min(quotas[c], have[c], math.floor(share[c] * total + 0.5)) for c in live}
+        got = sum(pick.values())
+        if got and all(pick[c] >= 1 for c in live) and all(
+            abs(pick[c] / got - share[c]) <= SPLIT_TOLERANCE * share[c] for c in live
+        ):
+            return {c: pick.get(c, fallback[c]) for c in quotas}
+    return fallback
 
 
 PANEL_GATES = [OptionOnly(), TextOnlyClue(), MinimalCaption(), Oracle(), ModalityNecessity()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+import threading
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -46,9 +47,16 @@ def answer_parts(text: str) -> frozenset[str]:
     return frozenset(p for p in parts if p)
 
 
-@lru_cache(maxsize=1)
+_LOCAL = threading.local()
+
+
 def _porter2() -> snowballstemmer.stemmer:
-    return snowballstemmer.stemmer("english")
+    """One stemmer per thread: a Snowball stemmer keeps its cursor in the object, so two threads
+    (panels ask answerers concurrently) sharing one corrupt each other's words."""
+    st = getattr(_LOCAL, "stemmer", None)
+    if st is None:
+        st = _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return st
 
 
 @lru_cache(maxsize=65536)
