@@ -92,6 +92,8 @@ CRASH_POINTS = [
 ]
 
 
+@pytest.mark.slow  # ~50-90 s on 2 cores: kills at ten checkpoints and three random SIGKILLs;
+# tests/test_build.py kills builds at checkpoints in the default suite
 def test_repeated_kills_then_resume_equal_an_uninterrupted_build(
     theme: Path, reference: bytes, tmp_path: Path
 ) -> None:
