@@ -12,11 +12,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from mnemoforge import cli_help
 from mnemoforge.cli_help import examples
+from mnemoforge.cli_output import console, out
+from mnemoforge.cli_output import fail as _fail
 from mnemoforge.theme_io import DEFAULT_THEME, ThemeError, load_theme
 
 cli_help.install()
@@ -39,15 +40,7 @@ app = typer.Typer(
         "mnemoforge report outputs/releases/my_album/0.1.0",
     ),
 )
-theme_app = typer.Typer(
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    help="Check a theme file or write a starter theme.",
-    epilog=examples("mnemoforge theme new my_album", "mnemoforge theme check my_album.yaml"),
-)
-app.add_typer(theme_app, name="theme")
-console = Console(stderr=True, soft_wrap=True)
-out = Console(soft_wrap=True)
+app.add_typer(__import__("mnemoforge.cli_theme", fromlist=["x"]).theme_app, name="theme")
 
 
 @contextmanager
@@ -59,13 +52,6 @@ def _live(stage: str) -> Iterator[None]:
         display.callback(stage, "start")
         yield
         display.callback(stage, "ran")
-
-
-def _fail(msg: str, code: int = 2) -> None:
-    # the message is printed as is: markup off, so regex brackets such as [a-z] survive
-    console.print("[bold red]error:[/] ", end="", highlight=False)
-    console.print(msg, markup=False, highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 @app.command(
@@ -383,56 +369,6 @@ def report(
         typer.echo(str(write_report(source, dest)))
     except ValueError as e:
         _fail(str(e))
-
-
-@theme_app.command("check", epilog=examples("mnemoforge theme check assets/themes/life_album.yaml"))
-def theme_check(file: Path = typer.Argument(..., metavar="FILE", help="theme YAML file")) -> None:
-    """Validate a theme without building: schema, registry names, paths and the family's own checks
-    (a dry run of the build's checks); one line per problem, naming the field."""
-    from mnemoforge.theme_checks import check_theme
-
-    try:
-        t = check_theme(file)
-    except ThemeError as e:
-        _fail(str(e))
-    from mnemoforge.generators.families import get_family
-
-    fam = get_family(t.family)  # its check_theme problems are in check_theme's error already
-    for w in getattr(fam, "theme_warnings", lambda _t: [])(t):
-        out.print(f"warning: {w}", highlight=False)
-    out.print(
-        f"OK {file}: {t.title!r}, {len(t.cast)} people, {len(t.places)} places, "
-        f"{len(t.activities)} activities, {t.start} → {t.end}",
-        highlight=False,
-    )
-
-
-@theme_app.command(
-    "new",
-    epilog=examples(
-        "mnemoforge theme new my_album",
-        "mnemoforge theme new team_chat --family smm --dest themes/team_chat.yaml",
-    ),
-)
-def theme_new(
-    name: str = typer.Argument(..., metavar="NAME", help="theme name (lower_snake_case)"),
-    dest: Path = typer.Option(None, metavar="FILE", help="file to write (default: NAME.yaml)"),
-    family: str = typer.Option(
-        "icm", metavar="icm|smm|memeye", help="album (icm), sources (smm) or visual chats (memeye)"
-    ),
-) -> None:
-    """Write a commented starter theme that builds as is (smm, memeye: the shipped example)."""
-    from mnemoforge.theme_starter import starter_theme
-
-    path = dest or Path(f"{name}.yaml")
-    if path.exists():
-        _fail(f"{path} already exists")
-    try:
-        text = starter_theme(name, family)
-    except ValueError as e:
-        _fail(str(e))
-    path.write_text(text, encoding="utf-8")
-    typer.echo(str(path))
 
 
 @app.command(epilog=examples("mnemoforge cast assets/themes/life_album.yaml --out cast.png"))

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-console = Console(stderr=True, soft_wrap=True)
+from mnemoforge.cli_output import console, fail
 
 
 def evaluate_command(
@@ -68,8 +67,7 @@ def evaluate_command(
             progress=progress,
         )
     except (EvaluationError, FileNotFoundError) as e:
-        console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        fail(str(e))
     s = res["summary"]
     typer.echo(
         f"{method} × {res['model']['name']}: {s['items']} items, score {_pct(s.get('score'))}"
@@ -94,6 +92,5 @@ def export_harness_command(release: Path, fmt: str, out: Path) -> None:
     try:
         files = export_harness(release, fmt, out)
     except (EvaluationError, FileNotFoundError) as e:
-        console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        fail(str(e))
     typer.echo(f"{len(files)} files written to {out}")

@@ -18,6 +18,20 @@ class EvaluationError(ValueError):
     """Bad input to an evaluation: the message names the file and the field."""
 
 
+def read_yaml_mapping(path: Path, expected: str) -> dict[str, Any]:
+    """A YAML file that must hold a mapping (``expected`` says of what), as a dict; one clear
+    ``EvaluationError`` naming the file otherwise (the caller checks that it exists)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise EvaluationError(f"{path}: not valid YAML ({e})") from None
+    if not isinstance(data, dict):
+        raise EvaluationError(f"{path}: expected a mapping with {expected}")
+    return dict(data)
+
+
 @dataclass(frozen=True)
 class ItemKey:
     """What a scorer needs about one item."""

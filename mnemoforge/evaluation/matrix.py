@@ -21,9 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from mnemoforge.evaluation.keys import EvaluationError
+from mnemoforge.evaluation.keys import EvaluationError, read_yaml_mapping
 from mnemoforge.evaluation.methods import MethodConfig
 from mnemoforge.store import atomic
 
@@ -43,12 +41,7 @@ def default_out(release: Path) -> Path:
 def read_matrix(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise EvaluationError(f"{path}: no such matrix file")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as e:
-        raise EvaluationError(f"{path}: not valid YAML ({e})") from None
-    if not isinstance(data, dict):
-        raise EvaluationError(f"{path}: expected a mapping with 'methods' and 'models'")
+    data = read_yaml_mapping(path, "'methods' and 'models'")
     bad = set(data) - FIELDS
     if bad:
         raise EvaluationError(f"{path}: unknown field(s) {sorted(bad)}; known: {sorted(FIELDS)}")

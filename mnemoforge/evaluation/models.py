@@ -27,9 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
-
-from mnemoforge.evaluation.keys import EvaluationError
+from mnemoforge.evaluation.keys import EvaluationError, read_yaml_mapping
 
 BUILTINS = ("smollm2", "symbolic")
 DEFAULT_DECODING = {"temperature": 0.0, "max_tokens": 64, "seed": 0}
@@ -204,13 +202,7 @@ def read_spec(spec: str | Path) -> dict[str, Any]:
     path = Path(spec)
     if not path.is_file():
         raise EvaluationError(f"--model {spec}: neither a built-in ({', '.join(BUILTINS)}) nor a YAML file")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as e:
-        raise EvaluationError(f"{path}: not valid YAML ({e})") from None
-    if not isinstance(data, dict):
-        raise EvaluationError(f"{path}: expected a mapping with a 'backend' (or 'text.backend') block")
-    data = dict(data)
+    data = read_yaml_mapping(path, "a 'backend' (or 'text.backend') block")
     if "backend" not in data and isinstance(data.get("text"), dict):
         data["backend"] = data["text"].get("backend")
     if not isinstance(data.get("backend"), dict):
