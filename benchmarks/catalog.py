@@ -36,9 +36,9 @@ from typing import Any
 import duckdb
 
 from mnemoforge import __version__
-from mnemoforge.generators import album, album_check
-from mnemoforge.generators import world as world_mod
-from mnemoforge.generators.questions.icm import generate_icm
+from mnemoforge.generators.icm import album, album_check
+from mnemoforge.generators.icm import world as world_mod
+from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict

@@ -3,7 +3,7 @@
     python benchmarks/render_scale.py [--clips 840] [--workers 2] [--keep DIR] [--json out.json]
 
 Plans a World and album from the default theme with ``--clips`` clips (calibration clip
-included), renders it with :func:`mnemoforge.generators.render.render_run` exactly as the
+included), renders it with :func:`mnemoforge.generators.icm.render.render_run` exactly as the
 build's render stage does, then encodes the very stills and WAVs the render wrote with
 :func:`mnemoforge.backends.video.encode_baseline`, one ffmpeg per clip, ``--workers`` at a
 time: the raw-encoding floor the render stage is compared with. Memory is sampled from
@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.video import encode_baseline
-from mnemoforge.generators import album, album_check, render
-from mnemoforge.generators import world as world_mod
+from mnemoforge.generators.icm import album, album_check, render
+from mnemoforge.generators.icm import world as world_mod
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.generators.album import plan_album
-from mnemoforge.generators.captions import CAPTION_KEYS, album_captions, clip_caption
-from mnemoforge.generators.world import plan_world
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.captions import CAPTION_KEYS, album_captions, clip_caption
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.theme import Theme

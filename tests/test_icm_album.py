@@ -16,12 +16,12 @@ import pytest
 from PIL import Image
 
 from mnemoforge.backends.video import probe
-from mnemoforge.generators.album_dialogue import Dialogue
-from mnemoforge.generators.icm_theme_check import check_icm_theme
-from mnemoforge.generators.render import SpeechFitError, place_lines
-from mnemoforge.generators.render_audit import camera_safe, shot_problems
-from mnemoforge.generators.world import plan_world
-from mnemoforge.generators.world_rules import world_problems
+from mnemoforge.generators.icm.check import check_icm_theme
+from mnemoforge.generators.icm.dialogue import Dialogue
+from mnemoforge.generators.icm.render import SpeechFitError, place_lines
+from mnemoforge.generators.icm.render_audit import camera_safe, shot_problems
+from mnemoforge.generators.icm.world import plan_world
+from mnemoforge.generators.icm.world_rules import world_problems
 from mnemoforge.schemas.icm_rules import LineBank
 from mnemoforge.schemas.observations import Channel, Expression, Observation
 from mnemoforge.schemas.theme import Theme
@@ -291,9 +291,9 @@ def test_audit_names_the_shot_that_contradicts_its_observation() -> None:
 
 def test_renders_at_1280x720_and_passes_the_audit() -> None:
     from mnemoforge.backends.image.procedural import ProceduralImageBackend
-    from mnemoforge.generators.album import observations_for_clip, plan_album
-    from mnemoforge.generators.render import scene_request
-    from mnemoforge.generators.render_audit import drawn_record
+    from mnemoforge.generators.icm.album import observations_for_clip, plan_album
+    from mnemoforge.generators.icm.render import scene_request
+    from mnemoforge.generators.icm.render_audit import drawn_record
 
     theme = _theme(album__width=1280, album__height=720, album__clips=8)
     world = plan_world(theme, theme.seed, theme.album.clips - 1)
@@ -313,8 +313,8 @@ def test_renders_at_1280x720_and_passes_the_audit() -> None:
 
 
 def test_shots_lengthen_or_lines_move_so_speech_fits() -> None:
-    from mnemoforge.generators.album import plan_album, speech_need
-    from mnemoforge.generators.album_check import album_problems
+    from mnemoforge.generators.icm.album import plan_album, speech_need
+    from mnemoforge.generators.icm.album_check import album_problems
 
     theme = _theme(album__shot_durations=[4], album__clips=12)  # 4 s shots cannot hold most lines
     world = plan_world(theme, theme.seed, theme.album.clips - 1)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import yaml
 
-from mnemoforge.generators.album import plan_album
-from mnemoforge.generators.album_model_dialogue import check_line, must_keep
-from mnemoforge.generators.world import plan_world
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.model_dialogue import check_line, must_keep
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.pipeline import build
 from mnemoforge.theme_io import load_theme
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.album import plan_album
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.questions import generate_icm
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.option_balance import balanced_distractors
-from mnemoforge.generators.questions.icm import generate_icm
 from mnemoforge.generators.questions.options import also_true_relation, gender_agrees, implied
-from mnemoforge.generators.world import plan_world
 from mnemoforge.pipeline import build
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question

@@ -18,11 +18,11 @@ from mnemoforge.backends.image import colors
 from mnemoforge.backends.image.diffusion import appearance_prompt
 from mnemoforge.backends.video.probe import ffmpeg_exe, probe
 from mnemoforge.dates import month_abbr, month_name, parse_month_day, weekday_name
-from mnemoforge.generators.album import plan_album
-from mnemoforge.generators.captions import person_description
 from mnemoforge.generators.grammar import fix_articles, with_article
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.captions import person_description
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.smm.tools import normalise_value
-from mnemoforge.generators.world import plan_world
 from mnemoforge.store.catalog import TABLES, Catalog
 from mnemoforge.theme_io import load_theme
 from mnemoforge.validators.answerers.lexical import rank_items
@@ -196,7 +196,8 @@ def test_probe_reads_headers_without_moviepy(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         probe(tmp_path / "bad.mp4")
     code = (
-        "import sys, mnemoforge.backends.video, mnemoforge.generators.render; print('moviepy' in sys.modules)"
+        "import sys, mnemoforge.backends.video, mnemoforge.generators.icm.render; "
+        "print('moviepy' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

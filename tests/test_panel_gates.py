@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.generators.album import plan_album
-from mnemoforge.generators.questions.icm import generate_icm
-from mnemoforge.generators.world import plan_world
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.questions import generate_icm
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators.answerers.panel import Panel

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mnemoforge.generators.album import plan_album
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.questions import generate_icm
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.questions.common import overgenerate
-from mnemoforge.generators.questions.icm import generate_icm
 from mnemoforge.generators.questions.paraphrase import check_paraphrase
-from mnemoforge.generators.world import plan_world
 from mnemoforge.pipeline import build
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 

@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from mnemoforge.generators.icm import programs as _icm_programs  # noqa: F401  (registers)
 from mnemoforge.generators.memeye import programs as _memeye_programs  # noqa: F401  (registers)
 from mnemoforge.generators.questions.programs import (
     PROGRAMS,

@@ -60,7 +60,7 @@ def test_voice_check_samples_evenly_over_speakers() -> None:
     import random
     from collections import Counter
 
-    from mnemoforge.generators.render import stratified_sample
+    from mnemoforge.generators.icm.render import stratified_sample
 
     lines = {
         "a": [Path(f"a{i}") for i in range(10)],

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnemoforge.generators.album import plan_album
-from mnemoforge.generators.world import plan_world
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.theme_io import load_theme
 
 PATH = Path(__file__).resolve().parent.parent / "assets" / "themes" / "backstage_sao_paulo.yaml"

@@ -7,17 +7,17 @@ from collections import Counter
 
 import pytest
 
-from mnemoforge.generators.album import plan_album
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.questions import _candidates as icm_candidates
+from mnemoforge.generators.icm.questions import _text as icm_text
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.memeye import questions as memeye_q
 from mnemoforge.generators.memeye import world as memeye_world
 from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, solve_candidates
-from mnemoforge.generators.questions.icm import _candidates as icm_candidates
-from mnemoforge.generators.questions.icm import _text as icm_text
 from mnemoforge.generators.realise import FORMS, Slots, fill
 from mnemoforge.generators.smm import questions as smm_q
 from mnemoforge.generators.smm import world as smm_world
 from mnemoforge.generators.wording import broken_patterns
-from mnemoforge.generators.world import plan_world
 from mnemoforge.schemas.world import World
 from mnemoforge.theme_io import THEMES_DIR, load_theme
 

@@ -4,10 +4,10 @@ import random
 
 import pytest
 
-from mnemoforge.generators.album import plan_album
-from mnemoforge.generators.album_check import AlbumError, album_problems, validate_album
-from mnemoforge.generators.questions.icm import generate_icm
-from mnemoforge.generators.world import plan_world
+from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.album_check import AlbumError, album_problems, validate_album
+from mnemoforge.generators.icm.questions import generate_icm
+from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.observations import Channel
 from mnemoforge.schemas.theme import GateSpec

@@ -15,8 +15,8 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from mnemoforge import faults
-from mnemoforge.generators import render
-from mnemoforge.generators.icm_family import load_clips
+from mnemoforge.generators.icm import render
+from mnemoforge.generators.icm.family import load_clips
 from mnemoforge.hashing import content_hash
 from mnemoforge.pipeline import (
     STAGE_FUNCS,

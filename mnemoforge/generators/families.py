@@ -103,13 +103,13 @@ class Family(Protocol):
 
 # name -> "module:attribute" of a Family instance
 FAMILIES: dict[str, str] = {
-    "icm": "mnemoforge.generators.icm_family:FAMILY",
+    "icm": "mnemoforge.generators.icm.family:FAMILY",
     "smm": "mnemoforge.generators.smm.family:FAMILY",
     "memeye": "mnemoforge.generators.memeye.family:FAMILY",
 }
 # modules that register question programs (imported before an unknown program is looked up)
 PROGRAM_MODULES = (
-    "mnemoforge.generators.questions.programs",
+    "mnemoforge.generators.icm.programs",
     "mnemoforge.generators.smm.programs",
     "mnemoforge.generators.memeye.programs",
 )

@@ -1,7 +1,7 @@
 """Theme: the researcher-written description a benchmark is planned from.
 
 Themes are validated data (YAML via ``safe_load``). Everything here is declarative;
-the planner in ``mnemoforge.generators.world`` turns it into a seeded ``World``.
+the planner in ``mnemoforge.generators.icm.world`` turns it into a seeded ``World``.
 """
 
 from __future__ import annotations

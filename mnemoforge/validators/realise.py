@@ -27,7 +27,7 @@ def _cap(text: str) -> str:
 
 
 def _icm(world: World) -> Realise:
-    from mnemoforge.generators.questions import icm
+    from mnemoforge.generators.icm import questions as icm
 
     def realise(q: Question) -> list[str] | None:
         tpl = icm.T.get(q.lineage.template)

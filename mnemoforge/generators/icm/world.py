@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from mnemoforge.generators.declared import assemble_world, cast_people, declared_records
-from mnemoforge.generators.world_rules import hour_window, pick_participants, shift_day
+from mnemoforge.generators.icm.world_rules import hour_window, pick_participants, shift_day
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.theme import ActivitySpec, Theme
 from mnemoforge.schemas.world import Event, Fact, Person, Relation, World, WorldObject

@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from mnemoforge.backends.text.protocol import ChatRequest, TextBackend, user
-from mnemoforge.generators.album import speech_need
+from mnemoforge.generators.icm.album import speech_need
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World

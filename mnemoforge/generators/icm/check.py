@@ -14,7 +14,7 @@ from mnemoforge.backends.image.figure_head import HEADWEAR, headwear_color
 from mnemoforge.backends.image.figures import FACE_H
 from mnemoforge.backends.image.procedural import FRAMING
 from mnemoforge.backends.image.scenery import room_layout
-from mnemoforge.generators.world_rules import eligible
+from mnemoforge.generators.icm.world_rules import eligible
 from mnemoforge.schemas.theme import Theme
 
 EYEWEAR = ("glasses", "sunglasses")

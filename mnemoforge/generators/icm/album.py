@@ -11,10 +11,10 @@ import random
 from dataclasses import dataclass, field
 
 from mnemoforge.dates import weekday_name
-from mnemoforge.generators.album_dialogue import Dialogue, estimate_seconds
 from mnemoforge.generators.grammar import with_article
-from mnemoforge.generators.render_timing import LINE_GAP_S, LINE_START_S
-from mnemoforge.generators.world import season_of
+from mnemoforge.generators.icm.dialogue import Dialogue, estimate_seconds
+from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
+from mnemoforge.generators.icm.world import season_of
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.observations import Channel, Expression, Observation

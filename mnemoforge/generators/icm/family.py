@@ -11,22 +11,25 @@ from typing import Any
 from mnemoforge.backends.text import make_text_backend
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
-from mnemoforge.generators import (
+from mnemoforge.generators import declared
+from mnemoforge.generators.families import OnProgress, ReleaseInput
+from mnemoforge.generators.icm import (
     album,
     album_check,
-    album_dialogue,
-    album_model_dialogue,
     captions,
-    declared,
+    programs,
     render,
     render_audit,
     render_timing,
     world_rules,
 )
-from mnemoforge.generators import world as world_mod
-from mnemoforge.generators.families import OnProgress, ReleaseInput
-from mnemoforge.generators.icm_theme_check import check_icm_theme, icm_theme_warnings
-from mnemoforge.generators.questions import common, icm, options, programs
+from mnemoforge.generators.icm import dialogue as album_dialogue
+from mnemoforge.generators.icm import model_dialogue as album_model_dialogue
+from mnemoforge.generators.icm import questions as icm
+from mnemoforge.generators.icm import world as world_mod
+from mnemoforge.generators.icm.check import check_icm_theme, icm_theme_warnings
+from mnemoforge.generators.questions import common, options
+from mnemoforge.generators.questions import programs as program_base
 from mnemoforge.generators.questions.common import overgenerate
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
@@ -64,7 +67,7 @@ class IcmFamily:
         "plan": (world_mod, world_rules, declared),
         "episodes": (album, album_dialogue, album_model_dialogue, render_timing, album_check, captions),
         "render": (render, render_audit, render_timing),
-        "questions": (icm, common, programs, options),
+        "questions": (icm, common, program_base, programs, options),
     }
 
     def check_theme(self, theme: Theme) -> list[str]:

@@ -23,8 +23,14 @@ from mnemoforge.backends.speech.protocol import read_wav
 from mnemoforge.backends.speech.voicecheck import voice_distinguishability
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip, probe
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.render_audit import RenderAuditError, audit, audit_path, camera_safe, drawn_record
-from mnemoforge.generators.render_timing import LINE_GAP_S, LINE_START_S
+from mnemoforge.generators.icm.render_audit import (
+    RenderAuditError,
+    audit,
+    audit_path,
+    camera_safe,
+    drawn_record,
+)
+from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.hashing import canonical_json, sha256_file
 from mnemoforge.rng import derive_rng, derive_seed
 from mnemoforge.schemas.episodes import Clip, Shot

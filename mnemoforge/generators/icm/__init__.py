@@ -1,0 +1,1 @@
+"""The identity-centric album family (ICM-Bench style): world, album, render, captions, questions."""

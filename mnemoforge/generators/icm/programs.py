@@ -1,0 +1,165 @@
+"""Question programs of the identity-centric album family (registered on import)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mnemoforge.generators.questions.programs import FactView, Unanswerable, join_names, program
+from mnemoforge.schemas.world import Fact
+
+
+def _month(f: Fact) -> str:
+    assert f.at is not None
+    return f.at.strftime("%Y-%m")
+
+
+def _unique_event(
+    view: FactView, people: list[str], activity: str, month: str, place: str | None = None
+) -> str:
+    """The one event with this activity (and place) in this month that all ``people`` attended."""
+    acts = {f.subject: f for f in view.of_kind("activity") if f.object == activity and _month(f) == month}
+    candidates = set(acts)
+    for p in people:
+        candidates &= {f.object for f in view.of_kind("attended") if f.subject == p}
+    if place is not None:
+        candidates &= {f.subject for f in view.of_kind("at_place") if f.object == place}
+    if len(candidates) != 1:
+        raise Unanswerable(f"{len(candidates)} events match {activity} in {month} with {people}")
+    ev = candidates.pop()
+    view.mark([acts[ev]])
+    for p in people:  # participation facts that identify the event
+        view.find("attended", subject=p, obj=ev)
+    if place is not None:
+        view.find("at_place", subject=ev)
+    return ev
+
+
+@program
+def event_companions(view: FactView, args: dict[str, Any]) -> str:
+    """Who else took part in the person's (activity, place, month) event."""
+    ev = _unique_event(view, [args["person"]], args["activity"], args["month"], args["place"])
+    others = [f.subject for f in view.find("attended", event=ev) if f.subject != args["person"]]
+    if not others:
+        raise Unanswerable("no companions visible")
+    return join_names(view.lexicon.name(p) for p in others)
+
+
+@program
+def object_brought(view: FactView, args: dict[str, Any]) -> str:
+    """What the person brought to their (activity, month) event."""
+    ev = _unique_event(view, [args["person"]], args["activity"], args["month"])
+    objs = [f.object for f in view.find("brought", event=ev) if f.subject == args["person"]]
+    if len(objs) != 1:
+        raise Unanswerable(f"{len(objs)} objects brought")
+    return view.lexicon.name(objs[0])
+
+
+@program
+def meeting_place(view: FactView, args: dict[str, Any]) -> str:
+    """Where two people did an activity together in a month."""
+    ev = _unique_event(view, [args["person"], args["other"]], args["activity"], args["month"])
+    places = view.find("at_place", subject=ev)
+    if len(places) != 1:
+        raise Unanswerable("place not visible")
+    return view.lexicon.name(places[0].object)
+
+
+def _events_with(view: FactView, person: str, activity: str) -> dict[str, Fact]:
+    """Events of ``activity`` the person attended: event id -> its activity fact (no reads recorded)."""
+    mine = {f.object for f in view.of_kind("attended") if f.subject == person}
+    return {f.subject: f for f in view.of_kind("activity") if f.object == activity and f.subject in mine}
+
+
+@program
+def count_events(view: FactView, args: dict[str, Any]) -> str:
+    """How many times the person did an activity between two months (inclusive)."""
+    evs = {
+        e: f
+        for e, f in _events_with(view, args["person"], args["activity"]).items()
+        if args["from_month"] <= _month(f) <= args["to_month"]
+    }
+    if len(evs) < 2:
+        raise Unanswerable(f"{len(evs)} events: not a cross-episode count")
+    view.mark(evs.values())
+    for e in evs:
+        view.find("attended", subject=args["person"], obj=e)
+    return str(len(evs))
+
+
+@program
+def frequent_companion(view: FactView, args: dict[str, Any]) -> str:
+    """Who most often joined the person for an activity (a unique maximum over several events)."""
+    evs = _events_with(view, args["person"], args["activity"])
+    counts: dict[str, int] = {}
+    for e in evs:
+        for f in view.of_kind("attended"):
+            if f.object == e and f.subject != args["person"]:
+                counts[f.subject] = counts.get(f.subject, 0) + 1
+    if not counts:
+        raise Unanswerable("no companions")
+    best = max(counts.values())
+    top = [p for p, n in counts.items() if n == best]
+    if len(top) != 1 or best < 2:
+        raise Unanswerable(f"no unique companion seen at least twice ({top}, {best})")
+    view.mark(evs.values())
+    for e in evs:
+        view.find("attended", event=e, subject=args["person"])
+        view.find("attended", event=e, subject=top[0])
+    return view.lexicon.name(top[0])
+
+
+@program
+def who_brought(view: FactView, args: dict[str, Any]) -> str:
+    """Who brought an object to an (activity, month) event: the face seen with it, named by voice.
+
+    The answer needs face-name binding: the holder's name comes from a ``name`` fact, which is
+    only heard when someone says the name aloud in some clip.
+    """
+    acts = {
+        f.subject: f
+        for f in view.of_kind("activity")
+        if f.object == args["activity"] and _month(f) == args["month"]
+    }
+    hits = [f for f in view.of_kind("brought") if f.object == args["object"] and f.event in acts]
+    if len(hits) != 1:
+        raise Unanswerable(f"{len(hits)} matching events")
+    view.mark([hits[0], acts[hits[0].event]])
+    names = view.find("name", subject=hits[0].subject)
+    if not names:
+        raise Unanswerable("the holder's name is never heard")
+    return names[0].object
+
+
+@program
+def usual_choice(view: FactView, args: dict[str, Any]) -> str:
+    """What the person usually picks for a preference key: the clear majority of their choices."""
+    picks = [f for f in view.of_kind("chose") if f.subject == args["person"] and f.object == args["key"]]
+    tally: dict[str, int] = {}
+    for f in picks:
+        tally[f.value or ""] = tally.get(f.value or "", 0) + 1
+    if len(picks) < 2 or not tally:
+        raise Unanswerable(f"{len(picks)} choices seen")
+    best = max(tally.values())
+    top = [v for v, n in tally.items() if n == best]
+    if len(top) != 1 or best < 2:
+        raise Unanswerable(f"no clear habit among {tally}")
+    view.mark(picks)
+    return top[0]
+
+
+@program
+def habit_of(view: FactView, args: dict[str, Any]) -> str:
+    """A recurring habit of the person, as mentioned in conversation."""
+    habits = view.find("habit", subject=args["person"], obj=args["habit"])
+    if not habits:
+        raise Unanswerable("habit never mentioned")
+    return habits[0].object
+
+
+@program
+def relation_to(view: FactView, args: dict[str, Any]) -> str:
+    """How one person refers to another ("wife", "manager")."""
+    rel = view.find("relation", subject=args["person"], obj=args["other"])
+    if len(rel) != 1 or not rel[0].value:
+        raise Unanswerable("relation never stated")
+    return rel[0].value
