@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,8 @@ def text_line(data: bytes, offset: int) -> int:
 
 def theme_sha256(path: Path | str) -> str:
     return sha256_bytes(Path(path).read_bytes())
+
+
+def read_theme_bytes(data: bytes) -> Any:
+    """A theme file's YAML from its bytes, read with the theme loader (no duplicate keys)."""
+    return yaml.load(io.BytesIO(data), Loader=ThemeLoader)  # noqa: S506 (a SafeLoader subclass)

@@ -123,7 +123,7 @@ def test_memeye_mcq_rotations(release: Path, tmp_path: Path) -> None:
     assert all(
         set(r) == {"A", "B", "C", "D", "answer"} and r[r["answer"]] == options[0] for r in qa["options"]
     )
-    items = {i.id: i for i in memeye.read_memeye(out, copy)}
+    items = {i.id: i for i in memeye.read_memeye_album(out, copy)}
     got = items["icm_mcq_handmade"]
     assert got.choices == tuple(tuple(options[i] for i in rot) for rot in rotations)
     assert got.category == "profile_inference" and got.cutoff == load_release(copy).last_index

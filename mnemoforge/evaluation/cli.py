@@ -87,7 +87,7 @@ def _pct(x: float | None) -> str:
 def export_harness_command(release: Path, fmt: str, out: Path) -> None:
     """``mnemoforge export RELEASE --format inspect|lmms-eval --out DIR``."""
     from mnemoforge.evaluation.keys import EvaluationError
-    from mnemoforge.exporters.harness_common import export_harness
+    from mnemoforge.exporters.harness import export_harness
 
     try:
         files = export_harness(release, fmt, out)

@@ -127,19 +127,3 @@ def link_media(release: Path, out: Path, rows: list[dict]) -> list[Path]:
             shutil.copyfile(src, dst)
         files.append(dst)
     return files
-
-
-HARNESS_FORMATS = ("inspect", "lmms-eval")
-
-
-def export_harness(release: Path, fmt: str, out: Path) -> list[Path]:
-    """Write ``fmt`` (inspect or lmms-eval) for ``release`` into ``out``; returns the files."""
-    if fmt == "inspect":
-        from mnemoforge.exporters.harness_inspect import export_inspect
-
-        return export_inspect(release, out)
-    if fmt == "lmms-eval":
-        from mnemoforge.exporters.harness_lmms import export_lmms
-
-        return export_lmms(release, out)
-    raise EvaluationError(f"--format {fmt!r}: not a harness format ({', '.join(HARNESS_FORMATS)})")

@@ -11,13 +11,17 @@ the rest of the theme and raises ``ValueError('smm.<path>: …')`` naming the fi
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from mnemoforge.schemas.smm_checks import check_routes, check_values
+from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
+
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
+
+__all__ = ["CONVERSATIONAL", "WEEKDAYS", "named_weekday"]  # re-exported (smm_terms)
 
 ID = r"^[a-z][a-z0-9_]*$"
 SourceKind = Literal[
@@ -31,16 +35,6 @@ SourceKind = Literal[
     "images",
     "email",
 ]
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-
-
-def named_weekday(text: str) -> int | None:
-    """The weekday (0 = Monday) a name mentions ('Saturday morning shift' -> 5), if exactly one."""
-    days = {WEEKDAYS.index(w) for w in re.findall(r"[a-z]+", text.lower()) if w in WEEKDAYS}
-    return next(iter(days)) if len(days) == 1 else None
-
-
-CONVERSATIONAL = ("group_chat", "dm", "assistant_chat")
 ValueType = Literal["string", "date", "time", "integer", "person"]
 ArgType = Literal["string", "integer", "number", "boolean", "date", "time", "array"]
 TASKS = ("single_hop", "multi_hop", "conflict_resolution", "preference", "function_calling")
@@ -284,8 +278,6 @@ class SmmSpec(_Strict):
                     raise ValueError(
                         f"smm.entity_kinds.{i}.attributes.{j}.values: person values come from the cast"
                     )
-        from mnemoforge.schemas.smm_checks import check_routes, check_values
-
         check_values(self, theme, by_kind)
         check_routes(self, by_kind)
         tools = {t.name: t for t in self.tools}

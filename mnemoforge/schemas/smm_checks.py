@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from mnemoforge.schemas.smm import CONVERSATIONAL, WEEKDAYS, named_weekday
+from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.smm import EntityKindSpec, SmmSpec

@@ -46,8 +46,7 @@ def _smm(world: World, theme_bytes: bytes) -> Realise | None:
     from pathlib import Path
 
     from mnemoforge.generators.smm import questions as smm_q
-    from mnemoforge.theme_io import ThemeError, parse_theme
-    from mnemoforge.validators.release_audit import read_theme_bytes
+    from mnemoforge.theme_io import ThemeError, parse_theme, read_theme_bytes
 
     try:
         theme = parse_theme(read_theme_bytes(theme_bytes), Path("theme.yaml"))

@@ -20,7 +20,6 @@ MANIFEST.json (``manifest_sha256``, printed by ``mnemoforge verify``) to detect 
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -218,9 +217,3 @@ def question_texts(root: Path, fam: str, world: World, questions: list[Question]
                 + " or ".join(repr(w) for w in want)
             )
     return problems
-
-
-def read_theme_bytes(data: bytes) -> Any:
-    from mnemoforge.theme_io import ThemeLoader
-
-    return yaml.load(io.BytesIO(data), Loader=ThemeLoader)  # noqa: S506 (a SafeLoader subclass)

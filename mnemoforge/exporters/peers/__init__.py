@@ -37,15 +37,29 @@ from mnemoforge.exporters.peers.common import (
     load_release,
     read_manifest,
     readable,
+    release_family,
 )
 from mnemoforge.exporters.peers.locomo import export_locomo, read_locomo
 from mnemoforge.exporters.peers.m3bench import export_m3bench, read_m3bench
-from mnemoforge.exporters.peers.memeye import export_memeye, read_memeye
-from mnemoforge.exporters.peers.memeye_native import export_memeye_native, load_visual_release
+from mnemoforge.exporters.peers.memeye import export_memeye, read_memeye_album
+from mnemoforge.exporters.peers.memeye_native import (
+    export_memeye_native,
+    load_visual_release,
+    read_memeye_native,
+)
 from mnemoforge.store.atomic import write_json
 
 Exporter = Callable[..., tuple[list[Path], list[dict], dict]]
 Reader = Callable[[Path, Path], list[PeerItem]]
+
+
+def read_memeye(export_dir: Path, release_dir: Path) -> list[PeerItem]:
+    """Read a MemEye export back: a visual-chat release (family ``memeye``) through
+    :func:`.memeye_native.read_memeye_native`, an album release through :func:`.memeye.read_memeye_album`."""
+    if release_family(release_dir) == "memeye":
+        return read_memeye_native(export_dir, release_dir)
+    return read_memeye_album(export_dir, release_dir)
+
 
 EXPORTERS: dict[str, Exporter] = {"locomo": export_locomo, "m3bench": export_m3bench, "memeye": export_memeye}
 READERS: dict[str, Reader] = {"locomo": read_locomo, "m3bench": read_m3bench, "memeye": read_memeye}

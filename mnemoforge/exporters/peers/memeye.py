@@ -12,7 +12,7 @@ MemEye's own files: sessions ``D1``, ``D2``, ..., rounds ``D1:1``, ``D1:2``, ...
 position in its session). Visual-chat releases
 (family ``memeye``) export natively, one task per life scenario: see :mod:`.memeye_native`, which
 writes its files with this module's writers (:func:`qa_record`, :func:`mcq_options`,
-:func:`write_dialogs`) and is read back through :func:`read_memeye`.
+:func:`write_dialogs`) and is read back through :func:`mnemoforge.exporters.peers.read_memeye`.
 
 Mapping:
 
@@ -68,7 +68,6 @@ from mnemoforge.exporters.peers.common import (
     load_json,
     load_release,
     place_file,
-    release_family,
     require,
     unit_index,
     write_ordered_json,
@@ -226,17 +225,15 @@ def read_choices(export_dir: Path) -> dict[str, tuple[tuple[str, ...], ...]]:
     return choices
 
 
-def read_memeye(export_dir: Path, release_dir: Path) -> list[PeerItem]:
-    """Read a MemEye export back into mnemoforge terms (clue rounds -> observation ids).
+def read_memeye_album(export_dir: Path, release_dir: Path) -> list[PeerItem]:
+    """Read a MemEye export of an album release back into mnemoforge terms (clue rounds ->
+    observation ids).
 
     Open-ended items come from ``*_Open.json``; an item mirrored in the MCQ file gets
     ``choices`` (option texts per rotation) after its answer letters are checked. A visual-chat
-    release (family ``memeye``) is read by :func:`.memeye_native.read_memeye_native`.
+    release (family ``memeye``) is read by :func:`.memeye_native.read_memeye_native`; the
+    package's ``read_memeye`` chooses between them.
     """
-    if release_family(release_dir) == "memeye":
-        from mnemoforge.exporters.peers.memeye_native import read_memeye_native  # imports this module
-
-        return read_memeye_native(export_dir, release_dir)
     export_dir = Path(export_dir)
     rel = load_release(release_dir)
     by_round = {(c.index, n): oid for oid, (c, n) in unit_index(rel.clips).items()}
