@@ -54,12 +54,20 @@ def dense_caption(world: World, o: Observation) -> dict:
     facts = {
         world.fact(e.fact).object: world.fact(e.fact) for e in o.expresses if e.granularity in ("X1", "X2")
     }
-    gist = facts["gist"].value or ""
-    board = json.loads(ent.attrs["draws"]).get("board") if ent.attrs.get("draws") else None
-    said = f"with {board['noun']} listing {gist}" if board else _gist(kind, gist)
+    draws = json.loads(ent.attrs["draws"]) if ent.attrs.get("draws") else {}
+    board, table, person = draws.get("board"), draws.get("table"), draws.get("person")
+    if "gist" in facts:
+        gist = facts["gist"].value or ""
+        said = f"with {board['noun']} listing {gist}" if board else _gist(kind, gist)
+    else:  # a table-top arrangement stands where the gist would be (its order is X3: not said)
+        said = f"with four things standing on {table['noun']}" if table else "as before"
+    if "presence" in facts:
+        left = f"{person.get('name', 'a person')} holding {with_article(facts['presence'].value or '')}"
+    else:
+        left = with_article(facts["left"].value or "")
     text = (
         f"{NOUN[kind]} of {ent.name}, {said}; "
-        f"{with_article(facts['left'].value or '')} in the left part and "
+        f"{left} in the left part and "
         f"{with_article(facts['right'].value or '')} in the right "
         f"part, four {INSTANCES[kind]} in a row at the top."
     )

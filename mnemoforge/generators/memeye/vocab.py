@@ -40,6 +40,8 @@ GRANULARITY: dict[str, Granularity] = {
     "colour": "X4",
     "count": "X4",
     "label": "X4",
+    "order": "X3",
+    "presence": "X2",
 }
 # keys that may change between photos (one change per scene and key, see world.plan_changes)
 CHANGEABLE = ("gist", "left", "mark", "colour", "count", "label")
@@ -83,6 +85,10 @@ class KindVocab:
     label_noun: str
     gist_form: str  # present tense, ``{w}`` = the scene with its preposition
     prep: str  # preposition before a scene name ("in the attic", "at the Tuesday club")
+    table_noun: str = ""  # declared table-top arrangement (the ``order`` variable)
+    table_items: tuple[str, ...] = ()
+    person: str = ""  # declared cast person (the ``presence`` variable): their name
+    holds: tuple[str, ...] = ()
 
     def where(self, scene: str) -> str:
         return f"{self.prep} {scene}"
@@ -102,6 +108,9 @@ class KindVocab:
             "colour": f"What colour is {self.colour_noun} {{w}}{{t}}?",
             "count": f"How many {self.count_noun} are there {{w}}{{t}}?",
             "label": f"What is {self.label_noun} {{w}}{{t}}?",
+            "order": f"From left to right, in what order do the things stand on {self.table_noun} "
+            "{w}{t}?",
+            "presence": f"What is {self.person} holding {{w}}{{t}}?",
         }
         return forms[key].format(s=scene, w=w, t=when)
 
@@ -330,6 +339,8 @@ def library_words(kind: str, draws: dict | None = None) -> dict[str, str]:
         ("a drawn item", v.items),
         ("an instance position", POSITIONS),
         ("a colour", tuple(COLOURS)),
+        ("an object on the table", v.table_items),
+        ("an object the person holds", v.holds),
     ):
         for value in values:
             for w in words_of(value):
@@ -353,6 +364,7 @@ def visual_word_problems(kind: str, text: str, draws: dict | None = None) -> lis
 # ---- drawables a scenario declares (``scenarios.*.draws``) --------------------------------------
 
 BOARD_SEP = ", "  # a board's list as one gist value: its lines joined (a pair answer uses " / ")
+ORDER_SEP = " > "  # a table-top order, left to right (ordered: a name list would compare as a set)
 
 
 def scenario_vocab(kind: str, draws: dict | None) -> KindVocab:
@@ -370,7 +382,30 @@ def scenario_vocab(kind: str, draws: dict | None) -> KindVocab:
         change["colour_noun"] = draws["colour"]["noun"]
     if draws.get("count"):
         change["count_noun"] = draws["count"]["noun"]
+    if draws.get("label"):
+        change["label_noun"] = draws["label"]["noun"]
+    if draws.get("table"):
+        change["table_noun"] = draws["table"]["noun"]
+        change["table_items"] = tuple(draws["table"]["items"])
+    if draws.get("person"):
+        change["person"] = draws["person"].get("name") or "the person"
+        change["holds"] = tuple(draws["person"]["holds"])
     return replace(v, **change)  # type: ignore[arg-type]
+
+
+def keys_of(draws: dict | None) -> tuple[str, ...]:
+    """The keys a scene of a scenario shows: a declared table-top arrangement draws ``order``
+    where the gist would be, a declared person ``presence`` where the left item would be."""
+    d = draws or {}
+    out = [k for k in KEYS if not (k == "gist" and d.get("table")) and not (k == "left" and d.get("person"))]
+    return tuple(out + (["order"] if d.get("table") else []) + (["presence"] if d.get("person") else []))
+
+
+def rotations(order: str) -> list[str]:
+    """The four cyclic rotations of a table-top order (``ORDER_SEP``-joined): as an option set
+    every object stands once at every position, so no position majority points at one."""
+    xs = order.split(ORDER_SEP)
+    return [ORDER_SEP.join(xs[k:] + xs[:k]) for k in range(len(xs))]
 
 
 def entity_vocab(attrs: dict[str, str]) -> KindVocab:

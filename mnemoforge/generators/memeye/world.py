@@ -21,12 +21,13 @@ from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.generators.memeye.vocab import (
     CHANGEABLE,
     COLOURS,
-    KEYS,
     N_INSTANCES,
+    ORDER_SEP,
     POSITIONS,
     VOCAB,
     KindVocab,
     changed_label,
+    keys_of,
     make_label,
     scenario_vocab,
 )
@@ -83,16 +84,32 @@ def schedule(theme: Theme, seed: int) -> list[SessionPlan]:
     return out
 
 
-def draws_of(sc: ScenarioSpec) -> dict | None:
-    """The scenario's declared drawables as plain data (None: the kind's own)."""
+def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
+    """The scenario's declared drawables as plain data (None: the kind's own); with ``theme``, a
+    declared person gets their name and colours (skin, hair, signature top and bottom)."""
     d = sc.draws.model_dump(mode="json", exclude_none=True)
+    if theme is not None and d.get("person"):
+        p = next(p for p in theme.cast if p.id == d["person"]["cast"])
+        a = p.appearance
+        d["person"]["name"] = p.name.split()[0]
+        d["person"]["colours"] = {
+            "skin": a.skin_tone,
+            "hair": a.hair_color,
+            "top": a.signature_outfit.top_color,
+            "bottom": a.signature_outfit.bottom_color,
+        }
     return d or None
 
 
 def _initial(kind: str, rng: random.Random, v: KindVocab | None = None) -> dict[str, str]:
     v = v or VOCAB[kind]
     left, right = rng.sample(v.items, 2)
-    return {
+    extra = {}
+    if v.table_items:
+        extra["order"] = ORDER_SEP.join(rng.sample(v.table_items, len(v.table_items)))
+    if v.holds:
+        extra["presence"] = rng.choice(v.holds)
+    return extra | {
         "gist": rng.choice(v.gists),
         "left": left,
         "right": right,
@@ -116,6 +133,12 @@ def _changed(
         pool = list(POSITIONS[:N_INSTANCES])
     elif key == "colour":
         pool = sorted(COLOURS)
+    elif key == "order":  # the same objects moved round: a rotation (all states share one option set)
+        xs = values["order"].split(ORDER_SEP)
+        k = rng.randint(1, len(xs) - 1)
+        return ORDER_SEP.join(xs[k:] + xs[:k])
+    elif key == "presence":
+        pool = list(v.holds)
     elif key == "count":
         n, (lo, hi) = int(values["count"]), COUNT_RANGE
         pool = [str(x) for x in range(max(lo, n - 3), min(hi, n + 3) + 1)]
@@ -210,12 +233,17 @@ def plan_world(theme: Theme, seed: int) -> World:
     facts: list[Fact] = []
     changes = plan_changes(spec, seed)
     for sc in spec.scenarios:  # declared state variables replace the rotation in their scenes
+        swap = {"gist": "order", "left": "presence"}
+        own = keys_of(draws_of(sc))
+        for j in range(len(sc.scenes)):  # a drawable taking a key's place takes its change too
+            sid = scene_id(sc, j)
+            changes[sid] = tuple(k if k in own else swap[k] for k in changes[sid])
         if sc.changes:
             for j in range(len(sc.scenes)):
                 changes[scene_id(sc, j)] = tuple(declared_changes(sc, j))
     for sc in spec.scenarios:
         mine = [s for s in sessions if s.scenario == sc.id]
-        draws = draws_of(sc)
+        draws = draws_of(sc, theme)
         v = scenario_vocab(sc.kind, draws)
         extra = {"draws": json.dumps(draws, sort_keys=True)} if draws else {}
         for j, name in enumerate(sc.scenes):
@@ -232,7 +260,7 @@ def plan_world(theme: Theme, seed: int) -> World:
             rng = derive_rng(seed, "memeye", "scene", sid)
             values = _initial(sc.kind, rng, v)
             first = shown[0].start
-            for key in KEYS:
+            for key in keys_of(draws):
                 if key not in changes[sid]:
                     facts.append(
                         Fact(
