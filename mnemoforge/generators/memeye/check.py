@@ -13,6 +13,7 @@ from mnemoforge.schemas.theme import Theme
 
 
 def visual_word_problems(theme: Theme) -> list[str]:
+    from mnemoforge.generators.memeye.vocab import base_vocab, vocab_for
     from mnemoforge.generators.memeye.vocab import visual_word_problems as words
     from mnemoforge.schemas.packs import load_pack
 
@@ -20,13 +21,13 @@ def visual_word_problems(theme: Theme) -> list[str]:
     assert spec is not None
     out: list[str] = []
     kinds = sorted({sc.kind for sc in spec.scenarios})
-    for k in kinds:
-        out += [f"memeye.assistant: {m}" for m in words(k, spec.assistant)]
-    from mnemoforge.generators.memeye.world import draws_of
-
-    for i, sc in enumerate(spec.scenarios):
+    base = {k: base_vocab(k, spec.pack) for k in kinds}
+    scen = [vocab_for(sc, spec.pack) for sc in spec.scenarios]
+    for v in scen:
+        out += [f"memeye.assistant: {m}" for m in words(v, spec.assistant)]
+    for i, (sc, v) in enumerate(zip(spec.scenarios, scen, strict=True)):
         for j, name in enumerate(sc.scenes):
-            out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(sc.kind, name, draws_of(sc))]
+            out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(v, name)]
     pack = load_pack(spec.pack).memeye if spec.pack else None
     if pack is not None:
         where = f"memeye.pack ({spec.pack}.yaml)"
@@ -36,10 +37,10 @@ def visual_word_problems(theme: Theme) -> list[str]:
             lines = [(f"kinds.{k}.share.{n}", x) for n, x in enumerate(kp.share)]
             lines += [(f"kinds.{k}.chat.{n}", f"{a} {b}") for n, (a, b) in enumerate(kp.chat)]
             for path, text in lines:
-                out += [f"{where} {path}: {m}" for m in words(k, text.replace("{s}", ""))]
+                out += [f"{where} {path}: {m}" for m in words(base[k], text.replace("{s}", ""))]
         for n, x in enumerate(pack.image_replies):
             for k in kinds:
-                out += [f"{where} image_replies.{n}: {m}" for m in words(k, x.replace("{s}", ""))]
+                out += [f"{where} image_replies.{n}: {m}" for m in words(base[k], x.replace("{s}", ""))]
     return list(dict.fromkeys(out))
 
 

@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import Any
 
 from mnemoforge.backends.image import (
+    visual_catalog,
     visual_figures,
     visual_gists,
     visual_library,
@@ -134,7 +135,7 @@ def declared_report(data: ReleaseInput, sc: Any) -> list[dict[str, Any]]:
 class MemEyeFamily:
     name = "memeye"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod, vocab, declared),
+        "plan": (world_mod, vocab, visual_catalog, declared),
         "episodes": (sessions, chat, captions),
         "render": (
             render,

@@ -24,12 +24,12 @@ from mnemoforge.generators.memeye.vocab import (
     N_INSTANCES,
     ORDER_SEP,
     POSITIONS,
-    VOCAB,
     KindVocab,
     changed_label,
     keys_of,
     make_label,
-    scenario_vocab,
+    vocab_for,
+    vocab_json,
 )
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
@@ -101,8 +101,7 @@ def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
     return d or None
 
 
-def _initial(kind: str, rng: random.Random, v: KindVocab | None = None) -> dict[str, str]:
-    v = v or VOCAB[kind]
+def _initial(kind: str, rng: random.Random, v: KindVocab) -> dict[str, str]:
     left, right = rng.sample(v.items, 2)
     extra = {}
     if v.table_items:
@@ -120,11 +119,8 @@ def _initial(kind: str, rng: random.Random, v: KindVocab | None = None) -> dict[
     }
 
 
-def _changed(
-    kind: str, key: str, values: dict[str, str], rng: random.Random, v: KindVocab | None = None
-) -> str:
+def _changed(kind: str, key: str, values: dict[str, str], rng: random.Random, v: KindVocab) -> str:
     """A different value for ``key`` (a left item never equals the right one)."""
-    v = v or VOCAB[kind]
     if key == "gist":
         pool = list(v.gists)
     elif key == "left":
@@ -191,6 +187,7 @@ def scheduled(
     shown: list[SessionPlan],
     values: dict[str, str],
     rng: random.Random,
+    v: KindVocab,
 ) -> list[tuple[SessionPlan, str]]:
     """The states of one declared variable: (photo, value) from the first photo on, one per change.
     ``restock``: the count drops by one or two per photo and is restocked to the top once low."""
@@ -212,7 +209,7 @@ def scheduled(
             if new == cur["count"]:
                 new = str(n - 1)
         else:
-            new = _changed(sc.kind, c.key, cur, rng, scenario_vocab(sc.kind, draws_of(sc)))
+            new = _changed(sc.kind, c.key, cur, rng, v)
         cur[c.key] = new
         steps.append((shown[i], new))
     return steps
@@ -244,8 +241,9 @@ def plan_world(theme: Theme, seed: int) -> World:
     for sc in spec.scenarios:
         mine = [s for s in sessions if s.scenario == sc.id]
         draws = draws_of(sc, theme)
-        v = scenario_vocab(sc.kind, draws)
+        v = vocab_for(sc, spec.pack, draws)
         extra = {"draws": json.dumps(draws, sort_keys=True)} if draws else {}
+        extra["vocab"] = vocab_json(v)
         for j, name in enumerate(sc.scenes):
             sid = scene_id(sc, j)
             entities.append(
@@ -278,7 +276,7 @@ def plan_world(theme: Theme, seed: int) -> World:
                     later = shown[rng.randint(1, len(shown) - 1)]
                     steps = [(shown[0], values[key]), (later, _changed(sc.kind, key, values, rng, v))]
                 else:
-                    steps = scheduled(sc, j, declared, shown, values, rng)
+                    steps = scheduled(sc, j, declared, shown, values, rng, v)
                 for n, (sess, value) in enumerate(steps):
                     facts.append(
                         Fact(
