@@ -3,7 +3,7 @@
 The section's own checks, the **visual-word rule** (no text the agent reads names a value a
 picture of the scenario can show: scene names, the assistant's name, the pack's chat lines),
 reported per word with a suggested rewording, then a dry run of the plan, episodes and question
-stages (World, sessions, captions, candidate questions) and one drawn picture per scene kind.
+stages (World, sessions, captions, candidate questions) and one drawn picture per scenario.
 """
 
 from __future__ import annotations
@@ -66,9 +66,9 @@ def review(theme: Theme) -> Review:
         from mnemoforge.backends.image.visual_scene import render_scene
 
         seen: set[str] = set()
-        for o in obs:  # one picture of each scene kind is drawn
-            if o.media and o.kind not in seen:
-                seen.add(o.kind)
+        for o in obs:  # one picture of each scenario is drawn (its declared drawables included)
+            if o.media and o.source not in seen:
+                seen.add(o.source)
                 render_scene(render.scene_state(w, o, spec.image_width, spec.image_height))
         questions.generate(w, obs, spec.cell_targets())
 
