@@ -132,6 +132,93 @@ DATA_ROWS: list[tuple[str, str, Mutation, str]] = [
     ("zero_fps", "icm", _set("album.fps", 0), "album.fps"),
     ("version_not_semver", "icm", _set("version", "1.0"), "version"),
     ("not_a_mapping", "icm", lambda d: ["a", "list"], "<root>"),
+    # memeye drawables and state variables (issue 12)
+    (
+        "person_not_in_cast",
+        "memeye",
+        _set(
+            "memeye.scenarios.0.draws", {"person": {"cast": "zed", "holds": ["rake", "hose", "jug", "lid"]}}
+        ),
+        "memeye.scenarios.0.draws.person.cast",
+    ),
+    (
+        "presence_without_person",
+        "memeye",
+        _set("memeye.scenarios.0.changes", [{"key": "presence", "after": "2025-11-01"}]),
+        "memeye.scenarios.0.changes.0.key",
+    ),
+    (
+        "table_of_three",
+        "memeye",
+        _set("memeye.scenarios.0.draws", {"table": {"noun": "the bench", "items": ["rake", "hose", "jug"]}}),
+        "memeye.scenarios.0.draws.table.items",
+    ),
+    (
+        "table_item_with_comma",
+        "memeye",
+        _set(
+            "memeye.scenarios.0.draws",
+            {"table": {"noun": "the bench", "items": ["rake, old", "hose", "jug", "lid"]}},
+        ),
+        "memeye.scenarios.0.draws.table",
+    ),
+    (
+        "board_and_table",
+        "memeye",
+        _set(
+            "memeye.scenarios.0.draws",
+            {
+                "table": {"noun": "the bench", "items": ["rake", "hose", "jug", "lid"]},
+                "board": {"noun": "the board", "lists": [["a"], ["b"], ["c"], ["d"]]},
+            },
+        ),
+        "memeye.scenarios.0.draws",
+    ),
+    (
+        "gist_change_under_a_table",
+        "memeye",
+        _do(
+            _set(
+                "memeye.scenarios.0.draws",
+                {"table": {"noun": "the bench", "items": ["rake", "hose", "jug", "lid"]}},
+            ),
+            _set("memeye.scenarios.0.changes", [{"key": "gist", "every_days": 20}]),
+        ),
+        "memeye.scenarios.0.changes.0.key",
+    ),
+    (
+        "unknown_label_drawable",
+        "memeye",
+        _set("memeye.scenarios.0.draws", {"label": {"drawable": "neon", "noun": "x"}}),
+        "memeye.scenarios.0.draws.label.drawable",
+    ),
+    (
+        "unknown_colour_drawable",
+        "memeye",
+        _set("memeye.scenarios.0.draws", {"colour": {"drawable": "truck", "noun": "x"}}),
+        "memeye.scenarios.0.draws.colour.drawable",
+    ),
+    (
+        "held_object_named_by_a_scene",
+        "memeye",
+        _set(
+            "memeye.scenarios.0.draws",
+            {"person": {"cast": "nadia", "holds": ["spare key", "hose", "jug", "lid"]}},
+        ),
+        "memeye.scenarios.0.scenes.0",
+    ),
+    (
+        "presence_never_changes_in_time",
+        "memeye",
+        _do(
+            _set(
+                "memeye.scenarios.0.draws",
+                {"person": {"cast": "nadia", "holds": ["rake", "hose", "jug", "lid"]}},
+            ),
+            _set("memeye.scenarios.0.changes", [{"key": "presence", "dates": ["2026-03-01"]}]),
+        ),
+        "memeye.scenarios.home_renovation.changes",
+    ),
 ]
 
 RAW_ROWS: list[tuple[str, Callable[[str], bytes], str]] = [

@@ -16,7 +16,7 @@ from mnemoforge.generators.memeye import questions as q_mod
 from mnemoforge.generators.memeye.family import target_report
 from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.sessions import check_text_clean, plan_sessions
-from mnemoforge.generators.memeye.vocab import COLOURS, VOCAB, label_square, parse_label
+from mnemoforge.generators.memeye.vocab import COLOURS, base_vocab, label_square, parse_label
 from mnemoforge.generators.memeye.vocab import colour_group as colour_group_of
 from mnemoforge.generators.memeye.world import plan_world
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
@@ -72,9 +72,11 @@ def test_memeye_section_required_and_exclusive() -> None:
 
 
 def test_vocabulary_is_drawable() -> None:
-    for kind, v in VOCAB.items():
-        assert set(v.gists) == set(visual_gists.GISTS[kind])
-        assert set(v.items) <= set(visual_scene.ITEMS)
+    for kind in visual_gists.GISTS:
+        for pack in (None, "visual_diary"):
+            v = base_vocab(kind, pack)
+            assert set(v.gists) == set(visual_gists.GISTS[kind])
+            assert set(v.items) <= set(visual_scene.ITEMS) and len(v.items) >= 5
 
 
 def test_scene_names_may_not_leak_values(planned: tuple[World, list[Observation], list[Question]]) -> None:
@@ -358,3 +360,21 @@ def test_option_gate_catches_structural_tells(
     kind = world.entity(label.program.args["scene"]).attrs["kind"]
     around = label_square(kind, parse_label(kind, label.answer))[:3]  # every option one edit from the answer
     assert "centre" in gate.check(opts(label, around), ctx).reason
+
+
+def test_pack_wording_is_validated() -> None:
+    from pathlib import Path
+
+    from mnemoforge.schemas.packs import PackError, load_pack, parse_pack
+
+    good = load_pack("visual_diary").model_dump()
+    bad = dict(good["memeye"]["kinds"]["room"]["vocab"], gist_form="What is {s} set up as?")  # no {t}
+    data = {**good, "memeye": {**good["memeye"], "kinds": {"room": {"vocab": bad}}}}
+    with pytest.raises(PackError, match=r"x.yaml: memeye.kinds.room.vocab: .*gist_form"):
+        parse_pack(data, Path("x.yaml"))
+    data = {**good, "memeye": {**good["memeye"], "kinds": {"garage": {}}}}
+    with pytest.raises(PackError, match=r"memeye.kinds.garage"):
+        parse_pack(data, Path("x.yaml"))
+    # without a pack the wording is composed from the library's drawable names
+    assert base_vocab("board").gist_form == "Which game does the picture show {w}{t}?"
+    assert base_vocab("board", "visual_diary").gist_form.startswith("Which game is set up")

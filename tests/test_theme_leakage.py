@@ -158,8 +158,6 @@ def test_memeye_release_of_a_disjoint_theme_leaks_nothing(bakery_release) -> Non
 
 
 def test_memeye_pictures_show_the_declared_scenes(bakery_release) -> None:  # type: ignore[no-untyped-def]
-    from mnemoforge.generators.memeye.vocab import VOCAB
-
     theme = load_theme(TEST_THEMES / "bakery_log.yaml")
     assert theme.memeye is not None
     kinds = {s.id: s.kind for s in theme.memeye.scenarios}
@@ -169,7 +167,7 @@ def test_memeye_pictures_show_the_declared_scenes(bakery_release) -> None:  # ty
     images = [o for o in obs if o.get("media")]
     assert {o["source"] for o in images} == set(kinds)
     for o in images:
-        assert o["kind"] == VOCAB[kinds[o["source"]]].image_kind
+        assert o["kind"] == f"{kinds[o['source']]}_photo"  # no pack: the composed kind name
         assert (release / o["media"][0]).is_file()
         assert any(n in o["content"] for n in scenes[o["source"]]), o["content"]
 
@@ -179,3 +177,49 @@ def test_the_leak_detector_finds_pack_and_theme_strings() -> None:
     assert leaks({"x": "My doctor suggested a walk."})  # a visual_diary pack sequence
     assert leaks({"x": "Pricing Sync moved."})  # an entity of a shipped theme
     assert not leaks({"x": "The Kelp Run sails at 05:40 from the North slip."})
+
+
+def _constants(path: Path, docstrings: bool) -> list[str]:
+    """The string constants of a module (with or without its docstrings)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                docs.add(id(body[0].value))
+    return [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and (docstrings or id(n) not in docs)
+    ]
+
+
+def test_memeye_generators_hold_no_domain_words() -> None:
+    """The memeye generator modules (``vocab.py`` with its docstrings) name no drawable of the
+    library and no wording or chat line of a pack: those are data (``visual_catalog`` names what
+    the renderer draws; packs say how a domain speaks)."""
+    from mnemoforge.backends.image.visual_catalog import CATALOG
+
+    names = set()
+    for d in CATALOG.values():
+        names |= {*d.gists, *d.items, d.instances, d.detail, d.countables, d.colour_object}
+    rx = re.compile(
+        r"(?<![a-z])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![a-z])"
+    )
+    pack_grams: set[tuple[str, ...]] = set()
+    for path in sorted(PACKS.glob("*.yaml")):
+        mp = load_pack(path.stem).memeye
+        if mp is not None:
+            for s in _strings(mp.model_dump()):
+                pack_grams |= _grams(s)
+    root = Path(__file__).resolve().parent.parent / "mnemoforge/generators/memeye"
+    found = []
+    for path in sorted(root.glob("*.py")):
+        for text in _constants(path, docstrings=path.name == "vocab.py"):
+            hits = rx.findall(text.lower()) + [" ".join(g) for g in _grams(text) & pack_grams]
+            found += [f"{path.name}: {h!r} in {text[:60]!r}" for h in hits]
+    assert found == []
+    assert rx.search("a star sticker") and not rx.search("the starboard side")

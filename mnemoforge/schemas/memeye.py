@@ -27,7 +27,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
-ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label"]
+ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label", "order", "presence"]
 
 
 class ChangeSpec(_Strict):
@@ -36,8 +36,9 @@ class ChangeSpec(_Strict):
     each scheduled moment; the earlier states stay in the stream as stale states (Y3)."""
 
     key: ChangeKey = Field(
-        description="what changes: gist (X1), left item (X2), marked instance "
-        "(X3), colour, count or label (X4)"
+        description="what changes: gist (X1), left item (X2), presence (X2: what the declared person "
+        "holds), marked instance or order (X3: the left-to-right order on the declared table), colour, "
+        "count or label (X4)"
     )
     scenes: list[int] | None = Field(
         default=None, description="indexes of the scenes it applies to; default all"
@@ -81,9 +82,9 @@ class BoardDraw(_Strict):
 
 
 class ColourDraw(_Strict):
-    """X4 colour on a drawable of the library (an animal's collar, a mug, a door...)."""
+    """X4 colour on a drawable of the library (an animal's collar, a mug, a door, a vehicle...)."""
 
-    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap"]
+    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap", "vehicle"]
     noun: str = Field(min_length=1, description='the coloured part as questions say it: "the dog\'s collar"')
 
 
@@ -95,12 +96,65 @@ class CountDraw(_Strict):
     colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$")
 
 
+def _short_names(names: list[str], what: str) -> None:
+    low = [n.strip().lower() for n in names]
+    if len(set(low)) != len(low):
+        raise ValueError(f"{what}: names must be distinct")
+    for i, n in enumerate(names):
+        if not n.strip() or len(n) > 16 or set(n) & set("/,"):
+            raise ValueError(f"{what}.{i}: a name of at most 16 characters, without '/' or ','")
+
+
+class LabelDraw(_Strict):
+    """X4 small text on a sign on a post (instead of the kind's tag)."""
+
+    drawable: Literal["sign"] = "sign"
+    noun: str = Field(min_length=1, description="the text as questions say it: 'the number on the gate sign'")
+
+
+class TableDraw(_Strict):
+    """A table-top arrangement: four objects in a row, each with its name written on a card in
+    front of it; carries the ``order`` variable (X3), which replaces the scene gist (X1)."""
+
+    noun: str = Field(min_length=1, description="the table as questions say it: 'the counter top'")
+    items: list[str] = Field(min_length=4, max_length=4, description="the four objects on it")
+
+    @model_validator(mode="after")
+    def _names(self) -> TableDraw:
+        _short_names(self.items, "items")
+        return self
+
+
+class PersonDraw(_Strict):
+    """A recurring person of the cast (drawn in their own colours) holding one object of a
+    declared set; carries the ``presence`` variable (X2: which one is there), which replaces the
+    left region item."""
+
+    cast: str = Field(description="cast id of the person")
+    holds: list[str] = Field(min_length=4, max_length=8, description="the objects they may hold (>= 4)")
+
+    @model_validator(mode="after")
+    def _names(self) -> PersonDraw:
+        _short_names(self.holds, "holds")
+        return self
+
+
 class DrawsSpec(_Strict):
-    """What a scenario's pictures draw instead of the kind's built-in board, colour object or countables."""
+    """What a scenario's pictures draw instead of the kind's built-in board, colour object,
+    countables or tag, and the extra drawables (a table-top arrangement, a cast person)."""
 
     board: BoardDraw | None = None
     colour: ColourDraw | None = None
     count: CountDraw | None = None
+    label: LabelDraw | None = None
+    table: TableDraw | None = None
+    person: PersonDraw | None = None
+
+    @model_validator(mode="after")
+    def _one_centre(self) -> DrawsSpec:
+        if self.board is not None and self.table is not None:
+            raise ValueError("table: a table-top arrangement takes the board's place; declare one of them")
+        return self
 
 
 class ScenarioSpec(_Strict):
@@ -175,7 +229,22 @@ class MemEyeSpec(_Strict):
             names = [n.strip().lower() for n in s.scenes]
             if len(set(names)) != len(names):
                 raise ValueError(f"memeye.scenarios.{i}.scenes: scene names must be unique, got {s.scenes}")
+            if s.draws.person is not None and s.draws.person.cast not in people:
+                who = s.draws.person.cast
+                raise ValueError(f"memeye.scenarios.{i}.draws.person.cast: unknown person {who!r}")
             for j, c in enumerate(s.changes):
+                need = {"order": ("table", s.draws.table), "presence": ("person", s.draws.person)}
+                if c.key in need and need[c.key][1] is None:
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.changes.{j}.key: {c.key!r} needs a `draws.{need[c.key][0]}` "
+                        f"drawable in this scenario"
+                    )
+                gone = {"gist": s.draws.table, "left": s.draws.person}
+                if c.key in gone and gone[c.key] is not None:
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.changes.{j}.key: {c.key!r} is not drawn in this scenario "
+                        f"(its `draws.{'table' if c.key == 'gist' else 'person'}` takes its place)"
+                    )
                 for k in c.scenes or []:
                     if not 0 <= k < len(s.scenes):
                         raise ValueError(f"memeye.scenarios.{i}.changes.{j}.scenes: no scene {k}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import string
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -91,19 +91,49 @@ class SmmPack(_Strict):
         return self
 
 
+class MemEyeWords(_Strict):
+    """How questions and captions speak about one scene kind's pictures (the drawables are the
+    library's, ``backends/image/visual_catalog.py``; without this block the wording is composed
+    from their names). ``gist_form`` is a present-tense question with ``{s}`` (the scene name),
+    ``{w}`` (the scene with its preposition) and ``{t}`` (a time phrase such as " now");
+    ``caption_gist`` a caption phrase with ``{g}`` (the gist) or ``{a}`` (the gist with an article)."""
+
+    image_kind: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="observation kind: room_photo")
+    gist_form: str = Field(description="the X1 question: 'Which game is set up on the board {w}{t}?'")
+    prep: str = Field(default="at", description="preposition before a scene name: in / at / on")
+    instances: str = Field(description="the four look-alike instances: 'mugs on the shelf'")
+    count_noun: str = Field(description="the countables, plural: 'red books standing on the floor'")
+    colour_noun: str = Field(description="the colour object: 'the little vase'")
+    label_noun: str = Field(description="the small text: 'the price on the hanging tag'")
+    caption_noun: str = Field(description="a dense caption's opening: 'A room photo'")
+    caption_gist: str = Field(description="a dense caption's gist phrase: 'set up as {g}'")
+    caption_instances: str = Field(description="the instances as a caption says them: 'mugs'")
+
+    @model_validator(mode="after")
+    def _forms(self) -> MemEyeWords:
+        if _fields(self.gist_form) - {"s", "w", "t"} or "{t}" not in self.gist_form:
+            raise ValueError("gist_form: placeholders are {s}, {w} and {t} (and {t} is required)")
+        if not _fields(self.caption_gist) or _fields(self.caption_gist) - {"g", "a"}:
+            raise ValueError("caption_gist: needs {g} (the gist) or {a} (with an article), nothing else")
+        return self
+
+
 class MemEyeKindPack(_Strict):
-    """The chat around one scene kind (room, board, dashboard, street, shelf)."""
+    """The chat around one scene kind (room, board, dashboard, street, shelf), and its wording."""
 
     share: list[str] = Field(default_factory=list, description="the user shares a picture of {s}")
     chat: list[tuple[str, str]] = Field(
         default_factory=list, description="image-free rounds: (user line, assistant reply), {s} allowed"
     )
+    vocab: MemEyeWords | None = Field(default=None, description="question and caption wording of the kind")
 
 
 class MemEyePack(_Strict):
     """Banks of the visual-centric family."""
 
-    kinds: dict[str, MemEyeKindPack] = Field(default_factory=dict)
+    kinds: dict[Literal["room", "board", "dashboard", "street", "shelf"], MemEyeKindPack] = Field(
+        default_factory=dict
+    )
     image_replies: list[str] = Field(default_factory=list, description="assistant saves a picture of {s}")
 
 

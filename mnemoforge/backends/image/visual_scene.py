@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from mnemoforge.backends.image import visual_figures as figures
 from mnemoforge.backends.image import visual_gists as gists
 from mnemoforge.backends.image import visual_library as library
 from mnemoforge.backends.image import visual_props as props
@@ -55,6 +56,12 @@ class SceneState:
     colour_drawable: str = ""  # declared: the drawable carrying the colour (``visual_library``)
     count_drawable: str = ""  # declared: the drawable counted
     count_colour: str = ""
+    label_drawable: str = ""  # declared: "sign" writes the label on a sign on a post (top right)
+    table_items: tuple[str, ...] = ()  # declared table-top arrangement (replaces the gist drawing)
+    order: tuple[str, ...] = ()  # its objects, left to right
+    person_colours: tuple[tuple[str, str], ...] = ()  # declared cast person: (part, '#rrggbb')
+    person_holds: tuple[str, ...] = ()  # what they may hold (replaces the left region item)
+    held: str = ""  # what they hold in this picture
 
 
 def _box(w: int, h: int, fx0: float, fy0: float, fx1: float, fy1: float) -> Box:
@@ -91,6 +98,8 @@ def draw_colour_object(d: ImageDraw.ImageDraw, s: SceneState) -> tuple[Box, tupl
     w, h, c = s.width, s.height, rgb(s.colour)
     if s.colour_drawable:
         b = _box(w, h, 0.04, 0.15, 0.20, 0.35)
+        if s.colour_drawable == "vehicle":
+            return b, figures.draw_vehicle(d, b, c)
         return b, library.draw_coloured(d, s.colour_drawable, b, c)
     if s.kind == "room":  # a small vase on a short shelf at the left
         d.rectangle(_box(w, h, 0.04, 0.33, 0.16, 0.35), fill=props.WOOD)
@@ -128,9 +137,9 @@ def draw_label(d: ImageDraw.ImageDraw, box: Box, text: str) -> Box:
 
 def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
     """Draw one scene state; return the RGB image and its layout (boxes as [x0, y0, x1, y1])."""
-    if not s.board and s.gist not in gists.GISTS[s.kind]:
+    if not s.board and not s.table_items and s.gist not in gists.GISTS[s.kind]:
         raise ValueError(f"cannot draw gist {s.gist!r} for kind {s.kind!r}")
-    for item in (s.left, s.right):
+    for item in (s.right,) if s.person_holds else (s.left, s.right):
         if item not in ITEMS:
             raise ValueError(f"cannot draw item {item!r}")
     w, h = s.width, s.height
@@ -141,16 +150,24 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
     cbox, cpoint = draw_colour_object(d, s)
     layout: dict = {"colour_box": list(cbox), "colour_point": list(cpoint)}
     gist = _box(w, h, 0.33, 0.36, 0.67, 0.85)
+    extra: dict = {}
     if s.board:
         library.draw_board(d, gist, s.board)
+    elif s.table_items:
+        extra["table"] = figures.draw_table(d, gist, list(s.table_items), list(s.order))
     else:
         gists.draw_gist(d, s.kind, gist, s.gist, rng)
-    if s.kind == "street" and not s.board:
+    if s.kind == "street" and not s.board and not s.table_items:
         gists.weather(img, [(0, 0, w, round(0.14 * h)), gist], s.gist, rng)
         if s.gist == "sunny":
             d.ellipse(_box(w, h, 0.8, 0.01, 0.86, 0.09), fill=(255, 220, 60))
     left, right = _box(w, h, 0.03, 0.38, 0.30, 0.85), _box(w, h, 0.70, 0.38, 0.97, 0.85)
-    ITEMS[s.left](d, left)
+    if s.person_holds:
+        extra["person"] = figures.draw_person(
+            d, left, {k: rgb(v) for k, v in s.person_colours}, list(s.person_holds), s.held
+        )
+    else:
+        ITEMS[s.left](d, left)
     ITEMS[s.right](d, right)
     inst = []
     detail: Box | None = None
@@ -176,7 +193,11 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         else:
             props.draw_countable(d, s.kind, b)
         count_boxes.append(list(b))
-    label = draw_label(d, _box(w, h, 0.70, 0.875, 0.97, 0.98), s.label)
+    if s.label_drawable == "sign":
+        label = figures.draw_sign(d, _box(w, h, 0.74, 0.11, 0.97, 0.34), s.label)
+    else:
+        label = draw_label(d, _box(w, h, 0.70, 0.875, 0.97, 0.98), s.label)
+    layout |= extra
     layout |= {
         "left": list(left),
         "right": list(right),

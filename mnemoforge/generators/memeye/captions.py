@@ -12,37 +12,9 @@ import json
 
 from mnemoforge.generators.grammar import with_article
 from mnemoforge.generators.memeye.sessions import scene_of
+from mnemoforge.generators.memeye.vocab import entity_vocab
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.world import World
-
-NOUN = {
-    "room": "A room photo",
-    "board": "A photo of a game table",
-    "dashboard": "A screenshot of a health app",
-    "street": "A street photo",
-    "shelf": "A photo of a shop shelf",
-}
-
-
-INSTANCES = {
-    "room": "mugs",
-    "board": "cards",
-    "dashboard": "day tiles",
-    "street": "parked cars",
-    "shelf": "jars",
-}
-
-
-def _gist(kind: str, gist: str) -> str:
-    if kind == "room":
-        return f"set up as {with_article(gist)}"
-    if kind == "board":
-        return f"with a game of {gist} on the board"
-    if kind == "dashboard":
-        return f"showing the {gist} view"
-    if kind == "shelf":
-        return f"stocked with {gist} on the middle shelf"
-    return f"on a {gist} day"
 
 
 def dense_caption(world: World, o: Observation) -> dict:
@@ -50,18 +22,30 @@ def dense_caption(world: World, o: Observation) -> dict:
     scene = scene_of(o, world)
     assert scene is not None, o.id
     ent = world.entity(scene)
-    kind = ent.attrs["kind"]
+    v = entity_vocab(ent.attrs)
     facts = {
         world.fact(e.fact).object: world.fact(e.fact) for e in o.expresses if e.granularity in ("X1", "X2")
     }
-    gist = facts["gist"].value or ""
-    board = json.loads(ent.attrs["draws"]).get("board") if ent.attrs.get("draws") else None
-    said = f"with {board['noun']} listing {gist}" if board else _gist(kind, gist)
+    draws = json.loads(ent.attrs["draws"]) if ent.attrs.get("draws") else {}
+    board, table, person = draws.get("board"), draws.get("table"), draws.get("person")
+    if "gist" in facts:
+        gist = facts["gist"].value or ""
+        said = (
+            f"with {board['noun']} listing {gist}"
+            if board
+            else v.caption_gist.format(g=gist, a=with_article(gist))
+        )
+    else:  # a table-top arrangement stands where the gist would be (its order is X3: not said)
+        said = f"with four things standing on {table['noun']}" if table else "as before"
+    if "presence" in facts:
+        left = f"{person.get('name', 'a person')} holding {with_article(facts['presence'].value or '')}"
+    else:
+        left = with_article(facts["left"].value or "")
     text = (
-        f"{NOUN[kind]} of {ent.name}, {said}; "
-        f"{with_article(facts['left'].value or '')} in the left part and "
+        f"{v.caption_noun} of {ent.name}, {said}; "
+        f"{left} in the left part and "
         f"{with_article(facts['right'].value or '')} in the right "
-        f"part, four {INSTANCES[kind]} in a row at the top."
+        f"part, four {v.caption_instances} in a row at the top."
     )
     return {
         "observation": o.id,

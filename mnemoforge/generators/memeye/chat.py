@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mnemoforge.generators.memeye.vocab import visual_word_problems
-from mnemoforge.schemas.memeye import ScenarioSpec
+from mnemoforge.generators.memeye.vocab import visual_word_problems, vocab_for
 from mnemoforge.schemas.packs import MemEyePack, load_pack
 from mnemoforge.schemas.theme import Theme
 
@@ -51,11 +50,6 @@ def _composed_chat(theme: Theme, title: str, place: str | None) -> tuple[Pair, .
     return tuple(out)
 
 
-def draws_of(sc: ScenarioSpec) -> dict | None:
-    d = sc.draws.model_dump(mode="json", exclude_none=True)
-    return d or None
-
-
 def chat_banks(theme: Theme) -> ChatBanks:
     """Per scenario: the pack's lines for its kind when the pack has them, else composed ones."""
     spec = theme.memeye
@@ -64,6 +58,7 @@ def chat_banks(theme: Theme) -> ChatBanks:
     share: dict[str, tuple[str, ...]] = {}
     chat: dict[str, tuple[Pair, ...]] = {}
     for sc in spec.scenarios:
+        v = vocab_for(sc, spec.pack)
         kp = pack.kinds.get(sc.kind)
         t = _esc(sc.title.lower())
         composed = (
@@ -74,7 +69,7 @@ def chat_banks(theme: Theme) -> ChatBanks:
         share[sc.id] = (
             tuple(kp.share)
             if kp and kp.share
-            else tuple(x for x in composed if not visual_word_problems(sc.kind, x, draws_of(sc)))
+            else tuple(x for x in composed if not visual_word_problems(v, x))
             or composed[:1]
         )
         if kp and kp.chat:
@@ -83,7 +78,7 @@ def chat_banks(theme: Theme) -> ChatBanks:
             chat[sc.id] = tuple(
                 (a, b)
                 for a, b in _composed_chat(theme, sc.title, sc.place)
-                if not visual_word_problems(sc.kind, f"{a} {b}", draws_of(sc))
+                if not visual_word_problems(v, f"{a} {b}")
             )
     replies = tuple(pack.image_replies) or ("Kept {s} in the log.", "Logged: {s}, as of today.")
     return ChatBanks(share, chat, replies)

@@ -3,7 +3,7 @@
 The section's own checks, the **visual-word rule** (no text the agent reads names a value a
 picture of the scenario can show: scene names, the assistant's name, the pack's chat lines),
 reported per word with a suggested rewording, then a dry run of the plan, episodes and question
-stages (World, sessions, captions, candidate questions) and one drawn picture per scene kind.
+stages (World, sessions, captions, candidate questions) and one drawn picture per scenario.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from mnemoforge.schemas.theme import Theme
 
 
 def visual_word_problems(theme: Theme) -> list[str]:
+    from mnemoforge.generators.memeye.vocab import base_vocab, vocab_for
     from mnemoforge.generators.memeye.vocab import visual_word_problems as words
     from mnemoforge.schemas.packs import load_pack
 
@@ -20,13 +21,13 @@ def visual_word_problems(theme: Theme) -> list[str]:
     assert spec is not None
     out: list[str] = []
     kinds = sorted({sc.kind for sc in spec.scenarios})
-    for k in kinds:
-        out += [f"memeye.assistant: {m}" for m in words(k, spec.assistant)]
-    from mnemoforge.generators.memeye.world import draws_of
-
-    for i, sc in enumerate(spec.scenarios):
+    base = {k: base_vocab(k, spec.pack) for k in kinds}
+    scen = [vocab_for(sc, spec.pack) for sc in spec.scenarios]
+    for v in scen:
+        out += [f"memeye.assistant: {m}" for m in words(v, spec.assistant)]
+    for i, (sc, v) in enumerate(zip(spec.scenarios, scen, strict=True)):
         for j, name in enumerate(sc.scenes):
-            out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(sc.kind, name, draws_of(sc))]
+            out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(v, name)]
     pack = load_pack(spec.pack).memeye if spec.pack else None
     if pack is not None:
         where = f"memeye.pack ({spec.pack}.yaml)"
@@ -36,10 +37,10 @@ def visual_word_problems(theme: Theme) -> list[str]:
             lines = [(f"kinds.{k}.share.{n}", x) for n, x in enumerate(kp.share)]
             lines += [(f"kinds.{k}.chat.{n}", f"{a} {b}") for n, (a, b) in enumerate(kp.chat)]
             for path, text in lines:
-                out += [f"{where} {path}: {m}" for m in words(k, text.replace("{s}", ""))]
+                out += [f"{where} {path}: {m}" for m in words(base[k], text.replace("{s}", ""))]
         for n, x in enumerate(pack.image_replies):
             for k in kinds:
-                out += [f"{where} image_replies.{n}: {m}" for m in words(k, x.replace("{s}", ""))]
+                out += [f"{where} image_replies.{n}: {m}" for m in words(base[k], x.replace("{s}", ""))]
     return list(dict.fromkeys(out))
 
 
@@ -65,9 +66,9 @@ def review(theme: Theme) -> Review:
         from mnemoforge.backends.image.visual_scene import render_scene
 
         seen: set[str] = set()
-        for o in obs:  # one picture of each scene kind is drawn
-            if o.media and o.kind not in seen:
-                seen.add(o.kind)
+        for o in obs:  # one picture of each scenario is drawn (its declared drawables included)
+            if o.media and o.source not in seen:
+                seen.add(o.source)
                 render_scene(render.scene_state(w, o, spec.image_width, spec.image_height))
         questions.generate(w, obs, spec.cell_targets())
 

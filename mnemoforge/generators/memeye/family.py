@@ -8,7 +8,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mnemoforge.backends.image import visual_gists, visual_library, visual_props, visual_scene, visual_shelf
+from mnemoforge.backends.image import (
+    visual_catalog,
+    visual_figures,
+    visual_gists,
+    visual_library,
+    visual_props,
+    visual_scene,
+    visual_shelf,
+)
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.generators import declared
 from mnemoforge.generators.families import OnProgress, ReleaseInput
@@ -127,9 +135,17 @@ def declared_report(data: ReleaseInput, sc: Any) -> list[dict[str, Any]]:
 class MemEyeFamily:
     name = "memeye"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod, vocab, declared),
+        "plan": (world_mod, vocab, visual_catalog, declared),
         "episodes": (sessions, chat, captions),
-        "render": (render, visual_scene, visual_props, visual_gists, visual_shelf, visual_library),
+        "render": (
+            render,
+            visual_scene,
+            visual_props,
+            visual_gists,
+            visual_shelf,
+            visual_library,
+            visual_figures,
+        ),
         "questions": (questions, programs, common, options, shared_programs),
     }
 

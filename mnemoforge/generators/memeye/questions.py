@@ -33,6 +33,7 @@ from mnemoforge.generators.memeye.vocab import (
     count_window,
     entity_vocab,
     label_options,
+    rotations,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE
 from mnemoforge.generators.option_balance import balanced_distractors
@@ -100,7 +101,7 @@ def plan_items(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
                     prog = "visual_total" if key == "count" else "visual_pair"
                     yield _template(prog, key, f"{GRANULARITY[key]}_Y2"), {"scenes": [a, b], "key": key}
             for ka, kb in MIXED_KEYS:
-                if all(keys[s][k][0].kind == "attribute" for s, k in ((a, ka), (b, kb))):
+                if all(k in keys[s] and keys[s][k][0].kind == "attribute" for s, k in ((a, ka), (b, kb))):
                     cell = f"{max(GRANULARITY[ka], GRANULARITY[kb])}_Y2"
                     args = {"scenes": [a, b], "keys": [ka, kb], "key": f"{ka}+{kb}"}
                     yield _template("visual_pair_mixed", f"{ka}_{kb}", cell), args
@@ -166,8 +167,10 @@ def alternatives(
     if key == "count":
         vals = [int(value)] + ([int(stale)] if stale else [])
         return [str(x) for x in count_window(vals, rng, *COUNT_RANGE, set()) if x != int(value)]
+    if key == "order":  # the other rotations (every state of the table is one of them)
+        return [x for x in rotations(value) if x != value]
     v = entity_vocab(world.entity(scene).attrs)
-    pool = {"gist": v.gists, "left": v.items, "right": v.items, "mark": POSITIONS}[key]
+    pool = {"gist": v.gists, "left": v.items, "right": v.items, "mark": POSITIONS, "presence": v.holds}[key]
     others = [x for x in pool if x not in (value, stale)]
     rng.shuffle(others)
     head = [stale] if stale else []

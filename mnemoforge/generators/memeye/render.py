@@ -15,7 +15,7 @@ from pathlib import Path
 from mnemoforge.backends.image.visual_scene import SceneState, render_scene, save_png
 from mnemoforge.generators.families import OnProgress
 from mnemoforge.generators.memeye.sessions import scene_of
-from mnemoforge.generators.memeye.vocab import BACKDROPS, BOARD_SEP, POSITIONS, colour_hex
+from mnemoforge.generators.memeye.vocab import BACKDROPS, BOARD_SEP, ORDER_SEP, POSITIONS, colour_hex
 from mnemoforge.hashing import sha256_file
 from mnemoforge.rng import derive_rng, derive_seed
 from mnemoforge.schemas.observations import Observation
@@ -35,10 +35,11 @@ def scene_state(world: World, o: Observation, width: int, height: int) -> SceneS
     kind = attrs["kind"]
     draws = json.loads(attrs["draws"]) if attrs.get("draws") else {}
     board = tuple(v["gist"].split(BOARD_SEP)) if draws.get("board") else ()
+    table, person = draws.get("table") or {}, draws.get("person") or {}
     return SceneState(
         kind=kind,
-        gist=v["gist"],
-        left=v["left"],
+        gist=v.get("gist", ""),
+        left=v.get("left", ""),
         right=v["right"],
         mark=POSITIONS.index(v["mark"]),
         colour=colour_hex(v["colour"]),
@@ -52,6 +53,12 @@ def scene_state(world: World, o: Observation, width: int, height: int) -> SceneS
         colour_drawable=draws.get("colour", {}).get("drawable", ""),
         count_drawable=draws.get("count", {}).get("drawable", ""),
         count_colour=draws.get("count", {}).get("colour", ""),
+        label_drawable=draws.get("label", {}).get("drawable", ""),
+        table_items=tuple(table.get("items", ())),
+        order=tuple(v["order"].split(ORDER_SEP)) if table else (),
+        person_colours=tuple(sorted((person.get("colours") or {}).items())),
+        person_holds=tuple(person.get("holds", ())),
+        held=v.get("presence", ""),
     )
 
 

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 
 from mnemoforge.generators.memeye.chat import chat_banks
-from mnemoforge.generators.memeye.vocab import GRANULARITY, VOCAB
+from mnemoforge.generators.memeye.vocab import GRANULARITY, entity_vocab
 from mnemoforge.generators.memeye.world import sessions_of, spec_of, state_at
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Channel, Expression, Observation
@@ -49,7 +49,7 @@ def image_path(scenario: str, round_id: str) -> str:
 def plan_sessions(theme: Theme, world: World) -> list[Observation]:
     """Every round of every session, in time order (``order`` = global round index)."""
     spec = spec_of(theme)
-    kinds = {sc.id: sc.kind for sc in spec.scenarios}
+    image_kind = {e.id: entity_vocab(e.attrs).image_kind for e in world.entities if e.kind == "scene"}
     chat_rounds = {sc.id: sc.chat_rounds for sc in spec.scenarios}
     scene_names = {sc.id: list(sc.scenes) for sc in spec.scenarios}
     names = {e.id: e.name for e in world.entities if e.kind == "scene"}
@@ -65,7 +65,6 @@ def plan_sessions(theme: Theme, world: World) -> list[Observation]:
     bk = chat_banks(theme)
     out: list[Observation] = []
     for sess in sessions_of(world):
-        kind = kinds[sess.scenario]
         share, chat = bk.share[sess.scenario], bk.chat[sess.scenario]
         rng = derive_rng(world.seed, "memeye", "dialogue", sess.id)
         rounds: list[tuple[str | None, str, str]] = []
@@ -92,7 +91,7 @@ def plan_sessions(theme: Theme, world: World) -> list[Observation]:
                     id=rid,
                     source=sess.scenario,
                     episode=sess.id,
-                    kind=VOCAB[kind].image_kind if scene is not None else "chat",
+                    kind=image_kind[scene] if scene is not None else "chat",
                     timestamp=sess.start + dt.timedelta(minutes=MINUTES_PER_ROUND * r),
                     order=len(out),
                     content=content,

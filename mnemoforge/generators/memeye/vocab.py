@@ -1,21 +1,27 @@
-"""Visual vocabulary of each scene kind: what a scene holds at each granularity and how it is asked.
+"""Visual vocabulary of a scene kind: the keys a scene holds at each granularity, how they are
+asked, and the option sets. It holds no domain word: what a kind draws is the drawing library's
+(``backends/image/visual_catalog.py``), how it is spoken about comes from a content pack
+(``memeye.kinds.<kind>.vocab``) or is composed in generic grammar (``base_vocab``), and a
+scenario's declared drawables swap in the theme's own nouns (``scenario_vocab``).
 
-Every scene has the same seven keys (the values differ by kind):
+Every scene has the same seven keys, and a scenario's declared drawables may swap two of them:
 
-====== ===== ==========================================================================
-key    X     drawn as
-====== ===== ==========================================================================
-gist   X1    the whole scene: a room's use, the game on the board, the dashboard view, weather
-left   X2    the item standing in the left part of the scene
-right  X2    the item standing in the right part of the scene
-mark   X3    which of four similar instances carries a small detail (counted from the left)
-colour X4    the colour of one small object (a vase, a coaster, a profile badge, a door)
-count  X4    a number of small countable items (3–9)
-label  X4    small legible text (a price, a score, a step count, a route code)
-====== ===== ==========================================================================
+========= ===== =======================================================================
+key       X     drawn as
+========= ===== =======================================================================
+gist      X1    the whole scene (the centre of the picture); a declared board lists text
+left      X2    the item standing in the left part of the scene
+right     X2    the item standing in the right part of the scene
+mark      X3    which of four similar instances carries a small detail (counted from the left)
+colour    X4    the colour of one small object (about 1 % of the frame)
+count     X4    a number of small countable items (3–9)
+label     X4    small legible text (a tag, or a declared sign)
+order     X3    declared table-top: the left-to-right order of its four objects (replaces gist)
+presence  X2    declared cast person: which declared object they hold (replaces left)
+========= ===== =======================================================================
 
-The large background (wall, tablecloth, header bar, facade) has a per-scene neutral tint that is
-never asked about, so the asked colour is a small region no captioner would single out.
+The large background has a per-scene neutral tint that is never asked about, so the asked
+colour is a small region no captioner would single out.
 
 Labels are a few integer fields (``LABELS``); near misreadings are one-step nudges of a field.
 ``label_square`` gives the four nudges around a hidden base, so an option set of four labels has
@@ -27,9 +33,13 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 from mnemoforge.schemas.observations import Granularity
+
+if TYPE_CHECKING:
+    from mnemoforge.schemas.memeye import ScenarioSpec
 
 KEYS = ("gist", "left", "right", "mark", "colour", "count", "label")
 GRANULARITY: dict[str, Granularity] = {
@@ -40,6 +50,8 @@ GRANULARITY: dict[str, Granularity] = {
     "colour": "X4",
     "count": "X4",
     "label": "X4",
+    "order": "X3",
+    "presence": "X2",
 }
 # keys that may change between photos (one change per scene and key, see world.plan_changes)
 CHANGEABLE = ("gist", "left", "mark", "colour", "count", "label")
@@ -71,8 +83,10 @@ COLOURS: dict[str, tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class KindVocab:
-    """What one scene kind shows and how questions ask about it."""
+    """What one scene kind shows (the library's drawables, ``visual_catalog``) and how questions
+    and captions speak about it (a pack's ``memeye.kinds.<kind>.vocab``, or composed)."""
 
+    kind: str
     image_kind: str
     gists: tuple[str, ...]
     items: tuple[str, ...]
@@ -83,6 +97,13 @@ class KindVocab:
     label_noun: str
     gist_form: str  # present tense, ``{w}`` = the scene with its preposition
     prep: str  # preposition before a scene name ("in the attic", "at the Tuesday club")
+    caption_noun: str = "A picture"
+    caption_gist: str = "{g}"
+    caption_instances: str = ""
+    table_noun: str = ""  # declared table-top arrangement (the ``order`` variable)
+    table_items: tuple[str, ...] = ()
+    person: str = ""  # declared cast person (the ``presence`` variable): their name
+    holds: tuple[str, ...] = ()
 
     def where(self, scene: str) -> str:
         return f"{self.prep} {scene}"
@@ -102,72 +123,13 @@ class KindVocab:
             "colour": f"What colour is {self.colour_noun} {{w}}{{t}}?",
             "count": f"How many {self.count_noun} are there {{w}}{{t}}?",
             "label": f"What is {self.label_noun} {{w}}{{t}}?",
+            "order": f"From left to right, in what order do the things stand on {self.table_noun} "
+            "{w}{t}?",
+            "presence": f"What is {self.person} holding {{w}}{{t}}?",
         }
         return forms[key].format(s=scene, w=w, t=when)
 
 
-VOCAB: dict[str, KindVocab] = {
-    "room": KindVocab(
-        image_kind="room_photo",
-        gists=("guest bedroom", "home office", "nursery", "art studio"),
-        items=("bookshelf", "floor lamp", "armchair", "dresser", "potted palm"),
-        instances="mugs on the shelf",
-        detail="a star sticker",
-        count_noun="red books standing on the floor",
-        colour_noun="the little vase",
-        label_noun="the price on the hanging tag",
-        gist_form="What kind of room is {s} set up as{t}?",
-        prep="in",
-    ),
-    "board": KindVocab(
-        image_kind="game_board",
-        gists=("chess", "checkers", "reversi", "backgammon"),
-        items=("scorepad", "dice cup", "sand timer", "snack bowl", "card box"),
-        instances="face-down cards",
-        detail="a folded corner",
-        count_noun="captured pieces beside the board",
-        colour_noun="the drinks coaster",
-        label_noun="the score written on the note card",
-        gist_form="Which game is set up on the board {w}{t}?",
-        prep="at",
-    ),
-    "dashboard": KindVocab(
-        image_kind="health_dashboard",
-        gists=("sleep summary", "step summary", "heart-rate summary", "hydration summary"),
-        items=("ring chart", "bar chart", "line chart", "pie chart", "gauge"),
-        instances="day tiles",
-        detail="a gold ring",
-        count_noun="trophy icons",
-        colour_noun="the profile badge in the header",
-        label_noun="the step count shown in the footer",
-        gist_form="Which view is open {w}{t}?",
-        prep="on",
-    ),
-    "street": KindVocab(
-        image_kind="street_view",
-        gists=("sunny", "rainy", "snowy", "foggy"),
-        items=("bus stop", "bakery", "pharmacy", "fountain", "bike rack"),
-        instances="parked cars",
-        detail="a roof box",
-        count_noun="traffic cones",
-        colour_noun="the front door of the building",
-        label_noun="the route code on the bus-route sign",
-        gist_form="What is the weather like {w}{t}?",
-        prep="at",
-    ),
-    "shelf": KindVocab(
-        image_kind="product_shelf",
-        gists=("coffee", "tea", "cereal", "pasta"),
-        items=("shopping basket", "price scanner", "sample stand", "flower bucket", "sale sign"),
-        instances="jars on the top shelf",
-        detail="a red seal",
-        count_noun="coupons pinned along the bottom",
-        colour_noun="the little shopping bag on the hook",
-        label_noun="the code on the shelf tag",
-        gist_form="Which product line is stocked on the middle shelf {w}{t}?",
-        prep="at",
-    ),
-}
 # neutral background tints (never asked, never a COLOURS value): wall, tablecloth, header, facade
 BACKDROPS: dict[str, tuple[str, ...]] = {
     "room": ("#e9e4da", "#dfe3e6", "#e6ddd3", "#e2e6dc"),
@@ -320,16 +282,17 @@ def words_of(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in IGNORED and len(w) > 2}
 
 
-def library_words(kind: str, draws: dict | None = None) -> dict[str, str]:
-    """word -> what it names, for every value a scene of ``kind`` can show (labels are numbers:
-    any number of three digits or more may be one); ``draws``: the scenario's declared drawables."""
-    v = scenario_vocab(kind, draws)
+def library_words(v: KindVocab) -> dict[str, str]:
+    """word -> what it names, for every value a scene of vocabulary ``v`` can show (labels are
+    numbers: any number of three digits or more may be one)."""
     out: dict[str, str] = {}
     for what, values in (
         ("a scene gist", v.gists),
         ("a drawn item", v.items),
         ("an instance position", POSITIONS),
         ("a colour", tuple(COLOURS)),
+        ("an object on the table", v.table_items),
+        ("an object the person holds", v.holds),
     ):
         for value in values:
             for w in words_of(value):
@@ -337,9 +300,10 @@ def library_words(kind: str, draws: dict | None = None) -> dict[str, str]:
     return out
 
 
-def visual_word_problems(kind: str, text: str, draws: dict | None = None) -> list[str]:
-    """One message per visual value word in ``text`` (with a suggested rewording), for ``kind``."""
-    lib = library_words(kind, draws)
+def visual_word_problems(v: KindVocab, text: str) -> list[str]:
+    """One message per visual value word in ``text`` (with a suggested rewording), for the
+    pictures of vocabulary ``v``."""
+    lib, kind = library_words(v), v.kind
     out = []
     for w in sorted(words_of(text)):
         if w in lib:
@@ -350,15 +314,61 @@ def visual_word_problems(kind: str, text: str, draws: dict | None = None) -> lis
     return out
 
 
+# ---- the kind's wording: a pack's, or composed from the library's drawable names --------------
+
+
+def base_vocab(kind: str, pack: str | None = None) -> KindVocab:
+    """The vocabulary of a scene kind: the library's drawables (``visual_catalog``) with the
+    wording of the pack's ``memeye.kinds.<kind>.vocab``, or composed from the drawables' names in
+    generic grammar when the theme names no pack (or the pack has no wording for the kind)."""
+    from mnemoforge.backends.image.visual_catalog import CATALOG
+    from mnemoforge.schemas.packs import load_pack
+
+    d = CATALOG[kind]
+    mp = load_pack(pack).memeye if pack else None
+    kp = mp.kinds.get(kind) if mp else None  # type: ignore[call-overload]
+    w = kp.vocab if kp is not None else None
+    if w is not None:
+        return KindVocab(
+            kind, w.image_kind, d.gists, d.items, w.instances, d.detail, w.count_noun, w.colour_noun,
+            w.label_noun, w.gist_form, w.prep, w.caption_noun, w.caption_gist, w.caption_instances,
+        )  # fmt: skip
+    return KindVocab(
+        kind=kind,
+        image_kind=f"{kind}_photo",
+        gists=d.gists,
+        items=d.items,
+        instances=d.instances,
+        detail=d.detail,
+        count_noun=f"{d.countables} in the bottom row",
+        colour_noun=f"the {d.colour_object}",
+        label_noun="the text on the white label",
+        gist_form=f"Which {d.gist_noun} does the picture show {{w}}{{t}}?",
+        prep="at",
+        caption_noun="A picture",
+        caption_gist=f"its {d.gist_noun}: {{g}}",
+        caption_instances=d.instances,
+    )
+
+
+def vocab_for(sc: ScenarioSpec, pack: str | None = None, draws: dict | None = None) -> KindVocab:
+    """A scenario's vocabulary: its kind's (``base_vocab``) with its declared drawables swapped in
+    (``draws``: ``world.draws_of(sc, theme)``; default: the scenario's own, without a person's name)."""
+    if draws is None:
+        d = sc.draws.model_dump(mode="json", exclude_none=True)
+        draws = d or None
+    return scenario_vocab(base_vocab(sc.kind, pack), draws)
+
+
 # ---- drawables a scenario declares (``scenarios.*.draws``) --------------------------------------
 
 BOARD_SEP = ", "  # a board's list as one gist value: its lines joined (a pair answer uses " / ")
+ORDER_SEP = " > "  # a table-top order, left to right (ordered: a name list would compare as a set)
 
 
-def scenario_vocab(kind: str, draws: dict | None) -> KindVocab:
-    """The kind's vocabulary with the scenario's declared drawables swapped in (``draws`` is
+def scenario_vocab(v: KindVocab, draws: dict | None) -> KindVocab:
+    """``v`` with the scenario's declared drawables swapped in (``draws`` is
     ``DrawsSpec.model_dump()``; None or empty: the kind's own)."""
-    v = VOCAB[kind]
     if not draws:
         return v
     change: dict[str, object] = {}
@@ -370,10 +380,38 @@ def scenario_vocab(kind: str, draws: dict | None) -> KindVocab:
         change["colour_noun"] = draws["colour"]["noun"]
     if draws.get("count"):
         change["count_noun"] = draws["count"]["noun"]
+    if draws.get("label"):
+        change["label_noun"] = draws["label"]["noun"]
+    if draws.get("table"):
+        change["table_noun"] = draws["table"]["noun"]
+        change["table_items"] = tuple(draws["table"]["items"])
+    if draws.get("person"):
+        change["person"] = draws["person"].get("name") or "the person"
+        change["holds"] = tuple(draws["person"]["holds"])
     return replace(v, **change)  # type: ignore[arg-type]
 
 
+def keys_of(draws: dict | None) -> tuple[str, ...]:
+    """The keys a scene of a scenario shows: a declared table-top arrangement draws ``order``
+    where the gist would be, a declared person ``presence`` where the left item would be."""
+    d = draws or {}
+    out = [k for k in KEYS if not (k == "gist" and d.get("table")) and not (k == "left" and d.get("person"))]
+    return tuple(out + (["order"] if d.get("table") else []) + (["presence"] if d.get("person") else []))
+
+
+def rotations(order: str) -> list[str]:
+    """The four cyclic rotations of a table-top order (``ORDER_SEP``-joined): as an option set
+    every object stands once at every position, so no position majority points at one."""
+    xs = order.split(ORDER_SEP)
+    return [ORDER_SEP.join(xs[k:] + xs[:k]) for k in range(len(xs))]
+
+
+def vocab_json(v: KindVocab) -> str:
+    """``v`` as the JSON a scene entity keeps (attr ``vocab``)."""
+    return json.dumps(asdict(v), sort_keys=True)
+
+
 def entity_vocab(attrs: dict[str, str]) -> KindVocab:
-    """The vocabulary of a scene entity (its kind, and the drawables its scenario declares)."""
-    raw = attrs.get("draws")
-    return scenario_vocab(attrs["kind"], json.loads(raw) if raw else None)
+    """The vocabulary of a scene entity, as the World planned it (attr ``vocab``)."""
+    raw = json.loads(attrs["vocab"])
+    return KindVocab(**{k: tuple(x) if isinstance(x, list) else x for k, x in raw.items()})

@@ -21,14 +21,15 @@ from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.generators.memeye.vocab import (
     CHANGEABLE,
     COLOURS,
-    KEYS,
     N_INSTANCES,
+    ORDER_SEP,
     POSITIONS,
-    VOCAB,
     KindVocab,
     changed_label,
+    keys_of,
     make_label,
-    scenario_vocab,
+    vocab_for,
+    vocab_json,
 )
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
@@ -83,16 +84,31 @@ def schedule(theme: Theme, seed: int) -> list[SessionPlan]:
     return out
 
 
-def draws_of(sc: ScenarioSpec) -> dict | None:
-    """The scenario's declared drawables as plain data (None: the kind's own)."""
+def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
+    """The scenario's declared drawables as plain data (None: the kind's own); with ``theme``, a
+    declared person gets their name and colours (skin, hair, signature top and bottom)."""
     d = sc.draws.model_dump(mode="json", exclude_none=True)
+    if theme is not None and d.get("person"):
+        p = next(p for p in theme.cast if p.id == d["person"]["cast"])
+        a = p.appearance
+        d["person"]["name"] = p.name.split()[0]
+        d["person"]["colours"] = {
+            "skin": a.skin_tone,
+            "hair": a.hair_color,
+            "top": a.signature_outfit.top_color,
+            "bottom": a.signature_outfit.bottom_color,
+        }
     return d or None
 
 
-def _initial(kind: str, rng: random.Random, v: KindVocab | None = None) -> dict[str, str]:
-    v = v or VOCAB[kind]
+def _initial(kind: str, rng: random.Random, v: KindVocab) -> dict[str, str]:
     left, right = rng.sample(v.items, 2)
-    return {
+    extra = {}
+    if v.table_items:
+        extra["order"] = ORDER_SEP.join(rng.sample(v.table_items, len(v.table_items)))
+    if v.holds:
+        extra["presence"] = rng.choice(v.holds)
+    return extra | {
         "gist": rng.choice(v.gists),
         "left": left,
         "right": right,
@@ -103,11 +119,8 @@ def _initial(kind: str, rng: random.Random, v: KindVocab | None = None) -> dict[
     }
 
 
-def _changed(
-    kind: str, key: str, values: dict[str, str], rng: random.Random, v: KindVocab | None = None
-) -> str:
+def _changed(kind: str, key: str, values: dict[str, str], rng: random.Random, v: KindVocab) -> str:
     """A different value for ``key`` (a left item never equals the right one)."""
-    v = v or VOCAB[kind]
     if key == "gist":
         pool = list(v.gists)
     elif key == "left":
@@ -116,6 +129,12 @@ def _changed(
         pool = list(POSITIONS[:N_INSTANCES])
     elif key == "colour":
         pool = sorted(COLOURS)
+    elif key == "order":  # the same objects moved round: a rotation (all states share one option set)
+        xs = values["order"].split(ORDER_SEP)
+        k = rng.randint(1, len(xs) - 1)
+        return ORDER_SEP.join(xs[k:] + xs[:k])
+    elif key == "presence":
+        pool = list(v.holds)
     elif key == "count":
         n, (lo, hi) = int(values["count"]), COUNT_RANGE
         pool = [str(x) for x in range(max(lo, n - 3), min(hi, n + 3) + 1)]
@@ -168,6 +187,7 @@ def scheduled(
     shown: list[SessionPlan],
     values: dict[str, str],
     rng: random.Random,
+    v: KindVocab,
 ) -> list[tuple[SessionPlan, str]]:
     """The states of one declared variable: (photo, value) from the first photo on, one per change.
     ``restock``: the count drops by one or two per photo and is restocked to the top once low."""
@@ -189,7 +209,7 @@ def scheduled(
             if new == cur["count"]:
                 new = str(n - 1)
         else:
-            new = _changed(sc.kind, c.key, cur, rng, scenario_vocab(sc.kind, draws_of(sc)))
+            new = _changed(sc.kind, c.key, cur, rng, v)
         cur[c.key] = new
         steps.append((shown[i], new))
     return steps
@@ -210,14 +230,20 @@ def plan_world(theme: Theme, seed: int) -> World:
     facts: list[Fact] = []
     changes = plan_changes(spec, seed)
     for sc in spec.scenarios:  # declared state variables replace the rotation in their scenes
+        swap = {"gist": "order", "left": "presence"}
+        own = keys_of(draws_of(sc))
+        for j in range(len(sc.scenes)):  # a drawable taking a key's place takes its change too
+            sid = scene_id(sc, j)
+            changes[sid] = tuple(k if k in own else swap[k] for k in changes[sid])
         if sc.changes:
             for j in range(len(sc.scenes)):
                 changes[scene_id(sc, j)] = tuple(declared_changes(sc, j))
     for sc in spec.scenarios:
         mine = [s for s in sessions if s.scenario == sc.id]
-        draws = draws_of(sc)
-        v = scenario_vocab(sc.kind, draws)
+        draws = draws_of(sc, theme)
+        v = vocab_for(sc, spec.pack, draws)
         extra = {"draws": json.dumps(draws, sort_keys=True)} if draws else {}
+        extra["vocab"] = vocab_json(v)
         for j, name in enumerate(sc.scenes):
             sid = scene_id(sc, j)
             entities.append(
@@ -232,7 +258,7 @@ def plan_world(theme: Theme, seed: int) -> World:
             rng = derive_rng(seed, "memeye", "scene", sid)
             values = _initial(sc.kind, rng, v)
             first = shown[0].start
-            for key in KEYS:
+            for key in keys_of(draws):
                 if key not in changes[sid]:
                     facts.append(
                         Fact(
@@ -250,7 +276,7 @@ def plan_world(theme: Theme, seed: int) -> World:
                     later = shown[rng.randint(1, len(shown) - 1)]
                     steps = [(shown[0], values[key]), (later, _changed(sc.kind, key, values, rng, v))]
                 else:
-                    steps = scheduled(sc, j, declared, shown, values, rng)
+                    steps = scheduled(sc, j, declared, shown, values, rng, v)
                 for n, (sess, value) in enumerate(steps):
                     facts.append(
                         Fact(

@@ -8,7 +8,11 @@
   uniformly drawn rank among the four: a median, centroid or "most neighbours" guess is at chance.
 - A preference item offers the contrary choices the person was seen making.
 - A draw is redone (up to ``TRIES`` times) while one of the shared option priors (slot majority,
-  near-variant centre, lone form, sum of two) singles out any option.
+  near-variant centre, lone form, sum of two) or one of the lexical option-only solvers of the
+  ``option_only`` gate (odd one out, centroid, longest, shortest, most specific number: the
+  same margin) singles out any option. Dates are drawn on the answer's weekday when the entity's
+  name names one (else on working days), inside the theme's span, so neither the weekday nor a
+  digit pattern ("-19" among "-2x") sets the answer apart.
 """
 
 from __future__ import annotations
@@ -20,13 +24,24 @@ from typing import Any
 from mnemoforge.generators.questions.common import Candidate
 from mnemoforge.generators.questions.programs import Lexicon
 from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.smm import named_weekday
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.validators.answerers.option_prior import PRIORS
+from mnemoforge.validators.answerers.option_solvers import SOLVERS, decisive, lexical_similarity
 
 N = 4
 TRIES = 40
 ORDERED = ("date", "time", "integer")
+LEXICAL = ("odd_one_out", "centroid", "longest", "shortest", "most_specific_number")
+MARGIN = 0.5  # below the gate's 0.6, so a kept set is not on the edge
+
+
+def lexical_tell(options: list[str]) -> bool:
+    """True when a question-free option-only solver picks one option decisively."""
+    return any(
+        decisive(SOLVERS[n]("", sorted(options), lexical_similarity), MARGIN) is not None for n in LEXICAL
+    )
 
 
 def _spec_of(theme: Theme, key: str) -> tuple[str, list[str]]:
@@ -45,11 +60,21 @@ def _sort_key(typ: str, v: str) -> Any:
     return int(v) if typ == "integer" else v
 
 
-def _date_pool(answer: str, rng: random.Random) -> list[str]:
-    """Weekdays in a 6-week window around a hidden base near the answer."""
-    base = dt.date.fromisoformat(answer) + dt.timedelta(days=rng.randint(-18, 18))
-    days = [base + dt.timedelta(days=d) for d in range(-21, 22)]
-    return [d.isoformat() for d in days if d.weekday() < 5]
+def _date_pool(
+    answer: str, rng: random.Random, weekday: int | None = None, span: tuple[dt.date, dt.date] | None = None
+) -> list[str]:
+    """Dates in a window around a hidden base near the answer: on ``weekday`` (a 15-week window)
+    or on working days (6 weeks), inside ``span`` when given."""
+    a = dt.date.fromisoformat(answer)
+    reach = 52 if weekday is not None else 21
+    base = a + dt.timedelta(
+        days=rng.randint(-reach + 3, reach - 3) if weekday is not None else rng.randint(-18, 18)
+    )
+    days = [base + dt.timedelta(days=d) for d in range(-reach, reach + 1)]
+    inside = [d for d in days if span is None or span[0] <= d <= span[1]]
+    days = inside if len(inside) >= len(days) // 2 else days
+    ok = (lambda d: d.weekday() == weekday) if weekday is not None else (lambda d: d.weekday() < 5)  # noqa: E731
+    return [d.isoformat() for d in days if ok(d)]
 
 
 def ranked(answer: str, required: list[str], pool: list[str], typ: str, rng: random.Random) -> list[str]:
@@ -89,7 +114,7 @@ def options_for(theme: Theme, world: World, c: Candidate, qid: str) -> list[str]
     # that only ever fires on distractors would be a shortcut by elimination)
     for _ in range(TRIES):
         got = _draw(theme, world, c, rng)
-        if got is None or all(prior(got) is None for prior in PRIORS.values()):
+        if got is None or (all(prior(got) is None for prior in PRIORS.values()) and not lexical_tell(got)):
             break
     return got
 
@@ -113,7 +138,11 @@ def _draw(theme: Theme, world: World, c: Candidate, rng: random.Random) -> list[
             values = [p.id for p in world.people]
         required = [lex.names.get(f.value or "", f.value or "") for f in own]
         if typ == "date":
-            values = _date_pool(c.answer, rng)
+            ent = next((e for e in world.entities if e.id == subject), None)
+            day = named_weekday(ent.name) if ent is not None else None
+            if day is None and dt.date.fromisoformat(c.answer).weekday() >= 5:
+                day = dt.date.fromisoformat(c.answer).weekday()  # a weekend answer among weekend days
+            values = _date_pool(c.answer, rng, day, (theme.start, theme.end))
         pool = [lex.names.get(v, v) for v in values]
         if typ in ORDERED:
             distractors = ranked(c.answer, required, pool, typ, rng)
