@@ -25,12 +25,25 @@ def check_theme(path: Path | str, seed: int | None = None) -> Theme:
     """Load ``path`` and raise one ``ThemeError`` listing every problem the build would hit."""
     path = Path(path)
     theme = load_theme(path)
-    problems = theme_problems(theme)
+    problems = theme_problems(theme) + price_problems(theme, path)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         problems.append(("--seed", f"must be between 0 and 2**63-1, got {seed}"))
     if problems:
         raise ThemeError(path, problems)
     return theme
+
+
+def price_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
+    """The theme's ``prices:`` must be a valid price table (``backends/prices.py``)."""
+    from mnemoforge.backends.prices import PriceError, resolve_prices
+
+    if theme.prices is None:
+        return []
+    try:
+        resolve_prices(theme.prices, base=path.parent)
+    except PriceError as e:
+        return [("prices", str(e))]
+    return []
 
 
 def theme_problems(theme: Theme) -> list[tuple[str, str]]:

@@ -359,6 +359,9 @@ class Theme(Strict):
     gates: GateSpec = Field(default_factory=GateSpec)
     text: TextSpec = Field(default_factory=TextSpec)
     questions: QuestionMix = Field(default_factory=QuestionMix)
+    prices: dict[str, Any] | str | None = Field(
+        default=None, description="price overrides over assets/prices.yaml (a mapping, or a YAML file path)"
+    )
 
     @model_validator(mode="before")
     @classmethod
