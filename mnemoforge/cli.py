@@ -427,6 +427,8 @@ def catalog(
 
 # Commands defined in their own modules: one registration line each, below.
 app.command("evaluate")(__import__("mnemoforge.evaluation.cli", fromlist=["x"]).evaluate_command)
+app.command("ledger")(__import__("mnemoforge.cli_production", fromlist=["x"]).ledger_command)
+__import__("mnemoforge.cli_production", fromlist=["x"]).register_theme_draft()
 
 
 if __name__ == "__main__":

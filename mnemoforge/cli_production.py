@@ -1,0 +1,135 @@
+"""Production commands: ``theme draft`` (a model writes a theme), ``ledger RUN`` (what a run's model
+calls cost) and the body of ``build --preflight`` (what a build would cost, before paying)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from mnemoforge.cli_help import examples
+from mnemoforge.cli_output import console, out
+from mnemoforge.cli_output import fail as _fail
+
+
+def _backend_spec(
+    config: Path | None, provider: str | None, model: str | None, base_url: str | None, key_env: str | None
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if config is not None:
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(config.read_text())
+        except (OSError, yaml.YAMLError) as e:
+            _fail(f"{config}: cannot read the backend config ({e})")
+        if not isinstance(loaded, dict):
+            _fail(f"{config}: expected a mapping such as {{provider: openai, model: gpt-4o-mini}}")
+        spec.update(loaded.get("backend", loaded) if isinstance(loaded.get("backend"), dict) else loaded)
+    for k, v in (("provider", provider), ("model", model), ("base_url", base_url), ("api_key_env", key_env)):
+        if v is not None:
+            spec[k] = v
+    spec.setdefault("provider", "openai")
+    if "model" not in spec:
+        _fail("--model is required (or a --backend-config file naming one)")
+    return spec
+
+
+def theme_draft(
+    description: str = typer.Argument(
+        ..., metavar="DESCRIPTION", help="a few lines on what the theme is about"
+    ),
+    family: str = typer.Option("icm", metavar="icm|smm|memeye", help="benchmark family of the theme"),
+    dest: Path | None = typer.Option(None, metavar="FILE", help="file to write (default: NAME.yaml)"),
+    model: str | None = typer.Option(None, metavar="MODEL", help="model name, e.g. gpt-4o-mini"),
+    provider: str | None = typer.Option(None, metavar="openai|gemini", help="text backend (default openai)"),
+    base_url: str | None = typer.Option(None, metavar="URL", help="endpoint (an OpenAI-compatible server)"),
+    api_key_env: str | None = typer.Option(None, metavar="VAR", help="environment variable with the key"),
+    backend_config: Path | None = typer.Option(
+        None, metavar="FILE", help="YAML text backend config (as a theme's text.backend)"
+    ),
+    attempts: int = typer.Option(3, min=1, max=10, metavar="N", help="model tries in all (errors go back)"),
+    max_tokens: int = typer.Option(8192, min=256, metavar="N", help="reply length limit"),
+) -> None:
+    """Draft a theme with a text model: its YAML is checked as `theme check` does; problems go back to
+    the model up to --attempts times. Writes a theme that passes `theme check`, or fails (exit 2)
+    listing what was still wrong."""
+    from mnemoforge.backends.text.registry import make_text_backend
+    from mnemoforge.production.draft import DraftError, draft_theme, header
+    from mnemoforge.store import atomic
+
+    spec = _backend_spec(backend_config, provider, model, base_url, api_key_env)
+    if dest is not None and dest.exists():
+        _fail(f"{dest} already exists")
+    try:
+        backend = make_text_backend(spec)
+    except (ValueError, ImportError) as e:
+        _fail(f"text backend: {e}")
+    try:
+        draft = draft_theme(description, family, backend, attempts=attempts, max_tokens=max_tokens)
+    except ValueError as e:
+        _fail(str(e))
+    except DraftError as e:
+        _fail(f"theme draft with {backend.id}: {e}")
+    finally:
+        close = getattr(backend, "close", None)
+        if callable(close):
+            close()
+    for i, a in enumerate(draft.attempts[:-1], 1):
+        console.print(f"attempt {i}: {len(a.problems)} problem(s) sent back to the model", highlight=False)
+    path = dest or Path(f"{draft.name}.yaml")
+    if path.exists():
+        _fail(f"{path} already exists (the drafted theme is named {draft.name!r}; pass --dest)")
+    atomic.write_text(path, header(description, backend.id, len(draft.attempts)) + draft.text)
+    typer.echo(str(path))
+
+
+def _fmt_cost(v: float, currency: str = "USD") -> str:
+    return f"{v:.4f} {currency}" if v < 100 else f"{v:,.2f} {currency}"
+
+
+def ledger_command(
+    run: Path = typer.Argument(..., metavar="RUN", help="run folder (outputs/runs/ID) or a ledger.jsonl"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+) -> None:
+    """Summarise a run's call ledger: model calls, cache hits, errors, tokens, media and estimated cost,
+    by stage and by backend:model."""
+    import json
+
+    from mnemoforge.backends import ledger
+
+    path = run if run.is_file() else ledger.ledger_path(run)
+    if not run.exists():
+        _fail(f"{run}: no such run folder")
+    rows = ledger.read_ledger(path)
+    summary = ledger.summarise(rows)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    if not rows:
+        out.print(f"{path}: no model calls recorded (an offline build makes none)", highlight=False)
+        return
+    cols = ("calls", "cached", "errors", "tokens_in", "tokens_out", "images", "media_seconds", "cost")
+    for title, group in (("by stage", summary["by_stage"]), ("by model", summary["by_model"])):
+        table = Table(title=f"{path} {title}")
+        table.add_column(title.split()[-1])
+        for c in cols:
+            table.add_column(c.replace("_", " "), justify="right")
+        for name, s in [*group.items(), ("total", summary["total"])]:
+            table.add_row(name, *[_fmt_cost(s[c]) if c == "cost" else f"{s[c]:g}" for c in cols])
+        out.print(table)
+
+
+def register_theme_draft() -> None:
+    """Add ``draft`` to the ``theme`` sub-app (``cli.py`` calls this once)."""
+    from mnemoforge.cli_theme import theme_app
+
+    theme_app.command(
+        "draft",
+        epilog=examples(
+            'mnemoforge theme draft "three flatmates over a winter" --model gpt-4o-mini',
+            'mnemoforge theme draft "a food truck crew" --base-url http://127.0.0.1:8000/v1 --model qwen',
+        ),
+    )(theme_draft)
