@@ -133,3 +133,83 @@ def register_theme_draft() -> None:
             'mnemoforge theme draft "a food truck crew" --base-url http://127.0.0.1:8000/v1 --model qwen',
         ),
     )(theme_draft)
+
+
+def preflight_command(theme: Path, seed: int | None, prices: Path | None, *, as_json: bool = False) -> None:
+    """``build --preflight``: the estimate as a table (or JSON); nothing is built or written."""
+    import json
+
+    from mnemoforge.backends.prices import PriceError
+    from mnemoforge.production.preflight import preflight
+    from mnemoforge.theme_io import ThemeError
+
+    try:
+        pf = preflight(theme, seed, prices)
+    except (ThemeError, PriceError) as e:
+        _fail(str(e))
+    if as_json:
+        typer.echo(json.dumps(pf.as_dict(), indent=2, sort_keys=True))
+        return
+    plan = ", ".join(f"{v:g} {k.replace('_', ' ')}" for k, v in pf.plan.items() if isinstance(v, int | float))
+    table = Table(title=f"preflight {pf.theme} (seed {pf.seed}): {plan}")
+    cols = (
+        "stage",
+        "backend",
+        "model",
+        "operation",
+        "calls",
+        "tokens in",
+        "tokens out",
+        "images",
+        "video s",
+        "speech s",
+        f"cost {pf.currency}",
+    )
+    for c in cols:
+        table.add_column(c, justify="left" if c in cols[:4] else "right")
+    for r in pf.rows:
+        cost = f"{r.cost:.4f}" + ("" if r.priced else " (unpriced)")
+        table.add_row(
+            r.stage,
+            r.backend,
+            r.model,
+            r.operation,
+            str(r.calls),
+            str(r.tokens_in),
+            str(r.tokens_out),
+            str(r.images),
+            f"{r.video_seconds:g}",
+            f"{r.speech_seconds:g}",
+            cost,
+        )
+    t = pf.totals()
+    table.add_row(
+        "total",
+        "",
+        "",
+        "",
+        f"{t['calls']:g}",
+        f"{t['tokens_in']:g}",
+        f"{t['tokens_out']:g}",
+        f"{t['images']:g}",
+        f"{t['video_seconds']:g}",
+        f"{t['speech_seconds']:g}",
+        f"{t['cost']:.4f}",
+    )
+    out.print(table, width=max(out.width, 150))
+    for r in pf.rows:
+        if r.note:
+            console.print(f"{r.stage}/{r.operation} {r.backend}: {r.note}", highlight=False)
+    if pf.plan.get("note"):
+        console.print(f"note: {pf.plan['note']}", highlight=False)
+    for w in pf.warnings:
+        console.print(f"warning: {w}", highlight=False)
+    unpriced = sorted({r.model for r in pf.rows if not r.priced})
+    if unpriced:
+        console.print(
+            f"warning: no price for {', '.join(unpriced)} (add it to a --prices file)", highlight=False
+        )
+    console.print(
+        f"estimated total {t['cost']:.4f} {pf.currency} (planned in {pf.seconds:.1f} s; nothing was written)",
+        highlight=False,
+    )

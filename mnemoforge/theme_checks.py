@@ -124,7 +124,17 @@ def _backend_problems(spec: dict[str, Any]) -> list[tuple[str, str]]:
 def text_problems(theme: Theme) -> list[tuple[str, str]]:
     if not theme.text.backend:
         return []
-    return [(_join("text.backend", f), m) for f, m in _backend_problems(theme.text.backend)]
+    out = [(_join("text.backend", f), m) for f, m in _backend_problems(theme.text.backend)]
+    if theme.text.plan and theme.family != "icm":
+        out.append(("text.plan", f"model-planned worlds: family icm only, not {theme.family}"))
+    if theme.text.plan:
+        from mnemoforge.validators.prompts import load_prompt
+
+        try:
+            load_prompt(theme.text.plan_prompt, _prompts_dir(theme))
+        except FileNotFoundError as e:
+            out.append(("text.plan_prompt", str(e)))
+    return out
 
 
 def _join(base: str, sub: str) -> str:

@@ -11,6 +11,10 @@ glob such as ``gemini-2.5-flash*``), else by ``default``. An entry's fields, all
 - ``per_video_second`` / ``per_speech_second``: per second of generated video / speech
   (``media_seconds`` of an operation named ``video`` or ``speech``; other media use
   ``per_media_second``).
+
+``estimates`` holds the assumptions ``build --preflight`` turns a plan into usage with
+(``ESTIMATE_FIELDS``: characters per token, tokens an input image costs, the context a chat
+gate sends, the reply tokens of one planned event).
 """
 
 from __future__ import annotations
@@ -33,6 +37,13 @@ FIELDS = (
     "per_speech_second",
     "per_media_second",
 )
+
+ESTIMATE_FIELDS = {
+    "chars_per_token": 4.0,
+    "image_input_tokens": 258.0,
+    "gate_context_tokens": 600.0,
+    "plan_tokens_per_event": 60.0,
+}
 
 
 class PriceError(ValueError):
@@ -59,14 +70,28 @@ class PriceTable:
     currency: str = "USD"
     models: dict[str, dict[str, float]] = field(default_factory=dict)
     default: dict[str, float] = field(default_factory=dict)
+    estimates: dict[str, float] = field(default_factory=lambda: dict(ESTIMATE_FIELDS))
+    explicit_estimates: frozenset[str] = frozenset()
 
     @classmethod
     def from_mapping(cls, data: Any, where: str = "prices") -> PriceTable:
         if not isinstance(data, dict):
             raise PriceError(f"{where}: expected a mapping with `models:`, got {type(data).__name__}")
-        bad = set(data) - {"currency", "models", "default", "version"}
+        bad = set(data) - {"currency", "models", "default", "estimates", "version"}
         if bad:
-            raise PriceError(f"{where}.{sorted(bad)[0]}: unknown key; expected currency, models, default")
+            raise PriceError(
+                f"{where}.{sorted(bad)[0]}: unknown key; expected currency, models, default, estimates"
+            )
+        est = data.get("estimates") or {}
+        if not isinstance(est, dict):
+            raise PriceError(f"{where}.estimates: expected a mapping")
+        for k, v in est.items():
+            if k not in ESTIMATE_FIELDS:
+                raise PriceError(
+                    f"{where}.estimates.{k}: unknown; expected one of {', '.join(ESTIMATE_FIELDS)}"
+                )
+            if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0:
+                raise PriceError(f"{where}.estimates.{k}: expected a number > 0, got {v!r}")
         models = data.get("models") or {}
         if not isinstance(models, dict):
             raise PriceError(f"{where}.models: expected a mapping of model name to prices")
@@ -74,6 +99,8 @@ class PriceTable:
             currency=str(data.get("currency", "USD")),
             models={str(m): _entry(f"{where}.models.{m}", v) for m, v in models.items()},
             default=_entry(f"{where}.default", data.get("default") or {}),
+            estimates={**ESTIMATE_FIELDS, **{k: float(v) for k, v in est.items()}},
+            explicit_estimates=frozenset(est),
         )
 
     @classmethod
@@ -94,7 +121,14 @@ class PriceTable:
         models = {m: dict(v) for m, v in other.models.items()}
         for m, v in self.models.items():
             models[m] = {**models.get(m, {}), **v}
-        return PriceTable(self.currency, models, {**other.default, **self.default})
+        est = {**other.estimates, **{k: self.estimates[k] for k in self.explicit_estimates}}
+        return PriceTable(
+            self.currency,
+            models,
+            {**other.default, **self.default},
+            est,
+            other.explicit_estimates | self.explicit_estimates,
+        )
 
     def entry(self, model: str) -> tuple[dict[str, float], bool]:
         """The prices of ``model`` and whether the table names it (else the default applies)."""
