@@ -14,6 +14,15 @@ from mnemoforge.cli_output import console, out
 from mnemoforge.cli_output import fail as _fail
 
 
+def _print_wide(table: Table) -> None:
+    """Tables of many numeric columns: at least 150 columns wide, also when stdout is not a terminal."""
+    import sys
+
+    from rich.console import Console
+
+    Console(file=sys.stdout, width=max(out.width, 150), soft_wrap=True).print(table)
+
+
 def _backend_spec(
     config: Path | None, provider: str | None, model: str | None, base_url: str | None, key_env: str | None
 ) -> dict[str, Any]:
@@ -86,10 +95,6 @@ def theme_draft(
     typer.echo(str(path))
 
 
-def _fmt_cost(v: float, currency: str = "USD") -> str:
-    return f"{v:.4f} {currency}" if v < 100 else f"{v:,.2f} {currency}"
-
-
 def ledger_command(
     run: Path = typer.Argument(..., metavar="RUN", help="run folder (outputs/runs/ID) or a ledger.jsonl"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
@@ -112,14 +117,16 @@ def ledger_command(
         out.print(f"{path}: no model calls recorded (an offline build makes none)", highlight=False)
         return
     cols = ("calls", "cached", "errors", "tokens_in", "tokens_out", "images", "media_seconds", "cost")
-    for title, group in (("by stage", summary["by_stage"]), ("by model", summary["by_model"])):
-        table = Table(title=f"{path} {title}")
-        table.add_column(title.split()[-1])
+    currency = ledger.run_prices(path.parent).currency
+    out.print(f"{path}: {len(rows)} rows", highlight=False)
+    for title, group in (("stage", summary["by_stage"]), ("backend:model", summary["by_model"])):
+        table = Table()
+        table.add_column(title)
         for c in cols:
-            table.add_column(c.replace("_", " "), justify="right")
+            table.add_column(f"cost {currency}" if c == "cost" else c.replace("_", " "), justify="right")
         for name, s in [*group.items(), ("total", summary["total"])]:
-            table.add_row(name, *[_fmt_cost(s[c]) if c == "cost" else f"{s[c]:g}" for c in cols])
-        out.print(table)
+            table.add_row(name, *[f"{s[c]:.4f}" if c == "cost" else f"{s[c]:g}" for c in cols])
+        _print_wide(table)
 
 
 def register_theme_draft() -> None:
@@ -196,7 +203,7 @@ def preflight_command(theme: Path, seed: int | None, prices: Path | None, *, as_
         f"{t['speech_seconds']:g}",
         f"{t['cost']:.4f}",
     )
-    out.print(table, width=max(out.width, 150))
+    _print_wide(table)
     for r in pf.rows:
         if r.note:
             console.print(f"{r.stage}/{r.operation} {r.backend}: {r.note}", highlight=False)

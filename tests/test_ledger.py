@@ -157,3 +157,32 @@ def test_text_backend_records_attempts_and_caches_replies(tmp_path: Path) -> Non
     assert [r["status"] for r in rows] == ["error", "ok", "cached", "ok"]
     assert "HTTP 500" in rows[0]["error"] and rows[1]["tokens_in"] == 7 and rows[1]["tokens_out"] == 3
     assert rows[1]["cost"] > 0 and all(r["stage"] == "questions" for r in rows)
+
+
+def test_ledger_cli_and_card_section(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mnemoforge.cli import app
+    from mnemoforge.production.ledger_card import card_section
+
+    assert card_section(tmp_path) == ""  # an offline build: no section, the card is unchanged
+    empty = CliRunner().invoke(app, ["ledger", str(tmp_path)])
+    assert empty.exit_code == 0 and "no model calls recorded" in empty.output
+    with ledger.current_run(tmp_path):
+        with ledger.current_stage("plan"):
+            _record(2)
+        with ledger.current_stage("gates"):
+            _record(1, model="gemini-2.5-flash")
+            ledger.record_call("", "gemini", "gemini-2.5-flash", "chat", latency_s=0, status="cached")
+    r = CliRunner().invoke(app, ["ledger", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert "plan" in r.output and "gates" in r.output and "openai:gpt-4o-mini" in r.output
+    js = CliRunner().invoke(app, ["ledger", str(tmp_path), "--json"])
+    data = json.loads(js.stdout)
+    assert data["total"]["calls"] == 3 and data["total"]["cached"] == 1
+    assert data["by_stage"]["gates"]["cost"] == pytest.approx(1000 * 0.30e-6 + 500 * 2.50e-6)
+    card = card_section(tmp_path)
+    assert card.startswith("\n## Model calls") and "3 paid calls" in card and "1 answered from" in card
+    assert "| **total** | 3 | 1 | 0 | 3000 | 1500 |" in card
+    missing = CliRunner().invoke(app, ["ledger", str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "no such run folder" in missing.output
