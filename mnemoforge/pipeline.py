@@ -94,11 +94,21 @@ class BuildContext:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))
             if s in STAGE_VERSIONS:
                 parts += [s, STAGE_VERSIONS[s], source_hash(*mods)]
+        if self.theme.text.plan:  # the model planner's code and prompt (offline keys stay as they were)
+            parts.append(model_plan_hash(self.theme))
         if STAGES.index(stage) >= STAGES.index("questions"):
             parts.append(
                 prompts_hash(self.theme)
             )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
         return content_hash(*parts)
+
+
+def model_plan_hash(theme: Theme) -> str:
+    from mnemoforge.production import plan_icm
+    from mnemoforge.validators.prompts import load_prompt
+
+    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
+    return content_hash(source_hash(plan_icm), load_prompt(theme.text.plan_prompt, folder).sha256)
 
 
 def run_lock(ctx: BuildContext, on_wait: Callable[[str], None] | None = None) -> AbstractContextManager[None]:
@@ -179,6 +189,10 @@ def stage_plan(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
+        if ctx.theme.text.plan:  # opt-in: a model proposes the event outlines (production/plan_icm.py)
+            from mnemoforge.production import plan_icm
+
+            return plan_icm.plan_stage(ctx.theme, ctx.seed, run)
         return [atomic.write_json(run.world, ctx.family.plan(ctx.theme, ctx.seed))]
 
     return run_stage(run, "plan", ctx.key("plan"), work)[1]

@@ -182,7 +182,7 @@ def test_ledger_cli_and_card_section(tmp_path: Path) -> None:
     assert data["total"]["calls"] == 3 and data["total"]["cached"] == 1
     assert data["by_stage"]["gates"]["cost"] == pytest.approx(1000 * 0.30e-6 + 500 * 2.50e-6)
     card = card_section(tmp_path)
-    assert card.startswith("\n## Model calls") and "3 paid calls" in card and "1 answered from" in card
-    assert "| **total** | 3 | 1 | 0 | 3000 | 1500 |" in card
+    assert card.startswith("\n## Model calls") and "3 paid calls (0 failed attempts)" in card
+    assert "| **total** | 3 | 0 | 3000 | 1500 |" in card
     missing = CliRunner().invoke(app, ["ledger", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "no such run folder" in missing.output
