@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextvars
 import json
 import multiprocessing
+import os
 import threading
 from pathlib import Path
 
@@ -186,3 +187,19 @@ def test_ledger_cli_and_card_section(tmp_path: Path) -> None:
     assert "| **total** | 3 | 0 | 3000 | 1500 |" in card
     missing = CliRunner().invoke(app, ["ledger", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "no such run folder" in missing.output
+
+
+def _worker_records() -> None:  # runs in a spawned process: no context variables, only the env
+    _record(2)
+
+
+def test_worker_processes_started_inside_a_stage_record_into_the_run(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    with ledger.current_run(tmp_path), ledger.current_stage("render"):
+        p = ctx.Process(target=_worker_records)
+        p.start()
+        p.join(60)
+    assert p.exitcode == 0
+    rows = ledger.read_ledger(tmp_path)
+    assert len(rows) == 2 and {r["stage"] for r in rows} == {"render"}
+    assert "MNEMOFORGE_LEDGER_RUN" not in os.environ and ledger.run_root() is None
