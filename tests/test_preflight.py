@@ -50,7 +50,10 @@ def test_preflight_counts_the_plan_and_prices_the_model_calls(tmp_path: Path) ->
     assert rows[("render", "video")].video_seconds == sum(s.duration_s for s in shots)
     assert rows[("render", "speech")].calls == sum(len(s.dialogue) for s in shots)
     assert rows[("render", "speech")].speech_seconds > 0 and rows[("render", "image")].cost == 0
-    n = theme.questions.total
+    from mnemoforge.production.preflight import candidates
+
+    n = candidates(theme)
+    assert n >= theme.questions.total
     para, judge, plan = rows[("questions", "chat")], rows[("gates", "chat")], rows[("plan", "chat")]
     assert para.calls == judge.calls == n and para.model == judge.model == "gpt-4o-mini"
     assert plan.calls == -(-len(world.events) // 2)

@@ -56,8 +56,10 @@ class Preflight:
     warnings: list[str] = field(default_factory=list)
 
     def totals(self) -> dict[str, float]:
-        keys = ("calls", "tokens_in", "tokens_out", "images", "video_seconds", "speech_seconds", "cost")
-        return {k: round(sum(getattr(r, k) for r in self.rows), 6) for k in keys}
+        """Sums over the rows; ``calls`` counts model calls only (not the work of local backends)."""
+        keys = ("tokens_in", "tokens_out", "images", "video_seconds", "speech_seconds", "cost")
+        out = {k: round(sum(getattr(r, k) for r in self.rows), 6) for k in keys}
+        return {"calls": sum(r.calls for r in self.rows if r.backend not in LOCAL_RENDER), **out}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -201,8 +203,17 @@ def plan_row(theme: Theme, events: int, prices: PriceTable) -> Row:
     )
 
 
+def candidates(theme: Theme) -> int:
+    """Candidates the questions stage asks for (icm over-generates each category, as the family does)."""
+    if theme.family == "icm":
+        from mnemoforge.generators.questions.common import overgenerate
+
+        return sum(overgenerate(n) for n in theme.questions.counts().values())
+    return theme.questions.total
+
+
 def _question_rows(theme: Theme, prices: PriceTable) -> list[Row]:
-    n = theme.questions.total
+    n = candidates(theme)
     rows: list[Row] = []
     if theme.text.paraphrase_questions:
         prov, model = _text_model(theme.text.backend)
@@ -266,8 +277,33 @@ def _price(rows: list[Row], prices: PriceTable) -> None:
             r.note = f"{r.note}; local backend, no model bill".lstrip("; ")
 
 
+def _import_inflect_uninstrumented() -> None:
+    """Import ``inflect`` (used by the album planner's grammar) without ``typeguard``'s run-time
+    checks: its ``@typechecked`` decorators re-parse the module's source at import, about 2.5 s of
+    CPU, most of a preflight. Only argument type checks are skipped; results are the same."""
+    import sys
+
+    if "inflect" in sys.modules:
+        return
+    try:
+        import typeguard
+    except ImportError:  # pragma: no cover - inflect without typeguard
+        return
+    original = typeguard.typechecked
+
+    def passthrough(target: Any = None, **_: Any) -> Any:
+        return target if target is not None else (lambda t: t)
+
+    typeguard.typechecked = passthrough  # type: ignore[assignment]
+    try:
+        import inflect  # noqa: F401
+    finally:
+        typeguard.typechecked = original
+
+
 def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | None = None) -> Preflight:
     """Estimate a build of ``theme_path`` (checked as ``build`` checks it); writes nothing."""
+    _import_inflect_uninstrumented()
     from mnemoforge.generators.families import get_family
     from mnemoforge.theme_checks import check_theme
     from mnemoforge.theme_io import ThemeError, load_theme
