@@ -243,15 +243,16 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     gctx.quotas = quotas(ctx.theme) if quotas else None  # over-generated families: targets after gates
     gctx.keep_split = getattr(fam, "keep_split", False)
     previous = load_verdicts(run) if only is not None and run.verdicts.exists() else None
-    result = gate_runner.run_all_gates(
-        qs,
-        gctx,
-        ctx.theme.gates,
-        cache_dir=run.root / "gates" / "cache",
-        only=only,
-        previous=previous,
-        family_gates=ctx.family.gates(),
-    )
+    with ledger.current_run(run.root), ledger.current_stage("gates"):  # `mnemoforge gate` records too
+        result = gate_runner.run_all_gates(
+            qs,
+            gctx,
+            ctx.theme.gates,
+            cache_dir=run.root / "gates" / "cache",
+            only=only,
+            previous=previous,
+            family_gates=ctx.family.gates(),
+        )
     atomic.write_jsonl(run.verdicts, result.verdicts)
     funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
     short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []

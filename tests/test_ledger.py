@@ -203,3 +203,25 @@ def test_worker_processes_started_inside_a_stage_record_into_the_run(tmp_path: P
     rows = ledger.read_ledger(tmp_path)
     assert len(rows) == 2 and {r["stage"] for r in rows} == {"render"}
     assert "MNEMOFORGE_LEDGER_RUN" not in os.environ and ledger.run_root() is None
+
+
+def test_gemini_backend_records_and_caches_too(tmp_path: Path) -> None:
+    from mnemoforge.backends.text import GeminiBackend, request
+
+    with LLMServer("gemini", default_text="fine") as srv:
+        srv.script(Reply(429, error_body("gemini", 429, "slow down"), headers={"Retry-After": "0"}))
+        be = GeminiBackend(
+            "gemini-2.5-flash", api_key="sk-secret-123", base_url=srv.base_url, sleep=lambda s: None
+        )
+        with ledger.current_run(tmp_path), ledger.current_stage("gates"):
+            a, b = be.chat(request("hi")), be.chat(request("hi"))
+    assert a.ok and b.ok and a.text == b.text == "fine" and len(srv.requests) == 2
+    rows = ledger.read_ledger(tmp_path)
+    assert [(r["backend"], r["status"]) for r in rows] == [
+        ("gemini", "error"),
+        ("gemini", "ok"),
+        ("gemini", "cached"),
+    ]
+    # gemini-2.5-flash: 0.30 / 2.50 per million tokens; the stub reports 7 in, 3 out
+    assert rows[1]["cost"] == pytest.approx(7 * 0.30e-6 + 3 * 2.50e-6)
+    assert "HTTP 429" in rows[0]["error"] and "sk-secret-123" not in json.dumps(rows)

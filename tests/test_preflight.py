@@ -90,3 +90,31 @@ def test_preflight_names_a_bad_price_table(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["build", str(path), "--preflight", "--prices", str(bad)])
     assert r.exit_code == 2 and "bad.yaml.models.gpt-4o-mini.per_token: unknown price field" in r.output
     assert "Traceback" not in r.output
+
+
+def test_theme_prices_reach_the_estimate_the_run_folder_and_the_check(tmp_path: Path) -> None:
+    from mnemoforge.backends import ledger
+    from mnemoforge.pipeline import BuildContext, prepare
+    from mnemoforge.theme_checks import check_theme
+    from mnemoforge.theme_io import ThemeError
+
+    (tmp_path / "mine.yaml").write_text("models:\n  gpt-4o-mini*: {per_call: 0.5}\n")
+    path = _theme(tmp_path)
+    data = yaml.safe_load(path.read_text())
+    path.write_text(yaml.safe_dump({**data, "prices": "mine.yaml"}, sort_keys=False))
+    pf = preflight(path)
+    model_calls = sum(r.calls for r in pf.rows if r.model == "gpt-4o-mini")
+    assert pf.totals()["cost"] >= 0.5 * model_calls
+    ctx = BuildContext(path, tmp_path / "out", 1)
+    run = prepare(ctx)
+    assert json.loads((run.root / "prices.json").read_text()) == {
+        "models": {"gpt-4o-mini*": {"per_call": 0.5}}
+    }
+    with ledger.current_run(run.root):
+        ledger.record_call("plan", "openai", "gpt-4o-mini", "chat", latency_s=0.1, status="ok")
+    assert ledger.read_ledger(run.root)[0]["cost"] == 0.5
+    path.write_text(
+        yaml.safe_dump({**data, "prices": {"models": {"m": {"per_image": "free"}}}}, sort_keys=False)
+    )
+    with pytest.raises(ThemeError, match=r"prices: prices.models.m.per_image: expected a number >= 0"):
+        check_theme(path)

@@ -216,7 +216,7 @@ def record_call(
             "latency_s": round(float(latency_s), 4),
             "status": status,
             "error": error,
-            "cost": round(float(cost), 6),
+            "cost": round(float(cost), 9),
         },
     )
 
@@ -266,7 +266,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         for k in ("tokens_in", "tokens_out", "images"):
             acc[k] += int(r.get(k) or 0)
         for k in ("media_seconds", "latency_s", "cost"):
-            acc[k] = round(acc[k] + float(r.get(k) or 0.0), 6)
+            acc[k] = round(acc[k] + float(r.get(k) or 0.0), 9)
 
     total, by_stage, by_model = empty(), {}, {}
     for r in rows:

@@ -58,7 +58,7 @@ class Preflight:
     def totals(self) -> dict[str, float]:
         """Sums over the rows; ``calls`` counts model calls only (not the work of local backends)."""
         keys = ("tokens_in", "tokens_out", "images", "video_seconds", "speech_seconds", "cost")
-        out = {k: round(sum(getattr(r, k) for r in self.rows), 6) for k in keys}
+        out = {k: round(sum(getattr(r, k) for r in self.rows), 9) for k in keys}
         return {"calls": sum(r.calls for r in self.rows if r.backend not in LOCAL_RENDER), **out}
 
     def as_dict(self) -> dict[str, Any]:
