@@ -118,3 +118,26 @@ def test_theme_prices_reach_the_estimate_the_run_folder_and_the_check(tmp_path: 
     )
     with pytest.raises(ThemeError, match=r"prices: prices.models.m.per_image: expected a number >= 0"):
         check_theme(path)
+
+
+def _run_counts(run_dir: Path) -> tuple[int, int]:
+    media = [json.loads(x) for x in (run_dir / "media/index.jsonl").read_text().splitlines()]
+    candidates = len((run_dir / "questions/candidates.jsonl").read_text().splitlines())
+    return sum(m["path"].endswith(".png") for m in media), candidates
+
+
+def test_preflight_matches_what_smm_and_memeye_builds_made(smm_release, memeye_release: Path) -> None:
+    """The estimate of the shipped smm and memeye themes against their builds (session fixtures)."""
+    from mnemoforge.theme_io import THEMES_DIR
+
+    memeye_run = Path(json.loads((memeye_release / "config.resolved.json").read_text())["run_id"])
+    runs = {
+        "office_launch": smm_release.run_dir,
+        "visual_diary": memeye_release.parents[2] / "runs" / memeye_run,
+    }
+    for name, run_dir in runs.items():
+        pf = preflight(THEMES_DIR / f"{name}.yaml")
+        images, n = _run_counts(run_dir)
+        assert pf.plan["images"] == images, name
+        # smm plans its candidates exactly; memeye over-generates each cell and may fall short
+        assert pf.plan["candidates"] == n if name == "office_launch" else pf.plan["candidates"] >= n, name

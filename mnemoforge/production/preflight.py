@@ -212,8 +212,41 @@ def candidates(theme: Theme) -> int:
     return theme.questions.total
 
 
-def _question_rows(theme: Theme, prices: PriceTable) -> list[Row]:
-    n = candidates(theme)
+def _other_rows(theme: Theme, world: Any, plan: dict[str, Any]) -> tuple[list[Row], int]:
+    """smm and memeye: the images their renderers draw (in memory, as the episodes stage plans them)
+    and the candidates their questions stage makes (smm: exactly; memeye: at most, each cell's
+    over-generated target)."""
+    from mnemoforge.generators.questions.common import overgenerate
+
+    if theme.family == "memeye":
+        from mnemoforge.generators.memeye import sessions
+        from mnemoforge.generators.memeye import world as memeye_world
+
+        obs = sessions.plan_sessions(theme, world)
+        images = sum(1 for o in obs if o.media)
+        n = sum(overgenerate(k) for k in memeye_world.spec_of(theme).cell_targets().values())
+        what = f"{images} chat images"
+    else:
+        from mnemoforge.generators.smm import stream
+        from mnemoforge.generators.smm.questions import plan_questions
+
+        images = len(stream.build_stream(theme, world).attachments)
+        n = len(plan_questions(theme, world))
+        what = f"{images} attachments (documents, tables, charts)"
+    plan.update(images=images, candidates=n)
+    row = Row(
+        "render",
+        "procedural",
+        "procedural",
+        "image",
+        calls=images,
+        images=images,
+        note=f"{what}, drawn by the family's renderer",
+    )
+    return [row], n
+
+
+def _question_rows(theme: Theme, prices: PriceTable, n: int) -> list[Row]:
     rows: list[Row] = []
     if theme.text.paraphrase_questions:
         prov, model = _text_model(theme.text.backend)
@@ -323,12 +356,12 @@ def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | Non
     plan: dict[str, Any] = {}
     if theme.family == "icm":
         rows = _icm_rows(theme, seed, prices, plan)
+        n = candidates(theme)
     else:
         world = get_family(theme.family).plan(theme, seed)
-        plan.update(events=len(world.events), people=len(world.people))
-        rows = []
-        plan["note"] = f"render media of family {theme.family} are not estimated yet (text calls are)"
-    rows += _question_rows(theme, prices)
+        plan.update(people=len(world.people), facts=len(world.facts))
+        rows, n = _other_rows(theme, world, plan)
+    rows += _question_rows(theme, prices, n)
     _price(rows, prices)
     return Preflight(
         theme.name, theme.family, seed, prices.currency, rows, plan, time.perf_counter() - t0, warnings
