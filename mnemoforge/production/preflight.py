@@ -22,7 +22,7 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.validators.prompts import load_prompt
 
 # render backends that run on this machine (no model bill); everything else is a model API
-LOCAL_RENDER = {"procedural", "diffusers", "espeak", "ffmpeg", "espeak-ng", "piper"}
+LOCAL_RENDER = {"procedural", "diffusers", "voices", "espeak", "ffmpeg", "piper", "coqui"}
 
 
 @dataclass
@@ -84,18 +84,37 @@ def _tokens(chars: float, prices: PriceTable) -> int:
     return math.ceil(chars / prices.estimates["chars_per_token"])
 
 
+# where the API media backends name their default model (module, constant), when the theme names none
+DEFAULT_MODELS = {
+    ("image", "gemini"): ("mnemoforge.backends.image.gemini_image", "DEFAULT_IMAGE_MODEL"),
+    ("image", "openai"): ("mnemoforge.backends.image.openai_images", "DEFAULT_MODEL"),
+    ("video", "veo"): ("mnemoforge.backends.video.veo", "DEFAULT_MODEL"),
+    ("speech", "gemini"): ("mnemoforge.backends.speech.gemini_tts", "DEFAULT_MODEL"),
+}
+
+
+def _default_model(medium: str, backend: str) -> str:
+    import importlib
+
+    where = DEFAULT_MODELS.get((medium, backend))
+    if where is None:
+        return backend
+    try:
+        return str(getattr(importlib.import_module(where[0]), where[1]))
+    except (ImportError, AttributeError):
+        return backend
+
+
 def render_backends(theme: Theme) -> dict[str, tuple[str, str]]:
-    """``medium -> (backend, model)`` as the theme's ``render:`` section selects them."""
+    """``medium -> (backend, model)`` as the theme's ``render:`` section selects them
+    (``render.image`` / ``video`` / ``speech`` and their ``*_api.model``)."""
     r = theme.render
-    out = {"image": (r.image, r.image_model or r.image)}
-    out["video"] = (
-        str(getattr(r, "video", "ffmpeg")),
-        str(getattr(r, "video_model", None) or getattr(r, "video", "ffmpeg")),
-    )
-    out["speech"] = (
-        str(getattr(r, "speech", "espeak")),
-        str(getattr(r, "speech_model", None) or getattr(r, "speech", "espeak")),
-    )
+    out: dict[str, tuple[str, str]] = {}
+    for medium, offline in (("image", "procedural"), ("video", "ffmpeg"), ("speech", "voices")):
+        backend = str(getattr(r, medium, offline))
+        api = getattr(r, f"{medium}_api", None)
+        model = getattr(api, "model", None) or (r.image_model if medium == "image" else None)
+        out[medium] = (backend, str(model or _default_model(medium, backend)))
     return out
 
 
