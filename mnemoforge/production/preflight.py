@@ -128,7 +128,7 @@ def _icm_plan(theme: Theme, seed: int) -> tuple[Any, list[Any]]:
 
 
 def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any]) -> list[Row]:
-    from mnemoforge.generators.icm.album import speech_need
+    from mnemoforge.generators.icm.dialogue import estimate_seconds
 
     world, clips = _icm_plan(theme, seed)
     shots = [s for c in clips for s in c.shots]
@@ -160,7 +160,7 @@ def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any])
             )
         )
     back = render_backends(theme)
-    speech_s = sum(speech_need(world, [(ln.speaker, ln.text)]) for _, ln in lines)
+    speech_s = sum(estimate_seconds(ln.text, world.person(ln.speaker).voice.rate) for _, ln in lines)
     faces = len(world.people)
     image_b, image_m = back["image"]
     rows.append(
@@ -194,6 +194,7 @@ def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any])
             speech_m,
             "speech",
             calls=len(lines),
+            tokens_in=sum(_tokens(len(ln.text), prices) for _, ln in lines),
             speech_seconds=round(speech_s, 1),
             note=f"{len(lines)} spoken lines",
         )
