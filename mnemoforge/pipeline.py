@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mnemoforge import __version__, faults
 from mnemoforge import progress as progress_bus
+from mnemoforge.backends import ledger
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators import option_balance, shortfall
@@ -93,11 +94,21 @@ class BuildContext:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))
             if s in STAGE_VERSIONS:
                 parts += [s, STAGE_VERSIONS[s], source_hash(*mods)]
+        if self.theme.text.plan:  # the model planner's code and prompt (offline keys stay as they were)
+            parts.append(model_plan_hash(self.theme))
         if STAGES.index(stage) >= STAGES.index("questions"):
             parts.append(
                 prompts_hash(self.theme)
             )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
         return content_hash(*parts)
+
+
+def model_plan_hash(theme: Theme) -> str:
+    from mnemoforge.production import plan_icm
+    from mnemoforge.validators.prompts import load_prompt
+
+    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
+    return content_hash(source_hash(plan_icm), load_prompt(theme.text.plan_prompt, folder).sha256)
 
 
 def run_lock(ctx: BuildContext, on_wait: Callable[[str], None] | None = None) -> AbstractContextManager[None]:
@@ -125,6 +136,9 @@ def prepare(ctx: BuildContext) -> RunLayout:
             shutil.rmtree(p, ignore_errors=True)
     if not run.theme.exists() or run.theme.read_bytes() != ctx.theme_bytes:
         atomic.write_bytes(run.theme, ctx.theme_bytes)
+    theme_prices = production_prices(ctx)
+    if theme_prices is not None:  # the theme's price overrides, for the costs in the call ledger
+        atomic.write_json(run.root / ledger.PRICES_FILE, theme_prices)
     atomic.write_json(
         run.run_json,
         {
@@ -136,6 +150,23 @@ def prepare(ctx: BuildContext) -> RunLayout:
         },
     )
     return run
+
+
+def production_prices(ctx: BuildContext) -> dict | None:
+    """The theme's ``prices:`` overrides as a mapping (a path is read, relative to the theme file)."""
+    from mnemoforge.backends.prices import PriceTable
+
+    raw = ctx.theme.prices
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        path = Path(raw) if Path(raw).is_absolute() else Path(ctx.theme_path).parent / raw
+        PriceTable.load(path)  # one clear error naming the file and field
+        import yaml
+
+        return yaml.safe_load(path.read_text())
+    PriceTable.from_mapping(raw, "prices")
+    return raw
 
 
 def load_world(run: RunLayout) -> World:
@@ -158,6 +189,10 @@ def stage_plan(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
+        if ctx.theme.text.plan:  # opt-in: a model proposes the event outlines (production/plan_icm.py)
+            from mnemoforge.production import plan_icm
+
+            return plan_icm.plan_stage(ctx.theme, ctx.seed, run)
         return [atomic.write_json(run.world, ctx.family.plan(ctx.theme, ctx.seed))]
 
     return run_stage(run, "plan", ctx.key("plan"), work)[1]
@@ -208,15 +243,16 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     gctx.quotas = quotas(ctx.theme) if quotas else None  # over-generated families: targets after gates
     gctx.keep_split = getattr(fam, "keep_split", False)
     previous = load_verdicts(run) if only is not None and run.verdicts.exists() else None
-    result = gate_runner.run_all_gates(
-        qs,
-        gctx,
-        ctx.theme.gates,
-        cache_dir=run.root / "gates" / "cache",
-        only=only,
-        previous=previous,
-        family_gates=ctx.family.gates(),
-    )
+    with ledger.current_run(run.root), ledger.current_stage("gates"):  # `mnemoforge gate` records too
+        result = gate_runner.run_all_gates(
+            qs,
+            gctx,
+            ctx.theme.gates,
+            cache_dir=run.root / "gates" / "cache",
+            only=only,
+            previous=previous,
+            family_gates=ctx.family.gates(),
+        )
     atomic.write_jsonl(run.verdicts, result.verdicts)
     funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
     short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
