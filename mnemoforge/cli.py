@@ -427,6 +427,7 @@ def catalog(
 
 # Commands defined in their own modules: one registration line each, below.
 app.command("evaluate")(__import__("mnemoforge.evaluation.cli", fromlist=["x"]).evaluate_command)
+__import__("mnemoforge.cli_review", fromlist=["x"]).register(app)
 
 
 if __name__ == "__main__":

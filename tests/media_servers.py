@@ -94,7 +94,7 @@ def speech_pcm(text: str, voice_name: str) -> tuple[bytes, int]:
     return samples.astype("<i2").tobytes(), sr
 
 
-def video_mp4(image: bytes, seconds: float, width: int = 640, height: int = 360, fps: int = 24) -> bytes:
+def video_mp4(image: bytes, seconds: float, width: int = 320, height: int = 180, fps: int = 24) -> bytes:
     """An H.264 MP4 of ``image`` with a slow push-in, ``seconds`` long (what Veo returns, smaller)."""
     from imageio_ffmpeg import get_ffmpeg_exe
 
