@@ -218,3 +218,34 @@ def test_missing_key_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     with pytest.raises(ValueError, match="MY_KEY"):
         GeminiImageBackend(ImageApiSpec(api_key_env="MY_KEY"))
+
+
+def test_theme_check_names_the_missing_key_and_bad_voice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mnemoforge.theme_checks import check_theme
+    from mnemoforge.theme_io import ThemeError
+
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    data = yaml.safe_load(starter_theme("tiny"))
+    pid = data["cast"][0]["id"]
+    data["render"] = {
+        "image": "gemini",
+        "video": "veo",
+        "speech": "gemini",
+        "speech_api": {"voices": {pid: "Nobody", "ghost": "Kore"}},
+    }
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ThemeError) as e:
+        check_theme(path)
+    msg = str(e.value)
+    assert "render.image_api.api_key_env: no API key: set GEMINI_API_KEY or GOOGLE_API_KEY" in msg
+    assert "render.video_api.api_key_env" in msg and "render.speech_api.api_key_env" in msg
+    assert f"render.speech_api.voices.{pid}: 'Nobody' is not a Gemini prebuilt voice" in msg
+    assert "render.speech_api.voices.ghost: no such person" in msg
+    monkeypatch.setenv("GEMINI_API_KEY", "x")
+    data["render"] = {"image": "gemini", "video": "veo", "speech": "gemini"}
+    path.write_text(yaml.safe_dump(data))
+    assert check_theme(path).render.video == "veo"

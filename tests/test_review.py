@@ -111,6 +111,7 @@ def test_decisions_apply_through_the_gate_and_freeze(run_copy: Path) -> None:
     assert "**Human review.**" in card and "1 excluded (face_drift 1)" in card
 
 
+@pytest.mark.integration
 def test_bad_decisions_are_clear_errors(run_copy: Path) -> None:
     from mnemoforge.review_server import ReviewServer
     from mnemoforge.validators.human_review import DecisionsError, decisions_path, load_decisions
@@ -154,6 +155,7 @@ def _browser():  # type: ignore[no-untyped-def]
     return pw
 
 
+@pytest.mark.integration
 def test_review_page_round_trips_decisions_into_the_funnel(run_copy: Path, tmp_path: Path) -> None:
     pw = _browser()
     from mnemoforge.pipeline import freeze_run
