@@ -88,6 +88,12 @@ def build(
     as_json: bool = typer.Option(
         False, "--json", help="print the build summary as one JSON object on stdout, nothing else"
     ),
+    preflight: bool = typer.Option(
+        False, "--preflight", help="print the model calls, media and estimated cost per stage; build nothing"
+    ),
+    prices: Path | None = typer.Option(
+        None, metavar="FILE", help="--preflight: a price table laid over assets/prices.yaml"
+    ),
 ) -> None:
     """Build a release from THEME: plan, episodes, render, questions, gates, freeze.
 
@@ -103,6 +109,10 @@ def build(
     from mnemoforge.summary import collecting_warnings
     from mnemoforge.theme_checks import check_theme
 
+    if preflight:
+        from mnemoforge.cli_production import preflight_command
+
+        return preflight_command(theme, seed, prices, as_json=as_json)
     try:
         check_theme(theme, seed)  # every theme problem, before any work starts
         start_watchdog()  # helpers (render workers, the Prefect server) die with this process
@@ -427,6 +437,8 @@ def catalog(
 
 # Commands defined in their own modules: one registration line each, below.
 app.command("evaluate")(__import__("mnemoforge.evaluation.cli", fromlist=["x"]).evaluate_command)
+app.command("ledger")(__import__("mnemoforge.cli_production", fromlist=["x"]).ledger_command)
+__import__("mnemoforge.cli_production", fromlist=["x"]).register_theme_draft()
 __import__("mnemoforge.cli_review", fromlist=["x"]).register(app)
 
 

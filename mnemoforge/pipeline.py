@@ -16,6 +16,7 @@ from pathlib import Path
 
 from mnemoforge import __version__, faults
 from mnemoforge import progress as progress_bus
+from mnemoforge.backends import ledger
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators import option_balance, shortfall
@@ -127,6 +128,9 @@ def prepare(ctx: BuildContext) -> RunLayout:
             shutil.rmtree(p, ignore_errors=True)
     if not run.theme.exists() or run.theme.read_bytes() != ctx.theme_bytes:
         atomic.write_bytes(run.theme, ctx.theme_bytes)
+    theme_prices = production_prices(ctx)
+    if theme_prices is not None:  # the theme's price overrides, for the costs in the call ledger
+        atomic.write_json(run.root / ledger.PRICES_FILE, theme_prices)
     atomic.write_json(
         run.run_json,
         {
@@ -138,6 +142,23 @@ def prepare(ctx: BuildContext) -> RunLayout:
         },
     )
     return run
+
+
+def production_prices(ctx: BuildContext) -> dict | None:
+    """The theme's ``prices:`` overrides as a mapping (a path is read, relative to the theme file)."""
+    from mnemoforge.backends.prices import PriceTable
+
+    raw = ctx.theme.prices
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        path = Path(raw) if Path(raw).is_absolute() else Path(ctx.theme_path).parent / raw
+        PriceTable.load(path)  # one clear error naming the file and field
+        import yaml
+
+        return yaml.safe_load(path.read_text())
+    PriceTable.from_mapping(raw, "prices")
+    return raw
 
 
 def load_world(run: RunLayout) -> World:

@@ -25,12 +25,25 @@ def check_theme(path: Path | str, seed: int | None = None) -> Theme:
     """Load ``path`` and raise one ``ThemeError`` listing every problem the build would hit."""
     path = Path(path)
     theme = load_theme(path)
-    problems = theme_problems(theme)
+    problems = theme_problems(theme) + price_problems(theme, path)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         problems.append(("--seed", f"must be between 0 and 2**63-1, got {seed}"))
     if problems:
         raise ThemeError(path, problems)
     return theme
+
+
+def price_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
+    """The theme's ``prices:`` must be a valid price table (``backends/prices.py``)."""
+    from mnemoforge.backends.prices import PriceError, resolve_prices
+
+    if theme.prices is None:
+        return []
+    try:
+        resolve_prices(theme.prices, base=path.parent)
+    except PriceError as e:
+        return [("prices", str(e))]
+    return []
 
 
 def theme_problems(theme: Theme) -> list[tuple[str, str]]:
@@ -111,7 +124,17 @@ def _backend_problems(spec: dict[str, Any]) -> list[tuple[str, str]]:
 def text_problems(theme: Theme) -> list[tuple[str, str]]:
     if not theme.text.backend:
         return []
-    return [(_join("text.backend", f), m) for f, m in _backend_problems(theme.text.backend)]
+    out = [(_join("text.backend", f), m) for f, m in _backend_problems(theme.text.backend)]
+    if theme.text.plan and theme.family != "icm":
+        out.append(("text.plan", f"model-planned worlds: family icm only, not {theme.family}"))
+    if theme.text.plan:
+        from mnemoforge.validators.prompts import load_prompt
+
+        try:
+            load_prompt(theme.text.plan_prompt, _prompts_dir(theme))
+        except FileNotFoundError as e:
+            out.append(("text.plan_prompt", str(e)))
+    return out
 
 
 def _join(base: str, sub: str) -> str:

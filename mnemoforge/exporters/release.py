@@ -191,6 +191,9 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         family.contents_line(stats),
         c.funnel,
     )
+    from mnemoforge.production.ledger_card import card_section
+
+    card += card_section(c.run_root)  # the call ledger's totals ("" for an offline build)
     atomic.write_text(root / "README.md", card)
     atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))
     files = sorted(p for p in root.rglob("*") if p.is_file())

@@ -340,11 +340,16 @@ class TextSpec(Strict):
     backend: dict[str, Any] | None = None
     paraphrase_questions: bool = False
     prompt: str = "paraphrase"
+    plan: bool = Field(default=False, description="icm: the model proposes event outlines (validated)")
+    plan_batch: int = Field(default=12, ge=1, le=100, description="event outlines asked for per call")
+    plan_prompt: str = "plan_events"
 
     @model_validator(mode="after")
     def _needs_backend(self) -> TextSpec:
         if self.paraphrase_questions and not self.backend:
             raise ValueError("backend: required when paraphrase_questions is true")
+        if self.plan and not self.backend:
+            raise ValueError("backend: required when plan is true")
         return self
 
 
@@ -375,6 +380,9 @@ class Theme(Strict):
     gates: GateSpec = Field(default_factory=GateSpec)
     text: TextSpec = Field(default_factory=TextSpec)
     questions: QuestionMix = Field(default_factory=QuestionMix)
+    prices: dict[str, Any] | str | None = Field(
+        default=None, description="price overrides over assets/prices.yaml (a mapping, or a YAML file path)"
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from mnemoforge.backends import ledger
 from mnemoforge.hashing import canonical_json, sha256_file
 from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
@@ -45,13 +46,17 @@ def is_fresh(run: RunLayout, stage: str, key: str) -> bool:
 
 
 def run_stage(run: RunLayout, stage: str, key: str, fn: Callable[[], list[Path]]) -> tuple[StageMarker, bool]:
-    """Run ``fn`` unless the stage is fresh; returns (marker, ran)."""
+    """Run ``fn`` unless the stage is fresh; returns (marker, ran).
+
+    Model calls ``fn`` makes are recorded in the run's call ledger under this stage's name.
+    """
     if is_fresh(run, stage, key):
         marker = read_marker(run, stage)
         assert marker is not None
         return marker, False
     run.marker(stage).unlink(missing_ok=True)
-    outputs = fn()
+    with ledger.current_run(run.root), ledger.current_stage(stage):
+        outputs = fn()
     marker = StageMarker(
         stage=stage,
         key=key,

@@ -389,8 +389,10 @@ def scaled_quotas(quotas: dict[str, int], questions: list[Question], survivors: 
     for total in range(min(asked, sum(have[c] for c in live)), 0, -1):
         pick = {c: min(quotas[c], have[c], math.floor(share[c] * total + 0.5)) for c in live}
         got = sum(pick.values())
-        if got and all(pick[c] >= 1 for c in live) and all(
-            abs(pick[c] / got - share[c]) <= SPLIT_TOLERANCE * share[c] for c in live
+        if (
+            got
+            and all(pick[c] >= 1 for c in live)
+            and all(abs(pick[c] / got - share[c]) <= SPLIT_TOLERANCE * share[c] for c in live)
         ):
             return {c: pick.get(c, fallback[c]) for c in quotas}
     return fallback

@@ -121,8 +121,6 @@ def _audit(
     )
 
 
-
-
 def check_agent_view(root: Path, family: str) -> list[str]:
     """The agent view exists, holds the kept questions, and no agent-input table (JSONL rows at any
     depth, Parquet columns and their struct fields) has an evaluator-key field."""

@@ -10,6 +10,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from mnemoforge.backends import ledger
 from mnemoforge.backends.text.protocol import ChatRequest, ChatResult, Raw, parse_body, redact
 from mnemoforge.backends.text.retry import (
     Clock,
@@ -135,7 +136,12 @@ class NetworkChatBackend:
         return redact(value, self._secrets)
 
     def chat(self, request: ChatRequest) -> ChatResult:
-        """Send ``request`` with retries; always a ``ChatResult``, secrets redacted."""
+        """Send ``request`` with retries; always a ``ChatResult``, secrets redacted.
+
+        Inside a build every attempt is a row of the run's call ledger, and a successful reply is
+        cached in the run folder by (endpoint, model, request digest, parameters, seed): the same
+        request in a resumed or repeated build is answered from the cache (a ``cached`` row).
+        """
         model = request.model or self.model
         try:
             payload = self._payload(request, model)
@@ -143,13 +149,44 @@ class NetworkChatBackend:
         except (OSError, ValueError, TypeError) as exc:
             msg = self._redact(f"could not build the request: {type(exc).__name__}: {exc}")
             return ChatResult(text="", raw="", ok=False, error=msg, attempts=0, model=model)
+        if ledger.run_root() is None:
+            return self._chat(payload, key, model)
+        parts = {
+            "backend": self.provider,
+            "endpoint": safe_url(self.base_url),
+            "model": model,
+            "operation": "chat",
+            "request": key,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "seed": request.seed,
+        }
+        stored = ledger.cached_call(
+            parts, lambda: _result_dict(self._chat(payload, key, model)), keep=lambda d: d["ok"]
+        )
+        assert isinstance(stored, dict)
+        return ChatResult(**stored)
 
+    def _chat(self, payload: Any, key: str, model: str) -> ChatResult:
         def attempt() -> Outcome:
+            t0 = time.perf_counter()
             try:
-                return self._send(payload, model)
+                out = self._send(payload, model)
             except Exception as exc:  # a backend must never raise to its caller
                 out = transport_outcome(exc, self.timeout)
-                return out or Outcome(False, error=f"{type(exc).__name__}: {_short(str(exc))}")
+                out = out or Outcome(False, error=f"{type(exc).__name__}: {_short(str(exc))}")
+            ledger.record_call(
+                "",
+                self.provider,
+                model,
+                "chat",
+                tokens_in=out.usage.get("prompt_tokens", 0),
+                tokens_out=out.usage.get("completion_tokens", 0),
+                latency_s=time.perf_counter() - t0,
+                status="ok" if out.ok else "error",
+                error=None if out.ok else self._redact(out.error),
+            )
+            return out
 
         out, attempts = self.retrier.run(lambda: self._redacted(attempt()), key)
         if not out.ok:
@@ -178,3 +215,17 @@ class NetworkChatBackend:
             retry_after=out.retry_after,
             usage=out.usage,
         )
+
+
+def _result_dict(result: ChatResult) -> dict[str, Any]:
+    """A ``ChatResult`` as the JSON mapping the model-output cache stores."""
+    return {
+        "text": result.text,
+        "raw": result.raw,
+        "ok": result.ok,
+        "error": result.error,
+        "attempts": result.attempts,
+        "usage": dict(result.usage),
+        "model": result.model,
+        "status": result.status,
+    }

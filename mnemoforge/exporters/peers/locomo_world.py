@@ -41,8 +41,6 @@ def summary_date(d: dt.date | dt.datetime) -> str:
     return f"{d.day} {month_name(d)}, {d.year}"
 
 
-
-
 def _name(world: World, pid: str) -> str:
     try:
         return world.person(pid).name

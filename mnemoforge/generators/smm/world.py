@@ -73,9 +73,7 @@ def _value(
         n = days(theme)
         day = named_weekday(entity.name) if entity is not None else None
         dates = [theme.start + dt.timedelta(days=d) for d in range(int(0.45 * n), n + 1)]
-        pool = [
-            d.isoformat() for d in dates if (d.weekday() == day if day is not None else d.weekday() < 5)
-        ]
+        pool = [d.isoformat() for d in dates if (d.weekday() == day if day is not None else d.weekday() < 5)]
         pool = [d for d in pool if d != avoid] or pool
     else:
         pool = [v for v in a.values if v != avoid]

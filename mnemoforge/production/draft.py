@@ -1,0 +1,149 @@
+"""``mnemoforge theme draft``: a text model writes a theme from a few lines of description.
+
+The model gets the description and the family's starter theme as an example of the schema
+(``assets/prompts/theme_draft.txt``). Its reply is checked exactly as ``mnemoforge theme check``
+checks a file (``theme_checks.check_theme``: schema, registry names, paths, and the family's
+``check_theme``); on a problem the problems go back to the model
+(``assets/prompts/theme_draft_fix.txt``) and it tries again, at most ``attempts`` times in all.
+The result passes ``theme check`` or ``DraftError`` lists what was still wrong.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from mnemoforge.backends.text.protocol import ChatMessage, ChatRequest, TextBackend
+from mnemoforge.theme_io import ThemeError
+from mnemoforge.theme_starter import starter_theme
+from mnemoforge.validators.prompts import load_prompt
+
+FAMILY_DOCS = {
+    "icm": "identity-centric video albums: a recurring cast, places, objects and activities on a timeline",
+    "smm": "source-distributed memory: chats, documents and records from several sources",
+    "memeye": "visual chats: images shared in conversations whose details are asked about later",
+}
+_FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+class DraftError(RuntimeError):
+    """The model did not produce a valid theme within the attempts; ``problems`` are the last ones."""
+
+    def __init__(self, message: str, problems: list[str], attempts: list[DraftAttempt]) -> None:
+        super().__init__(message)
+        self.problems = problems
+        self.attempts = attempts
+
+
+@dataclass
+class DraftAttempt:
+    """One model reply and what the theme check said about it (``problems`` empty: it passed)."""
+
+    reply: str
+    problems: list[str]
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Draft:
+    """A theme that passed the check: its YAML text, name and the attempts it took."""
+
+    text: str
+    name: str
+    attempts: list[DraftAttempt]
+
+
+def extract_yaml(reply: str) -> str:
+    """The YAML inside the reply's first fenced block, else the whole reply."""
+    m = _FENCE.search(reply)
+    return (m.group(1) if m else reply).strip() + "\n"
+
+
+def check_draft(text: str, family: str, folder: Path | None = None) -> list[str]:
+    """Problems of a drafted theme, one line each naming the field (empty: it passes ``theme check``)."""
+    from mnemoforge.theme_checks import check_theme
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        return [f"yaml: not valid YAML ({' '.join(str(exc).split())})"]
+    if not isinstance(data, dict):
+        return [f"yaml: the theme must be a mapping of fields, got {type(data).__name__}"]
+    problems = []
+    if data.get("family", "icm") != family:
+        problems.append(f"family: must be {family!r}, got {data.get('family', 'icm')!r}")
+    with tempfile.TemporaryDirectory(prefix="mnemoforge-draft-", dir=folder) as tmp:
+        path = Path(tmp) / "draft.yaml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            check_theme(path)
+        except ThemeError as exc:
+            problems += [f"{f}: {m}" for f, m in exc.problems]
+    return problems
+
+
+def draft_theme(
+    description: str,
+    family: str,
+    backend: TextBackend,
+    *,
+    attempts: int = 3,
+    max_tokens: int = 8192,
+    temperature: float = 0.2,
+    seed: int = 0,
+    folder: Path | None = None,
+) -> Draft:
+    """Ask ``backend`` for a theme of ``family`` until one passes the check, ``attempts`` times at most."""
+    if family not in FAMILY_DOCS:
+        raise ValueError(f"--family must be one of {', '.join(FAMILY_DOCS)}, got {family!r}")
+    if attempts < 1:
+        raise ValueError("--attempts must be >= 1")
+    if not description.strip():
+        raise ValueError("DESCRIPTION is empty: say in a few lines what the theme is about")
+    ask = load_prompt("theme_draft").render(
+        family=family,
+        family_doc=FAMILY_DOCS[family],
+        description=description.strip(),
+        example=starter_theme("example", family).strip(),
+    )
+    messages = [ChatMessage("user", ask)]
+    tried: list[DraftAttempt] = []
+    fix = load_prompt("theme_draft_fix")
+    for _ in range(attempts):
+        req = ChatRequest(tuple(messages), temperature=temperature, max_tokens=max_tokens, seed=seed)
+        res = backend.chat(req)
+        if not res.ok:
+            tried.append(DraftAttempt("", [f"model: {res.error}"], dict(res.usage)))
+            raise DraftError(
+                f"the model call failed: {res.error}", tried[-1].problems, tried
+            )  # retries were the backend's; a failed call is not sent back
+        text = extract_yaml(res.text)
+        problems = check_draft(text, family, folder)
+        tried.append(DraftAttempt(res.text, problems, dict(res.usage)))
+        if not problems:
+            return Draft(text, str(yaml.safe_load(text)["name"]), tried)
+        messages += [
+            ChatMessage("assistant", res.text),
+            ChatMessage("user", fix.render(errors="\n".join(f"- {p}" for p in problems))),
+        ]
+    last = tried[-1].problems
+    raise DraftError(
+        f"no valid theme after {attempts} attempt{'s' if attempts != 1 else ''}; the last draft still has "
+        f"{len(last)} problem{'s' if len(last) != 1 else ''}:\n" + "\n".join(f"  - {p}" for p in last),
+        last,
+        tried,
+    )
+
+
+def header(description: str, backend_id: str, attempts: int) -> str:
+    """The comment block a drafted theme file starts with (what wrote it, from what)."""
+    lines = " ".join(description.split())
+    return (
+        f"# Drafted by `mnemoforge theme draft` with {backend_id} in {attempts} attempt"
+        f"{'s' if attempts != 1 else ''}; passes `mnemoforge theme check`. Review it before building.\n"
+        f"# Description: {lines}\n"
+    )
