@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +20,7 @@ FAST_RETRY = {"base_delay": 0.0, "jitter": 0.0}
 def test_default_theme_builds_and_verifies_with_api_media(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from mnemoforge.backends import ledger
     from mnemoforge.backends.video.probe import probe
     from mnemoforge.pipeline import build
     from mnemoforge.validators.release_check import verify_release
@@ -44,7 +46,17 @@ def test_default_theme_builds_and_verifies_with_api_media(
         res = build(theme, outputs=tmp_path / "outputs", workers=1)
         calls = Counter(r["path"].rsplit("/", 1)[-1].split(":")[-1] for r in srv.requests)
         tts = [json.loads(r["body"]) for r in srv.requests if "tts" in r["path"]]
-    assert verify_release(res.release_dir) == []
+        assert verify_release(res.release_dir) == []
+        card = (res.release_dir / "README.md").read_text()
+        first_ledger = ledger.read_ledger(res.run_dir)
+        # a resumed render (media lost, release gone) in worker processes pays for nothing again
+        n_requests = len(srv.requests)
+        shutil.rmtree(res.run_dir / "media")
+        shutil.rmtree(res.release_dir)
+        (res.run_dir / "stages/render.json").unlink()
+        again = build(theme, outputs=tmp_path / "outputs", workers=2)
+        assert len(srv.requests) == n_requests
+        assert verify_release(again.release_dir) == []
     run = res.run_dir
     clips = sorted((run / "media/clips").glob("*.mp4"))
     shots = sorted((run / "media/veo").glob("*.mp4"))
@@ -59,3 +71,15 @@ def test_default_theme_builds_and_verifies_with_api_media(
     assert len(voices) > 1
     check = json.loads((run / "media/voice_check.json").read_text())
     assert check["accuracy"] is not None and check["accuracy"] >= 0.8
+    # every attempt is in the ledger, failures included; the card carries the totals
+    by = Counter((r["backend"], r["operation"], r["status"]) for r in first_ledger)
+    assert by[("veo", "video", "error")] == 1 and by[("veo", "video", "ok")] == len(shots)
+    assert by[("veo", "video_poll", "error")] == 1
+    assert by[("gemini-image", "image", "error")] + by[("gemini-tts", "speech", "error")] == 1
+    assert all(r["stage"] == "render" for r in first_ledger)
+    veo_cost = sum(r["cost"] for r in first_ledger if r["operation"] == "video")
+    assert veo_cost > 0  # priced per second of video from the price table
+    assert "## Model calls" in card and "veo:veo-3.0-generate-001" in card
+    cached = [r for r in ledger.read_ledger(res.run_dir)[len(first_ledger) :] if r["status"] == "cached"]
+    assert {r["operation"] for r in cached} >= {"image", "video_clip", "speech"}
+    assert all(r["stage"] == "render" for r in cached)

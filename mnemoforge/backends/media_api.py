@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mnemoforge.backends import ledger
 from mnemoforge.backends.text.base import error_message, safe_url, status_outcome
 from mnemoforge.backends.text.protocol import redact
 from mnemoforge.backends.text.retry import Clock, Outcome, Retrier, RetryPolicy, Sleep, transport_outcome
@@ -29,25 +30,16 @@ class MediaApiError(RuntimeError):
     """An API media call that failed for good (after its retries)."""
 
 
-def _ledger() -> Any:
-    try:
-        from mnemoforge.backends import ledger
-    except ImportError:  # the ledger module ships with the production tooling
-        return None
-    return ledger
-
-
 def record(stage: str, backend: str, model: str, operation: str, **fields: Any) -> None:
-    """Append one call to the run's ledger (no-op where no ledger module is installed)."""
-    led = _ledger()
-    if led is not None:
-        led.record_call(stage, backend, model, operation, **fields)
+    """Append one call to the run's ledger (nothing outside a build)."""
+    ledger.record_call(stage, backend, model, operation, **fields)
 
 
-def cached(key_parts: dict[str, Any], fn: Callable[[], Any]) -> Any:
-    """``fn()`` through the ledger's model-output cache (or plainly, without one)."""
-    led = _ledger()
-    return led.cached_call(key_parts, fn) if led is not None else fn()
+def cached(key_parts: dict[str, Any], fn: Callable[[], bytes]) -> bytes:
+    """``fn()`` through the run's model-output cache (plainly outside a build)."""
+    out = ledger.cached_call(key_parts, fn)
+    assert isinstance(out, bytes)
+    return out
 
 
 def api_key(spec: ApiSpec, default_envs: tuple[str, ...], provider: str) -> str:
@@ -107,7 +99,7 @@ class MediaApi:
         base_url: str,
         key: str,
         *,
-        stage: str = "render",
+        stage: str = "",
         seed: int = 0,
         sleep: Sleep = time.sleep,
         clock: Clock = time.monotonic,

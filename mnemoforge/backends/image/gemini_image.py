@@ -103,7 +103,7 @@ class GeminiImageBackend(MediaApi):
         self._client, self._types = genai_client(spec, key, self.base_url)
         self._anchors: dict[str, bytes] = {}
 
-    def _generate(self, operation: str, prompt: str, refs: list[bytes], seed: int, ratio: str) -> bytes:
+    def _generate(self, kind: str, prompt: str, refs: list[bytes], seed: int, ratio: str) -> bytes:
         types = self._types
         parts = [types.Part(text=prompt)] + [
             types.Part.from_bytes(data=r, mime_type="image/png") for r in refs
@@ -123,8 +123,9 @@ class GeminiImageBackend(MediaApi):
                 return Attempt(no_media_error(resp, "image"), usage=usage_of(resp))
             return Attempt(Outcome(True, status=200), images[0][0], usage_of(resp) | {"images": 1})
 
-        key = {"prompt": prompt, "refs": [content_hash(r.hex()) for r in refs], "seed": seed, "ratio": ratio}
-        return self.call(operation, key, attempt)
+        refs_hash = [content_hash(r.hex()) for r in refs]
+        key = {"kind": kind, "prompt": prompt, "refs": refs_hash, "seed": seed, "ratio": ratio}
+        return self.call("image", key, attempt)
 
     def anchor_png(self, a: AppearanceSpec) -> bytes:
         """The person's face anchor as PNG bytes (generated once per appearance)."""

@@ -64,7 +64,7 @@ class OpenAIImageBackend(MediaApi):
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
         self._anchors: dict[str, bytes] = {}
 
-    def _image(self, operation: str, prompt: str, refs: list[bytes], size: str) -> bytes:
+    def _image(self, kind: str, prompt: str, refs: list[bytes], size: str) -> bytes:
         extra: dict[str, Any] = {"quality": self.spec.quality} if getattr(self.spec, "quality", None) else {}
 
         def attempt() -> Attempt:
@@ -83,8 +83,9 @@ class OpenAIImageBackend(MediaApi):
                 )
             return Attempt(Outcome(True, status=200), base64.b64decode(b64), _usage(resp) | {"images": 1})
 
-        key = {"prompt": prompt, "refs": [content_hash(r.hex()) for r in refs], "size": size, **extra}
-        return self.call(operation, key, attempt)
+        refs_hash = [content_hash(r.hex()) for r in refs]
+        key = {"kind": kind, "prompt": prompt, "refs": refs_hash, "size": size, **extra}
+        return self.call("image", key, attempt)
 
     def anchor_png(self, a: AppearanceSpec) -> bytes:
         k = a.model_dump_json()

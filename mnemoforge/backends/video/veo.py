@@ -116,9 +116,7 @@ class VeoBackend(MediaApi):
         }
 
         def run() -> bytes:
-            op = self.call(
-                "generate_videos", key, self._start(image, prompt, seconds, ratio, seed), cache=False
-            )
+            op = self.call("video", key, self._start(image, prompt, seconds, ratio, seed), cache=False)
             waited, t0 = 0.0, self._clock()
             while not op.done:
                 if waited > self.vspec.max_wait_s:
@@ -127,7 +125,7 @@ class VeoBackend(MediaApi):
                     )
                 self._sleep(self.vspec.poll_interval_s)
                 waited = max(waited + self.vspec.poll_interval_s, self._clock() - t0)
-                op = self.call("poll", key, self._poll(op), cache=False)
+                op = self.call("video_poll", key, self._poll(op), cache=False)
             if op.error:
                 msg = op.error.get("message") if isinstance(op.error, dict) else op.error
                 raise MediaApiError(f"{self.id}: operation {op.name} failed: {msg}")
@@ -141,7 +139,7 @@ class VeoBackend(MediaApi):
                 )
             return bytes(video.video_bytes)
 
-        return cached({"backend": self.provider, "model": self.model, "operation": "video", **key}, run)
+        return cached({"backend": self.provider, "model": self.model, "operation": "video_clip", **key}, run)
 
     def shot_clip(
         self,

@@ -6,6 +6,7 @@ atomically and skipped when it already exists, so a killed render resumes item b
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -14,9 +15,10 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mnemoforge import faults
+from mnemoforge.backends import ledger
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.image.scene_prompt import scene_prompt
@@ -106,13 +108,20 @@ class RenderState:
                    video_backend(theme.render))  # fmt: skip
 
 
-_STATE: dict[str, RenderState] = {}
+_STATE: dict[str, Any] = {}
 
 
-def _init_worker(theme_json: str, world_json: str, root: str, parent: int | None = None) -> None:
+def _init_worker(
+    theme_json: str, world_json: str, root: str, parent: int | None = None, ledger_stage: str | None = None
+) -> None:
     from mnemoforge.lifecycle import exit_with_parent
 
     exit_with_parent(parent)  # a worker never outlives the build that started it
+    if ledger_stage is not None:  # model calls of this worker go to the build's ledger and cache
+        stack = contextlib.ExitStack()
+        stack.enter_context(ledger.current_run(Path(root)))
+        stack.enter_context(ledger.current_stage(ledger_stage))
+        _STATE["ledger"] = stack
     theme, world = Theme.model_validate_json(theme_json), World.model_validate_json(world_json)
     _STATE["state"] = RenderState.create(theme, world, RunLayout(Path(root)))
 
@@ -332,8 +341,12 @@ def _relative_paths(obj: object, root: Path) -> object:
 
 def render_shard(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) -> list[dict]:
     """Render some clips in this process, one after another (a task runner gives the parallelism)."""
-    st = RenderState.create(theme, world, run)
-    return [row for clip in clips for row in render_clip(st, clip)]
+    with contextlib.ExitStack() as stack:
+        if ledger.run_root() is None:  # a task runner's worker: record into this run's ledger
+            stack.enter_context(ledger.current_run(run.root))
+            stack.enter_context(ledger.current_stage("render"))
+        st = RenderState.create(theme, world, run)
+        return [row for clip in clips for row in render_clip(st, clip)]
 
 
 def shard_clips(clips: list[Clip], workers: int, per_worker: int = 4) -> list[list[Clip]]:
@@ -389,7 +402,8 @@ def render_run(
 
     ``on_clip(done, total)`` is called as clips finish (in order), for progress display.
     """
-    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root), os.getpid())
+    stage = ledger.stage_name() if ledger.run_root() is not None else None
+    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root), os.getpid(), stage)
     payloads = [c.model_dump_json() for c in clips]
     rows: list[dict] = []
     pool = None
