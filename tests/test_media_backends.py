@@ -14,7 +14,7 @@ from mnemoforge.backends.image.protocol import PersonPlacement, PropPlacement, S
 from mnemoforge.backends.media_api import MediaApiError
 from mnemoforge.backends.video.probe import probe
 from mnemoforge.schemas.render_api import ImageApiSpec, SpeechApiSpec, VideoApiSpec
-from mnemoforge.schemas.theme import Theme, VoiceSpec
+from mnemoforge.schemas.theme import Theme
 from mnemoforge.theme_starter import starter_theme
 
 from .media_servers import MediaServer, _b64
@@ -128,14 +128,12 @@ def test_openai_images_generate_then_edit_with_anchors(server: MediaServer, peop
 
 
 def test_gemini_tts_fixed_voice_pcm_to_wav(server: MediaServer, tmp_path: Path) -> None:
-    from mnemoforge.backends.speech.gemini_tts import GeminiTTSBackend, assign_voices
+    from mnemoforge.backends.speech.gemini_tts import GeminiTTSBackend, assign_voices, gemini_voice
     from mnemoforge.backends.speech.protocol import read_wav
 
     tts = GeminiTTSBackend(SpeechApiSpec(base_url=server.url, retry=NO_WAIT))
     server.fail("generateContent", 500)
-    res = tts.synthesize(
-        "The ferry leaves at nine.", VoiceSpec(engine="gemini", voice="Kore"), tmp_path / "a.wav"
-    )
+    res = tts.synthesize("The ferry leaves at nine.", gemini_voice("Kore"), tmp_path / "a.wav")
     x, sr = read_wav(res.path)
     assert (
         sr == res.sample_rate and 0.8 < res.duration_s < 5 and res.rms > 0.01 and len(x) == res.samples.size
@@ -145,7 +143,7 @@ def test_gemini_tts_fixed_voice_pcm_to_wav(server: MediaServer, tmp_path: Path) 
     assert "Kore" in json.dumps(body["generationConfig"]["speechConfig"])
     assert server.count("generateContent") == 2
     with pytest.raises(ValueError, match="prebuilt"):
-        tts.synthesize("hi", VoiceSpec(engine="gemini", voice="en-us"), tmp_path / "b.wav")
+        tts.synthesize("hi", gemini_voice("en-us"), tmp_path / "b.wav")
     voices = assign_voices(["zoe", "amir", "bo"], {"bo": "Puck"})
     assert voices == {"bo": "Puck", "amir": "Zephyr", "zoe": "Charon"}
     with pytest.raises(ValueError, match="no such person"):

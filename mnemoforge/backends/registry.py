@@ -49,12 +49,11 @@ def person_voices(spec: RenderSpec, people: list[tuple[str, VoiceSpec]]) -> dict
     """The voice each person speaks with: their own, or a fixed Gemini prebuilt one each."""
     if spec.speech != "gemini":
         return {pid: v for pid, v in people}
-    from mnemoforge.backends.speech.gemini_tts import assign_voices
+    from mnemoforge.backends.speech.gemini_tts import assign_voices, gemini_voice
 
     fixed = dict(spec.speech_api.voices if spec.speech_api else {})
-    fixed |= {pid: v.voice for pid, v in people if v.engine == "gemini" and pid not in fixed}
     names = assign_voices([pid for pid, _ in people], fixed)
-    return {pid: VoiceSpec(engine="gemini", voice=names[pid]) for pid, _ in people}
+    return {pid: gemini_voice(names[pid]) for pid, _ in people}
 
 
 class SpeechBackends:

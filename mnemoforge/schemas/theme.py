@@ -93,7 +93,7 @@ class AppearanceSpec(Strict):
 class VoiceSpec(Strict):
     """A fixed voice per person (espeak-ng by default)."""
 
-    engine: Literal["espeak", "piper", "coqui", "gemini"] = "espeak"
+    engine: Literal["espeak", "piper", "coqui"] = "espeak"
     voice: str = "en-us"
     variant: str = ""
     pitch: int = Field(default=50, ge=0, le=99)

@@ -66,6 +66,12 @@ PREBUILT_VOICES = (
 """The API's prebuilt voice names (its vocabulary, not a theme's)."""
 
 
+def gemini_voice(name: str) -> VoiceSpec:
+    """The voice record of a Gemini prebuilt voice (``engine="gemini"``: set by ``render.speech``,
+    never written in a cast, so the person and world schemas stay as they were)."""
+    return VoiceSpec.model_construct(engine="gemini", voice=name)  # type: ignore[arg-type]
+
+
 def assign_voices(person_ids: list[str], fixed: dict[str, str]) -> dict[str, str]:
     """One distinct prebuilt voice per person: ``fixed`` first, the rest in person-id order."""
     unknown = sorted(set(fixed) - set(person_ids))
