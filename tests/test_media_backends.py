@@ -19,6 +19,8 @@ from mnemoforge.theme_starter import starter_theme
 
 from .media_servers import MediaServer, _b64
 
+pytestmark = pytest.mark.integration  # a loopback HTTP server per test
+
 NO_WAIT = {"base_delay": 0.0, "jitter": 0.0}
 
 
@@ -95,19 +97,33 @@ def test_gemini_image_anchor_is_the_reference_of_every_scene(server: MediaServer
     assert png_bytes(anchor)  # encodable
 
 
-def test_gemini_image_gives_up_on_a_4xx_and_after_its_retries(server: MediaServer, people) -> None:  # type: ignore[no-untyped-def]
+def test_gemini_image_gives_up_on_a_4xx_and_after_its_retries(
+    server: MediaServer,
+    people,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    from mnemoforge.backends import ledger
     from mnemoforge.backends.image.gemini_image import GeminiImageBackend
 
     backend = GeminiImageBackend(ImageApiSpec(base_url=server.url, max_retries=2, retry=NO_WAIT))
-    server.fail("generateContent", 400)
-    with pytest.raises(MediaApiError, match="HTTP 400"):
-        backend.portrait(people[0].appearance)
-    assert server.count("generateContent") == 1  # not retried
-    server.fail("generateContent", 503, times=3)
-    with pytest.raises(MediaApiError, match="gave up after 3 attempts"):
-        backend.portrait(people[0].appearance)
-    assert server.count("generateContent") == 4
-    assert "test-gemini-key" not in str(server.requests[-1]["path"])
+    with ledger.current_run(tmp_path), ledger.current_stage("render"):
+        server.fail("generateContent", 400)
+        with pytest.raises(MediaApiError, match="HTTP 400"):
+            backend.portrait(people[0].appearance)
+        assert server.count("generateContent") == 1  # not retried
+        server.fail("generateContent", 503, times=3)
+        with pytest.raises(MediaApiError, match="gave up after 3 attempts"):
+            backend.portrait(people[0].appearance)
+        assert server.count("generateContent") == 4
+        backend.portrait(people[0].appearance)  # the next call succeeds and is cached
+        GeminiImageBackend(ImageApiSpec(base_url=server.url)).portrait(people[0].appearance)
+    assert server.count("generateContent") == 5
+    rows = ledger.read_ledger(tmp_path)
+    assert [(r["status"], r["operation"], r["stage"]) for r in rows] == (
+        [("error", "image", "render")] * 4 + [("ok", "image", "render"), ("cached", "image", "render")]
+    )
+    assert rows[0]["error"].startswith("HTTP 400") and rows[-2]["images"] == 1 and rows[-2]["cost"] > 0
+    assert "test-gemini-key" not in (tmp_path / "ledger.jsonl").read_text()
 
 
 def test_openai_images_generate_then_edit_with_anchors(server: MediaServer, people) -> None:  # type: ignore[no-untyped-def]

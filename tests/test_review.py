@@ -225,3 +225,12 @@ def test_review_page_round_trips_decisions_into_the_funnel(run_copy: Path, tmp_p
         "excluded": 1,
         "reasons": {},
     }
+
+
+def test_review_command_names_a_bad_run_folder(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mnemoforge.cli import app
+
+    r = CliRunner().invoke(app, ["review", str(tmp_path / "nope"), "--port", "0"])
+    assert r.exit_code == 2 and "not a run folder (no run.json)" in r.output
