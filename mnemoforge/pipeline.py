@@ -94,6 +94,8 @@ class BuildContext:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))
             if s in STAGE_VERSIONS:
                 parts += [s, STAGE_VERSIONS[s], source_hash(*mods)]
+        if self.theme.text.plan:  # the model planner's code and prompt (offline keys stay as they were)
+            parts.append(model_plan_hash(self.theme))
         if STAGES.index(stage) >= STAGES.index("questions"):
             parts.append(
                 prompts_hash(self.theme)
@@ -101,6 +103,14 @@ class BuildContext:
         if stage == "gates" and (review := human_review.decisions_hash(self.run.root)):
             parts.append(review)  # a reviewer's decisions re-run the gates (absent: key unchanged)
         return content_hash(*parts)
+
+
+def model_plan_hash(theme: Theme) -> str:
+    from mnemoforge.production import plan_icm
+    from mnemoforge.validators.prompts import load_prompt
+
+    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
+    return content_hash(source_hash(plan_icm), load_prompt(theme.text.plan_prompt, folder).sha256)
 
 
 def run_lock(ctx: BuildContext, on_wait: Callable[[str], None] | None = None) -> AbstractContextManager[None]:
@@ -181,6 +191,10 @@ def stage_plan(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
+        if ctx.theme.text.plan:  # opt-in: a model proposes the event outlines (production/plan_icm.py)
+            from mnemoforge.production import plan_icm
+
+            return plan_icm.plan_stage(ctx.theme, ctx.seed, run)
         return [atomic.write_json(run.world, ctx.family.plan(ctx.theme, ctx.seed))]
 
     return run_stage(run, "plan", ctx.key("plan"), work)[1]
@@ -231,15 +245,16 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     gctx.quotas = quotas(ctx.theme) if quotas else None  # over-generated families: targets after gates
     gctx.keep_split = getattr(fam, "keep_split", False)
     previous = load_verdicts(run) if only is not None and run.verdicts.exists() else None
-    result = gate_runner.run_all_gates(
-        qs,
-        gctx,
-        ctx.theme.gates,
-        cache_dir=run.root / "gates" / "cache",
-        only=only,
-        previous=previous,
-        family_gates=[*ctx.family.gates(), *human_review.review_gates(run.root)],
-    )
+    with ledger.current_run(run.root), ledger.current_stage("gates"):  # `mnemoforge gate` records too
+        result = gate_runner.run_all_gates(
+            qs,
+            gctx,
+            ctx.theme.gates,
+            cache_dir=run.root / "gates" / "cache",
+            only=only,
+            previous=previous,
+            family_gates=[*ctx.family.gates(), *human_review.review_gates(run.root)],
+        )
     atomic.write_jsonl(run.verdicts, result.verdicts)
     funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
     if (reviewed := human_review.coverage(run.root, qs)) is not None:

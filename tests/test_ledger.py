@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextvars
 import json
 import multiprocessing
+import os
 import threading
 from pathlib import Path
 
@@ -182,7 +183,45 @@ def test_ledger_cli_and_card_section(tmp_path: Path) -> None:
     assert data["total"]["calls"] == 3 and data["total"]["cached"] == 1
     assert data["by_stage"]["gates"]["cost"] == pytest.approx(1000 * 0.30e-6 + 500 * 2.50e-6)
     card = card_section(tmp_path)
-    assert card.startswith("\n## Model calls") and "3 paid calls" in card and "1 answered from" in card
-    assert "| **total** | 3 | 1 | 0 | 3000 | 1500 |" in card
+    assert card.startswith("\n## Model calls") and "3 paid calls (0 failed attempts)" in card
+    assert "| **total** | 3 | 0 | 3000 | 1500 |" in card
     missing = CliRunner().invoke(app, ["ledger", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "no such run folder" in missing.output
+
+
+def _worker_records() -> None:  # runs in a spawned process: no context variables, only the env
+    _record(2)
+
+
+def test_worker_processes_started_inside_a_stage_record_into_the_run(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    with ledger.current_run(tmp_path), ledger.current_stage("render"):
+        p = ctx.Process(target=_worker_records)
+        p.start()
+        p.join(60)
+    assert p.exitcode == 0
+    rows = ledger.read_ledger(tmp_path)
+    assert len(rows) == 2 and {r["stage"] for r in rows} == {"render"}
+    assert "MNEMOFORGE_LEDGER_RUN" not in os.environ and ledger.run_root() is None
+
+
+def test_gemini_backend_records_and_caches_too(tmp_path: Path) -> None:
+    from mnemoforge.backends.text import GeminiBackend, request
+
+    with LLMServer("gemini", default_text="fine") as srv:
+        srv.script(Reply(429, error_body("gemini", 429, "slow down"), headers={"Retry-After": "0"}))
+        be = GeminiBackend(
+            "gemini-2.5-flash", api_key="sk-secret-123", base_url=srv.base_url, sleep=lambda s: None
+        )
+        with ledger.current_run(tmp_path), ledger.current_stage("gates"):
+            a, b = be.chat(request("hi")), be.chat(request("hi"))
+    assert a.ok and b.ok and a.text == b.text == "fine" and len(srv.requests) == 2
+    rows = ledger.read_ledger(tmp_path)
+    assert [(r["backend"], r["status"]) for r in rows] == [
+        ("gemini", "error"),
+        ("gemini", "ok"),
+        ("gemini", "cached"),
+    ]
+    # gemini-2.5-flash: 0.30 / 2.50 per million tokens; the stub reports 7 in, 3 out
+    assert rows[1]["cost"] == pytest.approx(7 * 0.30e-6 + 3 * 2.50e-6)
+    assert "HTTP 429" in rows[0]["error"] and "sk-secret-123" not in json.dumps(rows)

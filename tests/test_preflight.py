@@ -50,7 +50,10 @@ def test_preflight_counts_the_plan_and_prices_the_model_calls(tmp_path: Path) ->
     assert rows[("render", "video")].video_seconds == sum(s.duration_s for s in shots)
     assert rows[("render", "speech")].calls == sum(len(s.dialogue) for s in shots)
     assert rows[("render", "speech")].speech_seconds > 0 and rows[("render", "image")].cost == 0
-    n = theme.questions.total
+    from mnemoforge.production.preflight import candidates
+
+    n = candidates(theme)
+    assert n >= theme.questions.total
     para, judge, plan = rows[("questions", "chat")], rows[("gates", "chat")], rows[("plan", "chat")]
     assert para.calls == judge.calls == n and para.model == judge.model == "gpt-4o-mini"
     assert plan.calls == -(-len(world.events) // 2)
@@ -87,3 +90,54 @@ def test_preflight_names_a_bad_price_table(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["build", str(path), "--preflight", "--prices", str(bad)])
     assert r.exit_code == 2 and "bad.yaml.models.gpt-4o-mini.per_token: unknown price field" in r.output
     assert "Traceback" not in r.output
+
+
+def test_theme_prices_reach_the_estimate_the_run_folder_and_the_check(tmp_path: Path) -> None:
+    from mnemoforge.backends import ledger
+    from mnemoforge.pipeline import BuildContext, prepare
+    from mnemoforge.theme_checks import check_theme
+    from mnemoforge.theme_io import ThemeError
+
+    (tmp_path / "mine.yaml").write_text("models:\n  gpt-4o-mini*: {per_call: 0.5}\n")
+    path = _theme(tmp_path)
+    data = yaml.safe_load(path.read_text())
+    path.write_text(yaml.safe_dump({**data, "prices": "mine.yaml"}, sort_keys=False))
+    pf = preflight(path)
+    model_calls = sum(r.calls for r in pf.rows if r.model == "gpt-4o-mini")
+    assert pf.totals()["cost"] >= 0.5 * model_calls
+    ctx = BuildContext(path, tmp_path / "out", 1)
+    run = prepare(ctx)
+    assert json.loads((run.root / "prices.json").read_text()) == {
+        "models": {"gpt-4o-mini*": {"per_call": 0.5}}
+    }
+    with ledger.current_run(run.root):
+        ledger.record_call("plan", "openai", "gpt-4o-mini", "chat", latency_s=0.1, status="ok")
+    assert ledger.read_ledger(run.root)[0]["cost"] == 0.5
+    path.write_text(
+        yaml.safe_dump({**data, "prices": {"models": {"m": {"per_image": "free"}}}}, sort_keys=False)
+    )
+    with pytest.raises(ThemeError, match=r"prices: prices.models.m.per_image: expected a number >= 0"):
+        check_theme(path)
+
+
+def _run_counts(run_dir: Path) -> tuple[int, int]:
+    media = [json.loads(x) for x in (run_dir / "media/index.jsonl").read_text().splitlines()]
+    candidates = len((run_dir / "questions/candidates.jsonl").read_text().splitlines())
+    return sum(m["path"].endswith(".png") for m in media), candidates
+
+
+def test_preflight_matches_what_smm_and_memeye_builds_made(smm_release, memeye_release: Path) -> None:
+    """The estimate of the shipped smm and memeye themes against their builds (session fixtures)."""
+    from mnemoforge.theme_io import THEMES_DIR
+
+    memeye_run = Path(json.loads((memeye_release / "config.resolved.json").read_text())["run_id"])
+    runs = {
+        "office_launch": smm_release.run_dir,
+        "visual_diary": memeye_release.parents[2] / "runs" / memeye_run,
+    }
+    for name, run_dir in runs.items():
+        pf = preflight(THEMES_DIR / f"{name}.yaml")
+        images, n = _run_counts(run_dir)
+        assert pf.plan["images"] == images, name
+        # smm plans its candidates exactly; memeye over-generates each cell and may fall short
+        assert pf.plan["candidates"] == n if name == "office_launch" else pf.plan["candidates"] >= n, name

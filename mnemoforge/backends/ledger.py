@@ -9,7 +9,9 @@ processes of one build never interleave or lose a line.
 Where the rows go is two context variables the pipeline sets around each stage
 (``store/stages.run_stage``): ``current_run(run_root)`` and ``current_stage(name)``. Outside a
 run (tests, ``mnemoforge evaluate``) ``record_call`` does nothing and ``cached_call`` just calls.
-Thread pools that should keep them use ``contextvars.copy_context`` (``panel.map_ordered`` does).
+Thread pools that should keep them use ``contextvars.copy_context`` (``panel.map_ordered`` does);
+both are also mirrored in ``MNEMOFORGE_LEDGER_RUN`` / ``MNEMOFORGE_LEDGER_STAGE`` for worker
+processes started inside a stage (the render pools), which read them.
 
 ``cached_call(key_parts, fn)`` stores a model's output under ``cache/models/`` in the run folder,
 keyed by the hash of ``key_parts`` (request, model, parameters, seed), so a resumed or repeated
@@ -43,6 +45,7 @@ LEDGER = "ledger.jsonl"
 CACHE_DIR = Path("cache") / "models"
 PRICES_FILE = "prices.json"  # the theme's own price overrides, written by `prepare` when it has some
 STATUSES = ("ok", "error", "cached")
+ENV_RUN, ENV_STAGE = "MNEMOFORGE_LEDGER_RUN", "MNEMOFORGE_LEDGER_STAGE"
 
 _RUN: contextvars.ContextVar[Path | None] = contextvars.ContextVar("mnemoforge_ledger_run", default=None)
 _STAGE: contextvars.ContextVar[str] = contextvars.ContextVar("mnemoforge_ledger_stage", default="")
@@ -65,31 +68,65 @@ def current_run(path: Path | None, prices: PriceTable | None = None) -> Iterator
         prices = run_prices(Path(path))
     t_run = _RUN.set(Path(path) if path is not None else None)
     t_prices = _PRICES.set(prices)
-    try:
-        yield
-    finally:
-        _PRICES.reset(t_prices)
-        _RUN.reset(t_run)
+    with _env(ENV_RUN, str(Path(path).resolve()) if path is not None else None):
+        try:
+            yield
+        finally:
+            _PRICES.reset(t_prices)
+            _RUN.reset(t_run)
 
 
 @contextlib.contextmanager
 def current_stage(name: str) -> Iterator[None]:
     """Rows recorded inside this block carry stage ``name``."""
     token = _STAGE.set(name)
+    with _env(ENV_STAGE, name):
+        try:
+            yield
+        finally:
+            _STAGE.reset(token)
+
+
+@contextlib.contextmanager
+def _env(name: str, value: str | None) -> Iterator[None]:
+    """Mirror a setting in the environment for worker processes started inside the block.
+
+    The value is stamped with this process's id and read back only in other processes (children),
+    so in this process the context variables alone decide, even with builds in several threads.
+    """
+    old = os.environ.get(name)
+    mine = f"{os.getpid()}|{value}" if value is not None else f"{os.getpid()}|"
+    os.environ[name] = mine
     try:
         yield
     finally:
-        _STAGE.reset(token)
+        if os.environ.get(name) == mine:  # another thread's block may have replaced it: leave that
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
+
+
+def _from_env(name: str) -> str:
+    pid, _, value = os.environ.get(name, "").partition("|")
+    return value if pid and pid != str(os.getpid()) else ""
 
 
 def run_root() -> Path | None:
-    """The run folder calls are recorded into now, or ``None`` outside a run."""
-    return _RUN.get()
+    """The run folder calls are recorded into now, or ``None`` outside a run.
+
+    The context variable first; in a worker process started inside a stage (a render pool),
+    ``MNEMOFORGE_LEDGER_RUN``, which ``current_run`` sets for it.
+    """
+    root = _RUN.get()
+    if root is None and _from_env(ENV_RUN):
+        return Path(_from_env(ENV_RUN))
+    return root
 
 
 def stage_name() -> str:
     """The stage calls are recorded under now (``""`` outside a stage)."""
-    return _STAGE.get()
+    return _STAGE.get() or _from_env(ENV_STAGE)
 
 
 def run_prices(root: Path) -> PriceTable:
@@ -147,7 +184,7 @@ def record_call(
     ``operation`` names what was asked (``chat``, ``image``, ``video``, ``speech``, ...): media
     seconds of ``video`` and ``speech`` are priced per second of that kind.
     """
-    root = _RUN.get()
+    root = run_root()
     if root is None:
         return
     if status not in STATUSES:
@@ -155,7 +192,7 @@ def record_call(
     if status == "cached":
         cost = 0.0
     elif cost is None:
-        prices = _PRICES.get() or default_prices()
+        prices = _PRICES.get() or run_prices(root)
         cost = prices.cost(
             model,
             operation,
@@ -168,7 +205,7 @@ def record_call(
         ledger_path(root),
         {
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
-            "stage": stage or _STAGE.get() or "-",
+            "stage": stage or stage_name() or "-",
             "backend": backend,
             "model": model,
             "operation": operation,
@@ -179,7 +216,7 @@ def record_call(
             "latency_s": round(float(latency_s), 4),
             "status": status,
             "error": error,
-            "cost": round(float(cost), 6),
+            "cost": round(float(cost), 9),
         },
     )
 
@@ -229,7 +266,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         for k in ("tokens_in", "tokens_out", "images"):
             acc[k] += int(r.get(k) or 0)
         for k in ("media_seconds", "latency_s", "cost"):
-            acc[k] = round(acc[k] + float(r.get(k) or 0.0), 6)
+            acc[k] = round(acc[k] + float(r.get(k) or 0.0), 9)
 
     total, by_stage, by_model = empty(), {}, {}
     for r in rows:
@@ -296,7 +333,7 @@ def cached_call(
     wait for each other (a lock per key), so the model is asked once. Outside a run ``fn`` is
     simply called.
     """
-    root = _RUN.get()
+    root = run_root()
     if root is None:
         return fn()
     key = cache_key(key_parts)

@@ -162,7 +162,7 @@ class PriceTable:
             + images * p.get("per_image", 0.0)
             + media_seconds * p.get(media, p.get("per_media_second", 0.0))
         )
-        return round(total, 6)
+        return round(total, 9)
 
 
 @functools.cache

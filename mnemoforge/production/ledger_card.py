@@ -14,7 +14,8 @@ def card_section(run_root: Path) -> str:
         return ""
     s = ledger.summarise(rows)
     currency = ledger.run_prices(Path(run_root)).currency
-    cols = ("calls", "cached", "errors", "tokens_in", "tokens_out", "images", "media_seconds", "cost")
+    # paid calls only: cache hits of a resumed or repeated build leave the card (and the manifest) as is
+    cols = ("calls", "errors", "tokens_in", "tokens_out", "images", "media_seconds", "cost")
     head = "| stage | " + " | ".join(c.replace("_", " ") for c in cols) + " |"
     lines = [head, "|---" * (len(cols) + 1) + "|"]
     for name, t in [*s["by_stage"].items(), ("**total**", s["total"])]:
@@ -24,8 +25,9 @@ def card_section(run_root: Path) -> str:
     t = s["total"]
     return (
         "\n## Model calls\n\n"
-        f"Built with model calls: {t['calls']} paid calls ({t['errors']} failed attempts), {t['cached']} "
-        f"answered from the run's cache, estimated cost {t['cost']:.4f} {currency} (list prices from the "
-        f"build's price table). Models: {models}. Costs are estimates; `mnemoforge ledger RUN` lists "
-        "them per stage and model from the run's `ledger.jsonl`.\n\n" + "\n".join(lines) + "\n"
+        f"Built with model calls: {t['calls']} paid calls ({t['errors']} failed attempts), estimated cost "
+        f"{t['cost']:.4f} {currency} (list prices from the build's price table). Models: {models}. "
+        "Replies are cached in the run folder, so a resumed build pays (and counts) each call once; "
+        "`mnemoforge ledger RUN` lists calls and cache hits per stage and model from the run's "
+        "`ledger.jsonl`.\n\n" + "\n".join(lines) + "\n"
     )

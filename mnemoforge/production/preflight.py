@@ -56,8 +56,10 @@ class Preflight:
     warnings: list[str] = field(default_factory=list)
 
     def totals(self) -> dict[str, float]:
-        keys = ("calls", "tokens_in", "tokens_out", "images", "video_seconds", "speech_seconds", "cost")
-        return {k: round(sum(getattr(r, k) for r in self.rows), 6) for k in keys}
+        """Sums over the rows; ``calls`` counts model calls only (not the work of local backends)."""
+        keys = ("tokens_in", "tokens_out", "images", "video_seconds", "speech_seconds", "cost")
+        out = {k: round(sum(getattr(r, k) for r in self.rows), 9) for k in keys}
+        return {"calls": sum(r.calls for r in self.rows if r.backend not in LOCAL_RENDER), **out}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -201,8 +203,50 @@ def plan_row(theme: Theme, events: int, prices: PriceTable) -> Row:
     )
 
 
-def _question_rows(theme: Theme, prices: PriceTable) -> list[Row]:
-    n = theme.questions.total
+def candidates(theme: Theme) -> int:
+    """Candidates the questions stage asks for (icm over-generates each category, as the family does)."""
+    if theme.family == "icm":
+        from mnemoforge.generators.questions.common import overgenerate
+
+        return sum(overgenerate(n) for n in theme.questions.counts().values())
+    return theme.questions.total
+
+
+def _other_rows(theme: Theme, world: Any, plan: dict[str, Any]) -> tuple[list[Row], int]:
+    """smm and memeye: the images their renderers draw (in memory, as the episodes stage plans them)
+    and the candidates their questions stage makes (smm: exactly; memeye: at most, each cell's
+    over-generated target)."""
+    from mnemoforge.generators.questions.common import overgenerate
+
+    if theme.family == "memeye":
+        from mnemoforge.generators.memeye import sessions
+        from mnemoforge.generators.memeye import world as memeye_world
+
+        obs = sessions.plan_sessions(theme, world)
+        images = sum(1 for o in obs if o.media)
+        n = sum(overgenerate(k) for k in memeye_world.spec_of(theme).cell_targets().values())
+        what = f"{images} chat images"
+    else:
+        from mnemoforge.generators.smm import stream
+        from mnemoforge.generators.smm.questions import plan_questions
+
+        images = len(stream.build_stream(theme, world).attachments)
+        n = len(plan_questions(theme, world))
+        what = f"{images} attachments (documents, tables, charts)"
+    plan.update(images=images, candidates=n)
+    row = Row(
+        "render",
+        "procedural",
+        "procedural",
+        "image",
+        calls=images,
+        images=images,
+        note=f"{what}, drawn by the family's renderer",
+    )
+    return [row], n
+
+
+def _question_rows(theme: Theme, prices: PriceTable, n: int) -> list[Row]:
     rows: list[Row] = []
     if theme.text.paraphrase_questions:
         prov, model = _text_model(theme.text.backend)
@@ -266,8 +310,33 @@ def _price(rows: list[Row], prices: PriceTable) -> None:
             r.note = f"{r.note}; local backend, no model bill".lstrip("; ")
 
 
+def _import_inflect_uninstrumented() -> None:
+    """Import ``inflect`` (used by the album planner's grammar) without ``typeguard``'s run-time
+    checks: its ``@typechecked`` decorators re-parse the module's source at import, about 2.5 s of
+    CPU, most of a preflight. Only argument type checks are skipped; results are the same."""
+    import sys
+
+    if "inflect" in sys.modules:
+        return
+    try:
+        import typeguard
+    except ImportError:  # pragma: no cover - inflect without typeguard
+        return
+    original = typeguard.typechecked
+
+    def passthrough(target: Any = None, **_: Any) -> Any:
+        return target if target is not None else (lambda t: t)
+
+    typeguard.typechecked = passthrough  # type: ignore[assignment]
+    try:
+        import inflect  # noqa: F401
+    finally:
+        typeguard.typechecked = original
+
+
 def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | None = None) -> Preflight:
     """Estimate a build of ``theme_path`` (checked as ``build`` checks it); writes nothing."""
+    _import_inflect_uninstrumented()
     from mnemoforge.generators.families import get_family
     from mnemoforge.theme_checks import check_theme
     from mnemoforge.theme_io import ThemeError, load_theme
@@ -287,12 +356,12 @@ def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | Non
     plan: dict[str, Any] = {}
     if theme.family == "icm":
         rows = _icm_rows(theme, seed, prices, plan)
+        n = candidates(theme)
     else:
         world = get_family(theme.family).plan(theme, seed)
-        plan.update(events=len(world.events), people=len(world.people))
-        rows = []
-        plan["note"] = f"render media of family {theme.family} are not estimated yet (text calls are)"
-    rows += _question_rows(theme, prices)
+        plan.update(people=len(world.people), facts=len(world.facts))
+        rows, n = _other_rows(theme, world, plan)
+    rows += _question_rows(theme, prices, n)
     _price(rows, prices)
     return Preflight(
         theme.name, theme.family, seed, prices.currency, rows, plan, time.perf_counter() - t0, warnings

@@ -329,6 +329,16 @@ class GateSpec(Strict):
         return {**self.answerers, **extra}
 
 
+TEXT_PLAN_FIELDS = ("plan", "plan_batch", "plan_prompt")
+
+
+def _drop_defaults(model: BaseModel, out: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    for name in names:
+        if name in out and getattr(model, name) == type(model).model_fields[name].default:
+            del out[name]
+    return out
+
+
 class TextSpec(Strict):
     """Optional model-backed text generation (network or local server, opt-in).
 
@@ -343,6 +353,12 @@ class TextSpec(Strict):
     plan: bool = Field(default=False, description="icm: the model proposes event outlines (validated)")
     plan_batch: int = Field(default=12, ge=1, le=100, description="event outlines asked for per call")
     plan_prompt: str = "plan_events"
+
+    @model_serializer(mode="wrap")
+    def _drop_plan_defaults(self, handler: Any) -> dict[str, Any]:
+        """Opt-in settings left at their defaults are not dumped: an offline release's
+        ``config.resolved.json`` stays as it was before they existed."""
+        return _drop_defaults(self, handler(self), TEXT_PLAN_FIELDS)
 
     @model_validator(mode="after")
     def _needs_backend(self) -> TextSpec:
@@ -383,6 +399,10 @@ class Theme(Strict):
     prices: dict[str, Any] | str | None = Field(
         default=None, description="price overrides over assets/prices.yaml (a mapping, or a YAML file path)"
     )
+
+    @model_serializer(mode="wrap")
+    def _drop_prices_default(self, handler: Any) -> dict[str, Any]:
+        return _drop_defaults(self, handler(self), ("prices",))
 
     @model_validator(mode="before")
     @classmethod
