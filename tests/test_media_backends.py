@@ -263,3 +263,25 @@ def test_theme_check_names_the_missing_key_and_bad_voice(
     data["render"] = {"image": "gemini", "video": "veo", "speech": "gemini"}
     path.write_text(yaml.safe_dump(data))
     assert check_theme(path).render.video == "veo"
+
+
+def test_preflight_prices_the_api_media_backends(tmp_path: Path) -> None:
+    from mnemoforge.production.preflight import render_backends
+
+    data = yaml.safe_load(starter_theme("tiny"))
+    data["render"] = {
+        "image": "openai",
+        "video": "veo",
+        "video_api": {"model": "veo-3.0-fast-generate-001"},
+        "speech": "gemini",
+    }
+    theme = Theme.model_validate(data)
+    assert render_backends(theme) == {
+        "image": ("openai", "gpt-image-1"),
+        "video": ("veo", "veo-3.0-fast-generate-001"),
+        "speech": ("gemini", "gemini-2.5-flash-preview-tts"),
+    }
+    assert render_backends(Theme.model_validate(yaml.safe_load(starter_theme("tiny"))))["video"] == (
+        "ffmpeg",
+        "ffmpeg",
+    )

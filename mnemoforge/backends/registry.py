@@ -36,6 +36,28 @@ def image_backend(spec: RenderSpec) -> ImageBackend:
     raise ValueError(f"unknown image backend {spec.image!r}")
 
 
+def media_models(spec: RenderSpec) -> dict[str, tuple[str, str]]:
+    """``medium -> (backend, model)`` as ``render:`` selects them (the model ids the ledger and the
+    price table use; offline backends are their own model)."""
+    from mnemoforge.backends.image.gemini_image import DEFAULT_IMAGE_MODEL
+    from mnemoforge.backends.image.openai_images import DEFAULT_MODEL as OPENAI_IMAGE_MODEL
+    from mnemoforge.backends.speech.gemini_tts import DEFAULT_MODEL as TTS_MODEL
+    from mnemoforge.backends.video.veo import DEFAULT_MODEL as VEO_MODEL
+
+    api_image = {"gemini": DEFAULT_IMAGE_MODEL, "openai": OPENAI_IMAGE_MODEL}
+    if spec.image in api_image:
+        image = (spec.image, (spec.image_api.model if spec.image_api else None) or api_image[spec.image])
+    else:
+        image = (spec.image, spec.image_model or spec.image)
+    video = ("veo", (spec.video_api.model if spec.video_api else None) or VEO_MODEL)
+    speech = ("gemini", (spec.speech_api.model if spec.speech_api else None) or TTS_MODEL)
+    return {
+        "image": image,
+        "video": video if spec.video == "veo" else ("ffmpeg", "ffmpeg"),
+        "speech": speech if spec.speech == "gemini" else ("espeak", "espeak"),
+    }
+
+
 def video_backend(spec: RenderSpec) -> VeoBackend | None:
     """The clip generator for ``render.video: veo``; ``None`` for the ffmpeg camera moves."""
     if spec.video == "veo":

@@ -86,17 +86,9 @@ def _tokens(chars: float, prices: PriceTable) -> int:
 
 def render_backends(theme: Theme) -> dict[str, tuple[str, str]]:
     """``medium -> (backend, model)`` as the theme's ``render:`` section selects them."""
-    r = theme.render
-    out = {"image": (r.image, r.image_model or r.image)}
-    out["video"] = (
-        str(getattr(r, "video", "ffmpeg")),
-        str(getattr(r, "video_model", None) or getattr(r, "video", "ffmpeg")),
-    )
-    out["speech"] = (
-        str(getattr(r, "speech", "espeak")),
-        str(getattr(r, "speech_model", None) or getattr(r, "speech", "espeak")),
-    )
-    return out
+    from mnemoforge.backends.registry import media_models
+
+    return media_models(theme.render)
 
 
 def _icm_plan(theme: Theme, seed: int) -> tuple[Any, list[Any]]:
