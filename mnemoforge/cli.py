@@ -439,6 +439,7 @@ def catalog(
 app.command("evaluate")(__import__("mnemoforge.evaluation.cli", fromlist=["x"]).evaluate_command)
 app.command("ledger")(__import__("mnemoforge.cli_production", fromlist=["x"]).ledger_command)
 __import__("mnemoforge.cli_production", fromlist=["x"]).register_theme_draft()
+__import__("mnemoforge.cli_review", fromlist=["x"]).register(app)
 
 
 if __name__ == "__main__":

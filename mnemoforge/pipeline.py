@@ -35,7 +35,7 @@ from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
 from mnemoforge.store.stages import is_fresh, run_stage
 from mnemoforge.theme_io import load_theme
-from mnemoforge.validators import gate_runner, panel_gates, perceivable, shortcut_stats
+from mnemoforge.validators import gate_runner, human_review, panel_gates, perceivable, shortcut_stats
 from mnemoforge.validators import gates as gates_mod
 from mnemoforge.validators.answerers import option_solvers
 
@@ -100,6 +100,8 @@ class BuildContext:
             parts.append(
                 prompts_hash(self.theme)
             )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
+        if stage == "gates" and (review := human_review.decisions_hash(self.run.root)):
+            parts.append(review)  # a reviewer's decisions re-run the gates (absent: key unchanged)
         return content_hash(*parts)
 
 
@@ -251,10 +253,12 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
             cache_dir=run.root / "gates" / "cache",
             only=only,
             previous=previous,
-            family_gates=ctx.family.gates(),
+            family_gates=[*ctx.family.gates(), *human_review.review_gates(run.root)],
         )
     atomic.write_jsonl(run.verdicts, result.verdicts)
     funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
+    if (reviewed := human_review.coverage(run.root, qs)) is not None:
+        funnel["human_review"] = reviewed  # review coverage, carried into the release and its card
     short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
     if short:  # categories the theme asked more of than its World supports (listed by the card)
         funnel["shortfall"] = short
@@ -339,6 +343,9 @@ def freeze_run(run_dir: Path, version: str, notes: str | None = None) -> Path:
         )
     with run_lock(ctx):
         missing = [s for s, _ in STAGE_FUNCS if not is_fresh(ctx.run, s, ctx.key(s))]
+        if missing == ["gates"] and human_review.decisions_path(ctx.run.root).is_file():
+            stage_gates(ctx)  # new review decisions: apply them (other verdicts come from the cache)
+            missing = []
         if missing:
             raise RunStateError(
                 f"{run_dir}: unfinished or stale stages {missing}; run `mnemoforge build` first"

@@ -144,7 +144,9 @@ def _join(base: str, sub: str) -> str:
 def render_problems(theme: Theme) -> list[tuple[str, str]]:
     r = theme.render
     if r.image != "diffusers" or not r.image_model:
-        return []
+        from mnemoforge.backends.media_checks import media_api_problems
+
+        return media_api_problems(theme)
     from mnemoforge.backends.image.diffusion import ML_MODULES, _looks_local
 
     missing = [m for m in ML_MODULES if importlib.util.find_spec(m) is None]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mnemoforge.backends.image.protocol import ImageBackend
 from mnemoforge.backends.speech import get_backend
 from mnemoforge.backends.speech.protocol import SpeechBackend
-from mnemoforge.schemas.theme import RenderSpec
+from mnemoforge.schemas.theme import RenderSpec, VoiceSpec
+
+if TYPE_CHECKING:
+    from mnemoforge.backends.video.veo import VeoBackend
 
 
 def image_backend(spec: RenderSpec) -> ImageBackend:
@@ -20,16 +25,72 @@ def image_backend(spec: RenderSpec) -> ImageBackend:
         return DiffusersImageBackend(
             spec.image_model, steps=spec.image_steps, allow_network=spec.allow_network
         )
+    if spec.image == "gemini":
+        from mnemoforge.backends.image.gemini_image import GeminiImageBackend
+
+        return GeminiImageBackend(spec.image_api)
+    if spec.image == "openai":
+        from mnemoforge.backends.image.openai_images import OpenAIImageBackend
+
+        return OpenAIImageBackend(spec.image_api)
     raise ValueError(f"unknown image backend {spec.image!r}")
+
+
+def media_models(spec: RenderSpec) -> dict[str, tuple[str, str]]:
+    """``medium -> (backend, model)`` as ``render:`` selects them (the model ids the ledger and the
+    price table use; offline backends are their own model)."""
+    from mnemoforge.backends.image.gemini_image import DEFAULT_IMAGE_MODEL
+    from mnemoforge.backends.image.openai_images import DEFAULT_MODEL as OPENAI_IMAGE_MODEL
+    from mnemoforge.backends.speech.gemini_tts import DEFAULT_MODEL as TTS_MODEL
+    from mnemoforge.backends.video.veo import DEFAULT_MODEL as VEO_MODEL
+
+    api_image = {"gemini": DEFAULT_IMAGE_MODEL, "openai": OPENAI_IMAGE_MODEL}
+    if spec.image in api_image:
+        image = (spec.image, (spec.image_api.model if spec.image_api else None) or api_image[spec.image])
+    else:
+        image = (spec.image, spec.image_model or spec.image)
+    video = ("veo", (spec.video_api.model if spec.video_api else None) or VEO_MODEL)
+    speech = ("gemini", (spec.speech_api.model if spec.speech_api else None) or TTS_MODEL)
+    return {
+        "image": image,
+        "video": video if spec.video == "veo" else ("ffmpeg", "ffmpeg"),
+        "speech": speech if spec.speech == "gemini" else ("espeak", "espeak"),
+    }
+
+
+def video_backend(spec: RenderSpec) -> VeoBackend | None:
+    """The clip generator for ``render.video: veo``; ``None`` for the ffmpeg camera moves."""
+    if spec.video == "veo":
+        from mnemoforge.backends.video.veo import VeoBackend
+
+        return VeoBackend(spec.video_api)
+    return None
+
+
+def person_voices(spec: RenderSpec, people: list[tuple[str, VoiceSpec]]) -> dict[str, VoiceSpec]:
+    """The voice each person speaks with: their own, or a fixed Gemini prebuilt one each."""
+    if spec.speech != "gemini":
+        return {pid: v for pid, v in people}
+    from mnemoforge.backends.speech.gemini_tts import assign_voices, gemini_voice
+
+    fixed = dict(spec.speech_api.voices if spec.speech_api else {})
+    names = assign_voices([pid for pid, _ in people], fixed)
+    return {pid: gemini_voice(names[pid]) for pid, _ in people}
 
 
 class SpeechBackends:
     """One backend instance per engine, created on first use."""
 
-    def __init__(self) -> None:
+    def __init__(self, spec: RenderSpec | None = None) -> None:
         self._by_engine: dict[str, SpeechBackend] = {}
+        self._spec = spec
 
     def __getitem__(self, engine: str) -> SpeechBackend:
         if engine not in self._by_engine:
-            self._by_engine[engine] = get_backend(engine)
+            if engine == "gemini":
+                from mnemoforge.backends.speech.gemini_tts import GeminiTTSBackend
+
+                self._by_engine[engine] = GeminiTTSBackend(self._spec.speech_api if self._spec else None)
+            else:
+                self._by_engine[engine] = get_backend(engine)
         return self._by_engine[engine]

@@ -57,6 +57,24 @@ def gates_table(theme: Theme, funnel: dict | None) -> str:
         + "\n".join(rows)
         + undecided_note(funnel)
         + shortfall_note(funnel)
+        + review_note(funnel)
+    )
+
+
+def review_note(funnel: dict) -> str:
+    """Human review coverage (``mnemoforge review``), when a reviewer looked at the run."""
+    cov = funnel.get("human_review")
+    if not cov:
+        return ""
+    parts = []
+    for kind in ("shots", "items"):
+        c = cov[kind]
+        tags = ", ".join(f"{t} {n}" for t, n in c["reasons"].items())
+        parts.append(f"{c['reviewed']} of {c['total']} {kind} reviewed, {c['passed']} passed, "
+                     f"{c['excluded']} excluded" + (f" ({tags})" if tags else ""))  # fmt: skip
+    return (
+        "\n\n**Human review.** " + "; ".join(parts) + ". Items citing an excluded shot are rejected as "
+        "unanswerable by the `human_review` gate; the coverage is in `gates/funnel.json`."
     )
 
 

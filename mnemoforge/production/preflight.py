@@ -84,38 +84,11 @@ def _tokens(chars: float, prices: PriceTable) -> int:
     return math.ceil(chars / prices.estimates["chars_per_token"])
 
 
-# where the API media backends name their default model (module, constant), when the theme names none
-DEFAULT_MODELS = {
-    ("image", "gemini"): ("mnemoforge.backends.image.gemini_image", "DEFAULT_IMAGE_MODEL"),
-    ("image", "openai"): ("mnemoforge.backends.image.openai_images", "DEFAULT_MODEL"),
-    ("video", "veo"): ("mnemoforge.backends.video.veo", "DEFAULT_MODEL"),
-    ("speech", "gemini"): ("mnemoforge.backends.speech.gemini_tts", "DEFAULT_MODEL"),
-}
-
-
-def _default_model(medium: str, backend: str) -> str:
-    import importlib
-
-    where = DEFAULT_MODELS.get((medium, backend))
-    if where is None:
-        return backend
-    try:
-        return str(getattr(importlib.import_module(where[0]), where[1]))
-    except (ImportError, AttributeError):
-        return backend
-
-
 def render_backends(theme: Theme) -> dict[str, tuple[str, str]]:
-    """``medium -> (backend, model)`` as the theme's ``render:`` section selects them
-    (``render.image`` / ``video`` / ``speech`` and their ``*_api.model``)."""
-    r = theme.render
-    out: dict[str, tuple[str, str]] = {}
-    for medium, offline in (("image", "procedural"), ("video", "ffmpeg"), ("speech", "voices")):
-        backend = str(getattr(r, medium, offline))
-        api = getattr(r, f"{medium}_api", None)
-        model = getattr(api, "model", None) or (r.image_model if medium == "image" else None)
-        out[medium] = (backend, str(model or _default_model(medium, backend)))
-    return out
+    """``medium -> (backend, model)`` as the theme's ``render:`` section selects them."""
+    from mnemoforge.backends.registry import media_models
+
+    return media_models(theme.render)
 
 
 def _icm_plan(theme: Theme, seed: int) -> tuple[Any, list[Any]]:

@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_seriali
 
 from mnemoforge.schemas.icm_rules import Day, LineBank, WhoSpec
 from mnemoforge.schemas.memeye import MemEyeSpec
+from mnemoforge.schemas.render_api import RENDER_API_FIELDS, ImageApiSpec, SpeechApiSpec, VideoApiSpec
 from mnemoforge.schemas.smm import SmmSpec
 
 ID_RE = r"^[a-z][a-z0-9_]*$"
@@ -254,10 +255,25 @@ class AlbumSpec(Strict):
 class RenderSpec(Strict):
     """Which backends render media. Defaults run offline; the others are opt-in extras."""
 
-    image: Literal["procedural", "diffusers"] = "procedural"
+    image: Literal["procedural", "diffusers", "gemini", "openai"] = "procedural"
     image_model: str | None = Field(default=None, description="diffusers: local folder or hub id")
     image_steps: int = Field(default=20, ge=1, le=200)
     allow_network: bool = False
+    image_api: ImageApiSpec | None = Field(default=None, description="gemini / openai image settings")
+    video: Literal["ffmpeg", "veo"] = "ffmpeg"
+    video_api: VideoApiSpec | None = Field(default=None, description="veo settings")
+    speech: Literal["voices", "gemini"] = Field(
+        default="voices", description="voices: each person's voice engine; gemini: Gemini TTS for all"
+    )
+    speech_api: SpeechApiSpec | None = Field(default=None, description="gemini TTS settings")
+
+    @model_serializer(mode="wrap")
+    def _drop_api_defaults(self, handler: Any) -> dict[str, Any]:
+        out = handler(self)
+        for name in RENDER_API_FIELDS:
+            if name in out and getattr(self, name) == type(self).model_fields[name].default:
+                del out[name]
+        return out
 
 
 OPTION_SOLVER_MEMBERS = [

@@ -31,6 +31,12 @@ def _video_chain(
     """Filter chain turning input ``idx`` (a still) into ``n`` frames labelled ``[v{idx}]``."""
     src, out = f"[{idx}:v]", f"[v{idx}]"
     retime = f"setpts=N/{fps}/TB"
+    if shot.video is not None:  # a generated clip: re-timed to the release rate, cut or held to n frames
+        return (
+            f"{src}fps={fps},scale={width}:{height}:force_original_aspect_ratio=increase:flags={_SWS},"
+            f"crop={width}:{height},format=yuv420p,tpad=stop_mode=clone:stop={n},trim=end_frame={n},"
+            f"{retime}{out}"
+        )
     if shot.camera == "static":
         return (
             f"{src}scale={width}:{height}:force_original_aspect_ratio=increase:flags={_SWS},"
@@ -88,7 +94,10 @@ def build_clip_command(
     inputs: list[str] = []
     graph: list[str] = []
     for shot in shots:  # one still image per input; no '%d' sequence patterns in file names
-        inputs += ["-f", "image2", "-pattern_type", "none", "-i", _url(shot.still)]
+        if shot.video is not None:
+            inputs += ["-an", "-i", _url(shot.video)]
+        else:
+            inputs += ["-f", "image2", "-pattern_type", "none", "-i", _url(shot.still)]
     cue_labels: list[str] = []
     t0_frames = 0
     concat_in = ""

@@ -94,7 +94,7 @@ def encode_clip(
     temporary name in that case, and an existing ``out`` is left untouched.
     """
     shots = tuple(shots)
-    _check_inputs([s.still for s in shots] + [c.wav for s in shots for c in s.audio], Path(out))
+    _check_inputs([s.video or s.still for s in shots] + [c.wav for s in shots for c in s.audio], Path(out))
     return _run_atomic(
         lambda tmp: build_clip_command(shots, tmp, width, height, fps, seed=seed, settings=settings),
         Path(out),

@@ -47,6 +47,7 @@ class ShotSpec:
     camera: Camera = "static"
     audio: tuple[AudioCue, ...] = ()
     ambient: Ambient = "room"
+    video: Path | None = None  # a generated clip (e.g. Veo) shown instead of the still's camera move
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "audio", tuple(self.audio))

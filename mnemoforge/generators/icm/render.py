@@ -6,19 +6,23 @@ atomically and skipped when it already exists, so a killed render resumes item b
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing as mp
 import os
 import random
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mnemoforge import faults
+from mnemoforge.backends import ledger
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
-from mnemoforge.backends.registry import SpeechBackends, image_backend
+from mnemoforge.backends.image.scene_prompt import scene_prompt
+from mnemoforge.backends.registry import SpeechBackends, image_backend, person_voices, video_backend
 from mnemoforge.backends.speech.protocol import read_wav
 from mnemoforge.backends.speech.voicecheck import voice_distinguishability
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip, probe
@@ -35,10 +39,13 @@ from mnemoforge.hashing import canonical_json, sha256_file
 from mnemoforge.rng import derive_rng, derive_seed
 from mnemoforge.schemas.episodes import Clip, Shot
 from mnemoforge.schemas.observations import Observation
-from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.theme import Theme, VoiceSpec
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
+
+if TYPE_CHECKING:
+    from mnemoforge.backends.video.veo import VeoBackend
 
 VOICE_CHECK_MAX_LINES = 600
 
@@ -87,23 +94,34 @@ class RenderState:
     run: RunLayout
     images: ImageBackend
     speech: SpeechBackends
+    voices: dict[str, VoiceSpec] = field(default_factory=dict)
+    video: VeoBackend | None = None
 
     @classmethod
     def create(cls, theme: Theme, world: World, run: RunLayout) -> RenderState:
-        if theme.render.image != "procedural":
+        if theme.render.image == "diffusers":
             import torch  # model backends: one thread per worker, the pool gives the parallelism
 
             torch.set_num_threads(1)
-        return cls(theme, world, run, image_backend(theme.render), SpeechBackends())
+        voices = person_voices(theme.render, [(p.id, p.voice) for p in world.people])
+        return cls(theme, world, run, image_backend(theme.render), SpeechBackends(theme.render), voices,
+                   video_backend(theme.render))  # fmt: skip
 
 
-_STATE: dict[str, RenderState] = {}
+_STATE: dict[str, Any] = {}
 
 
-def _init_worker(theme_json: str, world_json: str, root: str, parent: int | None = None) -> None:
+def _init_worker(
+    theme_json: str, world_json: str, root: str, parent: int | None = None, ledger_stage: str | None = None
+) -> None:
     from mnemoforge.lifecycle import exit_with_parent
 
     exit_with_parent(parent)  # a worker never outlives the build that started it
+    if ledger_stage is not None:  # model calls of this worker go to the build's ledger and cache
+        stack = contextlib.ExitStack()
+        stack.enter_context(ledger.current_run(Path(root)))
+        stack.enter_context(ledger.current_stage(ledger_stage))
+        _STATE["ledger"] = stack
     theme, world = Theme.model_validate_json(theme_json), World.model_validate_json(world_json)
     _STATE["state"] = RenderState.create(theme, world, RunLayout(Path(root)))
 
@@ -162,7 +180,7 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
         for line in shot.dialogue:
             wav = run.media / "speech" / f"{line.id}.wav"
             if not wav.exists():
-                voice = world.person(line.speaker).voice
+                voice = st.voices.get(line.speaker) or world.person(line.speaker).voice
                 speech[voice.engine].synthesize(line.text, voice, wav)
             samples, sr = read_wav(wav)
             durs.append(len(samples) / sr)
@@ -193,7 +211,16 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
         ambient = (
             "none" if clip.calibration else ("outdoor" if not world.place(shot.place).indoor else "room")
         )
-        specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient))
+        video = None
+        if st.video is not None:  # a generated clip of the shot, from its still
+            video = run.media / "veo" / f"{shot.id}.mp4"
+            prompt = scene_prompt(scene_request(theme, world, shot))
+            seed = derive_seed(world.seed, "video", shot.id)
+            a = theme.album
+            st.video.shot_clip(
+                still, video, float(shot.duration_s), prompt, shot.camera, seed, a.width, a.height
+            )
+        specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient, video))
         t0 += shot.duration_s
     atomic.write_text(
         record_path, canonical_json({"clip": clip.id, "shots": drawn_shots, "lines": timing}) + "\n"
@@ -314,8 +341,12 @@ def _relative_paths(obj: object, root: Path) -> object:
 
 def render_shard(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) -> list[dict]:
     """Render some clips in this process, one after another (a task runner gives the parallelism)."""
-    st = RenderState.create(theme, world, run)
-    return [row for clip in clips for row in render_clip(st, clip)]
+    with contextlib.ExitStack() as stack:
+        if ledger.run_root() is None:  # a task runner's worker: record into this run's ledger
+            stack.enter_context(ledger.current_run(run.root))
+            stack.enter_context(ledger.current_stage("render"))
+        st = RenderState.create(theme, world, run)
+        return [row for clip in clips for row in render_clip(st, clip)]
 
 
 def shard_clips(clips: list[Clip], workers: int, per_worker: int = 4) -> list[list[Clip]]:
@@ -371,7 +402,8 @@ def render_run(
 
     ``on_clip(done, total)`` is called as clips finish (in order), for progress display.
     """
-    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root), os.getpid())
+    stage = ledger.stage_name() if ledger.run_root() is not None else None
+    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root), os.getpid(), stage)
     payloads = [c.model_dump_json() for c in clips]
     rows: list[dict] = []
     pool = None

@@ -1,0 +1,68 @@
+"""Settings of the API media backends a theme's ``render:`` section may choose (all opt-in).
+
+Keys never live in a theme: ``api_key_env`` names the environment variable that holds one.
+Retries, the concurrency cap and the request-rate limit are those of the text backends
+(``backends/text/retry.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+RENDER_API_FIELDS = ("image_api", "video", "video_api", "speech", "speech_api")
+"""RenderSpec keys added for the API backends: left out of a dump while at their defaults, so
+an offline theme's resolved config is byte-identical to what it was before they existed."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class ApiSpec(_Strict):
+    """Where and how to call one model API."""
+
+    model: str | None = Field(default=None, description="model id (default: the backend's)")
+    base_url: str | None = Field(default=None, description="API endpoint (default: the provider's)")
+    api_key_env: str | None = Field(default=None, description="environment variable holding the key")
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    max_retries: int = Field(default=3, ge=0, le=20)
+    max_concurrency: int = Field(default=2, ge=1, le=64)
+    requests_per_second: float | None = Field(default=None, gt=0)
+    retry: dict[str, Any] = Field(default_factory=dict, description="RetryPolicy fields (delays, budget)")
+
+
+class ImageApiSpec(ApiSpec):
+    """Gemini or OpenAI image generation. ``size``/``quality`` are OpenAI's (the still is resized
+    to the album's frame size either way)."""
+
+    size: str | None = Field(default=None, pattern=r"^\d+x\d+$")
+    quality: str | None = None
+    portrait_size: int = Field(default=512, ge=64, le=2048)
+
+
+class VideoApiSpec(ApiSpec):
+    """Veo image-to-video (Vertex AI ``predictLongRunning``, polled until done)."""
+
+    durations: list[int] = Field(default_factory=lambda: [4, 6, 8], min_length=1)
+    poll_interval_s: float = Field(default=10.0, ge=0)
+    max_wait_s: float = Field(default=900.0, gt=0)
+    project: str | None = Field(default=None, description="Vertex project (omit with an API key)")
+    location: str | None = None
+    generate_audio: bool | None = None
+    resolution: str | None = None
+
+    @field_validator("durations")
+    @classmethod
+    def _positive(cls, v: list[int]) -> list[int]:
+        if any(d <= 0 for d in v):
+            raise ValueError("durations must be positive seconds")
+        return sorted(set(v))
+
+
+class SpeechApiSpec(ApiSpec):
+    """Gemini TTS: one fixed prebuilt voice per person (``voices`` maps a person id to a voice
+    name; people not listed get distinct voices from the prebuilt list, in person-id order)."""
+
+    voices: dict[str, str] = Field(default_factory=dict)

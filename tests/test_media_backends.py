@@ -1,0 +1,287 @@
+"""The API media backends against loopback servers speaking each API's wire protocol."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from PIL import Image
+
+from mnemoforge.backends.image.protocol import PersonPlacement, PropPlacement, SceneRequest
+from mnemoforge.backends.media_api import MediaApiError
+from mnemoforge.backends.video.probe import probe
+from mnemoforge.schemas.render_api import ImageApiSpec, SpeechApiSpec, VideoApiSpec
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.theme_starter import starter_theme
+
+from .media_servers import MediaServer, _b64
+
+pytestmark = pytest.mark.integration  # a loopback HTTP server per test
+
+NO_WAIT = {"base_delay": 0.0, "jitter": 0.0}
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GEMINI_API_KEY", "test-gemini-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-openai-key")
+    with MediaServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def people():  # type: ignore[no-untyped-def]
+    theme = Theme.model_validate(yaml.safe_load(starter_theme("tiny")))
+    return theme.cast[:2]
+
+
+def _scene(people, width: int = 320, height: int = 180) -> SceneRequest:  # type: ignore[no-untyped-def]
+    placed = tuple(PersonPlacement(p.appearance, p.appearance.signature_outfit.id) for p in people)
+    return SceneRequest(
+        width=width,
+        height=height,
+        place_name="Harbour Café",
+        place_kind="cafe",
+        indoor=True,
+        sign="OPEN",
+        people=placed,
+        props=(PropPlacement("mug", "#aa2200", "TEA", 0),),
+        composition="medium",
+        seed=11,
+    )
+
+
+def _near(px: tuple[int, ...], hex_color: str, tol: int = 12) -> bool:
+    want = [int(hex_color[i : i + 2], 16) for i in (1, 3, 5)]
+    return all(abs(a - b) <= tol for a, b in zip(px, want, strict=True))
+
+
+def test_gemini_image_anchor_is_the_reference_of_every_scene(server: MediaServer, people) -> None:  # type: ignore[no-untyped-def]
+    from mnemoforge.backends.image.gemini_image import GeminiImageBackend
+
+    backend = GeminiImageBackend(ImageApiSpec(base_url=server.url, retry=NO_WAIT))
+    server.fail("generateContent", 429, retry_after="0")
+    anchor = backend.portrait(people[0].appearance, 256)
+    assert anchor.size == (256, 256)
+    assert _near(anchor.getpixel((128, 140)), people[0].appearance.skin_tone)
+    img = backend.scene(_scene(people))
+    assert img.size == (320, 180) and img.mode == "RGB"
+    gen = [r for r in server.requests if "generateContent" in r["path"]]
+    # 429 then the retry, then the second person's anchor, then the scene
+    assert len(gen) == 4 and gen[0]["body"] == gen[1]["body"]
+    assert gen[0]["headers"]["x-goog-api-key"] == "test-gemini-key"
+    assert gen[0]["path"] == "/v1beta/models/gemini-2.5-flash-image:generateContent"
+    scene = json.loads(gen[-1]["body"])
+    assert scene["generationConfig"]["responseModalities"] == ["IMAGE"]
+    assert scene["generationConfig"]["seed"] == 11
+    refs = [p["inlineData"]["data"] for p in scene["contents"][0]["parts"] if "inlineData" in p]
+    anchors = [json.loads(gen[i]["body"]) for i in (1, 2)]
+    # each scene reference is the face anchor the backend drew for that person, in blocking order
+    assert len(refs) == 2
+    from mnemoforge.backends.image.procedural import png_bytes
+
+    assert _b64(refs[0]) == backend.anchor_png(people[0].appearance)
+    assert _b64(refs[1]) == backend.anchor_png(people[1].appearance)
+    assert people[0].appearance.skin_tone in anchors[0]["contents"][0]["parts"][0]["text"]
+    assert (
+        "Harbour Café" in scene["contents"][0]["parts"][0]["text"]
+        and '"OPEN"' in scene["contents"][0]["parts"][0]["text"]
+    )
+    # the anchor's face shows up in the scene (the server pastes references left to right)
+    arr = np.asarray(img).reshape(-1, 3)
+    skin = np.array([int(people[0].appearance.skin_tone[i : i + 2], 16) for i in (1, 3, 5)])
+    assert (np.abs(arr - skin).max(axis=1) < 14).mean() > 0.01
+    assert png_bytes(anchor)  # encodable
+
+
+def test_gemini_image_gives_up_on_a_4xx_and_after_its_retries(
+    server: MediaServer,
+    people,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    from mnemoforge.backends import ledger
+    from mnemoforge.backends.image.gemini_image import GeminiImageBackend
+
+    backend = GeminiImageBackend(ImageApiSpec(base_url=server.url, max_retries=2, retry=NO_WAIT))
+    with ledger.current_run(tmp_path), ledger.current_stage("render"):
+        server.fail("generateContent", 400)
+        with pytest.raises(MediaApiError, match="HTTP 400"):
+            backend.portrait(people[0].appearance)
+        assert server.count("generateContent") == 1  # not retried
+        server.fail("generateContent", 503, times=3)
+        with pytest.raises(MediaApiError, match="gave up after 3 attempts"):
+            backend.portrait(people[0].appearance)
+        assert server.count("generateContent") == 4
+        backend.portrait(people[0].appearance)  # the next call succeeds and is cached
+        GeminiImageBackend(ImageApiSpec(base_url=server.url)).portrait(people[0].appearance)
+    assert server.count("generateContent") == 5
+    rows = ledger.read_ledger(tmp_path)
+    assert [(r["status"], r["operation"], r["stage"]) for r in rows] == (
+        [("error", "image", "render")] * 4 + [("ok", "image", "render"), ("cached", "image", "render")]
+    )
+    assert rows[0]["error"].startswith("HTTP 400") and rows[-2]["images"] == 1 and rows[-2]["cost"] > 0
+    assert "test-gemini-key" not in (tmp_path / "ledger.jsonl").read_text()
+
+
+def test_openai_images_generate_then_edit_with_anchors(server: MediaServer, people) -> None:  # type: ignore[no-untyped-def]
+    from mnemoforge.backends.image.openai_images import OpenAIImageBackend
+
+    backend = OpenAIImageBackend(ImageApiSpec(base_url=server.url + "/v1", retry=NO_WAIT))
+    server.fail("images", 500)
+    img = backend.scene(_scene(people))
+    assert img.size == (320, 180)
+    paths = [r["path"] for r in server.requests]
+    assert paths == ["/v1/images/generations"] * 3 + ["/v1/images/edits"]
+    first = json.loads(server.requests[0]["body"])
+    assert first["model"] == "gpt-image-1" and first["size"] == "1024x1024" and "portrait" in first["prompt"]
+    edit = server.requests[-1]
+    assert {k.lower(): v for k, v in edit["headers"].items()}["authorization"] == "Bearer test-openai-key"
+    assert edit["body"].count(b'name="image[]"') == 2 and b'name="size"\r\n\r\n1536x1024' in edit["body"]
+    assert backend.anchor_png(people[0].appearance) in edit["body"]
+
+
+def test_gemini_tts_fixed_voice_pcm_to_wav(server: MediaServer, tmp_path: Path) -> None:
+    from mnemoforge.backends.speech.gemini_tts import GeminiTTSBackend, assign_voices, gemini_voice
+    from mnemoforge.backends.speech.protocol import read_wav
+
+    tts = GeminiTTSBackend(SpeechApiSpec(base_url=server.url, retry=NO_WAIT))
+    server.fail("generateContent", 500)
+    res = tts.synthesize("The ferry leaves at nine.", gemini_voice("Kore"), tmp_path / "a.wav")
+    x, sr = read_wav(res.path)
+    assert (
+        sr == res.sample_rate and 0.8 < res.duration_s < 5 and res.rms > 0.01 and len(x) == res.samples.size
+    )
+    body = json.loads(server.requests[-1]["body"])
+    assert body["generationConfig"]["responseModalities"] == ["AUDIO"]
+    assert "Kore" in json.dumps(body["generationConfig"]["speechConfig"])
+    assert server.count("generateContent") == 2
+    with pytest.raises(ValueError, match="prebuilt"):
+        tts.synthesize("hi", gemini_voice("en-us"), tmp_path / "b.wav")
+    voices = assign_voices(["zoe", "amir", "bo"], {"bo": "Puck"})
+    assert voices == {"bo": "Puck", "amir": "Zephyr", "zoe": "Charon"}
+    with pytest.raises(ValueError, match="no such person"):
+        assign_voices(["a"], {"b": "Puck"})
+
+
+def test_veo_image_to_video_polls_and_probes(server: MediaServer, tmp_path: Path) -> None:
+    from mnemoforge.backends.video.veo import VeoBackend, veo_duration
+
+    server.polls_until_done = 3
+    slept: list[float] = []
+    veo = VeoBackend(VideoApiSpec(base_url=server.url, poll_interval_s=5, retry=NO_WAIT), sleep=slept.append)
+    still = tmp_path / "s.png"
+    Image.new("RGB", (320, 180), (40, 90, 160)).save(still)
+    server.fail("predictLongRunning", 429)
+    server.fail("fetchPredictOperation", 503)
+    info = veo.shot_clip(still, tmp_path / "veo" / "s.mp4", 5.0, "Two friends talk.", "zoom_in", 3, 320, 180)
+    assert info.has_video and 5.9 < info.duration_s < 6.2
+    start = [r for r in server.requests if "predictLongRunning" in r["path"]]
+    assert (
+        len(start) == 2
+        and start[0]["path"] == "/v1/publishers/google/models/veo-3.0-generate-001:predictLongRunning"
+    )
+    req = json.loads(start[-1]["body"])
+    assert req["parameters"]["durationSeconds"] == 6 and req["parameters"]["aspectRatio"] == "16:9"
+    assert _b64(req["instances"][0]["image"]["bytesBase64Encoded"]) == still.read_bytes()
+    assert server.count("fetchPredictOperation") == 4  # one 503 retried, then 3 polls until done
+    assert slept.count(5) == 3  # the poll interval, between polls
+    assert [veo_duration(s, [4, 6, 8]) for s in (2.0, 4.0, 4.5, 7.9, 12.0)] == [4, 4, 6, 8, 8]
+    # the clip encoder re-encodes it to the release format and lays speech over it
+    from mnemoforge.backends.video import ShotSpec, encode_clip
+
+    out = encode_clip(
+        [ShotSpec(still, 5.0, "zoom_in", (), "room", tmp_path / "veo" / "s.mp4")],
+        tmp_path / "clip.mp4",
+        320,
+        180,
+        12,
+    )
+    p = probe(out.path)
+    assert (p.width, p.height, p.fps) == (320, 180, 12) and abs(p.duration_s - 5.0) < 0.15 and p.has_audio
+
+
+def test_veo_operation_error_is_reported(
+    server: MediaServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mnemoforge.backends.video.veo import VeoBackend
+
+    veo = VeoBackend(VideoApiSpec(base_url=server.url, poll_interval_s=0, retry=NO_WAIT))
+    monkeypatch.setattr(
+        server,
+        "_poll",
+        lambda data: {
+            "name": data["operationName"],
+            "done": True,
+            "error": {"code": 3, "message": "prompt rejected"},
+        },
+    )
+    still = tmp_path / "s.png"
+    Image.new("RGB", (64, 36)).save(still)
+    with pytest.raises(MediaApiError, match="prompt rejected"):
+        veo.shot_clip(still, tmp_path / "x.mp4", 4.0, "", "static", 1, 64, 36)
+    assert not (tmp_path / "x.mp4").exists()
+
+
+def test_missing_key_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemoforge.backends.image.gemini_image import GeminiImageBackend
+
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="MY_KEY"):
+        GeminiImageBackend(ImageApiSpec(api_key_env="MY_KEY"))
+
+
+def test_theme_check_names_the_missing_key_and_bad_voice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mnemoforge.theme_checks import check_theme
+    from mnemoforge.theme_io import ThemeError
+
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    data = yaml.safe_load(starter_theme("tiny"))
+    pid = data["cast"][0]["id"]
+    data["render"] = {
+        "image": "gemini",
+        "video": "veo",
+        "speech": "gemini",
+        "speech_api": {"voices": {pid: "Nobody", "ghost": "Kore"}},
+    }
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ThemeError) as e:
+        check_theme(path)
+    msg = str(e.value)
+    assert "render.image_api.api_key_env: no API key: set GEMINI_API_KEY or GOOGLE_API_KEY" in msg
+    assert "render.video_api.api_key_env" in msg and "render.speech_api.api_key_env" in msg
+    assert f"render.speech_api.voices.{pid}: 'Nobody' is not a Gemini prebuilt voice" in msg
+    assert "render.speech_api.voices.ghost: no such person" in msg
+    monkeypatch.setenv("GEMINI_API_KEY", "x")
+    data["render"] = {"image": "gemini", "video": "veo", "speech": "gemini"}
+    path.write_text(yaml.safe_dump(data))
+    assert check_theme(path).render.video == "veo"
+
+
+def test_preflight_prices_the_api_media_backends(tmp_path: Path) -> None:
+    from mnemoforge.production.preflight import render_backends
+
+    data = yaml.safe_load(starter_theme("tiny"))
+    data["render"] = {
+        "image": "openai",
+        "video": "veo",
+        "video_api": {"model": "veo-3.0-fast-generate-001"},
+        "speech": "gemini",
+    }
+    theme = Theme.model_validate(data)
+    assert render_backends(theme) == {
+        "image": ("openai", "gpt-image-1"),
+        "video": ("veo", "veo-3.0-fast-generate-001"),
+        "speech": ("gemini", "gemini-2.5-flash-preview-tts"),
+    }
+    assert render_backends(Theme.model_validate(yaml.safe_load(starter_theme("tiny"))))["video"] == (
+        "ffmpeg",
+        "ffmpeg",
+    )

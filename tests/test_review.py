@@ -1,0 +1,236 @@
+"""Human review: decisions file, the human_review gate, the review page (headless Chromium)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass
+class Built:
+    run_dir: Path
+    release_dir: Path
+
+
+@pytest.fixture(scope="module")
+def built(peer_release: Path) -> Built:
+    """The session's small offline album build (``peer_release``); tests copy its outputs folder,
+    so decisions never leak into it or between tests."""
+    outputs = peer_release.parents[2]
+    run_id = json.loads((peer_release / "config.resolved.json").read_text())["run_id"]
+    return Built(outputs / "runs" / run_id, peer_release)
+
+
+@pytest.fixture
+def run_copy(built: Built, tmp_path: Path) -> Path:
+    outputs = tmp_path / "outputs"
+    shutil.copytree(built.run_dir.parent.parent, outputs, symlinks=True)
+    return outputs / "runs" / built.run_dir.name
+
+
+def _questions(run: Path) -> list[dict]:
+    return [json.loads(x) for x in (run / "questions/candidates.jsonl").read_text().splitlines() if x.strip()]
+
+
+def _pick(run: Path) -> tuple[str, str, str]:
+    """(a shot some item cites, an item citing it, another item citing no such shot)."""
+    from mnemoforge.schemas.questions import Question
+    from mnemoforge.validators.human_review import cited_shots, shot_index
+
+    shot_of = shot_index(run)
+    qs = [Question.model_validate(q) for q in _questions(run)]
+    cited = {q.id: cited_shots(q, shot_of) for q in qs}
+    q1 = next(q for q in qs if cited[q.id])
+    shot = sorted(cited[q1.id])[0]
+    other = next(q for q in qs if shot not in cited[q.id])
+    return shot, q1.id, other.id
+
+
+def _funnel_stage(funnel: dict, gate: str) -> dict:
+    return next(s for s in funnel["stages"] if s["gate"] == gate)
+
+
+def test_no_decisions_file_leaves_the_gates_alone(built: Built) -> None:
+    from mnemoforge.validators.human_review import coverage, review_gates
+
+    assert review_gates(built.run_dir) == []
+    assert coverage(built.run_dir, []) is None
+    funnel = json.loads((built.release_dir / "gates/funnel.json").read_text())
+    assert "human_review" not in funnel and all(s["gate"] != "human_review" for s in funnel["stages"])
+
+
+def test_decisions_apply_through_the_gate_and_freeze(run_copy: Path) -> None:
+    from mnemoforge.pipeline import freeze_run
+    from mnemoforge.validators.human_review import Decision, load_decisions, save_decisions
+    from mnemoforge.validators.release_check import verify_release
+
+    shot, q_cites, q_other = _pick(run_copy)
+    save_decisions(
+        run_copy,
+        {
+            ("shot", shot): Decision(
+                kind="shot", id=shot, decision="exclude", reasons=["face_drift"], note="eyes"
+            ),
+            ("item", q_other): Decision(kind="item", id=q_other, decision="exclude", reasons=["wrong_key"]),
+        },
+    )
+    assert set(load_decisions(run_copy)) == {("shot", shot), ("item", q_other)}
+    release = freeze_run(run_copy, "0.1.1")
+    assert verify_release(release) == []
+    verdicts = [json.loads(x) for x in (release / "gates/verdicts.jsonl").read_text().splitlines()]
+    hr = {v["item"]: v for v in verdicts if v["gate"] == "human_review"}
+    assert not hr[q_cites]["keep"] and shot in hr[q_cites]["reason"] and "face_drift" in hr[q_cites]["reason"]
+    assert not hr[q_other]["keep"] and hr[q_other]["reason"].startswith("item excluded (wrong_key)")
+    funnel = json.loads((release / "gates/funnel.json").read_text())
+    stage = _funnel_stage(funnel, "human_review")
+    assert stage["reasons"].get("item excluded (wrong_key)") == 1
+    assert funnel["human_review"]["shots"]["excluded"] == 1
+    assert funnel["human_review"]["shots"]["reasons"] == {"face_drift": 1}
+    assert funnel["human_review"]["items"]["reviewed"] == 1
+    kept = {json.loads(x)["id"] for x in (release / "data/icm/questions.jsonl").read_text().splitlines()}
+    assert q_cites not in kept and q_other not in kept
+    card = (release / "README.md").read_text()
+    assert "**Human review.**" in card and "1 excluded (face_drift 1)" in card
+
+
+@pytest.mark.integration
+def test_bad_decisions_are_clear_errors(run_copy: Path) -> None:
+    from mnemoforge.review_server import ReviewServer
+    from mnemoforge.validators.human_review import DecisionsError, decisions_path, load_decisions
+
+    srv = ReviewServer(run_copy).start()
+    try:
+        assert srv.url.startswith("http://127.0.0.1:")
+
+        def post(body: dict, origin: str | None = None) -> tuple[int, dict]:
+            req = urllib.request.Request(srv.url + "api/decision", json.dumps(body).encode(), method="POST")
+            req.add_header("Content-Type", "application/json")
+            if origin:
+                req.add_header("Origin", origin)
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read())
+
+        status, out = post({"kind": "shot", "id": "x", "decision": "exclude", "reasons": ["blurry"]})
+        assert status == 400 and "blurry" in out["error"]
+        assert post({"kind": "shot", "id": "x", "decision": "pass"}, origin="http://evil.example")[0] == 403
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(srv.url + "media/../run.json", timeout=10)
+        assert e.value.code == 404
+        assert not decisions_path(run_copy).exists()
+    finally:
+        srv.stop()
+    decisions_path(run_copy).parent.mkdir(parents=True, exist_ok=True)
+    decisions_path(run_copy).write_text('{"kind": "shot", "id": "a", "decision": "maybe"}\n')
+    with pytest.raises(DecisionsError, match=r"decisions.jsonl:1"):
+        load_decisions(run_copy)
+
+
+def _browser():  # type: ignore[no-untyped-def]
+    pw = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install '.[review]')"
+    )
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium (apt-get install chromium)")
+    return pw
+
+
+@pytest.mark.integration
+def test_review_page_round_trips_decisions_into_the_funnel(run_copy: Path, tmp_path: Path) -> None:
+    pw = _browser()
+    from mnemoforge.pipeline import freeze_run
+    from mnemoforge.review_server import ReviewServer
+    from mnemoforge.validators.human_review import load_decisions
+    from mnemoforge.validators.release_check import verify_release
+
+    shot, q_cites, q_other = _pick(run_copy)
+    all_shots = [
+        s["id"]
+        for c in (json.loads(x) for x in (run_copy / "episodes/clips.jsonl").read_text().splitlines())
+        for s in c["shots"]
+    ]
+    passed_shot = next(s for s in all_shots if s != shot)
+    srv = ReviewServer(run_copy).start()
+    try:
+        with pw.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+            page = browser.new_context().new_page()
+            page.goto(srv.url)
+            page.wait_for_selector("body[data-ready='1']")
+            card = page.locator(f".card[data-kind=shot][data-id='{shot}']")
+            assert card.locator("img").count() == 1 and card.locator("video").count() == 1
+            assert card.locator(".plan").inner_text().startswith("plan:")
+            card.locator("input[data-tag=face_drift]").check()
+            card.locator("textarea.note").fill("face differs from the anchor")
+            card.locator("button.exclude").click()
+            page.wait_for_function(
+                f"document.querySelector(\".card[data-id='{shot}'] .status\").textContent"
+                " === 'saved: exclude'"
+            )
+            ok = page.locator(f".card[data-kind=shot][data-id='{passed_shot}']")
+            ok.locator("button.pass").click()
+            ok.locator(".status", has_text="saved: pass").wait_for()
+            item = page.locator(f".card[data-kind=item][data-id='{q_other}']")
+            want = next(q for q in _questions(run_copy) if q["id"] == q_other)
+            assert item.locator(".question").inner_text() == want["question"]
+            assert item.locator(".opts li").count() == len(want["options"] or [])
+            assert item.locator(".answer").inner_text() == f"answer: {want['answer']}"
+            item.locator("input[data-tag=ambiguous]").check()
+            item.locator("input[data-tag=wrong_key]").check()
+            item.locator("button.exclude").click()
+            item.locator(".status", has_text="saved: exclude").wait_for()
+            assert "reviewed 2 of" in page.locator("#summary").inner_text()
+            page.reload()  # the decisions come back from the file
+            page.wait_for_selector("body[data-ready='1']")
+            again = page.locator(f".card[data-kind=shot][data-id='{shot}']")
+            assert again.get_attribute("class") == "card exclude"
+            assert again.locator("input[data-tag=face_drift]").is_checked()
+            assert again.locator("textarea.note").input_value() == "face differs from the anchor"
+            browser.close()
+    finally:
+        srv.stop()
+    d = load_decisions(run_copy)
+    assert d[("shot", shot)].reasons == ["face_drift"] and d[("shot", passed_shot)].decision == "pass"
+    assert d[("item", q_other)].reasons == ["ambiguous", "wrong_key"]
+    release = freeze_run(run_copy, "0.2.0")
+    assert verify_release(release) == []
+    funnel = json.loads((release / "gates/funnel.json").read_text())
+    stage = _funnel_stage(funnel, "human_review")
+    assert stage["reasons"]["item excluded (ambiguous+wrong_key)"] == 1
+    assert stage["reasons"]["unanswerable, cites an excluded shot"] >= 1
+    assert funnel["human_review"]["shots"] | {"reasons": {}} == {
+        "total": len(all_shots),
+        "reviewed": 2,
+        "passed": 1,
+        "excluded": 1,
+        "reasons": {},
+    }
+
+
+def test_review_command_names_a_bad_run_folder(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mnemoforge.cli import app
+
+    r = CliRunner().invoke(app, ["review", str(tmp_path / "nope"), "--port", "0"])
+    assert r.exit_code == 2 and "not a run folder (no run.json)" in r.output
