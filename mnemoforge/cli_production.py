@@ -103,7 +103,7 @@ def ledger_command(
     by stage and by backend:model."""
     import json
 
-    from mnemoforge.backends import ledger
+    from mnemoforge.store import ledger
 
     path = run if run.is_file() else ledger.ledger_path(run)
     if not run.exists():

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from mnemoforge import __version__, faults
 from mnemoforge import progress as progress_bus
-from mnemoforge.backends import ledger
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators import option_balance, shortfall
@@ -30,7 +29,7 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
-from mnemoforge.store import atomic, locks
+from mnemoforge.store import atomic, ledger, locks
 from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
 from mnemoforge.store.stages import is_fresh, run_stage

@@ -1,4 +1,4 @@
-"""The call ledger, the model-output cache and the price table (backends/ledger.py, prices.py)."""
+"""The call ledger, the model-output cache and the price table (store/ledger.py, prices.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.backends import ledger
 from mnemoforge.backends.prices import PriceError, PriceTable, default_prices, resolve_prices
+from mnemoforge.store import ledger
 from tests.llm_servers import LLMServer, Reply, error_body
 
 

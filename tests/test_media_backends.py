@@ -102,8 +102,8 @@ def test_gemini_image_gives_up_on_a_4xx_and_after_its_retries(
     people,  # type: ignore[no-untyped-def]
     tmp_path: Path,
 ) -> None:
-    from mnemoforge.backends import ledger
     from mnemoforge.backends.image.gemini_image import GeminiImageBackend
+    from mnemoforge.store import ledger
 
     backend = GeminiImageBackend(ImageApiSpec(base_url=server.url, max_retries=2, retry=NO_WAIT))
     with ledger.current_run(tmp_path), ledger.current_stage("render"):

@@ -20,9 +20,9 @@ FAST_RETRY = {"base_delay": 0.0, "jitter": 0.0}
 def test_default_theme_builds_and_verifies_with_api_media(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mnemoforge.backends import ledger
     from mnemoforge.backends.video.probe import probe
     from mnemoforge.pipeline import build
+    from mnemoforge.store import ledger
     from mnemoforge.validators.release_check import verify_release
 
     monkeypatch.setenv("GEMINI_API_KEY", "loopback-key")

@@ -133,8 +133,8 @@ def test_text_plan_needs_a_backend_and_the_icm_family(tmp_path: Path) -> None:
 def test_a_model_planned_build_records_its_calls_and_a_rebuild_pays_nothing(tmp_path: Path) -> None:
     """text.plan through a build: the World holds the model's events, the ledger its calls, the card the
     totals; the offline path is untouched; a re-run plan stage is answered from the cache."""
-    from mnemoforge.backends import ledger
     from mnemoforge.pipeline import build
+    from mnemoforge.store import ledger
     from mnemoforge.validators.release_check import verify_release
 
     def respond(rec: Recorded) -> str:

@@ -93,8 +93,8 @@ def test_preflight_names_a_bad_price_table(tmp_path: Path) -> None:
 
 
 def test_theme_prices_reach_the_estimate_the_run_folder_and_the_check(tmp_path: Path) -> None:
-    from mnemoforge.backends import ledger
     from mnemoforge.pipeline import BuildContext, prepare
+    from mnemoforge.store import ledger
     from mnemoforge.theme_checks import check_theme
     from mnemoforge.theme_io import ThemeError
 

@@ -2,7 +2,7 @@
 
 Each backend sends attempts through the text backends' ``Retrier`` (retries on timeouts,
 connection errors, 408/429/5xx honouring ``Retry-After``; a concurrency cap; a request-rate
-limit), appends every attempt to the run's call ledger (``backends/ledger.py``), and caches
+limit), appends every attempt to the run's call ledger (``store/ledger.py``), and caches
 successful outputs by request so that a resumed build never pays twice. A call that fails for
 good raises ``MediaApiError`` naming the backend, the operation and the last error.
 """
@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mnemoforge.backends import ledger
 from mnemoforge.backends.text.base import error_message, safe_url, status_outcome
 from mnemoforge.backends.text.protocol import redact
 from mnemoforge.backends.text.retry import Clock, Outcome, Retrier, RetryPolicy, Sleep, transport_outcome
 from mnemoforge.hashing import content_hash
 from mnemoforge.schemas.render_api import ApiSpec
+from mnemoforge.store import ledger
 
 _RETRY_FIELDS = set(inspect.signature(RetryPolicy).parameters)
 

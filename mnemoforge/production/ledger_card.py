@@ -1,10 +1,10 @@
-"""The dataset card's "Model calls" section: the call ledger's totals (``backends/ledger.py``)."""
+"""The dataset card's "Model calls" section: the call ledger's totals (``store/ledger.py``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mnemoforge.backends import ledger
+from mnemoforge.store import ledger
 
 
 def card_section(run_root: Path) -> str:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from mnemoforge.backends import ledger
 from mnemoforge.hashing import canonical_json, sha256_file
-from mnemoforge.store import atomic
+from mnemoforge.store import atomic, ledger
 from mnemoforge.store.layout import RunLayout
 
 

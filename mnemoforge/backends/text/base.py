@@ -10,7 +10,6 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from mnemoforge.backends import ledger
 from mnemoforge.backends.text.protocol import ChatRequest, ChatResult, Raw, parse_body, redact
 from mnemoforge.backends.text.retry import (
     Clock,
@@ -23,6 +22,7 @@ from mnemoforge.backends.text.retry import (
     retryable_status,
     transport_outcome,
 )
+from mnemoforge.store import ledger
 
 MAX_ERROR_CHARS = 400
 

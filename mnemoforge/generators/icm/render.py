@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemoforge import faults
-from mnemoforge.backends import ledger
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.image.scene_prompt import scene_prompt
@@ -41,7 +40,7 @@ from mnemoforge.schemas.episodes import Clip, Shot
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.theme import Theme, VoiceSpec
 from mnemoforge.schemas.world import World
-from mnemoforge.store import atomic
+from mnemoforge.store import atomic, ledger
 from mnemoforge.store.layout import RunLayout
 
 if TYPE_CHECKING:
