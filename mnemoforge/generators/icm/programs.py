@@ -13,11 +13,30 @@ def _month(f: Fact) -> str:
     return f.at.strftime("%Y-%m")
 
 
+def on(f: Fact, when: str) -> bool:
+    """The fact's date falls in ``when``: a month (``2025-07``) or a day (``2025-07-12``)."""
+    assert f.at is not None
+    return f.at.strftime("%Y-%m-%d").startswith(when)
+
+
+def when_of(args: dict[str, Any]) -> str:
+    """The period an item names its event by: a ``day`` where given, else a ``month``."""
+    return args.get("day") or args["month"]
+
+
+def in_window(f: Fact, args: dict[str, Any]) -> bool:
+    """Inside the optional ``from_month``..``to_month`` window (inclusive; open ends allowed)."""
+    if "from_month" not in args and "to_month" not in args:
+        return True
+    m = _month(f)
+    return args.get("from_month", m) <= m <= args.get("to_month", m)
+
+
 def _unique_event(
     view: FactView, people: list[str], activity: str, month: str, place: str | None = None
 ) -> str:
-    """The one event with this activity (and place) in this month that all ``people`` attended."""
-    acts = {f.subject: f for f in view.of_kind("activity") if f.object == activity and _month(f) == month}
+    """The one event with this activity (and place) in this month or day that all ``people`` attended."""
+    acts = {f.subject: f for f in view.of_kind("activity") if f.object == activity and on(f, month)}
     candidates = set(acts)
     for p in people:
         candidates &= {f.object for f in view.of_kind("attended") if f.subject == p}
@@ -37,7 +56,7 @@ def _unique_event(
 @program
 def event_companions(view: FactView, args: dict[str, Any]) -> str:
     """Who else took part in the person's (activity, place, month) event."""
-    ev = _unique_event(view, [args["person"]], args["activity"], args["month"], args["place"])
+    ev = _unique_event(view, [args["person"]], args["activity"], when_of(args), args["place"])
     others = [f.subject for f in view.find("attended", event=ev) if f.subject != args["person"]]
     if not others:
         raise Unanswerable("no companions visible")
@@ -47,7 +66,7 @@ def event_companions(view: FactView, args: dict[str, Any]) -> str:
 @program
 def object_brought(view: FactView, args: dict[str, Any]) -> str:
     """What the person brought to their (activity, month) event."""
-    ev = _unique_event(view, [args["person"]], args["activity"], args["month"])
+    ev = _unique_event(view, [args["person"]], args["activity"], when_of(args))
     objs = [f.object for f in view.find("brought", event=ev) if f.subject == args["person"]]
     if len(objs) != 1:
         raise Unanswerable(f"{len(objs)} objects brought")
@@ -57,7 +76,7 @@ def object_brought(view: FactView, args: dict[str, Any]) -> str:
 @program
 def meeting_place(view: FactView, args: dict[str, Any]) -> str:
     """Where two people did an activity together in a month."""
-    ev = _unique_event(view, [args["person"], args["other"]], args["activity"], args["month"])
+    ev = _unique_event(view, [args["person"], args["other"]], args["activity"], when_of(args))
     places = view.find("at_place", subject=ev)
     if len(places) != 1:
         raise Unanswerable("place not visible")
@@ -88,8 +107,11 @@ def count_events(view: FactView, args: dict[str, Any]) -> str:
 
 @program
 def frequent_companion(view: FactView, args: dict[str, Any]) -> str:
-    """Who most often joined the person for an activity (a unique maximum over several events)."""
-    evs = _events_with(view, args["person"], args["activity"])
+    """Who most often joined the person for an activity (a unique maximum over several events),
+    over the whole album or inside an optional ``from_month``..``to_month`` window."""
+    evs = {
+        e: f for e, f in _events_with(view, args["person"], args["activity"]).items() if in_window(f, args)
+    }
     counts: dict[str, int] = {}
     for e in evs:
         for f in view.of_kind("attended"):
@@ -110,30 +132,41 @@ def frequent_companion(view: FactView, args: dict[str, Any]) -> str:
 
 @program
 def who_brought(view: FactView, args: dict[str, Any]) -> str:
-    """Who brought an object to an (activity, month) event: the face seen with it, named by voice.
+    """Who brought an object to an (activity, month or day) event: the face seen with it, named by voice.
 
-    The answer needs face-name binding: the holder's name comes from a ``name`` fact, which is
-    only heard when someone says the name aloud in some clip.
+    The answer needs face-name binding: the holder is one of the faces at the event, and each of
+    them is named only where someone says the name aloud in some clip (the calibration clip is no
+    evidence). Every participant's name must have been heard, so the names of all the faces
+    present are among the evidence, not the holder's alone.
     """
     acts = {
         f.subject: f
         for f in view.of_kind("activity")
-        if f.object == args["activity"] and _month(f) == args["month"]
+        if f.object == args["activity"] and on(f, when_of(args))
     }
     hits = [f for f in view.of_kind("brought") if f.object == args["object"] and f.event in acts]
     if len(hits) != 1:
         raise Unanswerable(f"{len(hits)} matching events")
-    view.mark([hits[0], acts[hits[0].event]])
-    names = view.find("name", subject=hits[0].subject)
-    if not names:
-        raise Unanswerable("the holder's name is never heard")
-    return names[0].object
+    ev = hits[0].event
+    view.mark([hits[0], acts[ev]])
+    present = [f.subject for f in view.find("attended", event=ev)]
+    if len(present) < 2:
+        raise Unanswerable("one face present: nothing to bind")
+    names = {p: view.find("name", subject=p) for p in present}
+    if not all(names.values()):
+        raise Unanswerable(f"never heard: {sorted(p for p, n in names.items() if not n)}")
+    return names[hits[0].subject][0].object
 
 
 @program
 def usual_choice(view: FactView, args: dict[str, Any]) -> str:
-    """What the person usually picks for a preference key: the clear majority of their choices."""
-    picks = [f for f in view.of_kind("chose") if f.subject == args["person"] and f.object == args["key"]]
+    """What the person usually picks for a preference key: the clear majority of their choices
+    (over the album, or inside an optional ``from_month``..``to_month`` window)."""
+    picks = [
+        f
+        for f in view.of_kind("chose")
+        if f.subject == args["person"] and f.object == args["key"] and in_window(f, args)
+    ]
     tally: dict[str, int] = {}
     for f in picks:
         tally[f.value or ""] = tally.get(f.value or "", 0) + 1
