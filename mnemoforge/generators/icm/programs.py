@@ -2,10 +2,51 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from mnemoforge.generators.questions.programs import FactView, Unanswerable, join_names, program
 from mnemoforge.schemas.world import Fact
+
+
+@dataclass
+class EventIndex:
+    """Event facts by event, activity and person (built once per fact set; reads nothing)."""
+
+    activity: dict[str, Fact] = field(default_factory=dict)  # event -> its activity fact
+    by_activity: dict[str, list[Fact]] = field(default_factory=dict)  # activity -> activity facts
+    events_of: dict[str, set[str]] = field(default_factory=dict)  # person -> events attended
+    attendees: dict[str, list[Fact]] = field(default_factory=dict)  # event -> attended facts
+    places: dict[str, list[Fact]] = field(default_factory=dict)  # event -> at_place facts
+
+
+def index(view: FactView) -> EventIndex:
+    """The view's :class:`EventIndex` (shared by its forks: a program at ICM-Bench scale would
+    otherwise scan every attendance fact for each of tens of thousands of candidates)."""
+    ix = view.memo.get("icm_events")
+    if ix is None:
+        ix = view.memo["icm_events"] = EventIndex()
+        for f in view.of_kind("activity"):
+            ix.activity[f.subject] = f
+            ix.by_activity.setdefault(f.object, []).append(f)
+        for f in view.of_kind("attended"):
+            ix.events_of.setdefault(f.subject, set()).add(f.object)
+            ix.attendees.setdefault(f.object, []).append(f)
+        for f in view.of_kind("at_place"):
+            ix.places.setdefault(f.subject, []).append(f)
+    return ix
+
+
+def attended(view: FactView, person: str, event: str) -> None:
+    """Record the read of the person's attendance fact for the event (as ``find`` would)."""
+    view.mark(f for f in index(view).attendees.get(event, []) if f.subject == person)
+
+
+def attendees(view: FactView, event: str) -> list[Fact]:
+    """Every attendance fact of the event, read."""
+    facts = index(view).attendees.get(event, [])
+    view.mark(facts)
+    return facts
 
 
 def _month(f: Fact) -> str:
@@ -36,20 +77,21 @@ def _unique_event(
     view: FactView, people: list[str], activity: str, month: str, place: str | None = None
 ) -> str:
     """The one event with this activity (and place) in this month or day that all ``people`` attended."""
-    acts = {f.subject: f for f in view.of_kind("activity") if f.object == activity and on(f, month)}
+    ix = index(view)
+    acts = {f.subject: f for f in ix.by_activity.get(activity, []) if on(f, month)}
     candidates = set(acts)
     for p in people:
-        candidates &= {f.object for f in view.of_kind("attended") if f.subject == p}
+        candidates &= ix.events_of.get(p, set())
     if place is not None:
-        candidates &= {f.subject for f in view.of_kind("at_place") if f.object == place}
+        candidates = {e for e in candidates if any(f.object == place for f in ix.places.get(e, []))}
     if len(candidates) != 1:
         raise Unanswerable(f"{len(candidates)} events match {activity} in {month} with {people}")
     ev = candidates.pop()
     view.mark([acts[ev]])
     for p in people:  # participation facts that identify the event
-        view.find("attended", subject=p, obj=ev)
+        attended(view, p, ev)
     if place is not None:
-        view.find("at_place", subject=ev)
+        view.mark(ix.places.get(ev, []))
     return ev
 
 
@@ -57,7 +99,7 @@ def _unique_event(
 def event_companions(view: FactView, args: dict[str, Any]) -> str:
     """Who else took part in the person's (activity, place, month) event."""
     ev = _unique_event(view, [args["person"]], args["activity"], when_of(args), args["place"])
-    others = [f.subject for f in view.find("attended", event=ev) if f.subject != args["person"]]
+    others = [f.subject for f in attendees(view, ev) if f.subject != args["person"]]
     if not others:
         raise Unanswerable("no companions visible")
     return join_names(view.lexicon.name(p) for p in others)
@@ -77,7 +119,8 @@ def object_brought(view: FactView, args: dict[str, Any]) -> str:
 def meeting_place(view: FactView, args: dict[str, Any]) -> str:
     """Where two people did an activity together in a month."""
     ev = _unique_event(view, [args["person"], args["other"]], args["activity"], when_of(args))
-    places = view.find("at_place", subject=ev)
+    places = index(view).places.get(ev, [])
+    view.mark(places)
     if len(places) != 1:
         raise Unanswerable("place not visible")
     return view.lexicon.name(places[0].object)
@@ -85,8 +128,11 @@ def meeting_place(view: FactView, args: dict[str, Any]) -> str:
 
 def _events_with(view: FactView, person: str, activity: str) -> dict[str, Fact]:
     """Events of ``activity`` the person attended: event id -> its activity fact (no reads recorded)."""
-    mine = {f.object for f in view.of_kind("attended") if f.subject == person}
-    return {f.subject: f for f in view.of_kind("activity") if f.object == activity and f.subject in mine}
+    ix = index(view)
+    return {
+        e: ix.activity[e] for e in sorted(ix.events_of.get(person, ())) if e in ix.activity
+        and ix.activity[e].object == activity
+    }  # fmt: skip
 
 
 @program
@@ -101,7 +147,7 @@ def count_events(view: FactView, args: dict[str, Any]) -> str:
         raise Unanswerable(f"{len(evs)} events: not a cross-episode count")
     view.mark(evs.values())
     for e in evs:
-        view.find("attended", subject=args["person"], obj=e)
+        attended(view, args["person"], e)
     return str(len(evs))
 
 
@@ -114,8 +160,8 @@ def frequent_companion(view: FactView, args: dict[str, Any]) -> str:
     }
     counts: dict[str, int] = {}
     for e in evs:
-        for f in view.of_kind("attended"):
-            if f.object == e and f.subject != args["person"]:
+        for f in index(view).attendees.get(e, []):
+            if f.subject != args["person"]:
                 counts[f.subject] = counts.get(f.subject, 0) + 1
     if not counts:
         raise Unanswerable("no companions")
@@ -125,8 +171,8 @@ def frequent_companion(view: FactView, args: dict[str, Any]) -> str:
         raise Unanswerable(f"no unique companion seen at least twice ({top}, {best})")
     view.mark(evs.values())
     for e in evs:
-        view.find("attended", event=e, subject=args["person"])
-        view.find("attended", event=e, subject=top[0])
+        attended(view, args["person"], e)
+        attended(view, top[0], e)
     return view.lexicon.name(top[0])
 
 
@@ -139,17 +185,13 @@ def who_brought(view: FactView, args: dict[str, Any]) -> str:
     evidence). Every participant's name must have been heard, so the names of all the faces
     present are among the evidence, not the holder's alone.
     """
-    acts = {
-        f.subject: f
-        for f in view.of_kind("activity")
-        if f.object == args["activity"] and on(f, when_of(args))
-    }
+    acts = {f.subject: f for f in index(view).by_activity.get(args["activity"], []) if on(f, when_of(args))}
     hits = [f for f in view.of_kind("brought") if f.object == args["object"] and f.event in acts]
     if len(hits) != 1:
         raise Unanswerable(f"{len(hits)} matching events")
     ev = hits[0].event
     view.mark([hits[0], acts[ev]])
-    present = [f.subject for f in view.find("attended", event=ev)]
+    present = [f.subject for f in attendees(view, ev)]
     if len(present) < 2:
         raise Unanswerable("one face present: nothing to bind")
     names = {p: view.find("name", subject=p) for p in present}

@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from mnemoforge.generators.icm.programs import _events_with, in_window, on, when_of
+from mnemoforge.generators.icm.programs import (
+    _events_with,
+    attended,
+    attendees,
+    in_window,
+    index,
+    on,
+    when_of,
+)
 from mnemoforge.generators.questions.programs import FactView, Unanswerable, join_names, program
 from mnemoforge.schemas.world import Fact
 
@@ -37,23 +45,24 @@ def usual_place(view: FactView, args: dict[str, Any]) -> str:
     evs = {
         e: f for e, f in _events_with(view, args["person"], args["activity"]).items() if in_window(f, args)
     }
-    places = {f.subject: f for f in view.of_kind("at_place") if f.subject in evs}
+    ix = index(view)
+    places = {e: f for e in evs for f in ix.places.get(e, [])}
     best = _unique_top(Counter(f.object for f in places.values()), "place")
     view.mark(evs.values())
     view.mark(places.values())
     for e in evs:
-        view.find("attended", subject=args["person"], obj=e)
+        attended(view, args["person"], e)
     return view.lexicon.name(best)
 
 
 def _shared(view: FactView, args: dict[str, Any]) -> dict[str, Fact]:
     """Events both ``person`` and ``other`` attended (inside the optional window): id -> activity fact."""
-    mine = {f.object for f in view.of_kind("attended") if f.subject == args["person"]}
-    theirs = {f.object for f in view.of_kind("attended") if f.subject == args["other"]}
+    ix = index(view)
+    both = ix.events_of.get(args["person"], set()) & ix.events_of.get(args["other"], set())
     return {
-        f.subject: f
-        for f in view.of_kind("activity")
-        if f.subject in mine & theirs and in_window(f, args)
+        e: f
+        for e in sorted(both)
+        if (f := ix.activity.get(e)) is not None and in_window(f, args)
         and ("activity" not in args or f.object == args["activity"])
     }  # fmt: skip
 
@@ -61,8 +70,8 @@ def _shared(view: FactView, args: dict[str, Any]) -> dict[str, Fact]:
 def _mark_shared(view: FactView, args: dict[str, Any], evs: dict[str, Fact]) -> None:
     view.mark(evs.values())
     for e in evs:
-        view.find("attended", subject=args["person"], obj=e)
-        view.find("attended", subject=args["other"], obj=e)
+        attended(view, args["person"], e)
+        attended(view, args["other"], e)
 
 
 @program
@@ -135,28 +144,26 @@ def planned_place(view: FactView, args: dict[str, Any]) -> str:
 def _next_event(view: FactView, person: str, activity: str, after: Fact, place: str | None = None) -> str:
     """The person's first event of ``activity`` (at ``place``) after the statement ``after``."""
     assert after.at is not None
-    mine = {f.object for f in view.of_kind("attended") if f.subject == person}
+    ix = index(view)
     later = sorted(
-        (f.at, f.subject)
-        for f in view.of_kind("activity")
-        if f.subject in mine and f.object == activity and f.at is not None and f.at > after.at
-        and f.subject != after.event
+        (f.at, e)
+        for e in ix.events_of.get(person, ())
+        if (f := ix.activity.get(e)) is not None and f.object == activity and f.at is not None
+        and f.at > after.at and e != after.event
+        and (place is None or any(p.object == place for p in ix.places.get(e, [])))
     )  # fmt: skip
-    if place is not None:
-        at_place = {f.subject for f in view.of_kind("at_place") if f.object == place}
-        later = [x for x in later if x[1] in at_place]
     if not later:
         raise Unanswerable("no later event")
     ev = later[0][1]
-    view.find("activity", subject=ev)
+    view.mark([ix.activity[ev]])
     if place is not None:
-        view.find("at_place", subject=ev)
-    view.find("attended", subject=person, obj=ev)
+        view.mark(ix.places.get(ev, []))
+    attended(view, person, ev)
     return ev
 
 
 def _companions(view: FactView, ev: str, person: str) -> str:
-    others = [f.subject for f in view.find("attended", event=ev) if f.subject != person]
+    others = [f.subject for f in attendees(view, ev) if f.subject != person]
     if not others:
         raise Unanswerable("nobody else came")
     return join_names(view.lexicon.name(p) for p in others)
