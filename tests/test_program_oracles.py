@@ -82,7 +82,7 @@ def test_every_registered_program_has_an_oracle_here() -> None:
         "event_companions", "object_brought", "meeting_place", "count_events", "frequent_companion",
         "who_brought", "usual_choice", "habit_of", "relation_to",
         "usual_place", "shared_activity", "count_together", "choice_change", "promised_item",
-        "planned_place", "promise_companions", "plan_companions",
+        "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
         "entity_value", "member_attribute", "member_lead_profile", "latest_value", "member_latest_value",
         "preference_of", "function_call",
         "visual_attr", "visual_pair", "visual_pair_mixed", "visual_total", "visual_latest",
@@ -612,3 +612,27 @@ def test_promise_and_plan_companions_follow_to_the_next_event() -> None:
     without_next = [f for f in facts if not f.id.startswith(("e2", "e3"))]
     with pytest.raises(Unanswerable):
         run("promise_companions", view(*without_next), person="ana", day="2025-05-03")
+
+
+def test_usual_activity_and_closest_companion_span_every_activity() -> None:
+    facts = (
+        event("e1", "swim", 1, "pier", ["ana", "bo"])
+        + event("e2", "hike", 2, "park", ["ana", "cy"])
+        + event("e3", "swim", 3, "pier", ["ana", "cy"])
+        + event("e4", "read", 4, "park", ["ana", "cy"])
+        + event("e5", "hike", 8, "park", ["ana", "bo"])
+        + event("e6", "hike", 9, "park", ["ana", "bo"])
+    )
+    facts = [f.model_copy(update={"value": "a " + f.object}) if f.kind == "activity" else f for f in facts]
+    v = view(*facts)
+    assert run("usual_activity", v, person="ana") == "a hike"  # hike 3, swim 2, read 1 (the noun)
+    assert v.read >= {"e1_act", "e6_act", "e1_att_ana", "e6_att_ana"}
+    early = {"from_month": "2025-01", "to_month": "2025-04"}
+    assert run("usual_activity", view(*facts), person="ana", **early) == "a swim"  # swim 2, hike 1, read 1
+    assert (
+        run("closest_companion", view(*facts), person="ana", **early) == "Cy"
+    )  # Cy 3, Bo 1: across activities
+    with pytest.raises(Unanswerable):  # Bo 3, Cy 3 over the year: no single closest companion
+        run("closest_companion", view(*facts), person="ana")
+    with pytest.raises(Unanswerable):  # one event each in the window: no routine
+        run("usual_activity", view(*facts), person="ana", from_month="2025-02", to_month="2025-04")

@@ -155,7 +155,7 @@ T = {
             "profile.change.v1",
             PROFILE,
             "choice_change",
-            "From {month} on, how did the {key} that {person} usually goes for change?",
+            "How did the {key} that {person} usually goes for change in {month}?",
             "all",
         ),
         _t(
@@ -206,6 +206,20 @@ T = {
             PROFILE,
             "shared_activity",
             "Between {from} and {to}, what did {person} and {other} most often do together?",
+            "all",
+        ),
+        _t(
+            "profile.activity.window.v1",
+            PROFILE,
+            "usual_activity",
+            "Between {from} and {to}, what did {person} do most often?",
+            "all",
+        ),
+        _t(
+            "profile.closest.window.v1",
+            PROFILE,
+            "closest_companion",
+            "Between {from} and {to}, who was with {person} most often?",
             "all",
         ),
         _t(
@@ -307,6 +321,9 @@ def _profile_candidates(
                 yield T["profile.change.v1"], {"person": p.id, "key": key, "month": ch.at.strftime("%Y-%m")}
         for h in p.habits:
             yield T["profile.habit.v1"], {"person": p.id, "habit": h}
+        for lo, hi in windows:  # routines across activities: what P did, and with whom, each period
+            yield T["profile.activity.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
+            yield T["profile.closest.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
         for a in sorted(acts.get(p.id, ())):
             base = {"person": p.id, "activity": a}
             yield T["profile.companion.v1"], base

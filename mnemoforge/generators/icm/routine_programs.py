@@ -183,3 +183,38 @@ def plan_companions(view: FactView, args: dict[str, Any]) -> str:
     said = _said_on(view, "planned", args)
     ev = _next_event(view, args["person"], said.object, said, place=str(said.value))
     return _companions(view, ev, args["person"])
+
+
+def _mine(view: FactView, args: dict[str, Any]) -> dict[str, Fact]:
+    """The person's events (inside the optional window): id -> activity fact."""
+    ix = index(view)
+    return {
+        e: f
+        for e in sorted(ix.events_of.get(args["person"], ()))
+        if (f := ix.activity.get(e)) is not None and in_window(f, args)
+    }
+
+
+@program
+def usual_activity(view: FactView, args: dict[str, Any]) -> str:
+    """What the person did most often (a unique majority of their events, optionally in a window)."""
+    evs = _mine(view, args)
+    best = _unique_top(Counter(f.object for f in evs.values()), "activity")
+    view.mark(evs.values())
+    for e in evs:
+        attended(view, args["person"], e)
+    return next(f.value for f in evs.values() if f.object == best) or best
+
+
+@program
+def closest_companion(view: FactView, args: dict[str, Any]) -> str:
+    """Who was with the person most often, over every activity (a unique majority, optionally in a window)."""
+    evs = _mine(view, args)
+    ix = index(view)
+    tally = Counter(f.subject for e in evs for f in ix.attendees.get(e, []) if f.subject != args["person"])
+    best = _unique_top(tally, "companion")
+    view.mark(evs.values())
+    for e in evs:
+        attended(view, args["person"], e)
+        attended(view, best, e)
+    return view.lexicon.name(best)
