@@ -261,7 +261,9 @@ def test_mirrored_mcq_rotations_place_the_answer_once_at_each_letter(built) -> N
         positions = sorted(rot.index(0) for rot in q.rotations)
         assert positions == [0, 1, 2, 3]  # the correct option lands once on each of A-D
         assert all(sorted(rot) == [0, 1, 2, 3] for rot in q.rotations)
-    choice = next(q for q in mcq if q.program.fn == "usual_choice")
+    world, clips, obs, _ = built  # every Profile candidate, so a usual-choice item is among them
+    profile = generate_icm(world, obs, {"profile_inference": 1000}, len(clips) - 1)
+    choice = next(q for q in profile if q.options and q.program.fn == "usual_choice")
     minority = {
         f.value
         for f in world.facts
