@@ -28,6 +28,7 @@ from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators import gate_runner
 from mnemoforge.validators import gates as gates_mod
 from mnemoforge.validators.perceivable import Perceivable
+from mnemoforge.validators.shortcut_stats import shortcut_figures
 
 HERE = Path(__file__).resolve().parent
 ICM_SPLIT = {"identity_recall": 400, "cross_episode_retrieval": 500, "profile_inference": 317}
@@ -80,6 +81,7 @@ def run(clips: int, total: int, seed: int) -> dict:
         "funnel": gates_mod.funnel(qs, res.verdicts, res.gates),
         "templates": {k: dict(v) for k, v in sorted(per_tpl.items())},
         "shortfall_after_gates": warning_lines(short),
+        "shortcut_panel": shortcut_figures([by_id[i] for i in sorted(kept)], obs),
         "generate_s": round(t_gen, 1),
         "total_s": round(time.perf_counter() - t0, 1),
     }
@@ -99,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"requested {out['requested']}")
     print(f"candidates {out['candidates']}")
     print(f"kept {out['kept']} = {out['kept_total']}  ({out['total_s']} s)")
+    sp = out["shortcut_panel"]
+    above = sp["above_bound"] or "none"
+    print(f"shortcut solvers over kept MCQ: chance {sp['chance']}, above chance + 5 pp: {above}")
     for line in out["shortfall_after_gates"]:
         print(line)
     a.json.parent.mkdir(parents=True, exist_ok=True)
