@@ -22,7 +22,7 @@ from mnemoforge.generators.icm import album
 from mnemoforge.generators.icm import questions as icm
 from mnemoforge.generators.icm import world as world_mod
 from mnemoforge.generators.questions.common import overgenerate
-from mnemoforge.generators.shortfall import shortfall, warning_lines
+from mnemoforge.generators.shortfall import after_gates, shortfall, warning_lines
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators import gate_runner
@@ -70,7 +70,7 @@ def run(clips: int, total: int, seed: int) -> dict:
         c = per_tpl.setdefault(q.lineage.template, Counter())
         c["candidates"] += 1
         c["kept" if q.id in kept else first_reject[q.id]] += 1
-    short = shortfall(theme, [by_id[i] for i in kept])
+    short = after_gates(theme, qs, res.verdicts, shortfall(theme, qs))  # as the gates stage writes it
     return {
         "clips": clips,
         "seed": seed,
