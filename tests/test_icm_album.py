@@ -179,6 +179,33 @@ def test_places_are_established_before_items_rely_on_them(rel: dict) -> None:
             assert any(establishes(rel["obs"][oid], f) for oid in q["evidence"]), (q["id"], f)
 
 
+def test_release_covers_binding_promises_plans_and_routines(rel: dict) -> None:
+    qs = rel["questions"]
+    by_fn = Counter(q["program"]["fn"] for q in qs)
+    assert by_fn["who_brought"] >= 1, by_fn  # face-name binding survives the gates
+    assert by_fn["promised_item"] + by_fn["promise_companions"] >= 1, by_fn
+    assert by_fn["planned_place"] + by_fn["plan_companions"] >= 1, by_fn
+    assert {"frequent_companion", "usual_place", "shared_activity", "choice_change"} & set(by_fn), by_fn
+    for q in (q for q in qs if q["program"]["fn"] == "who_brought"):
+        ev = [rel["obs"][e] for e in q["evidence"]]
+        assert all(o["episode"] != "c0000" for o in ev)  # never the calibration clip
+        holder = q["target_people"][0]
+        named = [
+            o["order"]
+            for o in ev
+            if o["kind"] == "speech" and any(e["fact"] == f"f_name_{holder}" for e in o["expresses"])
+        ]
+        seen = [o["order"] for o in ev if o["kind"] == "shot"]
+        assert named and seen and min(named) < min(seen), q["id"]  # heard in a clip before the face is seen
+    for q in (q for q in qs if q["program"]["fn"] in ("promised_item", "planned_place")):
+        (line,) = [rel["obs"][e] for e in q["evidence"]]  # said aloud, by the person it is about
+        assert line["kind"] == "speech" and line["people"] == [q["program"]["args"]["person"]], q["id"]
+        assert q["answer"].lower().removeprefix("the ") in line["content"].lower(), (
+            q["answer"],
+            line["content"],
+        )
+
+
 def test_the_world_obeys_its_activity_rules(rel: dict) -> None:
     theme = load_theme(DEFAULT_THEME)
     assert world_problems(theme, rel["world"]) == []

@@ -30,6 +30,15 @@ def test_must_keep_and_check_line() -> None:
     assert check_line(world, "x", f"The {chose.value} for me.", keep) == ""
     assert check_line(world, "x", "Just water.", keep).startswith("dropped")
     assert check_line(world, "x", f"{chose.value}, Chen Yu?", keep) == "names someone new: ['Chen Yu']"
+    world = plan_world(theme, theme.seed, 40)
+    promise = next(f for f in world.facts if f.kind == "promised")
+    noun, obj = (
+        next(e.noun for e in world.events if e.activity == promise.value),
+        world.object(promise.object).name,
+    )
+    keep = must_keep(world, f"I'll bring my {obj} to the next {noun}.", [promise.id])
+    assert keep == [obj, noun]  # a rewording keeps what is promised and for which outing
+    assert check_line(world, "x", f"My {obj} comes along next time.", keep).startswith("dropped")
 
 
 def test_build_with_model_written_dialogue(tmp_path: Path) -> None:

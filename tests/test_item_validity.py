@@ -62,7 +62,16 @@ def test_distractors_follow_the_rules(icm_items) -> None:  # type: ignore[no-unt
         assert len(set(opts)) == 4 and q.answer == opts[0], q.id
         fn, args = q.program.fn, q.program.args
         subject = world.person(args["person"]).name if "person" in args else None
-        if fn == "event_companions":  # name sets of the answer's size, never with the subject
+        if fn == "who_brought":  # the other faces present at the event are offered first
+            present = {
+                world.person(f[len("f_name_") :]).name for f in q.facts_read if f.startswith("f_name_")
+            }
+            assert set(d) & (present - {q.answer}) or present == {q.answer}, q.id
+        if fn == "shared_activity":
+            assert set(d) <= {e.noun for e in world.events}, q.id
+        if fn == "choice_change":  # other changes over the same key's values
+            assert all(x.startswith("from ") and " to " in x for x in d), q.id
+        if fn in ("event_companions", "promise_companions", "plan_companions"):  # name sets, no subject
             size = len(answer_parts(q.answer))
             assert all(len(answer_parts(x)) == size and subject not in answer_parts(x) for x in d), q.id
             assert all(answer_parts(x) != answer_parts(q.answer) for x in d)
@@ -75,7 +84,7 @@ def test_distractors_follow_the_rules(icm_items) -> None:  # type: ignore[no-unt
             assert not any(also_true_relation(q.answer, x) for x in d), (q.id, d)
         if fn == "habit_of":
             assert not set(d) & set(world.person(args["person"]).habits)
-        if fn == "count_events":
+        if fn in ("count_events", "count_together"):
             vals = sorted(int(x) for x in opts)
             assert vals == list(range(vals[0], vals[0] + 4)) and vals[0] >= 0
 

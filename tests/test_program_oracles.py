@@ -14,6 +14,7 @@ import json
 import pytest
 
 from mnemoforge.generators.icm import programs as _icm_programs  # noqa: F401  (registers)
+from mnemoforge.generators.icm import routine_programs as _icm_routines  # noqa: F401  (registers)
 from mnemoforge.generators.memeye import programs as _memeye_programs  # noqa: F401  (registers)
 from mnemoforge.generators.questions.programs import (
     PROGRAMS,
@@ -80,6 +81,8 @@ def test_every_registered_program_has_an_oracle_here() -> None:
     covered = {
         "event_companions", "object_brought", "meeting_place", "count_events", "frequent_companion",
         "who_brought", "usual_choice", "habit_of", "relation_to",
+        "usual_place", "shared_activity", "count_together", "choice_change", "promised_item",
+        "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
         "entity_value", "member_attribute", "member_lead_profile", "latest_value", "member_latest_value",
         "preference_of", "function_call",
         "visual_attr", "visual_pair", "visual_pair_mixed", "visual_total", "visual_latest",
@@ -202,13 +205,23 @@ def test_who_brought_binds_the_face_to_a_heard_name() -> None:
     facts = event("e1", "party", 8, "pier", ["ana", "dee"]) + [
         F("b1", "brought", "dee", "kite", ev="e1"),
         F("n1", "name", "dee", "Dee"),
+        F("n2", "name", "ana", "Ana"),
     ]
     v = view(*facts)
     assert run("who_brought", v, object="kite", activity="party", month="2025-08") == "Dee"
-    assert {"b1", "e1_act", "n1"} <= v.read
+    assert run("who_brought", view(*facts), object="kite", activity="party", day="2025-08-03") == "Dee"
+    # the holder's face and every other face present were bound to a heard name
+    assert {"b1", "e1_act", "n1", "n2", "e1_att_ana", "e1_att_dee"} <= v.read
     unnamed = [f for f in facts if f.kind != "name"]
     with pytest.raises(Unanswerable):  # the name is never heard
         run("who_brought", view(*unnamed), object="kite", activity="party", month="2025-08")
+    with pytest.raises(Unanswerable):  # Ana's face was never named: which face is Dee is open
+        run("who_brought", view(*facts[:-1]), object="kite", activity="party", month="2025-08")
+    with pytest.raises(Unanswerable):  # no event of that day
+        run("who_brought", view(*facts), object="kite", activity="party", day="2025-08-04")
+    alone = event("e2", "party", 9, "pier", ["dee"]) + [F("b2", "brought", "dee", "kite", ev="e2"), facts[-2]]
+    with pytest.raises(Unanswerable):  # one face: nothing to tell apart
+        run("who_brought", view(*alone), object="kite", activity="party", month="2025-09")
 
 
 def test_usual_choice_is_the_clear_majority() -> None:
@@ -479,3 +492,147 @@ def test_function_call_profile_and_relaxed_preference_bindings() -> None:
     assert got == [
         {"step": 1, "calls": [{"name": "book_trip", "arguments": {"city": "Porto", "seat": "window"}}]}
     ]
+
+
+# ------------------------------------------- routines, promises, plans, change over time -------
+
+
+def test_event_programs_name_the_event_by_day() -> None:
+    facts = event("e1", "hike", 5, "park", ["ana", "bo"], day=3) + event(
+        "e2", "hike", 5, "pier", ["ana", "cy"], day=17
+    )
+    with pytest.raises(Unanswerable):  # two May hikes: the month does not pick one
+        run("event_companions", view(*facts), person="ana", activity="hike", month="2025-05", place=None)
+    assert (
+        run("event_companions", view(*facts), person="ana", activity="hike", day="2025-05-17", place=None)
+        == "Cy"
+    )
+    assert (
+        run("meeting_place", view(*facts), person="ana", other="bo", activity="hike", day="2025-05-03")
+        == "the park"
+    )
+
+
+def test_windows_restrict_companion_and_choice_to_their_months() -> None:
+    facts = (
+        event("e1", "run", 1, "park", ["ana", "bo"])
+        + event("e2", "run", 2, "park", ["ana", "bo"])
+        + event("e3", "run", 7, "park", ["ana", "cy"])
+        + event("e4", "run", 8, "park", ["ana", "cy"])
+        + event("e5", "run", 9, "park", ["ana", "cy"])
+    )
+    assert run("frequent_companion", view(*facts), person="ana", activity="run") == "Cy"  # 3 vs 2
+    early = {"from_month": "2025-01", "to_month": "2025-06"}
+    assert run("frequent_companion", view(*facts), person="ana", activity="run", **early) == "Bo"
+    picks = [
+        F(f"c{m}", "chose", "bo", "drink", v, when=at(m))
+        for m, v in [(1, "tea"), (2, "tea"), (7, "milk"), (8, "milk"), (9, "milk")]
+    ]
+    assert run("usual_choice", view(*picks), person="bo", key="drink") == "milk"
+    assert run("usual_choice", view(*picks), person="bo", key="drink", **early) == "tea"
+    with pytest.raises(Unanswerable):  # one pick in the window
+        run("usual_choice", view(*picks), person="bo", key="drink", from_month="2025-02", to_month="2025-06")
+
+
+def test_choice_change_needs_two_different_clear_majorities() -> None:
+    picks = [
+        F(f"c{m}", "chose", "bo", "drink", v, when=at(m))
+        for m, v in [(1, "tea"), (2, "tea"), (3, "milk"), (7, "milk"), (8, "milk"), (9, "tea")]
+    ]
+    v = view(*picks)
+    assert (
+        run("choice_change", v, person="bo", key="drink", month="2025-06") == "from tea to milk"
+    )  # 2:1, then 2:1
+    assert v.read == {f.id for f in picks}
+    with pytest.raises(Unanswerable):  # from March on a single pick: no habit to change to
+        run("choice_change", view(*picks[:2], *picks[-1:]), person="bo", key="drink", month="2025-03")
+    same = [F(f"s{m}", "chose", "bo", "drink", "tea", when=at(m)) for m in (1, 2, 7, 8)]
+    with pytest.raises(Unanswerable):  # tea before and after: no change
+        run("choice_change", view(*same), person="bo", key="drink", month="2025-06")
+
+
+def test_usual_place_and_shared_activity_and_count_together() -> None:
+    facts = (
+        event("e1", "swim", 1, "pier", ["ana", "bo"])
+        + event("e2", "swim", 2, "pier", ["ana"])
+        + event("e3", "swim", 3, "park", ["ana", "bo"])
+        + event("e4", "hike", 4, "park", ["ana", "bo"])
+        + event("e5", "swim", 5, "pier", ["bo", "cy"])  # not Ana's
+    )
+    facts = [f.model_copy(update={"value": f.object + "ing"}) if f.kind == "activity" else f for f in facts]
+    v = view(*facts)
+    assert run("usual_place", v, person="ana", activity="swim") == "the pier"  # pier 2, park 1
+    assert {"e1_at", "e2_at", "e3_at"} <= v.read and "e5_at" not in v.read
+    with pytest.raises(Unanswerable):  # one hike: no routine
+        run("usual_place", view(*facts), person="ana", activity="hike")
+    assert (
+        run("shared_activity", view(*facts), person="ana", other="bo") == "swiming"
+    )  # swim 2, hike 1 (the noun)
+    with pytest.raises(Unanswerable):  # Ana and Cy never met
+        run("shared_activity", view(*facts), person="ana", other="cy")
+    span = {"from_month": "2025-01", "to_month": "2025-04"}
+    assert run("count_together", view(*facts), person="ana", other="bo", activity="swim", **span) == "2"
+    with pytest.raises(Unanswerable):  # a single shared hike is no cross-episode count
+        run("count_together", view(*facts), person="ana", other="bo", activity="hike", **span)
+
+
+def promise_world() -> list[Fact]:
+    return (
+        event("e1", "picnic", 5, "park", ["ana", "bo"], day=3)
+        + event("e2", "picnic", 5, "pier", ["ana", "cy"], day=10)  # the next picnic: Cy came
+        + event("e3", "picnic", 5, "park", ["ana", "dee"], day=20)
+        + [
+            F("p1", "promised", "ana", "kite", "picnic", ev="e1", when=at(5, 3)),
+            F("q1", "planned", "ana", "picnic", "pier", ev="e1", when=at(5, 3)),
+        ]
+    )
+
+
+def test_promised_item_and_planned_place_read_what_was_said_that_day() -> None:
+    facts = promise_world()
+    v = view(*facts)
+    assert run("promised_item", v, person="ana", day="2025-05-03") == "the red kite"
+    assert v.read == {"p1"}  # said aloud: nothing else is needed
+    assert run("planned_place", view(*facts), person="ana", day="2025-05-03", activity="picnic") == "the pier"
+    with pytest.raises(Unanswerable):  # Ana promised nothing that day
+        run("promised_item", view(*facts), person="ana", day="2025-05-10")
+    with pytest.raises(Unanswerable):  # Bo made no promise
+        run("promised_item", view(*facts), person="bo", day="2025-05-03")
+
+
+def test_promise_and_plan_companions_follow_to_the_next_event() -> None:
+    facts = promise_world()
+    v = view(*facts)
+    assert run("promise_companions", v, person="ana", day="2025-05-03", object="kite") == "Cy"  # e2, not e3
+    assert {"p1", "e2_act", "e2_att_ana", "e2_att_cy"} <= v.read and "e3_act" not in v.read
+    assert run("plan_companions", view(*facts), person="ana", day="2025-05-03", place="pier") == "Cy"
+    replanned = [f.model_copy(update={"value": "park"}) if f.id == "q1" else f for f in facts]
+    # the next picnic at the park after the plan is e3 (e1 is where it was said)
+    assert run("plan_companions", view(*replanned), person="ana", day="2025-05-03") == "Dee"
+    without_next = [f for f in facts if not f.id.startswith(("e2", "e3"))]
+    with pytest.raises(Unanswerable):
+        run("promise_companions", view(*without_next), person="ana", day="2025-05-03")
+
+
+def test_usual_activity_and_closest_companion_span_every_activity() -> None:
+    facts = (
+        event("e1", "swim", 1, "pier", ["ana", "bo"])
+        + event("e2", "hike", 2, "park", ["ana", "cy"])
+        + event("e3", "swim", 3, "pier", ["ana", "cy"])
+        + event("e4", "read", 4, "park", ["ana", "cy"])
+        + event("e5", "hike", 8, "park", ["ana", "bo"])
+        + event("e6", "hike", 9, "park", ["ana", "bo"])
+    )
+    facts = [f.model_copy(update={"value": "a " + f.object}) if f.kind == "activity" else f for f in facts]
+    v = view(*facts)
+    assert run("usual_activity", v, person="ana") == "a hike"  # hike 3, swim 2, read 1 (the noun)
+    assert v.read >= {"e1_act", "e6_act", "e1_att_ana", "e6_att_ana"}
+    early = {"from_month": "2025-01", "to_month": "2025-04"}
+    assert run("usual_activity", view(*facts), person="ana", **early) == "a swim"  # swim 2, hike 1, read 1
+    assert (
+        run("closest_companion", view(*facts), person="ana", **early) == "Cy"
+    )  # Cy 3, Bo 1: across activities
+    with pytest.raises(Unanswerable):  # Bo 3, Cy 3 over the year: no single closest companion
+        run("closest_companion", view(*facts), person="ana")
+    with pytest.raises(Unanswerable):  # one event each in the window: no routine
+        run("usual_activity", view(*facts), person="ana", from_month="2025-02", to_month="2025-04")

@@ -99,8 +99,9 @@ def shortfall_note(funnel: dict) -> str:
         f"| {s['category']} | {s['requested']} | {s['produced']} | {s['reason']} |" for s in short
     )
     return (
-        "\n\n**Shortfall.** The theme asked for more candidates than its World supports in these "
-        "categories:\n\n| category | asked | candidates | why |\n|---|---|---|---|\n" + lines
+        "\n\n**Shortfall.** The release holds fewer items than the theme asked for in these "
+        "categories (too few candidates, or too few survived the gates):\n\n"
+        "| category | asked | got | why |\n|---|---|---|---|\n" + lines
     )
 
 

@@ -110,6 +110,7 @@ FAMILIES: dict[str, str] = {
 # modules that register question programs (imported before an unknown program is looked up)
 PROGRAM_MODULES = (
     "mnemoforge.generators.icm.programs",
+    "mnemoforge.generators.icm.routine_programs",
     "mnemoforge.generators.smm.programs",
     "mnemoforge.generators.memeye.programs",
 )

@@ -1,8 +1,10 @@
-"""Categories a theme asks more candidates of than its World supports: one warning line each.
+"""Categories a release holds fewer items of than its theme asks for: one warning line each.
 
 The requested counts come from the theme (``questions`` for icm, ``smm.tasks``, ``memeye``
-cell targets); the produced ones from the candidates. The shortfall is written to the run
-(``questions/shortfall.json``), carried in the funnel and listed by the release card.
+cell targets). A category is short when the World yields too few candidates (written to the run
+as ``questions/shortfall.json`` by the questions stage) or, for families that do not warn while
+planning, when too few candidates survive the gates (:func:`after_gates`, added by the gates
+stage). The shortfall is carried in the funnel and listed by the release card.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections import Counter
 
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.verdicts import Verdict
 
 # families that already log one warning per short category while planning (smm and memeye
 # questions modules): ``warning_lines`` leaves theirs out, so each category is said once
@@ -49,6 +52,39 @@ def shortfall(theme: Theme, questions: list[Question]) -> list[dict]:
                     "family": theme.family,
                 }
             )
+    return out
+
+
+def after_gates(
+    theme: Theme, questions: list[Question], verdicts: list[Verdict], before: list[dict]
+) -> list[dict]:
+    """``before`` (too few candidates) plus each other category whose *kept* items fall short of
+    the request, its reason naming the gates that rejected most (first rejecting gate per item)
+    and how many survivors were left out to keep the requested split (``category_quota``)."""
+    if theme.family in SELF_WARNING:
+        return list(before)
+    category = {q.id: q.category for q in questions}
+    first: dict[str, str] = {}
+    for v in verdicts:  # in gate order: the first rejecting gate of each item
+        if not v.keep and v.item not in first:
+            first[v.item] = v.gate
+    kept = Counter(c for i, c in category.items() if i not in first)
+    candidates = Counter(category.values())
+    out, seen = list(before), {s["category"] for s in before}
+    for cat, want in sorted(requested(theme).items()):
+        got = kept.get(cat, 0)
+        if cat in seen or got >= want:
+            continue
+        by = Counter(g for i, g in first.items() if category.get(i) == cat)
+        split = by.pop("category_quota", 0)
+        top = ", ".join(f"{g} {n}" for g, n in sorted(by.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
+        reason = f"the gates kept {got + split} of {candidates[cat]} candidates"
+        reason += f" (rejected most by {top})" if top else ""
+        if split:
+            reason += f"; {split} survivors left out to keep the requested split"
+        out.append(
+            {"category": cat, "requested": want, "produced": got, "reason": reason, "family": theme.family}
+        )
     return out
 
 

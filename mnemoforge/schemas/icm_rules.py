@@ -20,6 +20,8 @@ SLOTS: dict[str, frozenset[str]] = {
     "habit": frozenset({"name", "habit"}),
     "choice": frozenset({"value", "other"}),
     "place": frozenset({"place", "other"}),
+    "promise": frozenset({"object", "noun", "other"}),
+    "plan": frozenset({"noun", "place", "other"}),
 }
 
 
@@ -62,6 +64,10 @@ class LineBank(_Strict):
     habit: list[str] = Field(default_factory=list)
     choice: dict[str, list[str]] = Field(default_factory=dict)
     place: list[str] = Field(default_factory=list)
+    promise: list[str] = Field(default_factory=list)
+    """The speaker will bring their ``{object}`` to the next ``{noun}`` (of this activity)."""
+    plan: list[str] = Field(default_factory=list)
+    """The speaker's next outing: the ``{noun}`` of the activity they plan, at ``{place}``."""
 
     @model_validator(mode="after")
     def _slots_typed(self) -> LineBank:
@@ -94,6 +100,8 @@ class LineBank(_Strict):
             habit=[*other.habit, *self.habit],
             choice=choice,
             place=[*other.place, *self.place],
+            promise=[*other.promise, *self.promise],
+            plan=[*other.plan, *self.plan],
         )
 
 
@@ -125,6 +133,20 @@ DEFAULT_BANK = LineBank(
         "It's good to be back at {place}, {other}.",
         "Welcome to {place}, {other}.",
         "{other}, we made it to {place}.",
+    ],
+    promise=[
+        "{other}, I promise I'll bring my {object} to the next {noun}.",
+        "Next {noun}, I'll bring my {object}. Promise.",
+        "I won't forget my {object} at the next {noun}, {other}.",
+        "Remind me, {other}: my {object} comes along to the next {noun}.",
+        "I'll have my {object} with me at the next {noun}, I promise.",
+    ],
+    plan=[
+        "{other}, next I'm planning the {noun} at {place}.",
+        "My next plan is the {noun} at {place}.",
+        "I'm off to {place} next, for the {noun}.",
+        "Next on my list, {other}: the {noun} at {place}.",
+        "Coming up for me is the {noun} at {place}.",
     ],
 )
 GENERIC_CHOICE = [

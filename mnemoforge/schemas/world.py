@@ -106,6 +106,8 @@ FactKind = Literal[
     "state",
     "member",
     "prefers",
+    "promised",
+    "planned",
 ]
 
 

@@ -132,6 +132,7 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
             if got:
                 names = [other] if other and "{other}" in got[0] else []
                 lines.append((f.subject, got[1], names, [f.id]))
+    lines += _statements(world, ev, act, talk, rng)
     for pid in ev.participants:
         person = world.person(pid)
         others = [q for q in ev.participants if q != pid]
@@ -156,6 +157,28 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
                     names = [r.b] + ([other] if other and "{other}" in got[0] else [])
                     lines.append((r.a, got[1], names, [fid]))
     return lines
+
+
+def _statements(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: random.Random) -> list[Line]:
+    """Promises and plans made at this event, each said by the person who makes it."""
+    nouns = {e.activity: e.noun for e in world.events}
+    out: list[Line] = []
+    for f in world.facts:
+        if f.event != ev.id or f.kind not in ("promised", "planned"):
+            continue
+        others = [q for q in ev.participants if q != f.subject]
+        other = rng.choice(others) if others else None
+        slots = {"other": world.person(other).name} if other else {}
+        if f.kind == "promised":
+            slots |= {"object": world.object(f.object).name, "noun": nouns[str(f.value)]}
+            got = talk.pick(act, "promise", slots, rng, required=True)
+        else:
+            slots |= {"noun": nouns[f.object], "place": world.place(str(f.value)).name}
+            got = talk.pick(act, "plan", slots, rng, required=True)
+        if got:
+            names = [other] if other and "{other}" in got[0] else []
+            out.append((f.subject, got[1], names, [f.id]))
+    return out
 
 
 def _mention(talk: Dialogue, key: str, drawn: bool) -> bool:

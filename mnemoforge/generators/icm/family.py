@@ -21,6 +21,7 @@ from mnemoforge.generators.icm import (
     render,
     render_audit,
     render_timing,
+    routine_programs,
     world_rules,
 )
 from mnemoforge.generators.icm import dialogue as album_dialogue
@@ -67,7 +68,7 @@ class IcmFamily:
         "plan": (world_mod, world_rules, declared),
         "episodes": (album, album_dialogue, album_model_dialogue, render_timing, album_check, captions),
         "render": (render, render_audit, render_timing),
-        "questions": (icm, common, program_base, programs, options),
+        "questions": (icm, common, program_base, programs, routine_programs, options),
     }
 
     def check_theme(self, theme: Theme) -> list[str]:

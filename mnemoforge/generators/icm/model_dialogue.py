@@ -34,6 +34,9 @@ def must_keep(world: World, text: str, facts: list[str]) -> list[str]:
             keep.append(str(f.object))
         elif f.kind == "relation" and f.value:
             keep.append(str(f.value))
+        elif f.kind in ("promised", "planned"):  # the activity it is about (objects, places: above)
+            activity = f.value if f.kind == "promised" else f.object
+            keep += [e.noun for e in world.events if e.activity == activity][:1]
     return sorted({k for k in keep if _has(text, k)}, key=keep.index)
 
 

@@ -2,10 +2,51 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from mnemoforge.generators.questions.programs import FactView, Unanswerable, join_names, program
 from mnemoforge.schemas.world import Fact
+
+
+@dataclass
+class EventIndex:
+    """Event facts by event, activity and person (built once per fact set; reads nothing)."""
+
+    activity: dict[str, Fact] = field(default_factory=dict)  # event -> its activity fact
+    by_activity: dict[str, list[Fact]] = field(default_factory=dict)  # activity -> activity facts
+    events_of: dict[str, set[str]] = field(default_factory=dict)  # person -> events attended
+    attendees: dict[str, list[Fact]] = field(default_factory=dict)  # event -> attended facts
+    places: dict[str, list[Fact]] = field(default_factory=dict)  # event -> at_place facts
+
+
+def index(view: FactView) -> EventIndex:
+    """The view's :class:`EventIndex` (shared by its forks: a program at ICM-Bench scale would
+    otherwise scan every attendance fact for each of tens of thousands of candidates)."""
+    ix = view.memo.get("icm_events")
+    if ix is None:
+        ix = view.memo["icm_events"] = EventIndex()
+        for f in view.of_kind("activity"):
+            ix.activity[f.subject] = f
+            ix.by_activity.setdefault(f.object, []).append(f)
+        for f in view.of_kind("attended"):
+            ix.events_of.setdefault(f.subject, set()).add(f.object)
+            ix.attendees.setdefault(f.object, []).append(f)
+        for f in view.of_kind("at_place"):
+            ix.places.setdefault(f.subject, []).append(f)
+    return ix
+
+
+def attended(view: FactView, person: str, event: str) -> None:
+    """Record the read of the person's attendance fact for the event (as ``find`` would)."""
+    view.mark(f for f in index(view).attendees.get(event, []) if f.subject == person)
+
+
+def attendees(view: FactView, event: str) -> list[Fact]:
+    """Every attendance fact of the event, read."""
+    facts = index(view).attendees.get(event, [])
+    view.mark(facts)
+    return facts
 
 
 def _month(f: Fact) -> str:
@@ -13,32 +54,52 @@ def _month(f: Fact) -> str:
     return f.at.strftime("%Y-%m")
 
 
+def on(f: Fact, when: str) -> bool:
+    """The fact's date falls in ``when``: a month (``2025-07``) or a day (``2025-07-12``)."""
+    assert f.at is not None
+    return f.at.strftime("%Y-%m-%d").startswith(when)
+
+
+def when_of(args: dict[str, Any]) -> str:
+    """The period an item names its event by: a ``day`` where given, else a ``month``."""
+    return args.get("day") or args["month"]
+
+
+def in_window(f: Fact, args: dict[str, Any]) -> bool:
+    """Inside the optional ``from_month``..``to_month`` window (inclusive; open ends allowed)."""
+    if "from_month" not in args and "to_month" not in args:
+        return True
+    m = _month(f)
+    return args.get("from_month", m) <= m <= args.get("to_month", m)
+
+
 def _unique_event(
     view: FactView, people: list[str], activity: str, month: str, place: str | None = None
 ) -> str:
-    """The one event with this activity (and place) in this month that all ``people`` attended."""
-    acts = {f.subject: f for f in view.of_kind("activity") if f.object == activity and _month(f) == month}
+    """The one event with this activity (and place) in this month or day that all ``people`` attended."""
+    ix = index(view)
+    acts = {f.subject: f for f in ix.by_activity.get(activity, []) if on(f, month)}
     candidates = set(acts)
     for p in people:
-        candidates &= {f.object for f in view.of_kind("attended") if f.subject == p}
+        candidates &= ix.events_of.get(p, set())
     if place is not None:
-        candidates &= {f.subject for f in view.of_kind("at_place") if f.object == place}
+        candidates = {e for e in candidates if any(f.object == place for f in ix.places.get(e, []))}
     if len(candidates) != 1:
         raise Unanswerable(f"{len(candidates)} events match {activity} in {month} with {people}")
     ev = candidates.pop()
     view.mark([acts[ev]])
     for p in people:  # participation facts that identify the event
-        view.find("attended", subject=p, obj=ev)
+        attended(view, p, ev)
     if place is not None:
-        view.find("at_place", subject=ev)
+        view.mark(ix.places.get(ev, []))
     return ev
 
 
 @program
 def event_companions(view: FactView, args: dict[str, Any]) -> str:
     """Who else took part in the person's (activity, place, month) event."""
-    ev = _unique_event(view, [args["person"]], args["activity"], args["month"], args["place"])
-    others = [f.subject for f in view.find("attended", event=ev) if f.subject != args["person"]]
+    ev = _unique_event(view, [args["person"]], args["activity"], when_of(args), args["place"])
+    others = [f.subject for f in attendees(view, ev) if f.subject != args["person"]]
     if not others:
         raise Unanswerable("no companions visible")
     return join_names(view.lexicon.name(p) for p in others)
@@ -47,7 +108,7 @@ def event_companions(view: FactView, args: dict[str, Any]) -> str:
 @program
 def object_brought(view: FactView, args: dict[str, Any]) -> str:
     """What the person brought to their (activity, month) event."""
-    ev = _unique_event(view, [args["person"]], args["activity"], args["month"])
+    ev = _unique_event(view, [args["person"]], args["activity"], when_of(args))
     objs = [f.object for f in view.find("brought", event=ev) if f.subject == args["person"]]
     if len(objs) != 1:
         raise Unanswerable(f"{len(objs)} objects brought")
@@ -57,8 +118,9 @@ def object_brought(view: FactView, args: dict[str, Any]) -> str:
 @program
 def meeting_place(view: FactView, args: dict[str, Any]) -> str:
     """Where two people did an activity together in a month."""
-    ev = _unique_event(view, [args["person"], args["other"]], args["activity"], args["month"])
-    places = view.find("at_place", subject=ev)
+    ev = _unique_event(view, [args["person"], args["other"]], args["activity"], when_of(args))
+    places = index(view).places.get(ev, [])
+    view.mark(places)
     if len(places) != 1:
         raise Unanswerable("place not visible")
     return view.lexicon.name(places[0].object)
@@ -66,8 +128,11 @@ def meeting_place(view: FactView, args: dict[str, Any]) -> str:
 
 def _events_with(view: FactView, person: str, activity: str) -> dict[str, Fact]:
     """Events of ``activity`` the person attended: event id -> its activity fact (no reads recorded)."""
-    mine = {f.object for f in view.of_kind("attended") if f.subject == person}
-    return {f.subject: f for f in view.of_kind("activity") if f.object == activity and f.subject in mine}
+    ix = index(view)
+    return {
+        e: ix.activity[e] for e in sorted(ix.events_of.get(person, ())) if e in ix.activity
+        and ix.activity[e].object == activity
+    }  # fmt: skip
 
 
 @program
@@ -82,18 +147,21 @@ def count_events(view: FactView, args: dict[str, Any]) -> str:
         raise Unanswerable(f"{len(evs)} events: not a cross-episode count")
     view.mark(evs.values())
     for e in evs:
-        view.find("attended", subject=args["person"], obj=e)
+        attended(view, args["person"], e)
     return str(len(evs))
 
 
 @program
 def frequent_companion(view: FactView, args: dict[str, Any]) -> str:
-    """Who most often joined the person for an activity (a unique maximum over several events)."""
-    evs = _events_with(view, args["person"], args["activity"])
+    """Who most often joined the person for an activity (a unique maximum over several events),
+    over the whole album or inside an optional ``from_month``..``to_month`` window."""
+    evs = {
+        e: f for e, f in _events_with(view, args["person"], args["activity"]).items() if in_window(f, args)
+    }
     counts: dict[str, int] = {}
     for e in evs:
-        for f in view.of_kind("attended"):
-            if f.object == e and f.subject != args["person"]:
+        for f in index(view).attendees.get(e, []):
+            if f.subject != args["person"]:
                 counts[f.subject] = counts.get(f.subject, 0) + 1
     if not counts:
         raise Unanswerable("no companions")
@@ -103,37 +171,44 @@ def frequent_companion(view: FactView, args: dict[str, Any]) -> str:
         raise Unanswerable(f"no unique companion seen at least twice ({top}, {best})")
     view.mark(evs.values())
     for e in evs:
-        view.find("attended", event=e, subject=args["person"])
-        view.find("attended", event=e, subject=top[0])
+        attended(view, args["person"], e)
+        attended(view, top[0], e)
     return view.lexicon.name(top[0])
 
 
 @program
 def who_brought(view: FactView, args: dict[str, Any]) -> str:
-    """Who brought an object to an (activity, month) event: the face seen with it, named by voice.
+    """Who brought an object to an (activity, month or day) event: the face seen with it, named by voice.
 
-    The answer needs face-name binding: the holder's name comes from a ``name`` fact, which is
-    only heard when someone says the name aloud in some clip.
+    The answer needs face-name binding: the holder is one of the faces at the event, and each of
+    them is named only where someone says the name aloud in some clip (the calibration clip is no
+    evidence). Every participant's name must have been heard, so the names of all the faces
+    present are among the evidence, not the holder's alone.
     """
-    acts = {
-        f.subject: f
-        for f in view.of_kind("activity")
-        if f.object == args["activity"] and _month(f) == args["month"]
-    }
+    acts = {f.subject: f for f in index(view).by_activity.get(args["activity"], []) if on(f, when_of(args))}
     hits = [f for f in view.of_kind("brought") if f.object == args["object"] and f.event in acts]
     if len(hits) != 1:
         raise Unanswerable(f"{len(hits)} matching events")
-    view.mark([hits[0], acts[hits[0].event]])
-    names = view.find("name", subject=hits[0].subject)
-    if not names:
-        raise Unanswerable("the holder's name is never heard")
-    return names[0].object
+    ev = hits[0].event
+    view.mark([hits[0], acts[ev]])
+    present = [f.subject for f in attendees(view, ev)]
+    if len(present) < 2:
+        raise Unanswerable("one face present: nothing to bind")
+    names = {p: view.find("name", subject=p) for p in present}
+    if not all(names.values()):
+        raise Unanswerable(f"never heard: {sorted(p for p, n in names.items() if not n)}")
+    return names[hits[0].subject][0].object
 
 
 @program
 def usual_choice(view: FactView, args: dict[str, Any]) -> str:
-    """What the person usually picks for a preference key: the clear majority of their choices."""
-    picks = [f for f in view.of_kind("chose") if f.subject == args["person"] and f.object == args["key"]]
+    """What the person usually picks for a preference key: the clear majority of their choices
+    (over the album, or inside an optional ``from_month``..``to_month`` window)."""
+    picks = [
+        f
+        for f in view.of_kind("chose")
+        if f.subject == args["person"] and f.object == args["key"] and in_window(f, args)
+    ]
     tally: dict[str, int] = {}
     for f in picks:
         tally[f.value or ""] = tally.get(f.value or "", 0) + 1

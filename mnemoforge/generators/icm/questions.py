@@ -6,10 +6,12 @@ supporting clips and shots, and its latest accessible clip (none for Profile).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from mnemoforge.dates import month_name
+from mnemoforge.dates import month_name, weekday_name
+from mnemoforge.generators.icm import routine_programs  # noqa: F401  (registers its programs)
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -31,60 +33,202 @@ from mnemoforge.schemas.world import World
 FAMILY = "icm"
 RECALL, RETRIEVAL, PROFILE = "identity_recall", "cross_episode_retrieval", "profile_inference"
 
+
+def _t(tid: str, category: str, prog: str, text: str, evidence: str = "first") -> Template:
+    return Template(tid, category, prog, text, evidence)
+
+
 T = {
     t.id: t
     for t in [
-        Template(
+        _t(
             "recall.companions.v1",
             RECALL,
             "event_companions",
             "Who joined {person} when {subj} {verb} at {place} in {month}?",
         ),
-        Template(
+        _t(
             "recall.object.v1",
             RECALL,
             "object_brought",
             "What did {person} bring along when {subj} {verb} in {month}?",
         ),
-        Template(
+        _t(
             "recall.place.v1",
             RECALL,
             "meeting_place",
             "Where did {person} and {other} go when they {verb} in {month}?",
         ),
-        Template(
+        _t(
+            "recall.companions.day.v1",
+            RECALL,
+            "event_companions",
+            "Who joined {person} when {subj} {verb} at {place} on {day}?",
+        ),
+        _t(
+            "recall.object.day.v1",
+            RECALL,
+            "object_brought",
+            "What did {person} bring along when {subj} {verb} on {day}?",
+        ),
+        _t(
+            "recall.place.day.v1",
+            RECALL,
+            "meeting_place",
+            "Where did {person} and {other} go when they {verb} on {day}?",
+        ),
+        _t(
+            "recall.promise.v1",
+            RECALL,
+            "promised_item",
+            "On {day}, what did {person} promise to bring to the next {noun}?",
+        ),
+        _t(
+            "recall.plan.v1",
+            RECALL,
+            "planned_place",
+            "On {day}, where did {person} say {subj} would go next for the {noun}?",
+        ),
+        _t(
             "retrieval.count.v1",
             RETRIEVAL,
             "count_events",
             "How many times did {person} take part when people {verb} between {from} and {to}?",
         ),
-        Template(
+        _t(
+            "retrieval.count.month.v1",
+            RETRIEVAL,
+            "count_events",
+            "How many times did {person} take part when people {verb} in {from}?",
+        ),
+        _t(
+            "retrieval.together.v1",
+            RETRIEVAL,
+            "count_together",
+            "How many times were {person} and {other} both there when people {verb} between {from} and {to}?",
+        ),
+        _t(
             "retrieval.companion.v1",
             RETRIEVAL,
             "frequent_companion",
             "Across the album, who most often joined {person} when {subj} {verb}?",
         ),
-        Template(
+        _t(
             "retrieval.binding.v1",
             RETRIEVAL,
             "who_brought",
             "What is the name of the person who brought the {object} when people {verb} in {month}?",
         ),
-        Template(
+        _t(
+            "retrieval.binding.day.v1",
+            RETRIEVAL,
+            "who_brought",
+            "What is the name of the person who brought the {object} when people {verb} on {day}?",
+        ),
+        _t(
+            "retrieval.promise.v1",
+            RETRIEVAL,
+            "promise_companions",
+            "Who came along to the next {noun} after {person} promised on {day} to bring the {object}?",
+        ),
+        _t(
+            "retrieval.plan.v1",
+            RETRIEVAL,
+            "plan_companions",
+            "Who joined {person} at {place} for the {noun} {subj} had planned on {day}?",
+        ),
+        _t(
             "profile.choice.v1",
             PROFILE,
             "usual_choice",
             "Judging from the whole album, what {key} does {person} usually go for?",
             "all",
         ),
-        Template(
+        _t(
+            "profile.choice.window.v1",
+            PROFILE,
+            "usual_choice",
+            "Between {from} and {to}, what {key} did {person} usually go for?",
+            "all",
+        ),
+        _t(
+            "profile.change.v1",
+            PROFILE,
+            "choice_change",
+            "How did the {key} that {person} usually goes for change in {month}?",
+            "all",
+        ),
+        _t(
             "profile.habit.v1",
             PROFILE,
             "habit_of",
             "What habit do people keep mentioning about {person}?",
             "all",
         ),
-        Template("profile.relation.v1", PROFILE, "relation_to", "How is {other} related to {person}?", "all"),
+        _t("profile.relation.v1", PROFILE, "relation_to", "How is {other} related to {person}?", "all"),
+        _t(
+            "profile.companion.v1",
+            PROFILE,
+            "frequent_companion",
+            "Judging from the whole album, who most often joined {person} when {subj} {verb}?",
+            "all",
+        ),
+        _t(
+            "profile.companion.window.v1",
+            PROFILE,
+            "frequent_companion",
+            "Between {from} and {to}, who most often joined {person} when {subj} {verb}?",
+            "all",
+        ),
+        _t(
+            "profile.place.v1",
+            PROFILE,
+            "usual_place",
+            "Judging from the whole album, where did {person} usually go when {subj} {verb}?",
+            "all",
+        ),
+        _t(
+            "profile.place.window.v1",
+            PROFILE,
+            "usual_place",
+            "Between {from} and {to}, where did {person} usually go when {subj} {verb}?",
+            "all",
+        ),
+        _t(
+            "profile.shared.v1",
+            PROFILE,
+            "shared_activity",
+            "Over the whole album, what did {person} and {other} most often do together?",
+            "all",
+        ),
+        _t(
+            "profile.shared.window.v1",
+            PROFILE,
+            "shared_activity",
+            "Between {from} and {to}, what did {person} and {other} most often do together?",
+            "all",
+        ),
+        _t(
+            "profile.activity.window.v1",
+            PROFILE,
+            "usual_activity",
+            "Between {from} and {to}, what did {person} do most often?",
+            "all",
+        ),
+        _t(
+            "profile.closest.window.v1",
+            PROFILE,
+            "closest_companion",
+            "Between {from} and {to}, who was with {person} most often?",
+            "all",
+        ),
+        _t(
+            "profile.count.v1",
+            PROFILE,
+            "count_events",
+            "Over the whole album, how many times did {person} take part when people {verb}?",
+            "all",
+        ),
     ]
 }
 
@@ -94,19 +238,45 @@ def _month_text(m: str) -> str:
     return f"{month_name(int(month))} {year}"
 
 
+def _day_text(d: str) -> str:
+    day = dt.date.fromisoformat(d)
+    return f"{weekday_name(day)} {day.day} {month_name(day)} {day.year}"
+
+
+def _windows(months: list[str]) -> list[tuple[str, str]]:
+    """Quarters and halves of the timeline: the windows routines are compared over."""
+    quarters = [(q[0], q[-1]) for q in (months[i : i + 3] for i in range(0, len(months), 3))]
+    half = (len(months) + 1) // 2
+    halves = [(months[0], months[half - 1]), (months[half], months[-1])] if len(months) > 1 else []
+    return quarters + halves
+
+
 def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
     months = sorted({e.start.strftime("%Y-%m") for e in world.events})
     quarters = [months[i : i + 3] for i in range(0, len(months), 3)]
+    windows = _windows(months)
+    span = {"from_month": months[0], "to_month": months[-1]} if months else {}
+    acts: dict[str, set[str]] = {}
     for ev in world.events:
-        month = ev.start.strftime("%Y-%m")
+        month, day = ev.start.strftime("%Y-%m"), ev.start.strftime("%Y-%m-%d")
         for p in ev.participants:
+            acts.setdefault(p, set()).add(ev.activity)
             base = {"person": p, "activity": ev.activity, "month": month}
+            dayb = {"person": p, "activity": ev.activity, "day": day}
             yield T["recall.companions.v1"], {**base, "place": ev.place}
             yield T["recall.object.v1"], base
+            yield T["recall.companions.day.v1"], {**dayb, "place": ev.place}
+            yield T["recall.object.day.v1"], dayb
             for o in ev.participants:
                 if o > p:
                     yield T["recall.place.v1"], {**base, "other": o}
-            yield T["retrieval.companion.v1"], {"person": p, "activity": ev.activity}
+                    yield T["recall.place.day.v1"], {**dayb, "other": o}
+                    pair = {"person": p, "other": o, "activity": ev.activity}
+                    for q in quarters:
+                        yield T["retrieval.together.v1"], {**pair, "from_month": q[0], "to_month": q[-1]}
+            yield T["retrieval.count.month.v1"], {
+                "person": p, "activity": ev.activity, "from_month": month, "to_month": month
+            }  # fmt: skip
             for q in quarters:
                 yield (
                     T["retrieval.count.v1"],
@@ -114,11 +284,62 @@ def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
                 )
         for o in ev.objects:
             yield T["retrieval.binding.v1"], {"object": o, "activity": ev.activity, "month": month}
+            yield T["retrieval.binding.day.v1"], {"object": o, "activity": ev.activity, "day": day}
+    yield from _statement_candidates(world)
+    yield from _profile_candidates(world, acts, windows, span)
+
+
+def _statement_candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
+    """Promises and plans: recalled on the day they were said, and followed to the event they name."""
+    for f in world.facts:
+        if f.kind not in ("promised", "planned") or f.at is None:
+            continue
+        said = {"person": f.subject, "day": f.at.strftime("%Y-%m-%d")}
+        if f.kind == "promised":
+            yield T["recall.promise.v1"], {**said, "activity": f.value}
+            yield T["retrieval.promise.v1"], {**said, "activity": f.value, "object": f.object}
+        else:
+            yield T["recall.plan.v1"], {**said, "activity": f.object}
+            yield T["retrieval.plan.v1"], {**said, "activity": f.object, "place": f.value}
+
+
+def _profile_candidates(
+    world: World, acts: dict[str, set[str]], windows: list[tuple[str, str]], span: dict[str, str]
+) -> Iterator[tuple[Template, dict[str, Any]]]:
+    """Habits, preferences, relationships and routines over the album, and how they changed."""
+    changes = {(f.subject, f.object): f for f in world.facts if f.kind == "preference" and f.at is not None}
     for p in world.people:
         for key in sorted(p.preferences):
             yield T["profile.choice.v1"], {"person": p.id, "key": key}
+            for lo, hi in windows:
+                yield (
+                    T["profile.choice.window.v1"],
+                    {"person": p.id, "key": key, "from_month": lo, "to_month": hi},
+                )
+            ch = changes.get((p.id, key))
+            if ch is not None and ch.at is not None:
+                yield T["profile.change.v1"], {"person": p.id, "key": key, "month": ch.at.strftime("%Y-%m")}
         for h in p.habits:
             yield T["profile.habit.v1"], {"person": p.id, "habit": h}
+        for lo, hi in windows:  # routines across activities: what P did, and with whom, each period
+            yield T["profile.activity.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
+            yield T["profile.closest.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
+        for a in sorted(acts.get(p.id, ())):
+            base = {"person": p.id, "activity": a}
+            yield T["profile.companion.v1"], base
+            yield T["profile.place.v1"], base
+            yield T["profile.count.v1"], {**base, **span}
+            for lo, hi in windows:
+                yield T["profile.companion.window.v1"], {**base, "from_month": lo, "to_month": hi}
+                yield T["profile.place.window.v1"], {**base, "from_month": lo, "to_month": hi}
+        for o in world.people:
+            if o.id > p.id:
+                yield T["profile.shared.v1"], {"person": p.id, "other": o.id}
+                for lo, hi in windows:
+                    yield (
+                        T["profile.shared.window.v1"],
+                        {"person": p.id, "other": o.id, "from_month": lo, "to_month": hi},
+                    )
     for r in world.relations:
         yield T["profile.relation.v1"], {"person": r.a, "other": r.b}
 
@@ -149,6 +370,8 @@ def _text(world: World, c: Candidate, style: str) -> str:
         "verb": verb,
         "place": world.place(a["place"]).name if "place" in a else "",
         "month": _month_text(a["month"]) if "month" in a else "",
+        "day": _day_text(a["day"]) if "day" in a else "",
+        "noun": next((e.noun for e in world.events if e.activity == a.get("activity")), ""),
         "other": world.person(a["other"]).name if "other" in a else "",
         "object": world.object(a["object"]).name if "object" in a else "",
         "from": _month_text(a["from_month"]) if "from_month" in a else "",

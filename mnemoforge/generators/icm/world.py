@@ -18,6 +18,9 @@ WEATHER_BY_SEASON = {
 }
 CHOICE_RATE = 0.45  # chance a participant visibly makes a choice (a drink, a dish, a song) at an event
 PREFERENCE_LOYALTY = 0.8  # chance that choice is their preference
+PROMISE_RATE = 0.3  # chance a participant promises to bring their object to their next such event
+PLAN_RATE = 0.25  # chance a participant says what they will do next (activity and place)
+CHANGE_RATE = 0.6  # chance a person's preference switches once, mid-year, to another cast member's
 OCCASIONS = {5: "Labour Day holiday", 10: "National Day week", 12: "year-end", 2: "Spring Festival"}
 
 
@@ -41,7 +44,8 @@ def plan_world(theme: Theme, seed: int, n_events: int) -> World:
     relations, _, objects = declared_records(theme)
     protagonist = theme.protagonist or theme.cast[0].id
     events = _plan_events(theme, seed, n_events, protagonist)
-    facts = _facts(seed, people, relations, objects, events)
+    changes = preference_changes(seed, people, theme.start, theme.end)
+    facts = _facts(seed, people, relations, objects, events, changes)
     return assemble_world(theme, seed, protagonist, people, facts, events)
 
 
@@ -110,7 +114,9 @@ def _facts(
     relations: list[Relation],
     objects: list[WorldObject],
     events: list[Event],
+    changes: dict[tuple[str, str], tuple[dt.date, str]] | None = None,
 ) -> list[Fact]:
+    changes = changes or {}
     facts: list[Fact] = []
     for p in people:
         facts.append(Fact(id=f"f_name_{p.id}", kind="name", subject=p.id, object=p.name))
@@ -120,6 +126,18 @@ def _facts(
             facts.append(
                 Fact(id=f"f_pref_{p.id}_{key}", kind="preference", subject=p.id, object=key, value=val)
             )
+    for (pid, key), (day, val) in sorted(changes.items()):  # a routine change (read to plan items)
+        when = dt.datetime.combine(day, dt.time(0, 0))
+        facts.append(
+            Fact(
+                id=f"f_pref_{pid}_{key}_change",
+                kind="preference",
+                subject=pid,
+                object=key,
+                value=val,
+                at=when,
+            )
+        )
     for r in relations:
         facts.append(
             Fact(
@@ -132,7 +150,11 @@ def _facts(
             facts.append(Fact(id=f"f_owns_{o.owner}_{o.id}", kind="owns", subject=o.owner, object=o.id))
     for e in events:
         at = e.start
-        facts.append(Fact(id=f"f_{e.id}_activity", kind="activity", subject=e.id, object=e.activity, at=at))
+        facts.append(
+            Fact(
+                id=f"f_{e.id}_activity", kind="activity", subject=e.id, object=e.activity, value=e.noun, at=at
+            )
+        )
         facts.append(Fact(id=f"f_{e.id}_place", kind="at_place", subject=e.id, object=e.place, at=at))
         for p in e.participants:
             facts.append(
@@ -149,11 +171,87 @@ def _facts(
                     at=at,
                 )
             )
-        facts += _choices(seed, people, e)
+        facts += _choices(seed, people, e, changes)
+    facts += statements(seed, events, owner)
     return facts
 
 
-def _choices(seed: int, people: list[Person], e: Event) -> list[Fact]:
+def preference_changes(
+    seed: int, people: list[Person], start: dt.date, end: dt.date
+) -> dict[tuple[str, str], tuple[dt.date, str]]:
+    """(person, key) -> (first day of the month the habit changes, the new value): a routine change.
+
+    The new value is another cast member's preference for the same key, so it is a word of the
+    theme; the change falls in the middle third of the timeline, on the first of a month.
+    """
+    out: dict[tuple[str, str], tuple[dt.date, str]] = {}
+    span = (end - start).days
+    for p in people:
+        rng = derive_rng(seed, "change", p.id)
+        keys = sorted(p.preferences)
+        if not keys or rng.random() >= CHANGE_RATE:
+            continue
+        key = rng.choice(keys)
+        others = sorted({q.preferences[key] for q in people if key in q.preferences} - {p.preferences[key]})
+        if not others:
+            continue
+        d = start + dt.timedelta(days=rng.randint(span // 3, 2 * span // 3))
+        out[(p.id, key)] = (d.replace(day=1), rng.choice(others))
+    return out
+
+
+def preference_at(p: Person, key: str, d: dt.date, changes: dict) -> str:
+    """The person's preference for ``key`` on day ``d`` (after its change, if any)."""
+    ch = changes.get((p.id, key))
+    return ch[1] if ch is not None and d >= ch[0] else p.preferences[key]
+
+
+def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> list[Fact]:
+    """Promises and plans said at events, each true of the speaker's next events by construction.
+
+    A promise: the participant's object goes with them to their next event of the same activity,
+    so they say at this one that they will bring it. A plan: the participant's next event (any
+    activity), announced with its place.
+    """
+    mine: dict[str, list[Event]] = {}
+    for e in events:
+        for p in e.participants:
+            mine.setdefault(p, []).append(e)
+    out: list[Fact] = []
+    for pid, evs in sorted(mine.items()):
+        for i, e in enumerate(evs):
+            rng = derive_rng(seed, "say", e.id, pid)
+            nxt = evs[i + 1] if i + 1 < len(evs) else None
+            same = next((x for x in evs[i + 1 :] if x.activity == e.activity), None)
+            items = [o for o in same.objects if owner.get(o) == pid] if same else []
+            if same is not None and items and rng.random() < PROMISE_RATE:
+                out.append(
+                    Fact(
+                        id=f"f_{e.id}_promise_{pid}",
+                        kind="promised",
+                        subject=pid,
+                        object=items[0],
+                        value=e.activity,
+                        event=e.id,
+                        at=e.start,
+                    )
+                )
+            if nxt is not None and nxt.start.date() > e.start.date() and rng.random() < PLAN_RATE:
+                out.append(
+                    Fact(
+                        id=f"f_{e.id}_plan_{pid}",
+                        kind="planned",
+                        subject=pid,
+                        object=nxt.activity,
+                        value=nxt.place,
+                        event=e.id,
+                        at=e.start,
+                    )
+                )
+    return out
+
+
+def _choices(seed: int, people: list[Person], e: Event, changes: dict | None = None) -> list[Fact]:
     """Behaviour instances: what each participant chose at this event, mostly their preference.
 
     Preferences are never stated outright; they are inferred from these scattered choices.
@@ -166,8 +264,9 @@ def _choices(seed: int, people: list[Person], e: Event) -> list[Fact]:
         if not prefs or rng.random() >= CHOICE_RATE:
             continue
         key = rng.choice(sorted(prefs))
-        others = sorted({q.preferences[key] for q in people if key in q.preferences} - {prefs[key]})
-        value = prefs[key] if rng.random() < PREFERENCE_LOYALTY or not others else rng.choice(others)
+        usual = preference_at(by_id[pid], key, e.start.date(), changes or {})
+        others = sorted({q.preferences[key] for q in people if key in q.preferences} - {usual})
+        value = usual if rng.random() < PREFERENCE_LOYALTY or not others else rng.choice(others)
         out.append(
             Fact(
                 id=f"f_{e.id}_chose_{pid}_{key}",

@@ -103,8 +103,34 @@ def _relations(world: World, q: Question) -> list[str]:
     )
 
 
+# icm programs whose answers take another program's distractor pool (routines, promises, plans)
+SAME_POOL = {
+    "usual_place": "meeting_place",
+    "planned_place": "meeting_place",
+    "promised_item": "object_brought",
+    "promise_companions": "event_companions",
+    "plan_companions": "event_companions",
+    "count_together": "count_events",
+    "usual_activity": "shared_activity",
+    "closest_companion": "frequent_companion",
+}
+
+
+def _changes(world: World, q: Question) -> list[str]:
+    """'from A to B' pairs over the values of the item's key (the reverse change among them)."""
+    key = q.program.args["key"]
+    values = sorted({p.preferences[key] for p in world.people if key in p.preferences})
+    chosen = {str(f.value) for f in world.facts if f.kind == "chose" and f.object == key}
+    values += sorted(chosen - set(values))
+    return [f"from {a} to {b}" for a in values for b in values if a != b]
+
+
 def _pool(world: World, q: Question, rng: random.Random) -> list[str]:
-    fn, args = q.program.fn, q.program.args
+    fn, args = SAME_POOL.get(q.program.fn, q.program.fn), q.program.args
+    if fn == "shared_activity":
+        return sorted({e.noun for e in world.events})
+    if fn == "choice_change":
+        return _changes(world, q)
     if fn == "event_companions":
         return _name_sets(world, q, rng)
     if fn in ("frequent_companion", "who_brought"):
@@ -136,15 +162,23 @@ def _clean(q: Question, pool: list[str]) -> list[str]:
     return out
 
 
+def _faces_present(world: World, q: Question) -> list[str]:
+    """Names of the people whose name facts a binding item read, the answer's excepted."""
+    read = set(q.facts_read)
+    return [p.name for p in world.people if f"f_name_{p.id}" in read and p.name != q.answer]
+
+
 def with_options(world: World, q: Question) -> Question:
     """The same item with four options (correct first) and its four rotations; too few
     distractors under the rules leaves it open-ended only."""
     rng = derive_rng(world.seed, q.id, "options")
-    if q.program.fn == "count_events":
+    if SAME_POOL.get(q.program.fn, q.program.fn) == "count_events":
         distractors = _counts(q, rng)
     else:
         pool = _clean(q, _pool(world, q, rng))
         own_first = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
+        if q.program.fn == "who_brought":  # the other faces present, whose names the evidence binds too
+            own_first = [x for x in _faces_present(world, q) if x in pool][: N_OPTIONS - 1]
         rest = balanced_distractors(
             q.answer, [x for x in pool if x not in own_first], N_OPTIONS - 1 - len(own_first), rng
         )

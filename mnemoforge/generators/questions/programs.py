@@ -36,13 +36,15 @@ class FactView:
     def __init__(self, facts: Iterable[Fact], lexicon: Lexicon) -> None:
         self.lexicon = lexicon
         self.read: set[str] = set()
+        self.memo: dict[str, Any] = {}
+        """Indexes a family's programs build over these facts (shared by forks, never by reads)."""
         self.by_kind: dict[str, list[Fact]] = {}
         for f in facts:
             self.by_kind.setdefault(f.kind, []).append(f)
 
     def fork(self) -> FactView:
         view = object.__new__(FactView)
-        view.lexicon, view.by_kind, view.read = self.lexicon, self.by_kind, set()
+        view.lexicon, view.by_kind, view.read, view.memo = self.lexicon, self.by_kind, set(), self.memo
         return view
 
     def of_kind(self, kind: str) -> list[Fact]:

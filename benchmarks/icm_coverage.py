@@ -1,0 +1,115 @@
+"""Question coverage at ICM-Bench scale: plan → episodes → questions → gates, without rendering.
+
+    python benchmarks/icm_coverage.py [--clips 840] [--total 1217] [--seed 7] [--json out.json]
+
+Plans the default theme's World and album with ``--clips`` clips (the shot settings of
+``render_scale.py``), generates the icm candidates for ``--total`` items (400 : 500 : 317) and runs
+every gate exactly as the build's gates stage does (the default panels read observations and
+transcripts, not pixels, so no media are needed). Prints candidates, kept items and reject reasons
+per category and template; writes them as JSON (default ``benchmarks/results/icm_coverage.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from mnemoforge.generators.icm import album
+from mnemoforge.generators.icm import questions as icm
+from mnemoforge.generators.icm import world as world_mod
+from mnemoforge.generators.questions.common import overgenerate
+from mnemoforge.generators.shortfall import after_gates, shortfall, warning_lines
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.theme_io import DEFAULT_THEME, load_theme
+from mnemoforge.validators import gate_runner
+from mnemoforge.validators import gates as gates_mod
+from mnemoforge.validators.perceivable import Perceivable
+from mnemoforge.validators.shortcut_stats import shortcut_figures
+
+HERE = Path(__file__).resolve().parent
+ICM_SPLIT = {"identity_recall": 400, "cross_episode_retrieval": 500, "profile_inference": 317}
+
+
+def scaled_theme(clips: int, total: int) -> Theme:
+    theme = load_theme(DEFAULT_THEME)
+    return theme.model_copy(
+        update={
+            "album": theme.album.model_copy(
+                update={"clips": clips, "shots_per_clip": (1, 3), "shot_durations": [4]}
+            ),
+            "questions": theme.questions.model_copy(update={"total": total}),
+        }
+    )
+
+
+def run(clips: int, total: int, seed: int) -> dict:
+    theme = scaled_theme(clips, total)
+    t0 = time.perf_counter()
+    w = world_mod.plan_world(theme, seed, clips - 1)
+    cl, obs = album.plan_album(theme, w)
+    counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}
+    qs = icm.generate_icm(w, obs, counts, last_order=max(c.index for c in cl))
+    t_gen = time.perf_counter() - t0
+    gctx = gates_mod.GateContext(w, {o.id: o for o in obs})
+    gctx.quotas, gctx.keep_split = theme.questions.counts(), True
+    res = gate_runner.run_all_gates(
+        qs, gctx, theme.gates, family_gates=[gates_mod.CategoryRules(), Perceivable()]
+    )
+    kept = gates_mod.kept_ids(res.verdicts)
+    by_id = {q.id: q for q in qs}
+    first_reject: dict[str, str] = {}
+    for v in res.verdicts:
+        if not v.keep and v.item not in first_reject:
+            first_reject[v.item] = f"{v.gate}: {v.reason.split(':')[0]}"
+    per_tpl: dict[str, Counter] = {}
+    for q in qs:
+        c = per_tpl.setdefault(q.lineage.template, Counter())
+        c["candidates"] += 1
+        c["kept" if q.id in kept else first_reject[q.id]] += 1
+    short = after_gates(theme, qs, res.verdicts, shortfall(theme, qs))  # as the gates stage writes it
+    return {
+        "clips": clips,
+        "seed": seed,
+        "requested": theme.questions.counts(),
+        "candidates": dict(Counter(q.category for q in qs)),
+        "kept": dict(Counter(by_id[i].category for i in kept)),
+        "kept_total": len(kept),
+        "funnel": gates_mod.funnel(qs, res.verdicts, res.gates),
+        "templates": {k: dict(v) for k, v in sorted(per_tpl.items())},
+        "shortfall_after_gates": warning_lines(short),
+        "shortcut_panel": shortcut_figures([by_id[i] for i in sorted(kept)], obs),
+        "generate_s": round(t_gen, 1),
+        "total_s": round(time.perf_counter() - t0, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clips", type=int, default=840)
+    ap.add_argument("--total", type=int, default=sum(ICM_SPLIT.values()))
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--json", type=Path, default=HERE / "results" / "icm_coverage.json")
+    a = ap.parse_args(argv)
+    out = run(a.clips, a.total, a.seed)
+    for tpl, c in out["templates"].items():
+        rest = ", ".join(f"{k} {n}" for k, n in c.items() if k not in ("candidates", "kept"))
+        print(f"{tpl:34s} {c['candidates']:5d} cand {c.get('kept', 0):5d} kept  {rest}")
+    print(f"requested {out['requested']}")
+    print(f"candidates {out['candidates']}")
+    print(f"kept {out['kept']} = {out['kept_total']}  ({out['total_s']} s)")
+    sp = out["shortcut_panel"]
+    above = sp["above_bound"] or "none"
+    print(f"shortcut solvers over kept MCQ: chance {sp['chance']}, above chance + 5 pp: {above}")
+    for line in out["shortfall_after_gates"]:
+        print(line)
+    a.json.parent.mkdir(parents=True, exist_ok=True)
+    a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
