@@ -80,7 +80,8 @@ def voice_check(
     with single_thread_blas():
         if pool is not None:  # the render stage's own workers (already started)
             report = voice_distinguishability(train, test, lambda f, xs: pool.map(f, xs, chunksize=chunk))
-        elif workers > 1 and n_wavs >= MIN_POOL_WAVS:
+        elif workers > 1 and n_wavs >= MIN_POOL_WAVS and not mp.current_process().daemon:
+            # (a daemonic process, e.g. a task runner's worker, may not start children)
             ctx = mp.get_context("spawn")
             with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_blas_in_worker) as own:
                 report = voice_distinguishability(train, test, lambda f, xs: own.map(f, xs, chunksize=chunk))
