@@ -140,13 +140,15 @@ class MemorySampler(threading.Thread):
         self._halt = threading.Event()
         self.root = os.getpid()
         self.cost_s = 0.0  # time spent sampling (in this process, one thread)
+        self.cpu_by_phase: dict[str, float] = defaultdict(float)  # sampler thread CPU per phase
 
     def sample(self) -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
             self._sample()
         finally:
             self.cost_s += time.perf_counter() - t0
+            self.cpu_by_phase[self.phase] += time.thread_time() - c0
 
     def _sample(self) -> None:
         mem = self.phases[self.phase]

@@ -53,7 +53,7 @@ def render_finish_task(ctx: BuildContext, stage: str, rows: list[dict]) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        return render.finish_render(run, ctx.theme, load_world(run), load_clips(run.root), rows)
+        return render.finish_render(run, ctx.theme, load_world(run), load_clips(run.root), rows, ctx.workers)
 
     ran = run_stage(run, "render", ctx.key("render"), work)[1]
     faults.checkpoint("after:render")

@@ -18,7 +18,7 @@ calibration speech per person is enough for well-separated voices.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -123,7 +123,9 @@ def estimate_f0(x: np.ndarray, sr: int, hop_s: float = HOP_S) -> tuple[np.ndarra
     tmin = max(2, int(np.floor(sr / F0_MAX)))
     frames = _frame(x, w + tmax + 1, hop)
     frames = frames - frames.mean(axis=1, keepdims=True)
-    n_fft = _next_pow2(2 * (w + tmax + 1))
+    # lags 0..tmax of head (w samples) against the frame (w + tmax + 1) never wrap around an FFT
+    # of at least the frame's length, so no zero padding beyond it is needed
+    n_fft = _next_pow2(w + tmax + 1)
     head = np.fft.rfft(frames[:, :w], n_fft)
     full = np.fft.rfft(frames, n_fft)
     r = np.fft.irfft(np.conj(head) * full, n_fft)[:, : tmax + 1]
@@ -303,28 +305,47 @@ def _features_of(path: Path) -> tuple[np.ndarray, Frames]:
     return frame_features(fr), fr
 
 
-def voice_distinguishability(train: dict[str, list[Path]], test: list[tuple[str, Path]]) -> VoiceCheckReport:
-    """Fit one voice model per person on ``train`` clips; classify each ``(person, clip)`` in ``test``."""
+def line_features(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    """Voiced-frame features and voiced F0 of one WAV; None when it is too short to analyse.
+    A module-level function, so a process pool can map it."""
+    try:
+        ff, fr = _features_of(path)
+    except ValueError:
+        return None
+    return ff, fr.f0[fr.voiced]
+
+
+Mapper = Callable[[Callable[[Path], "tuple[np.ndarray, np.ndarray] | None"], Iterable[Path]], Iterator]
+
+
+def voice_distinguishability(
+    train: dict[str, list[Path]], test: list[tuple[str, Path]], map_fn: Mapper = map
+) -> VoiceCheckReport:
+    """Fit one voice model per person on ``train`` clips; classify each ``(person, clip)`` in ``test``.
+
+    ``map_fn`` extracts the features of every WAV (e.g. a process pool's ``map``); it must keep
+    the order of its inputs.
+    """
     if len(train) < 2:
         raise ValueError("need at least two people to check distinguishability")
-    feats: dict[str, list[np.ndarray]] = {}
-    f0s: dict[str, list[np.ndarray]] = {}
     for person, paths in train.items():
         if not paths:
             raise ValueError(f"no calibration clips for {person!r}")
-        for p in paths:
-            ff, fr = _features_of(p)
-            feats.setdefault(person, []).append(ff)
-            f0s.setdefault(person, []).append(fr.f0[fr.voiced])
+    train_paths = [(person, p) for person, paths in train.items() for p in paths]
+    all_feats = list(map_fn(line_features, [p for _, p in train_paths] + [p for _, p in test]))
+    feats: dict[str, list[np.ndarray]] = {}
+    f0s: dict[str, list[np.ndarray]] = {}
+    for (person, p), got in zip(train_paths, all_feats[: len(train_paths)], strict=True):
+        if got is None:
+            raise ValueError(f"calibration clip too short to analyse (< 50 ms): {p}")
+        feats.setdefault(person, []).append(got[0])
+        f0s.setdefault(person, []).append(got[1])
     model = VoiceModel.fit(feats)
     labels = sorted(set(model.people) | {t for t, _ in test})
     confusion = {a: {b: 0 for b in model.people} for a in labels}
     errors: list[dict[str, str]] = []
-    for truth, path in test:
-        try:
-            ff, _ = _features_of(path)
-        except ValueError:  # clip too short to analyse
-            ff = np.zeros((0, 0))
+    for (truth, path), got in zip(test, all_feats[len(train_paths) :], strict=True):
+        ff = got[0] if got is not None else np.zeros((0, 0))  # None: clip too short to analyse
         guess = model.predict(ff) if len(ff) >= MIN_TEST_FRAMES else UNVOICED
         confusion[truth][guess] = confusion[truth].get(guess, 0) + 1
         if guess != truth:

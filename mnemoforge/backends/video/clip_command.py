@@ -174,6 +174,8 @@ def _output_args(st: EncodeSettings, fps: int) -> list[str]:
         "1",
         "-c:a",
         "aac",
+        "-aac_coder",
+        st.aac_coder,
         "-b:a",
         st.audio_bitrate,
         "-ar",

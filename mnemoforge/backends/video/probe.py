@@ -34,8 +34,10 @@ def ffmpeg_exe() -> str:
 
 
 def probe(path: Path) -> MediaInfo:
-    """Read duration, streams, size and frame rate of ``path`` from ffmpeg's header (via
-    imageio-ffmpeg; no decoding, no moviepy).
+    """Read duration, streams, size and frame rate of ``path`` from ffmpeg's header (one
+    ``ffmpeg -i`` that reads the header and exits; nothing is decoded, no moviepy). The header is
+    parsed by imageio-ffmpeg's own parser, so the figures are those ``imageio_ffmpeg.read_frames``
+    reports.
 
     Raises ``FileNotFoundError`` when the file does not exist and ``OSError`` when ffmpeg
     cannot read it.
@@ -43,16 +45,15 @@ def probe(path: Path) -> MediaInfo:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(path)
-    import imageio_ffmpeg
+    header = _header(path)
+    if not re.search(r"Stream #\S+.*: Video: ", header):
+        return _probe_audio(path, header)
+    from imageio_ffmpeg._parsing import parse_ffmpeg_header
 
     try:
-        frames = imageio_ffmpeg.read_frames(str(path.absolute()))  # absolute: no "x:" protocol mix-up
-        try:
-            meta = next(frames)
-        finally:
-            frames.close()  # stops ffmpeg after the header: nothing is decoded
-    except (OSError, StopIteration):
-        return _probe_audio(path)
+        meta = parse_ffmpeg_header(header)
+    except (IndexError, AttributeError, ValueError) as exc:
+        raise OSError(f"{path}: cannot parse ffmpeg's header ({exc})") from exc
     width, height = meta.get("size") or (0, 0)
     return MediaInfo(
         path=path,
@@ -66,19 +67,23 @@ def probe(path: Path) -> MediaInfo:
     )
 
 
-_DURATION = re.compile(r"Duration:\s*(\d+):(\d+):(\d+(?:\.\d+)?)")
-
-
-def _probe_audio(path: Path) -> MediaInfo:
-    """A file without a video stream (WAV, M4A): its duration and audio stream from the header."""
+def _header(path: Path) -> str:
+    """ffmpeg's description of ``path`` (stderr of ``ffmpeg -i path`` with no output)."""
     res = subprocess.run(
-        [ffmpeg_exe(), "-hide_banner", "-nostdin", "-i", str(path.absolute())],
+        [ffmpeg_exe(), "-nostdin", "-i", str(path.absolute())],  # absolute: no "x:" protocol mix-up
         capture_output=True,
         text=True,
         errors="replace",
         timeout=60,
     )
-    header = res.stderr
+    return res.stderr
+
+
+_DURATION = re.compile(r"Duration:\s*(\d+):(\d+):(\d+(?:\.\d+)?)")
+
+
+def _probe_audio(path: Path, header: str) -> MediaInfo:
+    """A file without a video stream (WAV, M4A): its duration and audio stream from the header."""
     m = _DURATION.search(header)
     has_audio = re.search(r"Stream #\S+.*: Audio:", header) is not None
     if m is None or not has_audio:

@@ -10,7 +10,6 @@ import contextlib
 import json
 import multiprocessing as mp
 import os
-import random
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -23,7 +22,6 @@ from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, Pr
 from mnemoforge.backends.image.scene_prompt import scene_prompt
 from mnemoforge.backends.registry import SpeechBackends, image_backend, person_voices, video_backend
 from mnemoforge.backends.speech.protocol import read_wav
-from mnemoforge.backends.speech.voicecheck import voice_distinguishability
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip, probe
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.render_audit import (
@@ -34,8 +32,11 @@ from mnemoforge.generators.icm.render_audit import (
     drawn_record,
 )
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
+from mnemoforge.generators.icm.render_voice import limit_blas_in_worker
+from mnemoforge.generators.icm.render_voice import stratified_sample as stratified_sample
+from mnemoforge.generators.icm.render_voice import voice_check as voice_check
 from mnemoforge.hashing import canonical_json, sha256_file
-from mnemoforge.rng import derive_rng, derive_seed
+from mnemoforge.rng import derive_seed
 from mnemoforge.schemas.episodes import Clip, Shot
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.theme import Theme, VoiceSpec
@@ -45,8 +46,6 @@ from mnemoforge.store.layout import RunLayout
 
 if TYPE_CHECKING:
     from mnemoforge.backends.video.veo import VeoBackend
-
-VOICE_CHECK_MAX_LINES = 600
 
 
 def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
@@ -116,6 +115,7 @@ def _init_worker(
     from mnemoforge.lifecycle import exit_with_parent
 
     exit_with_parent(parent)  # a worker never outlives the build that started it
+    limit_blas_in_worker()  # the voice check's numpy runs here too; threaded BLAS only spins
     if ledger_stage is not None:  # model calls of this worker go to the build's ledger and cache
         stack = contextlib.ExitStack()
         stack.enter_context(ledger.current_run(Path(root)))
@@ -282,62 +282,6 @@ def render_anchors(run: RunLayout, theme: Theme, world: World) -> list[dict]:
     return rows
 
 
-def voice_check(
-    run: RunLayout, clips: list[Clip], seed: int = 0, max_lines: int = VOICE_CHECK_MAX_LINES
-) -> dict:
-    """Train on each person's calibration line(s), identify the speaker of other lines.
-
-    Large albums test a seeded sample of at most ``max_lines`` lines, spread evenly over speakers
-    (a binomial estimate from 600 lines has a standard error under 1 point near 95 %).
-    """
-    train: dict[str, list[Path]] = {}
-    by_speaker: dict[str, list[Path]] = {}
-    for clip in clips:
-        for shot in clip.shots:
-            for line in shot.dialogue:
-                wav = run.media / "speech" / f"{line.id}.wav"
-                target = train if clip.calibration else by_speaker
-                target.setdefault(line.speaker, []).append(wav)
-    total = sum(len(v) for v in by_speaker.values())
-    if not total:
-        return {"accuracy": None, "n_test": 0, "reason": "no non-calibration lines"}
-    test = stratified_sample(by_speaker, max_lines, derive_rng(seed, "voice-check"))
-    report = voice_distinguishability(train, test).to_dict()
-    report["n_lines"] = total
-    report["sampled"] = len(test) < total
-    return _relative_paths(report, run.root)
-
-
-def stratified_sample(
-    by_speaker: dict[str, list[Path]], k: int, rng: random.Random
-) -> list[tuple[str, Path]]:
-    """Up to ``k`` (speaker, line) pairs, an equal share per speaker where they have enough lines."""
-    people = sorted(by_speaker)
-    quota = {p: 0 for p in people}
-    left = min(k, sum(len(v) for v in by_speaker.values()))
-    while left:
-        for p in people:
-            if left and quota[p] < len(by_speaker[p]):
-                quota[p] += 1
-                left -= 1
-    picked = []
-    for p in people:
-        lines = by_speaker[p]
-        idx = sorted(rng.sample(range(len(lines)), quota[p])) if quota[p] < len(lines) else range(len(lines))
-        picked += [(p, lines[i]) for i in idx]
-    return picked
-
-
-def _relative_paths(obj: object, root: Path) -> object:
-    """Run-relative paths in reports, so releases do not depend on where the run folder lives."""
-    prefix = str(root) + "/"
-    if isinstance(obj, dict):
-        return {k: _relative_paths(v, root) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_relative_paths(v, root) for v in obj]
-    return obj[len(prefix) :] if isinstance(obj, str) and obj.startswith(prefix) else obj
-
-
 def render_shard(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) -> list[dict]:
     """Render some clips in this process, one after another (a task runner gives the parallelism)."""
     with contextlib.ExitStack() as stack:
@@ -357,10 +301,16 @@ def shard_clips(clips: list[Clip], workers: int, per_worker: int = 4) -> list[li
 
 
 def finish_render(
-    run: RunLayout, theme: Theme, world: World, clips: list[Clip], rows: list[dict]
+    run: RunLayout,
+    theme: Theme,
+    world: World,
+    clips: list[Clip],
+    rows: list[dict],
+    workers: int = 1,
+    pool: ProcessPoolExecutor | None = None,
 ) -> list[Path]:
     """The render audit (raises ``RenderAuditError`` on a mismatch), anchors, the sorted media
-    index and the voice check; returns the stage outputs."""
+    index and the voice check (its features over ``workers`` processes); returns the stage outputs."""
     report = render_audit(run, theme, world, clips)
     atomic.write_json(audit_path(run.media), report)
     if report["mismatches"]:
@@ -375,7 +325,7 @@ def finish_render(
     rows = render_anchors(run, theme, world) + rows
     rows.sort(key=lambda r: r["path"])
     atomic.write_jsonl(run.media_index, rows)
-    atomic.write_json(run.voice_check, voice_check(run, clips, world.seed))
+    atomic.write_json(run.voice_check, voice_check(run, clips, world.seed, workers=workers, pool=pool))
     return [run.media_index, run.voice_check, audit_path(run.media)]
 
 
@@ -419,7 +369,7 @@ def render_run(
             rows += r
             if on_clip:
                 on_clip(done, len(payloads))
+        return finish_render(run, theme, world, clips, rows, workers, pool)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    return finish_render(run, theme, world, clips, rows)
