@@ -119,6 +119,7 @@ def test_export_refuses_a_foreign_folder(smm_release, tmp_path):  # type: ignore
     assert (out / "keep.txt").read_text() == "mine"
 
 
+@pytest.mark.integration  # the `inspect eval` CLI in a subprocess
 def test_inspect_eval_command_runs_the_task_against_the_loopback_server(smm_release, tmp_path):  # type: ignore[no-untyped-def]
     """The `inspect eval` CLI itself, offline: inspect's OpenAI provider pointed at the loopback server
     (chat completions, which report usage, so no tokenizer is fetched)."""

@@ -142,13 +142,6 @@ def test_balance_holds_over_what_remains() -> None:
 # --- the shipped releases ----------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def memeye_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(
-        THEMES_DIR / "visual_diary.yaml", outputs=tmp_path_factory.mktemp("mm"), workers=1
-    ).release_dir
-
-
 def _check_release(root: Path, bound_pp: float = 0.05) -> dict:
     stats = json.loads((root / "dataset_statistics.json").read_text())
     sp = stats["shortcut_panel"]
