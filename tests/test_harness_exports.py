@@ -71,6 +71,7 @@ def test_lmms_eval_yaml_parses_and_utils_scores(smm_release, tmp_path):  # type:
     assert utils.process_results(rows[0], ["A or B"])["accuracy"]["correct"] is False
 
 
+@pytest.mark.integration  # runs the inspect_ai harness (its eval loop and log writer)
 def test_inspect_task_runs_under_inspect_with_its_mock_model(smm_release, tmp_path):  # type: ignore[no-untyped-def]
     pytest.importorskip("inspect_ai")
     from inspect_ai import eval as inspect_eval

@@ -16,10 +16,9 @@ from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.option_balance import balanced_distractors
 from mnemoforge.generators.questions.options import also_true_relation, gender_agrees, implied
-from mnemoforge.pipeline import build
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
-from mnemoforge.theme_io import DEFAULT_THEME, THEMES_DIR, load_theme
+from mnemoforge.theme_io import THEMES_DIR, load_theme
 from mnemoforge.validators.answerers.option_solvers import (
     SOLVERS,
     OptionSolverAnswerer,
@@ -174,7 +173,6 @@ def test_memeye_release_shortcut_figures_and_balance(memeye_release: Path) -> No
     _check_release(memeye_release, bound_pp=0.07)
 
 
-@pytest.mark.slow
-def test_default_release_shortcut_figures_and_balance(tmp_path: Path) -> None:
-    root = build(DEFAULT_THEME, outputs=tmp_path, workers=2).release_dir
-    _check_release(root)
+def test_default_release_shortcut_figures_and_balance(default_release: Path) -> None:
+    # integration (conftest marks every test on `default_release`): the session's full-size build
+    _check_release(default_release)
