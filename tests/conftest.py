@@ -1,8 +1,14 @@
-"""Shared fixtures: a small theme that builds in seconds, and an isolated Prefect home."""
+"""Shared fixtures: a small theme that builds in seconds, an isolated Prefect home, and releases
+built once per session and shared by every test that reads them.
+
+A test that changes a shared build works on ``linked_copy(...)`` of it, never on the original.
+Build the same theme and seed once: add a session fixture here rather than a module-level build.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +17,18 @@ import yaml
 from mnemoforge.theme_starter import starter_theme
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+# Fixtures whose build is too big for the default suite: a test that uses one (directly or through
+# another fixture) is marked `integration` and runs with the subprocess/server/Prefect tests in CI.
+INTEGRATION_FIXTURES = {"default_release": "the full-size shipped default release (about 40 s to build)"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if any(name in INTEGRATION_FIXTURES for name in getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -28,6 +46,50 @@ def small_theme_data(**album: object) -> dict:
     data["album"].update({"clips": 6, "width": 320, "height": 180, "min_face_px": 32, **album})
     data["questions"]["total"] = 12
     return data
+
+
+MEDIA_SUFFIXES = frozenset({".mp4", ".png", ".jpg", ".jpeg", ".webp", ".wav", ".mp3", ".flac", ".gif"})
+
+
+def linked_copy(src: Path, dest: Path) -> Path:
+    """A copy of a build or release folder for a test that changes it: media files are hard links
+    (cheap, and the code writes files atomically, as new inodes), everything else is a real copy
+    (the catalog and the tables may be edited in place)."""
+
+    def copy(s: str, d: str) -> object:
+        if Path(s).suffix.lower() in MEDIA_SUFFIXES:
+            try:
+                os.link(s, d)
+                return d
+            except OSError:
+                pass
+        return shutil.copy2(s, d)
+
+    return Path(shutil.copytree(src, dest, copy_function=copy, symlinks=True))
+
+
+def _small_build(tmp_path_factory: pytest.TempPathFactory, folder: str, **album: object):  # type: ignore[no-untyped-def]
+    from mnemoforge.pipeline import build
+
+    root = tmp_path_factory.mktemp(folder)
+    theme = root / "tiny.yaml"
+    theme.write_text(yaml.safe_dump(small_theme_data(**album), sort_keys=False))
+    return theme, root / "outputs", build(theme, outputs=root / "outputs", workers=2)
+
+
+@pytest.fixture(scope="session")
+def tiny_build(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """``small_theme_data()`` (6 clips, seed 1) built once per session: ``(theme, outputs, result)``.
+
+    Read-only: a test that builds more into these outputs, freezes or re-gates works on
+    ``linked_copy(outputs, tmp_path / "outputs")``."""
+    return _small_build(tmp_path_factory, "tiny6")
+
+
+@pytest.fixture(scope="session")
+def tiny4_build(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """``small_theme_data(clips=4)`` built once per session: ``(theme, outputs, result)`` (read-only)."""
+    return _small_build(tmp_path_factory, "tiny4", clips=4)
 
 
 @pytest.fixture
@@ -68,16 +130,9 @@ def bakery_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no
 
 
 @pytest.fixture(scope="session")
-def peer_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A five-clip album release of the starter theme, built once per session (peer-format tests)."""
-    from mnemoforge.pipeline import build
-
-    root = tmp_path_factory.mktemp("peer-build")
-    data = yaml.safe_load(starter_theme("peer"))
-    data["album"]["clips"] = 5
-    theme = root / "peer.yaml"
-    theme.write_text(yaml.safe_dump(data, sort_keys=False))
-    return build(theme, outputs=root / "outputs", workers=2).release_dir
+def peer_release(tiny_build) -> Path:  # type: ignore[no-untyped-def]
+    """A small album release for the peer-format tests: the session's ``tiny_build`` (read-only)."""
+    return tiny_build[2].release_dir
 
 
 @pytest.fixture(scope="session")
@@ -94,9 +149,15 @@ def default_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def memeye_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped memeye theme built once per test session (release folder)."""
+def memeye_build(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The shipped memeye theme built once per test session (the BuildResult; read-only)."""
     from mnemoforge.pipeline import build
 
     theme = ROOT / "assets/themes/visual_diary.yaml"
-    return build(theme, outputs=tmp_path_factory.mktemp("memeye-session"), workers=2).release_dir
+    return build(theme, outputs=tmp_path_factory.mktemp("memeye-session"), workers=2)
+
+
+@pytest.fixture(scope="session")
+def memeye_release(memeye_build) -> Path:  # type: ignore[no-untyped-def]
+    """The shipped memeye theme's release folder (built once per session)."""
+    return memeye_build.release_dir

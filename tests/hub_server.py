@@ -1,6 +1,7 @@
 """A loopback stand-in for the Hugging Face Hub HTTP API, enough for ``huggingface_hub`` to publish.
 
-Speaks the routes ``HfApi.create_repo``, ``create_branch``, ``_validate_yaml``, ``repo_info``,
+Speaks the routes ``HfApi.whoami`` (what ``hf auth login --token`` checks), ``create_repo``,
+``create_branch``, ``_validate_yaml``, ``repo_info``,
 ``preupload`` (every file answered as a *regular* upload, so no LFS/Xet) and ``commit`` (the NDJSON
 payload with base64 contents) use, and records repos, commits, received files and every request.
 ``fail`` injects errors per route: ``server.fail["commit"] = 500`` (``"*"`` matches every route).
@@ -24,6 +25,7 @@ MAX_BODY = 256 << 20  # refuse bodies above 256 MiB: a test never needs more
 
 _REPO = r"(?P<type>models|datasets|spaces)/(?P<repo>[^/]+/[^/]+)"
 ROUTES = [
+    ("whoami", "GET", re.compile(r"^/api/whoami-v2$")),
     ("create", "POST", re.compile(r"^/api/repos/create$")),
     ("validate-yaml", "POST", re.compile(r"^/api/validate-yaml$")),
     ("preupload", "POST", re.compile(rf"^/api/{_REPO}/preupload/(?P<rev>.+)$")),
@@ -87,7 +89,14 @@ class HubServer:
 
     # --- route handlers: (status, json body) ---------------------------------------------------
 
-    def handle(self, route: str, m: re.Match, body: bytes) -> tuple[int, dict]:
+    def handle(self, route: str, m: re.Match, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
+        if route == "whoami":  # any bearer token is a valid write token of user `mnemo-user`
+            auth = {k.lower(): v for k, v in headers.items()}.get("authorization", "")
+            if not auth.startswith("Bearer ") or len(auth) <= len("Bearer "):
+                return 401, {"error": "Invalid credentials in Authorization header"}
+            token = {"displayName": "mnemoforge-tests", "role": "write"}
+            auth_info = {"type": "access_token", "accessToken": token}
+            return 200, {"type": "user", "name": "mnemo-user", "auth": auth_info}
         if route == "create":
             data = json.loads(body)
             repo_id = f"{data.get('organization') or 'user'}/{data['name']}"
@@ -185,7 +194,7 @@ def _handler(server: HubServer) -> type[BaseHTTPRequestHandler]:
                 elif match is None:
                     status, payload = 404, {"error": f"no route {self.command} {path}"}
                 else:
-                    status, payload = server.handle(route, match, body)
+                    status, payload = server.handle(route, match, body, seen.headers)
             header = " ".join(str(payload.pop("header", payload.get("error", ""))).split())[:200]
             data = json.dumps(payload).encode()
             self.send_response(status)

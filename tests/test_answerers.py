@@ -91,6 +91,7 @@ def test_lexical_open_answer_is_the_best_sentence_and_empty_context_fails() -> N
 
 
 @pytest.mark.skipif(emb.missing_reason() is not None, reason=str(emb.missing_reason()))
+@pytest.mark.integration  # loads MiniLM with torch
 def test_embedding_answerer_matches_paraphrases() -> None:
     e = make_answerer("embedding")
     assert e.id == "embedding:all-MiniLM-L6-v2(top_k=3)"
@@ -143,6 +144,7 @@ def _check_local(backend: str, limit_s: float) -> None:
 
 
 @pytest.mark.skipif(lm.missing_reason("llama_cpp") is not None, reason=str(lm.missing_reason("llama_cpp")))
+@pytest.mark.integration  # loads the SmolLM2 GGUF with llama.cpp
 def test_local_model_answers_offline_with_llama_cpp() -> None:
     _check_local("llama_cpp", 20)
 

@@ -19,7 +19,7 @@ from mnemoforge.pipeline import build
 from mnemoforge.store.catalog import Catalog
 from mnemoforge.validators.gate_runner import gates_for
 
-from .conftest import small_theme_data
+from .conftest import linked_copy, small_theme_data
 
 CACHED_STAGES = ("plan", "episodes", "render", "questions", "gates")
 
@@ -67,11 +67,8 @@ RELEASE_LAYOUT = [
 
 
 @pytest.fixture(scope="module")
-def first_build(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("b1")
-    theme = root / "tiny.yaml"
-    theme.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
-    return theme, root / "outputs", build(theme, outputs=root / "outputs", workers=2)
+def first_build(tiny_build):  # type: ignore[no-untyped-def]
+    return tiny_build  # (theme, outputs, result), built once per session (tests/conftest.py)
 
 
 def test_run_folder_and_release_layout(first_build) -> None:
@@ -149,12 +146,15 @@ def test_verify_rederives_answers_even_with_consistent_checksums(first_build, tm
     assert not any("checksum" in p for p in problems)
 
 
-def test_same_seed_same_manifest_and_resume_reuses_work(first_build) -> None:
+def test_same_seed_same_manifest_and_resume_reuses_work(first_build, tmp_path: Path) -> None:
     theme, outputs, res = first_build
-    again = build(theme, outputs=outputs, workers=1)
+    copy = linked_copy(outputs, tmp_path / "outputs")  # the session's build stays untouched
+    again = build(theme, outputs=copy, workers=1)
     assert res.ran == dict.fromkeys(CACHED_STAGES, True)  # the first build ran every stage
     assert again.ran == dict.fromkeys(CACHED_STAGES, False)  # the second recomputed nothing
-    assert again.release_dir == res.release_dir
+    assert again.release_dir == copy / res.release_dir.relative_to(outputs)
+    manifest = (res.release_dir / "MANIFEST.json").read_bytes()
+    assert (again.release_dir / "MANIFEST.json").read_bytes() == manifest
 
 
 def test_same_seed_elsewhere_is_byte_identical_and_other_seed_differs(first_build, tmp_path: Path) -> None:
@@ -217,6 +217,7 @@ def _build_cmd(theme: Path, outputs: Path) -> list[str]:
     ]
 
 
+@pytest.mark.integration  # two CLI subprocesses per case (about 12 s each on 2 cores)
 @pytest.mark.parametrize("crash_at", ["render:clip:3", "after:questions"])
 def test_killed_build_resumes_to_the_same_release(first_build, tmp_path: Path, crash_at: str) -> None:
     theme, outputs, res = first_build

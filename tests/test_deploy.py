@@ -26,7 +26,8 @@ from mnemoforge.pipeline import build as plain_build
 from mnemoforge.theme_starter import starter_theme
 from mnemoforge.validators.release_check import verify_release
 
-pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
+# the parsing checks run in the default suite; what starts Prefect (CLI help, an import of the flow
+# in a child process, the loopback server and worker) is marked `integration`
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
@@ -187,6 +188,7 @@ def test_compose_workers_share_outputs_and_pool() -> None:
     assert f"=={dask_version}" in dask_worker["build"]["args"]["EXTRA_PIP"]
 
 
+@pytest.mark.integration
 def test_compose_commands_are_real_cli_commands() -> None:
     services = _compose()["services"]
     wanted = [("server", "start"), ("worker", "start"), ("work-pool",), ("deploy",)]
@@ -203,6 +205,7 @@ def test_compose_commands_are_real_cli_commands() -> None:
     assert "inspect" in helps[("work-pool",)] and "--all" in helps[("deploy",)]
 
 
+@pytest.mark.integration
 def test_prefect_yaml_entrypoint_is_the_build_flow() -> None:
     dep = _deployment()
     path, func = dep["entrypoint"].split(":")
@@ -333,6 +336,7 @@ def _cli(args: list[str], env: dict[str, str], cwd: Path) -> str:
     return proc.stdout
 
 
+@pytest.mark.integration
 def test_deployment_runs_on_a_loopback_server(tmp_path: Path) -> None:
     theme = tmp_path / "deploy.yaml"
     data = yaml.safe_load(starter_theme("deploy"))

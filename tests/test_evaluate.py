@@ -14,7 +14,7 @@ from mnemoforge.evaluation.keys import load_keys
 from mnemoforge.evaluation.runner import evaluate
 from mnemoforge.exporters.views import load_agent_view
 
-from .conftest import small_theme_data
+from .conftest import linked_copy
 from .llm_servers import LLMServer, Recorded
 
 pytest.importorskip("openai")
@@ -53,22 +53,14 @@ def images_of(rec: Recorded) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def icm_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def icm_release(tiny_build, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: ignore[no-untyped-def]
     """A tiny album whose items get cutoffs 1, 2, 3 (and one None) so later clips must stay unseen.
 
     The tiny theme's own cutoffs are all its last clip; the methods must honour whatever cutoff
     the release's question table says, so the copy's table is rewritten.
     """
-    import shutil
-
-    from mnemoforge.pipeline import build
-
     root = tmp_path_factory.mktemp("icm-eval")
-    theme = root / "tiny.yaml"
-    theme.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
-    built = build(theme, outputs=root / "out", workers=2).release_dir
-    rel = root / "release"
-    shutil.copytree(built, rel)
+    rel = linked_copy(tiny_build[2].release_dir, root / "release")  # the session's build (conftest)
     for view in ("data", "agent"):  # the evaluator keys and the agent view agree on cutoffs
         path = rel / view / "icm" / "questions.jsonl"
         rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]

@@ -12,20 +12,21 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mnemoforge.pipeline import build
-from mnemoforge.theme_io import DEFAULT_THEME
-
-pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
-
 THEMES = {"smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
 
 
 @pytest.fixture(scope="module", params=sorted(THEMES))
-def release(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp(request.param)
-    return build(DEFAULT_THEME.parent / THEMES[request.param], outputs=out, workers=1).release_dir
+def release(request: pytest.FixtureRequest) -> Path:
+    """The shipped theme's release, built once per session in-process (tests/conftest.py)."""
+    if request.param == "smm":
+        root = request.getfixturevalue("smm_release").root
+    else:
+        root = request.getfixturevalue("memeye_release")
+    assert root.parent.name == Path(THEMES[request.param]).stem
+    return root
 
 
+@pytest.mark.integration  # a CLI subprocess running the Prefect flow (about 25 s a family on 2 cores)
 def test_the_prefect_flow_builds_the_same_release(release: Path, tmp_path: Path) -> None:
     """Whatever the executor: the Prefect flow with two workers gives a byte-identical manifest."""
     theme = release / "theme.yaml"

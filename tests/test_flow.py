@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mnemoforge.pipeline import build
-
 from .conftest import small_theme_data
 
 pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
@@ -37,7 +35,7 @@ def _flow(theme: Path, outputs: Path, *extra: str) -> subprocess.CompletedProces
     return subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ), timeout=600)
 
 
-def test_prefect_flow_matches_plain_calls_and_caches(tmp_path: Path) -> None:
+def test_prefect_flow_matches_plain_calls_and_caches(tiny_build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     theme = tmp_path / "tiny.yaml"
     theme.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
     first = _flow(theme, tmp_path / "prefect")
@@ -49,7 +47,8 @@ def test_prefect_flow_matches_plain_calls_and_caches(tmp_path: Path) -> None:
     persisted = sorted(p.name for p in results.iterdir())
     assert len(persisted) >= 5  # one persisted result per stage task
 
-    plain = build(theme, outputs=tmp_path / "plain", workers=1)
+    plain = tiny_build[2]  # the same theme built with plain calls, once per session (tests/conftest.py)
+    assert theme.read_bytes() == tiny_build[0].read_bytes()
     assert (plain.release_dir / "MANIFEST.json").read_bytes() == (release / "MANIFEST.json").read_bytes()
 
     again = _flow(theme, tmp_path / "prefect", "--json")

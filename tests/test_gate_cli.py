@@ -2,21 +2,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
-import yaml
 from typer.testing import CliRunner
 
 from mnemoforge.cli import app
-from mnemoforge.pipeline import build
 from mnemoforge.validators.gate_runner import gates_for
 
-from .conftest import small_theme_data
+from .conftest import linked_copy
 
 
-def test_gate_command_reuses_cached_verdicts(tmp_path: Path) -> None:
-    theme = tmp_path / "t.yaml"
-    theme.write_text(yaml.safe_dump(small_theme_data(clips=4), sort_keys=False))
-    res = build(theme, outputs=tmp_path / "out", workers=2)
+def test_gate_command_reuses_cached_verdicts(tiny_build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, outputs, built = tiny_build  # the session's build, on a linked copy: `gate` rewrites its run folder
+    copy = linked_copy(outputs, tmp_path / "out")
+    res = SimpleNamespace(run_dir=copy / built.run_dir.relative_to(outputs))
     before = (res.run_dir / "gates/verdicts.jsonl").read_bytes()
     r = CliRunner().invoke(app, ["gate", str(res.run_dir)])
     assert r.exit_code == 0, r.output

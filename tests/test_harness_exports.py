@@ -71,6 +71,7 @@ def test_lmms_eval_yaml_parses_and_utils_scores(smm_release, tmp_path):  # type:
     assert utils.process_results(rows[0], ["A or B"])["accuracy"]["correct"] is False
 
 
+@pytest.mark.integration  # runs the inspect_ai harness (its eval loop and log writer)
 def test_inspect_task_runs_under_inspect_with_its_mock_model(smm_release, tmp_path):  # type: ignore[no-untyped-def]
     pytest.importorskip("inspect_ai")
     from inspect_ai import eval as inspect_eval
@@ -119,6 +120,7 @@ def test_export_refuses_a_foreign_folder(smm_release, tmp_path):  # type: ignore
     assert (out / "keep.txt").read_text() == "mine"
 
 
+@pytest.mark.integration  # the `inspect eval` CLI in a subprocess
 def test_inspect_eval_command_runs_the_task_against_the_loopback_server(smm_release, tmp_path):  # type: ignore[no-untyped-def]
     """The `inspect eval` CLI itself, offline: inspect's OpenAI provider pointed at the loopback server
     (chat completions, which report usage, so no tokenizer is fetched)."""

@@ -5,18 +5,19 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import shutil
+import subprocess
+import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from mnemoforge.exporters import hub as hubmod
 from mnemoforge.exporters.hub import PushError, check_card_yaml, check_repo_id, push_release, upload_plan
 from mnemoforge.hashing import sha256_file
-from mnemoforge.theme_starter import starter_theme
 from mnemoforge.validators.release_check import verify_release
 from tests.hub_server import HubServer
 
@@ -29,15 +30,8 @@ PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from mnemoforge.pipeline import build
-
-    tmp = tmp_path_factory.mktemp("hub-release")
-    data = yaml.safe_load(starter_theme("hubdemo"))
-    data["album"]["clips"] = 4
-    theme = tmp / "hubdemo.yaml"
-    theme.write_text(yaml.safe_dump(data, sort_keys=False))
-    root = build(theme, outputs=tmp / "outputs", workers=2).release_dir
+def release(tiny_build) -> Path:  # type: ignore[no-untyped-def]
+    root = tiny_build[2].release_dir  # a small album, built once per session (tests/conftest.py)
     assert verify_release(root) == []
     return root
 
@@ -91,7 +85,7 @@ def test_dry_run_lists_every_file_and_sends_nothing(release: Path, hub: HubServe
             assert (f.sha256, f.bytes) == (listed[f.path_in_repo]["sha256"], listed[f.path_in_repo]["bytes"])
     assert result.bytes == sum(f.bytes for f in result.files)
     assert result.dry_run and result.commit is None and result.url == ""
-    assert result.commit_message == "mnemoforge release hubdemo 0.1.0"
+    assert result.commit_message == "mnemoforge release tiny 0.1.0"
     assert upload_plan(release) == result.files
     assert hub.requests == []
 
@@ -112,7 +106,7 @@ def test_push_uploads_every_file_byte_identical_in_one_commit(release: Path, hub
     order = [routes.index(r) for r in ("create", "validate-yaml", "preupload", "commit")]
     assert order == sorted(order)  # create repo, validate the card's YAML, preupload, commit
     commit = hub.commits[0]
-    assert commit["summary"] == "mnemoforge release hubdemo 0.1.0" and commit["revision"] == "main"
+    assert commit["summary"] == "mnemoforge release tiny 0.1.0" and commit["revision"] == "main"
     received = hub.files("mnemo-org/hubdemo")
     listed = manifest_files(release)
     assert set(received) == set(listed) | {"MANIFEST.json"}
@@ -218,6 +212,42 @@ def test_no_token_is_refused_before_any_request(
     with pytest.raises(PushError, match="no Hugging Face token"):
         push_release(release, "mnemo-org/hubdemo")
     assert hub.requests == []
+
+
+@pytest.mark.integration  # two CLI subprocesses: `hf auth login`, then `mnemoforge push`
+def test_push_uses_the_token_saved_by_hf_auth_login(release: Path, hub: HubServer, tmp_path: Path) -> None:
+    """No HF_TOKEN: the token `hf auth login` saved under HF_HOME is the one sent, and never printed."""
+    hf = Path(sys.executable).with_name("hf")
+    if not hf.is_file():
+        pytest.skip("the `hf` command of huggingface_hub is not installed")
+    drop = {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "HF_OIDC_RESOURCE", *PROXIES}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    home = tmp_path / "hf-home"
+    env.update(HF_HOME=str(home), HF_ENDPOINT=hub.url, NO_PROXY="127.0.0.1,localhost")
+    login = subprocess.run(
+        [str(hf), "auth", "login", "--token", TOKEN], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert login.returncode == 0, login.stdout[-2000:] + login.stderr[-2000:]
+    assert (home / "token").read_text().strip() == TOKEN  # where huggingface_hub keeps the login
+    at_login = list(hub.requests)
+    routes = [r.route for r in at_login]
+    assert routes.count("whoami") == 1, [(r.method, r.path) for r in at_login]  # login asked the Hub
+    assert not {"create", "preupload", "commit"} & set(routes)
+    push = subprocess.run(
+        [sys.executable, "-m", "mnemoforge.cli", "push", str(release), "--repo-id", "mnemo-org/saved"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert push.returncode == 0, push.stderr[-3000:]
+    assert f"pushed {len(upload_plan(release))} files" in push.stdout
+    sent = [r for r in hub.requests[len(at_login) :] if r.route != "unknown"]
+    assert {r.route for r in sent} >= {"create", "preupload", "commit"}
+    for r in sent:
+        assert {k.lower(): v for k, v in r.headers.items()}["authorization"] == f"Bearer {TOKEN}"
+    assert set(hub.files("mnemo-org/saved")) == set(manifest_files(release)) | {"MANIFEST.json"}
+    assert_nowhere(TOKEN, push.stdout, push.stderr)
 
 
 @pytest.mark.parametrize("rel", ["data/icm/questions.jsonl", "README.md", "media/index.jsonl"])

@@ -206,6 +206,7 @@ def test_probe_reads_headers_without_moviepy(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------- workers
 
 
+@pytest.mark.integration  # spawns a process pool of render workers
 def test_smm_render_pool_spawns_and_renders_the_same_bytes(smm_release, tmp_path: Path, monkeypatch) -> None:
     from concurrent.futures import ProcessPoolExecutor
 

@@ -1,4 +1,4 @@
-"""The visual-centric family (MemEye) end to end: the shipped theme built once per module."""
+"""The visual-centric family (MemEye) end to end: the shipped theme built once per session."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ LETTERS = "ABCD"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
-    return build(THEME, outputs=tmp_path_factory.mktemp("memeye"))
+def built(memeye_build: BuildResult) -> BuildResult:
+    return memeye_build  # built once per session (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

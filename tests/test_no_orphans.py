@@ -67,6 +67,7 @@ def theme(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.integration  # a CLI build in a subprocess, killed
 def test_render_workers_exit_when_the_parent_is_killed(theme: Path, tmp_path: Path) -> None:
     p = _build(theme, tmp_path / "out", "--orchestrator", "local", "--workers", "2")
     workers = lambda cmds: sum("multiprocessing.spawn" in c for c in cmds.values()) >= 2  # noqa: E731

@@ -46,7 +46,7 @@ def session_numbers(conv: dict) -> list[int]:
     return [int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k)]
 
 
-@pytest.mark.parametrize("which", ["small", "full"])
+@pytest.mark.parametrize("which", ["small", pytest.param("full", marks=pytest.mark.integration)])
 def test_layout_is_locomo10s(which: str, request: pytest.FixtureRequest) -> None:
     export = request.getfixturevalue(which)
     release = request.getfixturevalue("peer_release" if which == "small" else "default_release")

@@ -16,17 +16,13 @@ from mnemoforge.cli import app
 from mnemoforge.exporters.peers import MARKER, READERS, ExportError, export_release, memeye
 from mnemoforge.exporters.peers.common import effective_cutoff, load_release
 from mnemoforge.exporters.peers.memeye_native import load_visual_release, memeye_ids, session_task
-from mnemoforge.pipeline import build
-from mnemoforge.theme_io import DEFAULT_THEME
 
 QAS = memeye.QAS
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped visual-diary release, built once for this module (about 2 s)."""
-    out = tmp_path_factory.mktemp("memeye-build")
-    return build(DEFAULT_THEME.parent / "visual_diary.yaml", outputs=out, workers=1).release_dir
+def release(memeye_release: Path) -> Path:
+    return memeye_release  # the shipped visual-diary release, built once per session (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 from typer.testing import CliRunner
 
 from mnemoforge.cli import app
-from mnemoforge.pipeline import build
 from mnemoforge.store.catalog import Catalog
 
-from .conftest import small_theme_data
+from .conftest import linked_copy
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("rel")
-    theme = root / "tiny.yaml"
-    theme.write_text(yaml.safe_dump(small_theme_data(clips=4), sort_keys=False))
-    return build(theme, outputs=root / "outputs", workers=2), root / "outputs"
+def built(tiny_build, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The session's small build, on a linked copy: these tests freeze new versions into it."""
+    _, outputs, res = tiny_build
+    copy = linked_copy(outputs, tmp_path_factory.mktemp("rel") / "outputs")
+    moved = SimpleNamespace(
+        run_dir=copy / res.run_dir.relative_to(outputs),
+        release_dir=copy / res.release_dir.relative_to(outputs),
+    )
+    return moved, copy
 
 
 def test_freeze_a_run_as_a_new_version(built) -> None:

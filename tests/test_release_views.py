@@ -16,26 +16,12 @@ import yaml
 from mnemoforge.exporters import release_validator
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.exporters.views import AGENT_FORBIDDEN, KEY_FIELDS, forbidden_fields, load_agent_view
-from mnemoforge.pipeline import build
-from mnemoforge.theme_io import THEMES_DIR
 from mnemoforge.validators.release_check import verify_release
 
-from .conftest import small_theme_data
-
 
 @pytest.fixture(scope="module")
-def memeye_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(
-        THEMES_DIR / "visual_diary.yaml", outputs=tmp_path_factory.mktemp("memeye"), workers=1
-    ).release_dir
-
-
-@pytest.fixture(scope="module")
-def icm_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("icm")
-    theme = tmp / "tiny.yaml"
-    theme.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
-    return build(theme, outputs=tmp / "out", workers=1).release_dir
+def icm_release(tiny_build) -> Path:  # type: ignore[no-untyped-def]
+    return tiny_build[2].release_dir  # smm, memeye and icm: built once per session (tests/conftest.py)
 
 
 @pytest.fixture(params=["icm", "smm", "memeye"])

@@ -12,12 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 from PIL import Image
 
 from mnemoforge.exporters.report import _card, write_report
-from mnemoforge.pipeline import BuildResult, build
-from mnemoforge.theme_starter import starter_theme
+from mnemoforge.pipeline import BuildResult
 
 FIGURES = ["cast", "timeline", "sources", "funnel", "heatmap", "categories"]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -46,13 +44,8 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
-    root = tmp_path_factory.mktemp("report-build")
-    data = yaml.safe_load(starter_theme("rep"))
-    data["album"]["clips"] = 5
-    theme = root / "rep.yaml"
-    theme.write_text(yaml.safe_dump(data, sort_keys=False))
-    return build(theme, outputs=root / "outputs", workers=2)
+def built(tiny_build) -> BuildResult:  # type: ignore[no-untyped-def]
+    return tiny_build[2]  # a small album, built once per session (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

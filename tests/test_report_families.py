@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from html import escape
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,9 +15,7 @@ from PIL import Image
 
 from mnemoforge.exporters import report_families as fam
 from mnemoforge.exporters.report import write_report
-from mnemoforge.pipeline import BuildResult, build
 
-THEMES = Path(__file__).resolve().parents[1] / "assets" / "themes"
 COMMON = ["cast", "timeline", "sources", "funnel", "heatmap", "categories"]
 FIGURES = {
     "smm": [*COMMON, "sources_people", "sources_per_question"],
@@ -28,20 +27,24 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _release(tmp_path_factory: pytest.TempPathFactory, theme: str) -> tuple[BuildResult, Path]:
-    root = tmp_path_factory.mktemp(theme)
-    built = build(THEMES / f"{theme}.yaml", outputs=root / "outputs", workers=2)
-    return built, write_report(built.release_dir, root / "site").parent
+def _release(
+    tmp_path_factory: pytest.TempPathFactory, release: Path, run: Path
+) -> tuple[SimpleNamespace, Path]:
+    """The session's release of the shipped theme (tests/conftest.py) and its report."""
+    site = write_report(release, tmp_path_factory.mktemp(release.parent.name) / "site").parent
+    return SimpleNamespace(release_dir=release, run_dir=run), site
 
 
 @pytest.fixture(scope="module")
-def smm(tmp_path_factory: pytest.TempPathFactory) -> tuple[BuildResult, Path]:
-    return _release(tmp_path_factory, "office_launch")
+def smm(smm_release, tmp_path_factory: pytest.TempPathFactory) -> tuple[SimpleNamespace, Path]:  # type: ignore[no-untyped-def]
+    assert smm_release.root.parent.name == "office_launch"
+    return _release(tmp_path_factory, smm_release.root, smm_release.run_dir)
 
 
 @pytest.fixture(scope="module")
-def memeye(tmp_path_factory: pytest.TempPathFactory) -> tuple[BuildResult, Path]:
-    return _release(tmp_path_factory, "visual_diary")
+def memeye(memeye_build, tmp_path_factory: pytest.TempPathFactory) -> tuple[SimpleNamespace, Path]:  # type: ignore[no-untyped-def]
+    assert memeye_build.release_dir.parent.name == "visual_diary"
+    return _release(tmp_path_factory, memeye_build.release_dir, memeye_build.run_dir)
 
 
 def _stats(html_text: str) -> dict[str, str]:
@@ -74,7 +77,7 @@ def test_figures_exist_and_show_something(family: str, request: pytest.FixtureRe
     assert "clips" not in text and "clip " not in text, "the icm unit leaked into this family's page"
 
 
-def test_smm_header_counts_sources_conversation_days_and_rounds(smm: tuple[BuildResult, Path]) -> None:
+def test_smm_header_counts_sources_conversation_days_and_rounds(smm: tuple[SimpleNamespace, Path]) -> None:
     built, site = smm
     stats = _stats((site / "index.html").read_text(encoding="utf-8"))
     data = built.release_dir / "data" / "smm"
@@ -86,7 +89,7 @@ def test_smm_header_counts_sources_conversation_days_and_rounds(smm: tuple[Build
     assert stats["questions kept"].startswith(f"{len(_jsonl(data / 'questions.jsonl'))} / ")
 
 
-def test_smm_sources_table_lists_every_source(smm: tuple[BuildResult, Path]) -> None:
+def test_smm_sources_table_lists_every_source(smm: tuple[SimpleNamespace, Path]) -> None:
     built, site = smm
     section = _section((site / "index.html").read_text(encoding="utf-8"), "sources")
     rows = {
@@ -104,14 +107,14 @@ def test_smm_sources_table_lists_every_source(smm: tuple[BuildResult, Path]) -> 
         assert (int(rounds), int(units), int(asked)) == (s["rounds"], s["evidence_units"], cited[sid]), sid
 
 
-def test_smm_sources_per_question_matches_the_statistics(smm: tuple[BuildResult, Path]) -> None:
+def test_smm_sources_per_question_matches_the_statistics(smm: tuple[SimpleNamespace, Path]) -> None:
     built, _ = smm
     stats = json.loads((built.release_dir / "dataset_statistics.json").read_text())
     hist = fam.sources_per_question(_jsonl(built.release_dir / "data" / "smm" / "questions.jsonl"))
     assert {str(k): v for k, v in hist.items()} == stats["smm"]["sources_per_question"]["histogram"]
 
 
-def test_smm_examples_show_sources_and_structured_answers(smm: tuple[BuildResult, Path]) -> None:
+def test_smm_examples_show_sources_and_structured_answers(smm: tuple[SimpleNamespace, Path]) -> None:
     built, site = smm
     text = (site / "index.html").read_text(encoding="utf-8")
     questions = _jsonl(built.release_dir / "data" / "smm" / "questions.jsonl")
@@ -133,7 +136,7 @@ def test_smm_examples_show_sources_and_structured_answers(smm: tuple[BuildResult
     assert any("<img" in c for c in _cards(text)), "no evidence image (document, table, screenshot) shown"
 
 
-def test_memeye_header_counts_scenarios_sessions_and_images(memeye: tuple[BuildResult, Path]) -> None:
+def test_memeye_header_counts_scenarios_sessions_and_images(memeye: tuple[SimpleNamespace, Path]) -> None:
     built, site = memeye
     stats = _stats((site / "index.html").read_text(encoding="utf-8"))
     block = json.loads((built.release_dir / "dataset_statistics.json").read_text())["memeye"]
@@ -143,7 +146,7 @@ def test_memeye_header_counts_scenarios_sessions_and_images(memeye: tuple[BuildR
     assert stats["images"] == str(block["images"])
 
 
-def test_memeye_page_shows_all_twelve_cells_and_scenarios(memeye: tuple[BuildResult, Path]) -> None:
+def test_memeye_page_shows_all_twelve_cells_and_scenarios(memeye: tuple[SimpleNamespace, Path]) -> None:
     built, site = memeye
     text = (site / "index.html").read_text(encoding="utf-8")
     block = json.loads((built.release_dir / "dataset_statistics.json").read_text())["memeye"]
@@ -157,7 +160,7 @@ def test_memeye_page_shows_all_twelve_cells_and_scenarios(memeye: tuple[BuildRes
         assert numbers == [s["sessions"], s["rounds"], s["images"], s["questions"]], sid
 
 
-def test_memeye_examples_show_clue_rounds_and_their_images(memeye: tuple[BuildResult, Path]) -> None:
+def test_memeye_examples_show_clue_rounds_and_their_images(memeye: tuple[SimpleNamespace, Path]) -> None:
     built, site = memeye
     text = (site / "index.html").read_text(encoding="utf-8")
     data = built.release_dir / "data" / "memeye"
@@ -173,7 +176,7 @@ def test_memeye_examples_show_clue_rounds_and_their_images(memeye: tuple[BuildRe
                 assert (site / path).read_bytes() == (built.release_dir / path).read_bytes()
 
 
-def test_a_run_folder_reports_sources_too(smm: tuple[BuildResult, Path], tmp_path: Path) -> None:
+def test_a_run_folder_reports_sources_too(smm: tuple[SimpleNamespace, Path], tmp_path: Path) -> None:
     built, site = smm
     text = write_report(built.run_dir, tmp_path / "run-site").read_text(encoding="utf-8")
     section = _section(text, "sources")

@@ -11,28 +11,21 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from mnemoforge.pipeline import build
 from mnemoforge.store.catalog import TABLES, Catalog
-
-from .conftest import small_theme_data
 
 pytestmark = pytest.mark.integration  # subprocesses, servers or a Prefect flow
 
 
 @pytest.fixture(scope="module")
-def theme(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("scale") / "tiny.yaml"
-    path.write_text(yaml.safe_dump(small_theme_data(clips=5), sort_keys=False))
-    return path
+def theme(tiny_build) -> Path:  # type: ignore[no-untyped-def]
+    return tiny_build[0]  # the small theme of the session's build (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
-def reference(theme: Path, tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """The MANIFEST.json of an uninterrupted plain build."""
-    res = build(theme, outputs=tmp_path_factory.mktemp("ref"), workers=2)
-    return (res.release_dir / "MANIFEST.json").read_bytes()
+def reference(tiny_build) -> bytes:  # type: ignore[no-untyped-def]
+    """The MANIFEST.json of an uninterrupted plain build (in-process, built once per session)."""
+    return (tiny_build[2].release_dir / "MANIFEST.json").read_bytes()
 
 
 def _cmd(theme: Path, out: Path, *extra: str) -> list[str]:
@@ -50,20 +43,73 @@ def _cmd(theme: Path, out: Path, *extra: str) -> list[str]:
     ]
 
 
-def test_thread_and_dask_runners_give_byte_identical_manifests(
+@pytest.mark.parametrize("runner", ["threads", "processes", "dask"])
+def test_every_task_runner_gives_a_byte_identical_manifest(
+    theme: Path, reference: bytes, tmp_path: Path, runner: str
+) -> None:
+    if runner == "dask":
+        pytest.importorskip("prefect_dask", reason="needs the dask extra: pip install 'mnemoforge[dask]'")
+    r = subprocess.run(
+        _cmd(theme, tmp_path / runner, "--task-runner", runner, "--workers", "2"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    release = Path(r.stdout.strip().splitlines()[-1])
+    assert (release / "MANIFEST.json").read_bytes() == reference, runner
+
+
+def _group_alive(pgid: int) -> list[int]:
+    """Pids still in process group ``pgid`` (zombies excluded)."""
+    alive = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(proc.name))
+    return alive
+
+
+def test_killing_the_whole_process_group_mid_render_then_resuming(
     theme: Path, reference: bytes, tmp_path: Path
 ) -> None:
-    pytest.importorskip("prefect_dask", reason="needs the dask extra: pip install 'mnemoforge[dask]'")
-    for runner in ("threads", "dask"):
-        r = subprocess.run(
-            _cmd(theme, tmp_path / runner, "--task-runner", runner, "--workers", "2"),
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert r.returncode == 0, r.stderr[-3000:]
-        release = Path(r.stdout.strip().splitlines()[-1])
-        assert (release / "MANIFEST.json").read_bytes() == reference, runner
+    """SIGKILL to the build's whole process group (the CLI and its render workers) while clips are
+    being rendered: nothing of the group survives, and a resumed build equals an uninterrupted one."""
+    out = tmp_path / "out"
+    cmd = _cmd(theme, out, "--orchestrator", "local")
+    cmd[cmd.index("--workers") + 1] = "2"  # render worker processes in the group too
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    pgid = os.getpgid(p.pid)
+    assert pgid == p.pid  # its own group, so the kill cannot reach pytest
+    deadline = time.monotonic() + 300
+    while not list(out.glob("runs/*/media/clips/*.mp4")):  # the first clip is finished
+        assert p.poll() is None, "the build ended before it could be killed"
+        assert time.monotonic() < deadline, "no clip rendered in 300 s"
+        time.sleep(0.05)
+    members = _group_alive(pgid)
+    assert len(members) >= 2, members  # the CLI and at least one render worker
+    os.killpg(pgid, signal.SIGKILL)
+    assert p.wait(timeout=60) == -signal.SIGKILL
+    for _ in range(100):
+        if not _group_alive(pgid):
+            break
+        time.sleep(0.05)
+    assert _group_alive(pgid) == []
+    assert not (out / "releases").exists() or not list((out / "releases").rglob("MANIFEST.json"))
+    resume = _cmd(theme, out, "--orchestrator", "local")
+    r = subprocess.run(resume, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    release = Path(r.stdout.strip().splitlines()[-1])
+    assert (release / "MANIFEST.json").read_bytes() == reference
+    assert not list(out.rglob(".tmp-*")), "orphaned temp files"
+    with Catalog(out / "catalog.duckdb") as cat:
+        total, distinct = cat.query("SELECT count(*), count(DISTINCT question_id) FROM questions")[0]
+        assert total == distinct > 0
 
 
 def _kill_strays(prefect_home: Path) -> None:
@@ -121,11 +167,15 @@ def test_repeated_kills_then_resume_equal_an_uninterrupted_build(
     }  # to find what a killed build leaves behind
     for _ in range(3):
         p = subprocess.Popen(
-            _cmd(theme, fresh), env=base, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            _cmd(theme, fresh),
+            env=base,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         time.sleep(rng.uniform(2.0, 8.0))
         if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
+            os.killpg(p.pid, signal.SIGKILL)  # the CLI and every process of its group
             kills += 1
         p.wait(timeout=60)
     assert kills >= 10

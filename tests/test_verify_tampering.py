@@ -170,17 +170,8 @@ def _fix_checksums(root: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def icm_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import yaml
-
-    from mnemoforge.pipeline import build
-
-    from .conftest import small_theme_data
-
-    root = tmp_path_factory.mktemp("tamper-icm")
-    theme = root / "tiny.yaml"
-    theme.write_text(yaml.safe_dump(small_theme_data(clips=4), sort_keys=False))
-    return build(theme, outputs=root / "out", workers=2).release_dir
+def icm_release(tiny_build) -> Path:  # type: ignore[no-untyped-def]
+    return tiny_build[2].release_dir  # the small icm theme, built once per session (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
