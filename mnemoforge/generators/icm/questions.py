@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mnemoforge.dates import month_name
+from mnemoforge.generators.icm.forms import realise as realise_form
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -155,7 +156,7 @@ def _text(world: World, c: Candidate, style: str) -> str:
         "to": _month_text(a["to_month"]) if "to_month" in a else "",
         "key": a.get("key", ""),
     }
-    return c.template.text.format(**fields)
+    return realise_form(c.template.id, c.template.text, fields, world.seed, a)[1]  # surface forms
 
 
 def _relation_cited(world: World, c: Candidate) -> bool:

@@ -7,8 +7,11 @@
   centred on a random day near the answer) and accepted only when the answer lands at a
   uniformly drawn rank among the four: a median, centroid or "most neighbours" guess is at chance.
 - A preference item offers the contrary choices the person was seen making.
-- A draw is redone (up to ``TRIES`` times) while one of the shared option priors (slot majority,
-  near-variant centre, lone form, sum of two) singles out any option.
+- Up to ``TRIES`` sets are drawn; those on which a shared option prior (slot majority,
+  near-variant centre, lone form, sum of two) singles out any option are dropped, and of the rest
+  the one whose length and centrality tells match a drawn rank is kept
+  (:mod:`mnemoforge.generators.option_balance`), so no centroid, edit-distance or length rule
+  finds the answer.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import datetime as dt
 import random
 from typing import Any
 
+from mnemoforge.generators.option_balance import pick_balanced
 from mnemoforge.generators.questions.common import Candidate
 from mnemoforge.generators.questions.programs import Lexicon
 from mnemoforge.rng import derive_rng
@@ -80,18 +84,28 @@ def plain(answer: str, required: list[str], pool: list[str], rng: random.Random)
     return req + rng.sample(rest, need) if len(rest) >= need else []
 
 
-def options_for(theme: Theme, world: World, c: Candidate, qid: str) -> list[str] | None:
-    """``[answer, d1, d2, d3]`` or None when the World cannot supply three distractors."""
+def options_for(
+    theme: Theme, world: World, c: Candidate, qid: str, target: tuple[int, int] | None = None
+) -> list[str] | None:
+    """``[answer, d1, d2, d3]`` or None when the World cannot supply three distractors; ``target``:
+    the answer's rank by length and by centrality (``option_balance.stratified_targets``)."""
     s = theme.smm
     assert s is not None
     rng = derive_rng(world.seed, qid, "options")
-    # redraw while a shared option prior singles out any option (not just the answer: a prior
-    # that only ever fires on distractors would be a shortcut by elimination)
+    # candidate sets on which no shared option prior singles out any option (not just the answer:
+    # a prior that only ever fires on distractors would be a shortcut by elimination); of those,
+    # the one whose length and centrality tells match a drawn rank (option_balance)
+    clean: list[list[str]] = []
+    last = None
     for _ in range(TRIES):
-        got = _draw(theme, world, c, rng)
-        if got is None or all(prior(got) is None for prior in PRIORS.values()):
+        last = _draw(theme, world, c, rng)
+        if last is None:
             break
-    return got
+        if all(prior(last) is None for prior in PRIORS.values()) and last[1:] not in clean:
+            clean.append(last[1:])
+    if not clean:
+        return last
+    return [c.answer, *(pick_balanced(c.answer, clean, rng, target) or [])]
 
 
 def _draw(theme: Theme, world: World, c: Candidate, rng: random.Random) -> list[str] | None:
