@@ -81,7 +81,6 @@ def test_wrong_hop_refuses_a_shared_value() -> None:
     assert not wrong_hop(world, FactView(world.facts, Lexicon(world)), c.template.program, c.args, c.answer)
 
 
-@pytest.mark.slow
 def test_release_multi_hop_answers_are_unique(smm_release) -> None:  # type: ignore[no-untyped-def]
     mh = [q for q in smm_release.qs if q.labels.get("task") == "multi_hop"]
     assert mh

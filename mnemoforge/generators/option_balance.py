@@ -113,16 +113,21 @@ def pick_balanced(
 
 
 def balanced_distractors(
-    answer: str, pool: Sequence[str], k: int, rng: random.Random, fixed: Sequence[str] = ()
+    answer: str,
+    pool: Sequence[str],
+    k: int,
+    rng: random.Random,
+    fixed: Sequence[str] = (),
+    target: tuple[int, int] | None = None,
 ) -> list[str] | None:
     """``k`` distractors from ``pool`` (answer excluded) whose set, with the ``fixed`` distractors
-    always offered, puts the answer at a drawn rank by length and by centrality; None when the pool
-    is too small."""
+    always offered, puts the answer at ``target`` (else a drawn rank) by length and by centrality;
+    None when the pool is too small."""
     pool = [p for p in dict.fromkeys(pool) if p != answer and p not in fixed]
     if len(pool) < k:
         return None
     n = k + len(fixed)
-    target = draw_target(rng, n + 1)
+    target = target or draw_target(rng, n + 1)
     best: tuple[float, list[str]] | None = None
     for _ in range(TRIES if len(pool) > k else 1):
         pick = rng.sample(pool, k)

@@ -11,6 +11,7 @@ from typing import Any
 
 from mnemoforge.dates import month_name
 from mnemoforge.generators.icm.forms import realise as realise_form
+from mnemoforge.generators.option_balance import stratified_targets
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -193,5 +194,6 @@ def generate_icm(
             q = make_question(world, FAMILY, c, text, _targets(world, c), None, world_hash)
             if category != PROFILE:
                 q = q.model_copy(update={"cutoff": recall_cutoff(world, q.id, c.evidence, last_order)})
-            out.append(with_options(world, q))
-    return sorted(out, key=lambda q: q.id)
+            out.append(q)
+    targets = stratified_targets([q.id for q in out], world.seed)  # answer ranks spread over items
+    return sorted((with_options(world, q, targets[q.id]) for q in out), key=lambda q: q.id)

@@ -136,9 +136,10 @@ def _clean(q: Question, pool: list[str]) -> list[str]:
     return out
 
 
-def with_options(world: World, q: Question) -> Question:
+def with_options(world: World, q: Question, target: tuple[int, int] | None = None) -> Question:
     """The same item with four options (correct first) and its four rotations; too few
-    distractors under the rules leaves it open-ended only."""
+    distractors under the rules leaves it open-ended only. ``target``: the answer's rank by length
+    and by centrality (``option_balance.stratified_targets``; else drawn per item)."""
     rng = derive_rng(world.seed, q.id, "options")
     if q.program.fn == "count_events":
         distractors = _counts(q, rng)
@@ -146,7 +147,11 @@ def with_options(world: World, q: Question) -> Question:
         pool = _clean(q, _pool(world, q, rng))
         own_first = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
         rest = balanced_distractors(
-            q.answer, [x for x in pool if x not in own_first], N_OPTIONS - 1 - len(own_first), rng
+            q.answer,
+            [x for x in pool if x not in own_first],
+            N_OPTIONS - 1 - len(own_first),
+            rng,
+            target=target,
         )
         if rest is None:
             return q
