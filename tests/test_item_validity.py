@@ -194,12 +194,5 @@ def test_memeye_release_shortcut_figures_and_balance(memeye_release: Path) -> No
     _check_release(memeye_release)
 
 
-@pytest.mark.xfail(
-    reason="open (issue 14): life_album keeps only 14 MCQ items (its World supports few Retrieval "
-    "items and category_quota scales the split to them); the lexical centroid scores 0.30 there "
-    "(4.25 of 14: a habit set whose answer is longest and most central, a companion set of three "
-    "'Li' names), a hair over chance + 5 points",
-    strict=False,
-)
 def test_default_release_shortcut_figures_and_balance(default_release: Path) -> None:
     _check_release(default_release, min_items=15)

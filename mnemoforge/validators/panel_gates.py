@@ -106,10 +106,10 @@ class TextOnlyClue(_PanelGate):
 
     @property
     def version(self) -> str:  # type: ignore[override]
-        """'4', plus '+minilm' where MiniLM runs (the verdict cache never mixes the two)."""
+        """'5', plus '+minilm' where MiniLM runs (the verdict cache never mixes the two)."""
         from mnemoforge.validators.answerers import embed_cache
 
-        return "4+minilm" if embed_cache.available() else "4"
+        return "5+minilm" if embed_cache.available() else "5"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         ev = _evidence(q, ctx)

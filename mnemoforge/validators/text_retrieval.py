@@ -27,6 +27,9 @@ from mnemoforge.validators.answerers.textnorm import tokens
 
 TOP_K = 3
 MARGIN = 0.5
+MINILM_MARGIN = 0.25
+"""MiniLM's cosines sit close together (every passage is "about" the album), so a lead of a quarter
+of the options' range is already a pick, where BM25 needs half."""
 STOP = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
 
 Passages = list[tuple[int, str]]
@@ -118,10 +121,10 @@ def context_history(ctx: object) -> tuple[Passages, list[tuple[int, list[str]]]]
     return got
 
 
-def decisive_pick(scores: Sequence[float]) -> int | None:
+def decisive_pick(scores: Sequence[float], margin: float = MARGIN) -> int | None:
     from mnemoforge.validators.answerers.option_solvers import decisive
 
-    return decisive(scores, MARGIN) if scores and max(scores) > 0 else None
+    return decisive(scores, margin) if scores and max(scores) > 0 else None
 
 
 def retrieval_shortcut(q: Question, ctx: object, minilm: bool) -> str:
@@ -129,7 +132,7 @@ def retrieval_shortcut(q: Question, ctx: object, minilm: bool) -> str:
     ps, toks = context_history(ctx)
     if decisive_pick(bm25_scores(q, toks)) == 0:
         return "answerable by text retrieval (BM25 over all text before the cutoff)"
-    if minilm and decisive_pick(minilm_scores(q, ps)) == 0:
+    if minilm and decisive_pick(minilm_scores(q, ps), MINILM_MARGIN) == 0:
         return "answerable by text retrieval (MiniLM over all text before the cutoff)"
     why = colocation(q, getattr(ctx, "world", None), ps)
     if why:
