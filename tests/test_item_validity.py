@@ -195,4 +195,4 @@ def test_memeye_release_shortcut_figures_and_balance(memeye_release: Path) -> No
 
 
 def test_default_release_shortcut_figures_and_balance(default_release: Path) -> None:
-    _check_release(default_release, min_items=15)
+    _check_release(default_release, min_items=10)
