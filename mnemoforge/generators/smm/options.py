@@ -56,8 +56,12 @@ def _date_pool(answer: str, rng: random.Random) -> list[str]:
     return [d.isoformat() for d in days if d.weekday() < 5]
 
 
-def ranked(answer: str, required: list[str], pool: list[str], typ: str, rng: random.Random) -> list[str]:
-    """Three distractors (``required`` first) that put the answer at a uniformly drawn rank."""
+def ranked(
+    answer: str, required: list[str], pool: list[str], typ: str, rng: random.Random, want: int | None = None
+) -> list[str]:
+    """Three distractors (``required`` first) that put the answer at rank ``want`` where feasible
+    (the item's stratified length target: ordered values differ little in length), else at a
+    uniformly drawn rank."""
     req = [v for v in dict.fromkeys(required) if v != answer][: N - 1]
     rest = [v for v in dict.fromkeys(pool) if v != answer and v not in req]
     need = N - 1 - len(req)
@@ -73,6 +77,7 @@ def ranked(answer: str, required: list[str], pool: list[str], typ: str, rng: ran
     if not feasible:
         return req + rng.sample(rest, need)
     r = rng.choice(feasible)
+    r = want if want in feasible else r
     lo = r - below_req
     return req + rng.sample(below, lo) + rng.sample(above, need - lo)
 
@@ -98,7 +103,7 @@ def options_for(
     clean: list[list[str]] = []
     last = None
     for _ in range(TRIES):
-        last = _draw(theme, world, c, rng)
+        last = _draw(theme, world, c, rng, target[0] if target else None)
         if last is None:
             break
         if all(prior(last) is None for prior in PRIORS.values()) and last[1:] not in clean:
@@ -108,7 +113,9 @@ def options_for(
     return [c.answer, *(pick_balanced(c.answer, clean, rng, target) or [])]
 
 
-def _draw(theme: Theme, world: World, c: Candidate, rng: random.Random) -> list[str] | None:
+def _draw(
+    theme: Theme, world: World, c: Candidate, rng: random.Random, want: int | None = None
+) -> list[str] | None:
     s = theme.smm
     assert s is not None
     lex = Lexicon(world)
@@ -130,7 +137,7 @@ def _draw(theme: Theme, world: World, c: Candidate, rng: random.Random) -> list[
             values = _date_pool(c.answer, rng)
         pool = [lex.names.get(v, v) for v in values]
         if typ in ORDERED:
-            distractors = ranked(c.answer, required, pool, typ, rng)
+            distractors = ranked(c.answer, required, pool, typ, rng, want)
         else:
             distractors = plain(c.answer, required, pool, rng)
     if len(set(distractors)) < N - 1 or c.answer in distractors:
