@@ -34,14 +34,31 @@ from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
 from mnemoforge.store.stages import is_fresh, run_stage
 from mnemoforge.theme_io import load_theme
-from mnemoforge.validators import gate_runner, human_review, panel_gates, perceivable, shortcut_stats
+from mnemoforge.validators import (
+    gate_runner,
+    human_review,
+    panel_gates,
+    perceivable,
+    shortcut_stats,
+    text_retrieval,
+)
 from mnemoforge.validators import gates as gates_mod
 from mnemoforge.validators.answerers import option_solvers
+from mnemoforge.validators.answerers import retrieval as answer_retrieval
 
 # modules whose source is part of each stage's cache key (besides the family's own)
 STAGE_SOURCES = {
     "questions": (paraphrase_mod, option_balance, icm_options, option_solvers),
-    "gates": (gates_mod, panel_gates, gate_runner, option_solvers, shortcut_stats, perceivable),
+    "gates": (
+        gates_mod,
+        panel_gates,
+        gate_runner,
+        option_solvers,
+        shortcut_stats,
+        perceivable,
+        text_retrieval,
+        answer_retrieval,
+    ),
 }
 STAGE_VERSIONS = {"plan": "1", "episodes": "1", "render": "1", "questions": "1", "gates": "1"}
 

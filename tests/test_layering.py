@@ -32,8 +32,10 @@ def _imports(path: Path, known: set[str]) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names)
+            subs = {f"{node.module}.{a.name}" for a in node.names} & known
+            # `from pkg import submodule` depends on the submodule (every import runs the package's
+            # __init__ first, whatever its form, so that is no edge of its own)
+            found.update(subs if len(subs) == len(node.names) else {node.module, *subs})
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
     return found & known

@@ -12,6 +12,7 @@ from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
+from mnemoforge.validators.answerers import embed_cache
 from mnemoforge.validators.answerers.panel import Panel
 from mnemoforge.validators.answerers.protocol import Answer, Context
 from mnemoforge.validators.answerers.symbolic import SymbolicAnswerer
@@ -24,9 +25,9 @@ from mnemoforge.validators.panel_gates import (
     OptionOnly,
     Oracle,
     TextOnlyClue,
-    retrieval_pick,
 )
 from mnemoforge.validators.prompts import PROMPTS_DIR
+from mnemoforge.validators.text_retrieval import retrieval_shortcut
 
 THEME = load_theme(DEFAULT_THEME)
 
@@ -81,7 +82,8 @@ def test_text_leak_and_text_only(setup) -> None:
     world, obs, qs = setup
     ctx = _ctx(setup, text_only_clue=[NeedsImages()])
     places = [q for q in qs if q.program.fn == "meeting_place"]
-    q = next(q for q in places if retrieval_pick(q, ctx) != 0)  # text retrieval does not find it
+    minilm = embed_cache.available()  # the gate runs MiniLM retrieval where it is installed
+    q = next(q for q in places if not retrieval_shortcut(q, ctx, minilm=minilm))  # retrieval misses it
     assert TextOnlyClue().check(q, ctx).keep
     shot = ctx.observations[q.evidence[0]]
     ctx.observations[shot.id] = shot.model_copy(update={"content": f"A sign reads {q.answer.upper()}."})

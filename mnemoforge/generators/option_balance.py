@@ -1,15 +1,25 @@
-"""Drawing distractor sets that no option-only rule can read: the answer's rank by length and by
-closeness to the other options is drawn uniformly per item, and the set whose ranks come closest
-is kept. Over many items the longest, shortest, centroid and odd-one-out solvers then sit at
-chance, whatever the pools look like.
+"""Drawing distractor sets that no option-only rule can read.
+
+Per item a target rank of the answer is drawn uniformly, once by length and once by closeness to
+the other options; of several candidate sets the one whose *tells* come closest to those targets
+is kept. A tell is what a rule forced to choose scores on the set (:func:`tells`): the longest,
+shortest, closest-to-the-others (centroid, by lexical similarity and by edit distance) and odd one
+out, each 1/k when the answer is among k tied best. The cost asks each tell to be 1 exactly when
+the drawn rank puts the answer first for that rule and 0 otherwise, so over many items every rule
+sits at chance whatever the pools look like (a tie the answer shares counts against the set).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from mnemoforge.validators.answerers.option_solvers import lexical_similarity
+from mnemoforge.rng import derive_rng
+from mnemoforge.validators.answerers.option_solvers import (
+    edit_similarity,
+    forced_accuracy,
+    lexical_similarity,
+)
 
 TRIES = 48
 
@@ -21,33 +31,110 @@ def _rank(values: Sequence[float], i: int) -> float:
     return above + tied / 2
 
 
+def _centrality(options: Sequence[str], sim: Callable[[Sequence[str]], list[list[float]]]) -> list[float]:
+    m = sim(options)
+    return [round(sum(m[i][j] for j in range(len(options)) if j != i), 6) for i in range(len(options))]
+
+
 def ranks(options: Sequence[str]) -> tuple[float, float]:
     """The first option's rank by length and by closeness to the others (0 = longest / central)."""
     lengths = [float(len(" ".join(o.split()))) for o in options]
-    sim = lexical_similarity(options)
-    cent = [sum(sim[i][j] for j in range(len(options)) if j != i) for i in range(len(options))]
-    return _rank(lengths, 0), _rank(cent, 0)
+    return _rank(lengths, 0), _rank(_centrality(options, lexical_similarity), 0)
+
+
+def tells(options: Sequence[str]) -> dict[str, float]:
+    """Forced-choice score of each shape rule on ``options`` (the answer first)."""
+    lengths = [float(len(" ".join(o.split()))) for o in options]
+    lex = _centrality(options, lexical_similarity)
+    edit = _centrality(options, edit_similarity)
+    return {
+        "longest": forced_accuracy(lengths, 0),
+        "shortest": forced_accuracy([-x for x in lengths], 0),
+        "centroid": forced_accuracy(lex, 0),
+        "odd_one_out": forced_accuracy([-x for x in lex], 0),
+        "edit_centroid": forced_accuracy(edit, 0),
+        "edit_odd": forced_accuracy([-x for x in edit], 0),
+    }
+
+
+def draw_target(rng: random.Random, n: int) -> tuple[int, int]:
+    """Where the answer should stand by length and by closeness (0 = first of ``n`` options)."""
+    return rng.randrange(n), rng.randrange(n)
+
+
+def cost(options: Sequence[str], target: tuple[int, int]) -> float:
+    """How far the set's tells are from the drawn target ranks (0 = exactly as drawn)."""
+    n = len(options)
+    t_len, t_cent = target
+    want = {
+        "longest": t_len == 0,
+        "shortest": t_len == n - 1,
+        "centroid": t_cent == 0,
+        "odd_one_out": t_cent == n - 1,
+        "edit_centroid": t_cent == 0,
+        "edit_odd": t_cent == n - 1,
+    }
+    got = tells(options)
+    r_len, r_cent = ranks(options)
+    off = sum(abs(got[k] - float(v)) for k, v in want.items())
+    return off + 0.05 * (abs(r_len - t_len) + abs(r_cent - t_cent))
+
+
+def stratified_targets(ids: Sequence[str], seed: int, n: int = 4) -> dict[str, tuple[int, int]]:
+    """Target ranks spread evenly over a family's items: in id order, each block of ``n`` items
+    takes every length rank and every centrality rank once (seeded permutations). Any large subset
+    of the items (what the gates keep) then holds close to 1/n answers at each rank, far closer
+    than independent draws."""
+    order = sorted(dict.fromkeys(ids))
+    out: dict[str, tuple[int, int]] = {}
+    for b in range(0, len(order), n):
+        block = order[b : b + n]
+        rng = derive_rng(seed, "option_balance", "targets", block[0])
+        lens, cents = list(range(n)), list(range(n))
+        rng.shuffle(lens)
+        rng.shuffle(cents)
+        out |= {qid: (lens[i], cents[i]) for i, qid in enumerate(block)}
+    return out
+
+
+def pick_balanced(
+    answer: str,
+    sets: Sequence[Sequence[str]],
+    rng: random.Random,
+    target: tuple[int, int] | None = None,
+) -> list[str] | None:
+    """Of candidate distractor sets (the answer not among them), the one whose tells best match
+    ``target`` (else one drawn from ``rng``); ties go to the earliest set (deterministic)."""
+    if not sets:
+        return None
+    target = target or draw_target(rng, len(sets[0]) + 1)
+    best = min(range(len(sets)), key=lambda i: (round(cost([answer, *sets[i]], target), 6), i))
+    return list(sets[best])
 
 
 def balanced_distractors(
-    answer: str, pool: Sequence[str], k: int, rng: random.Random, fixed: Sequence[str] = ()
+    answer: str,
+    pool: Sequence[str],
+    k: int,
+    rng: random.Random,
+    fixed: Sequence[str] = (),
+    target: tuple[int, int] | None = None,
 ) -> list[str] | None:
     """``k`` distractors from ``pool`` (answer excluded) whose set, with the ``fixed`` distractors
-    always offered, puts the answer at a drawn rank by length and by centrality; None when the pool
-    is too small."""
+    always offered, puts the answer at ``target`` (else a drawn rank) by length and by centrality;
+    None when the pool is too small."""
     pool = [p for p in dict.fromkeys(pool) if p != answer and p not in fixed]
     if len(pool) < k:
         return None
     n = k + len(fixed)
-    want_len, want_cent = rng.randrange(n + 1), rng.randrange(n + 1)
+    target = target or draw_target(rng, n + 1)
     best: tuple[float, list[str]] | None = None
     for _ in range(TRIES if len(pool) > k else 1):
         pick = rng.sample(pool, k)
-        r_len, r_cent = ranks([answer, *fixed, *pick])
-        cost = abs(r_len - want_len) + abs(r_cent - want_cent)
-        if best is None or cost < best[0]:
-            best = (cost, pick)
-        if cost == 0:
+        c = round(cost([answer, *fixed, *pick], target), 6)
+        if best is None or c < best[0]:
+            best = (c, pick)
+        if c == 0:
             break
     assert best is not None
     return best[1]

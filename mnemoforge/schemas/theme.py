@@ -278,12 +278,26 @@ class RenderSpec(Strict):
 
 OPTION_SOLVER_MEMBERS = [
     f"solver_{n}"
-    for n in ("longest", "shortest", "question_overlap", "centroid", "odd_one_out", "most_specific_number")
+    for n in (
+        "longest",
+        "shortest",
+        "question_overlap",
+        "centroid",
+        "edit_centroid",
+        "odd_one_out",
+        "most_specific_number",
+    )
 ]
 """The option-only shortcut solvers (``validators/answerers/option_solvers.py``) as built-in members."""
 
+MINILM_MEMBERS = ["solver_centroid_minilm", "text_retrieval_minilm"]
+"""MiniLM shortcut solvers (extra ``ml``; without it they abstain and their ids say so). The
+default ``text_only_clue`` panel does not seat ``text_retrieval_minilm``: on the evidence's own
+text a name line would always match its name; the gate runs MiniLM over the whole text history
+instead (``validators/text_retrieval.py``)."""
+
 DEFAULT_PANELS = {
-    "option_only": ["lexical", "option_prior", *OPTION_SOLVER_MEMBERS],
+    "option_only": ["lexical", "option_prior", *OPTION_SOLVER_MEMBERS, "solver_centroid_minilm"],
     "text_only_clue": ["lexical"],
     "minimal_caption": ["lexical"],
     "oracle": ["symbolic"],
@@ -292,7 +306,9 @@ DEFAULT_PANELS = {
 
 
 # answerers that need no config: a panel may name them without declaring them under ``answerers``
-BUILTIN_ANSWERERS = frozenset({"symbolic", "lexical", "option_prior", *OPTION_SOLVER_MEMBERS})
+BUILTIN_ANSWERERS = frozenset(
+    {"symbolic", "lexical", "option_prior", *OPTION_SOLVER_MEMBERS, *MINILM_MEMBERS}
+)
 
 
 class GateSpec(Strict):

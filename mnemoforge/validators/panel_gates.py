@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 
 from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.questions import Question
@@ -19,6 +18,7 @@ from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.validators.answerers.panel import Panel, question_rotation_em
 from mnemoforge.validators.answerers.protocol import IMAGE_SUFFIXES, Context, ContextItem
 from mnemoforge.validators.gates import GateContext, verdict
+from mnemoforge.validators.text_retrieval import retrieval_shortcut
 
 VISUAL = {Channel.scene, Channel.pixel}
 TEXTUAL = {Channel.text, Channel.speech, Channel.caption}
@@ -99,9 +99,17 @@ class OptionOnly(_PanelGate):
 
 class TextOnlyClue(_PanelGate):
     """The clue rounds' text without images or audio; plus a text-leak check on visual evidence and
-    a text-only retrieval solver (BM25 over all text written or spoken before the cutoff)."""
+    text-only retrieval solvers (BM25 and MiniLM over all text written or spoken before the cutoff,
+    and a passage naming the answer beside a person or object the question names: ``text_retrieval``)."""
 
-    name, version = "text_only_clue", "3"
+    name = "text_only_clue"
+
+    @property
+    def version(self) -> str:  # type: ignore[override]
+        """'5', plus '+minilm' where MiniLM runs (the verdict cache never mixes the two)."""
+        from mnemoforge.validators.answerers import embed_cache
+
+        return "5+minilm" if embed_cache.available() else "5"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         ev = _evidence(q, ctx)
@@ -112,16 +120,9 @@ class TextOnlyClue(_PanelGate):
         if panel is None:
             return verdict(self, q, True, "no text leak (no panel configured)", leaks=0.0)
         if q.options and claims_visual(q, ev):
-            pick = retrieval_pick(q, ctx)
-            if pick == 0:
-                return verdict(
-                    self,
-                    q,
-                    False,
-                    "answerable by text retrieval (BM25 over all text before the cutoff) though it "
-                    "claims visual evidence",
-                    leaks=0.0,
-                )
+            why = retrieval_shortcut(q, ctx, minilm=_minilm_on())
+            if why:
+                return verdict(self, q, False, f"{why}, though it claims visual evidence", leaks=0.0)
         obs = [_restricted(o, TEXTUAL) for o in ev]
         em, _ = _score(panel, q, _context(q, ctx, obs, images=False))
         if em >= 1.0 and claims_visual(q, ev):
@@ -170,25 +171,12 @@ def _value_pattern(value: str) -> re.Pattern[str] | None:
     return re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b")
 
 
-_HISTORY_LOCK = threading.Lock()
+def _minilm_on() -> bool:
+    """MiniLM text retrieval over the whole history runs beside BM25 where the ``ml`` extra is
+    installed (the gate's version says which)."""
+    from mnemoforge.validators.answerers import embed_cache
 
-
-def retrieval_pick(q: Question, ctx: GateContext) -> int | None:
-    """The option (index into ``q.options``) a BM25 retrieval over the text history picks
-    decisively, or None. The history is built once per gate context (kept on the context, so
-    another run's context never reuses it; gate items are checked on several threads)."""
-    from mnemoforge.validators.answerers.option_solvers import decisive
-    from mnemoforge.validators.shortcut_stats import retrieval_scores, text_history
-
-    with _HISTORY_LOCK:
-        history = ctx.__dict__.get("_text_history")
-        if history is None:
-            history = ctx.__dict__["_text_history"] = text_history(list(ctx.observations.values()))
-    scores = retrieval_scores(q, history)
-    return decisive(scores, RETRIEVAL_MARGIN) if max(scores) > 0 else None
-
-
-RETRIEVAL_MARGIN = 0.5
+    return embed_cache.available()
 
 
 def text_leak(q: Question, evidence: list[Observation]) -> str:

@@ -11,43 +11,29 @@ from collections.abc import Sequence
 
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
-from mnemoforge.validators.answerers.lexical import BM25
+from mnemoforge.validators import text_retrieval
+from mnemoforge.validators.answerers import embed_cache
 from mnemoforge.validators.answerers.option_solvers import (
     SOLVERS,
     Similarity,
     forced_accuracy,
     lexical_similarity,
+    minilm_similarity,
 )
 from mnemoforge.validators.answerers.textnorm import tokens
 
-TOP_K = 3
 MARGIN = 0.05
 """The bound the tests hold each solver to: chance + 5 percentage points."""
 
 
 def retrieval_scores(q: Question, history: Sequence[tuple[int, list[str]]]) -> list[float]:
-    """Each option scored by BM25 against the ``TOP_K`` passages of the history (text written or
-    spoken up to the cutoff) that best match the question; the option's words already in the
-    question count for nothing."""
-    assert q.options is not None
-    docs = [t for order, t in history if q.cutoff is None or order <= q.cutoff]
-    if not docs:
-        return [0.0] * len(q.options)
-    index = BM25(docs)
-    q_terms = tokens(q.question)
-    top = index.rank(q_terms)[:TOP_K]
-    out = []
-    for opt in q.options:
-        fresh = [t for t in tokens(opt, keep_stopwords=False) if t not in q_terms]
-        out.append(round(sum(index.score(fresh, i) for i in top), 6) if fresh else 0.0)
-    return out
+    """BM25 text retrieval (``validators/text_retrieval.bm25_scores``)."""
+    return text_retrieval.bm25_scores(q, history)
 
 
 def text_history(observations: Sequence[Observation]) -> list[tuple[int, list[str]]]:
     """(order, tokens) of every observation with text, in stream order."""
-    return [
-        (o.order, tokens(o.content)) for o in sorted(observations, key=lambda o: (o.order, o.id)) if o.content
-    ]
+    return [(o, tokens(t)) for o, t in text_retrieval.passages(observations)]
 
 
 def claims_visual(q: Question, evidence: Sequence[Observation]) -> bool:
@@ -61,9 +47,13 @@ def claims_visual(q: Question, evidence: Sequence[Observation]) -> bool:
 
 
 def shortcut_figures(
-    kept: Sequence[Question], observations: Sequence[Observation], sim: Similarity = lexical_similarity
+    kept: Sequence[Question],
+    observations: Sequence[Observation],
+    sim: Similarity = lexical_similarity,
+    minilm: bool = True,
 ) -> dict:
-    """Forced-choice accuracy of every solver over the kept MCQ items (a k-way tie counts 1/k)."""
+    """Forced-choice accuracy of every solver over the kept MCQ items (a k-way tie counts 1/k); the
+    MiniLM solvers (``centroid_minilm``, ``text_retrieval_minilm``) where the ``ml`` extra is installed."""
     mcq = [q for q in kept if q.options]
     n_opts = sorted({len(q.options or []) for q in mcq})
     chance = round(sum(1 / len(q.options or [1]) for q in mcq) / len(mcq), 4) if mcq else 0.25
@@ -71,11 +61,18 @@ def shortcut_figures(
     for name, solver in SOLVERS.items():
         total = sum(forced_accuracy(solver(q.question, q.options or [], sim), 0) for q in mcq)
         acc[name] = round(total / len(mcq), 4) if mcq else 0.0
-    history = text_history(observations)
+    passages = text_retrieval.passages(observations)
+    history = [(o, tokens(t)) for o, t in passages]
     by_id = {o.id: o for o in observations}
     visual = [q for q in mcq if claims_visual(q, [by_id[e] for e in q.evidence if e in by_id])]
     total = sum(forced_accuracy(retrieval_scores(q, history), 0) for q in visual)
     acc["text_retrieval_bm25"] = round(total / len(visual), 4) if visual else 0.0
+    if minilm and embed_cache.available():  # the MiniLM solvers of the default panel
+        total = sum(forced_accuracy(SOLVERS["centroid"](q.question, q.options or [], minilm_similarity), 0)
+                    for q in mcq)  # fmt: skip
+        acc["centroid_minilm"] = round(total / len(mcq), 4) if mcq else 0.0
+        total = sum(forced_accuracy(text_retrieval.minilm_scores(q, passages), 0) for q in visual)
+        acc["text_retrieval_minilm"] = round(total / len(visual), 4) if visual else 0.0
     return {
         "items": len(mcq),
         "visual_items": len(visual),

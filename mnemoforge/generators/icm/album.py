@@ -201,8 +201,11 @@ def _small_talk(
     slots = {"name": world.person(speaker).name, "place": world.place(ev.place).name, "noun": act.noun}
     if other:
         slots["other"] = world.person(other).name
-    if ev.objects:
-        slots["object"] = world.object(ev.objects[0]).name
+    # an object is named only beside someone who did not bring it: a line pairing a person's name
+    # with what they brought would answer the object items from text alone
+    brought = [o for o in ev.objects if world.object(o).owner not in (other, None)]
+    if brought:
+        slots["object"] = world.object(brought[0]).name
     got = talk.pick(act, "small_talk", slots, rng)
     if got is None:
         return None

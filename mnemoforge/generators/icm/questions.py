@@ -12,6 +12,8 @@ from typing import Any
 
 from mnemoforge.dates import month_name, weekday_name
 from mnemoforge.generators.icm import routine_programs  # noqa: F401  (registers its programs)
+from mnemoforge.generators.icm.forms import realise as realise_form
+from mnemoforge.generators.option_balance import stratified_targets
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -378,7 +380,7 @@ def _text(world: World, c: Candidate, style: str) -> str:
         "to": _month_text(a["to_month"]) if "to_month" in a else "",
         "key": a.get("key", ""),
     }
-    return c.template.text.format(**fields)
+    return realise_form(c.template.id, c.template.text, fields, world.seed, a)[1]  # surface forms
 
 
 def _relation_cited(world: World, c: Candidate) -> bool:
@@ -415,5 +417,6 @@ def generate_icm(
             q = make_question(world, FAMILY, c, text, _targets(world, c), None, world_hash)
             if category != PROFILE:
                 q = q.model_copy(update={"cutoff": recall_cutoff(world, q.id, c.evidence, last_order)})
-            out.append(with_options(world, q))
-    return sorted(out, key=lambda q: q.id)
+            out.append(q)
+    targets = stratified_targets([q.id for q in out], world.seed)  # answer ranks spread over items
+    return sorted((with_options(world, q, targets[q.id]) for q in out), key=lambda q: q.id)

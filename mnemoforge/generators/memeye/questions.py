@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from itertools import combinations
 from typing import Any
 
+from mnemoforge.generators.memeye.forms import frame
 from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
@@ -36,7 +37,7 @@ from mnemoforge.generators.memeye.vocab import (
     rotations,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE
-from mnemoforge.generators.option_balance import balanced_distractors
+from mnemoforge.generators.option_balance import balanced_distractors, pick_balanced, stratified_targets
 from mnemoforge.generators.questions import options as options_mod
 from mnemoforge.generators.questions.common import (
     Candidate,
@@ -136,6 +137,11 @@ def _when(world: World, c: Candidate) -> str:
 
 
 def _text(world: World, c: Candidate) -> str:
+    """The question in a seeded surface form (``memeye/forms.py``)."""
+    return frame(_plain_text(world, c), world.seed, c.template.id, c.args)[1]
+
+
+def _plain_text(world: World, c: Candidate) -> str:
     a, t = c.args, _when(world, c)
     if "scenes" in a:
         sa, sb = (world.entity(s) for s in a["scenes"])
@@ -208,12 +214,22 @@ def distractors(world: World, q: Question, rng: random.Random) -> list[str]:
     return alternatives(world, a["scene"], a["key"], q.answer, rng, stale)
 
 
-def with_options(world: World, q: Question) -> Question:
+OPTION_DRAWS = 16
+
+
+def with_options(world: World, q: Question, target: tuple[int, int] | None = None) -> Question:
+    """``q`` with four options; ``target``: the answer's rank by length and by centrality
+    (``option_balance.stratified_targets``)."""
     rng = derive_rng(world.seed, q.id, "options")
-    d = _distinct(q.answer, distractors(world, q, rng))
-    if len(d) < options_mod.N_OPTIONS - 1:
+    # several draws; the set whose length and centrality tells match a drawn rank (option_balance)
+    sets: list[list[str]] = []
+    for _ in range(OPTION_DRAWS):
+        d = _distinct(q.answer, distractors(world, q, rng))[:3]
+        if len(d) == options_mod.N_OPTIONS - 1 and sorted(d) not in [sorted(x) for x in sets]:
+            sets.append(d)
+    if not sets:
         return q
-    d = d[:3]
+    d = pick_balanced(q.answer, sets, rng, target) or []
     rng.shuffle(d)
     return q.model_copy(update={"options": [q.answer, *d], "rotations": options_mod.rotations()})
 
@@ -287,5 +303,6 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
                     "evidence_alternatives": alternative_rounds(index, c),
                 }
             )
-            out.append(with_options(world, q))
-    return sorted(out, key=lambda q: q.id)
+            out.append(q)
+    targets = stratified_targets([q.id for q in out], world.seed)  # answer ranks spread over items
+    return sorted((with_options(world, q, targets[q.id]) for q in out), key=lambda q: q.id)

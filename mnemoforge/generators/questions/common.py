@@ -55,15 +55,18 @@ class EvidenceIndex:
 
 
 def person_reference(world: World, pid: str, style: str) -> str:
-    """Refer to a person by name, by relation to the protagonist, or by a unique description."""
+    """Refer to a person by name, by relation to the protagonist, or by a description that fits
+    them alone as drawn (``generators/icm/referring.py``: rendered cues, not the theme's wording)."""
+    from mnemoforge.generators.icm.referring import describe
+
     p = world.person(pid)
     if style == "relation":
         for r in world.relations:
             if r.a == world.protagonist and r.b == pid and r.a_calls_b:
                 return f"{world.person(world.protagonist).name}'s {r.a_calls_b}"
     if style == "description":
-        desc = p.description()
-        if sum(q.description() == desc for q in world.people) == 1:
+        desc = describe(world, pid)
+        if desc:
             return desc
     return p.name
 

@@ -168,9 +168,10 @@ def _faces_present(world: World, q: Question) -> list[str]:
     return [p.name for p in world.people if f"f_name_{p.id}" in read and p.name != q.answer]
 
 
-def with_options(world: World, q: Question) -> Question:
+def with_options(world: World, q: Question, target: tuple[int, int] | None = None) -> Question:
     """The same item with four options (correct first) and its four rotations; too few
-    distractors under the rules leaves it open-ended only."""
+    distractors under the rules leaves it open-ended only. ``target``: the answer's rank by length
+    and by centrality (``option_balance.stratified_targets``; else drawn per item)."""
     rng = derive_rng(world.seed, q.id, "options")
     if SAME_POOL.get(q.program.fn, q.program.fn) == "count_events":
         distractors = _counts(q, rng)
@@ -180,7 +181,11 @@ def with_options(world: World, q: Question) -> Question:
         if q.program.fn == "who_brought":  # the other faces present, whose names the evidence binds too
             own_first = [x for x in _faces_present(world, q) if x in pool][: N_OPTIONS - 1]
         rest = balanced_distractors(
-            q.answer, [x for x in pool if x not in own_first], N_OPTIONS - 1 - len(own_first), rng
+            q.answer,
+            [x for x in pool if x not in own_first],
+            N_OPTIONS - 1 - len(own_first),
+            rng,
+            target=target,
         )
         if rest is None:
             return q

@@ -7,12 +7,14 @@
   centred on a random day near the answer) and accepted only when the answer lands at a
   uniformly drawn rank among the four: a median, centroid or "most neighbours" guess is at chance.
 - A preference item offers the contrary choices the person was seen making.
-- A draw is redone (up to ``TRIES`` times) while one of the shared option priors (slot majority,
+- Up to ``TRIES`` sets are drawn; those on which a shared option prior (slot majority,
   near-variant centre, lone form, sum of two) or one of the lexical option-only solvers of the
-  ``option_only`` gate (odd one out, centroid, longest, shortest, most specific number: the
-  same margin) singles out any option. Dates are drawn on the answer's weekday when the entity's
-  name names one (else on working days), inside the theme's span, so neither the weekday nor a
-  digit pattern ("-19" among "-2x") sets the answer apart.
+  ``option_only`` gate (odd one out, centroid, longest, shortest, most specific number: the same
+  margin) singles out any option are dropped, and of the rest the one whose length and
+  centrality tells match a drawn rank is kept (:mod:`mnemoforge.generators.option_balance`), so
+  no centroid, edit-distance or length rule finds the answer. Dates are drawn on the answer's
+  weekday when the entity's name names one (else on working days), inside the theme's span, so
+  neither the weekday nor a digit pattern ("-19" among "-2x") sets the answer apart.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import datetime as dt
 import random
 from typing import Any
 
+from mnemoforge.generators.option_balance import pick_balanced
 from mnemoforge.generators.questions.common import Candidate
 from mnemoforge.generators.questions.programs import Lexicon
 from mnemoforge.rng import derive_rng
@@ -77,8 +80,12 @@ def _date_pool(
     return [d.isoformat() for d in days if ok(d)]
 
 
-def ranked(answer: str, required: list[str], pool: list[str], typ: str, rng: random.Random) -> list[str]:
-    """Three distractors (``required`` first) that put the answer at a uniformly drawn rank."""
+def ranked(
+    answer: str, required: list[str], pool: list[str], typ: str, rng: random.Random, want: int | None = None
+) -> list[str]:
+    """Three distractors (``required`` first) that put the answer at rank ``want`` where feasible
+    (the item's stratified length target: ordered values differ little in length), else at a
+    uniformly drawn rank."""
     req = [v for v in dict.fromkeys(required) if v != answer][: N - 1]
     rest = [v for v in dict.fromkeys(pool) if v != answer and v not in req]
     need = N - 1 - len(req)
@@ -94,6 +101,7 @@ def ranked(answer: str, required: list[str], pool: list[str], typ: str, rng: ran
     if not feasible:
         return req + rng.sample(rest, need)
     r = rng.choice(feasible)
+    r = want if want in feasible else r
     lo = r - below_req
     return req + rng.sample(below, lo) + rng.sample(above, need - lo)
 
@@ -105,21 +113,34 @@ def plain(answer: str, required: list[str], pool: list[str], rng: random.Random)
     return req + rng.sample(rest, need) if len(rest) >= need else []
 
 
-def options_for(theme: Theme, world: World, c: Candidate, qid: str) -> list[str] | None:
-    """``[answer, d1, d2, d3]`` or None when the World cannot supply three distractors."""
+def options_for(
+    theme: Theme, world: World, c: Candidate, qid: str, target: tuple[int, int] | None = None
+) -> list[str] | None:
+    """``[answer, d1, d2, d3]`` or None when the World cannot supply three distractors; ``target``:
+    the answer's rank by length and by centrality (``option_balance.stratified_targets``)."""
     s = theme.smm
     assert s is not None
     rng = derive_rng(world.seed, qid, "options")
-    # redraw while a shared option prior singles out any option (not just the answer: a prior
-    # that only ever fires on distractors would be a shortcut by elimination)
+    # candidate sets on which no shared option prior singles out any option (not just the answer:
+    # a prior that only ever fires on distractors would be a shortcut by elimination); of those,
+    # the one whose length and centrality tells match a drawn rank (option_balance)
+    clean: list[list[str]] = []
+    last = None
     for _ in range(TRIES):
-        got = _draw(theme, world, c, rng)
-        if got is None or (all(prior(got) is None for prior in PRIORS.values()) and not lexical_tell(got)):
+        last = _draw(theme, world, c, rng, target[0] if target else None)
+        if last is None:
             break
-    return got
+        clean_set = all(prior(last) is None for prior in PRIORS.values()) and not lexical_tell(last)
+        if clean_set and last[1:] not in clean:
+            clean.append(last[1:])
+    if not clean:
+        return last
+    return [c.answer, *(pick_balanced(c.answer, clean, rng, target) or [])]
 
 
-def _draw(theme: Theme, world: World, c: Candidate, rng: random.Random) -> list[str] | None:
+def _draw(
+    theme: Theme, world: World, c: Candidate, rng: random.Random, want: int | None = None
+) -> list[str] | None:
     s = theme.smm
     assert s is not None
     lex = Lexicon(world)
@@ -145,7 +166,7 @@ def _draw(theme: Theme, world: World, c: Candidate, rng: random.Random) -> list[
             values = _date_pool(c.answer, rng, day, (theme.start, theme.end))
         pool = [lex.names.get(v, v) for v in values]
         if typ in ORDERED:
-            distractors = ranked(c.answer, required, pool, typ, rng)
+            distractors = ranked(c.answer, required, pool, typ, rng, want)
         else:
             distractors = plain(c.answer, required, pool, rng)
     if len(set(distractors)) < N - 1 or c.answer in distractors:

@@ -16,10 +16,12 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from mnemoforge.generators.option_balance import stratified_targets
 from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
 from mnemoforge.generators.realise import Slots, realise
+from mnemoforge.generators.smm.hops import wrong_hop
 from mnemoforge.generators.smm.options import options_for
 from mnemoforge.generators.smm.world import CODE
 from mnemoforge.hashing import content_hash
@@ -213,6 +215,8 @@ def plan_pool(theme: Theme, world: World) -> list[Candidate]:
             answer = run_program(tpl.program, view, args)
         except Unanswerable:
             continue
+        if wrong_hop(world, base, tpl.program, args, answer):  # a wrong hop would score: refused
+            continue
         c = Candidate(tpl, args, answer, set(view.read), [])
         k = core(world, c)
         if k not in cores:
@@ -339,24 +343,29 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
     """The candidate questions with evidence from the observations (every observation of each fact read)."""
     index = EvidenceIndex(observations)
     world_hash = content_hash(world)
-    out = []
+    made = []
     for c in plan_questions(theme, world):
         try:
             evidence = index.evidence_for(c.read, "all")
         except Unanswerable:
             continue  # a fact was never routed to a source: no item (counted by the stats as planned-only)
         c = Candidate(c.template, c.args, c.answer, c.read, evidence)
-        q = make_question(world, FAMILY, c, question_text(theme, world, c), _targets(c), None, world_hash)
+        made.append((c, make_question(world, FAMILY, c, question_text(theme, world, c), _targets(c), None,
+                                      world_hash)))  # fmt: skip
+    # the answer's rank among its options, spread evenly over the items (option_balance)
+    targets = stratified_targets([q.id for c, q in made if c.template.program != "function_call"], world.seed)
+    out = []
+    for c, q in made:
         update: dict[str, Any] = {
             "evidence_clips": [],
             "evidence_shots": [],
-            "evidence_sources": sorted({o.source for o in evidence}),
+            "evidence_sources": sorted({o.source for o in c.evidence}),
             "labels": {"task": c.template.category},
         }
         if c.template.program == "function_call":
             update["structured_answer"] = json.loads(c.answer)
         else:
-            opts = options_for(theme, world, c, q.id)
+            opts = options_for(theme, world, c, q.id, targets.get(q.id))
             if opts:
                 update |= {"options": opts, "rotations": rotations()}
         out.append(q.model_copy(update=update))

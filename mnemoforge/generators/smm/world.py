@@ -111,6 +111,26 @@ def _memberships(theme: Theme, seed: int, s: SmmSpec) -> dict[str, list[str]]:
     return out
 
 
+def _pool(theme: Theme, kind: EntityKindSpec, key: str, cast: list[str]) -> list[str]:
+    a = kind.attribute(key)
+    if a.type == "person":
+        roles = {p.id: p.role for p in theme.cast}
+        return [p for p in cast if not a.roles or roles[p] in a.roles]
+    return list(a.values)
+
+
+def spread(rng: random.Random, value: str, pool: list[str], spent: set[str], add: bool = False) -> str:
+    """``value``, or (when another entity or person of the kind already has it and the pool holds a
+    value nobody has) a fresh one: a two-hop answer that a wrong hop also reaches tests nothing
+    (``generators/smm/hops.py``)."""
+    fresh = [v for v in pool if v not in spent]
+    if value in spent and fresh:
+        value = rng.choice(fresh)
+    if add:
+        spent.add(value)
+    return value
+
+
 def plan_world(theme: Theme, seed: int) -> World:
     """The seeded ground truth of an smm theme (deterministic in theme and seed)."""
     s = spec(theme)
@@ -141,6 +161,7 @@ def plan_world(theme: Theme, seed: int) -> World:
                     at=moment(theme, rng, 0.02, 0.4),
                 )
             )
+    spent: dict[tuple[str, str], set[str]] = {}  # values already given, per (kind, key)
     for e in s.entities:
         k = kinds[e.kind]
         for p in members[e.id]:
@@ -158,7 +179,10 @@ def plan_world(theme: Theme, seed: int) -> World:
         for a in k.attributes:
             rng = derive_rng(seed, "smm", "attr", e.id, a.key)
             v0 = _value(theme, rng, k, a.key, cast, None, e)
+            if k.membership == "one" and not a.mutable:  # a wrong first hop must not reach it
+                v0 = spread(rng, v0, _pool(theme, k, a.key, cast), spent.setdefault((k.kind, a.key), set()))
             v0 = e.values.get(a.key, v0)  # a value the theme fixes (drawn first: seeds stay aligned)
+            spent.setdefault((k.kind, a.key), set()).add(v0)
             at0 = moment(theme, rng, 0.02, 0.5)
             facts.append(
                 Fact(
@@ -216,7 +240,9 @@ def plan_world(theme: Theme, seed: int) -> World:
                     kind="attribute",
                     subject=p,
                     object=f.key,
-                    value=rng.choice(f.values),
+                    value=spread(
+                        rng, rng.choice(f.values), f.values, spent.setdefault(("", f.key), set()), add=True
+                    ),
                     at=dt.datetime.combine(theme.start, dt.time(9, 0)),
                 )
             )

@@ -1,9 +1,9 @@
 """Option-only shortcut solvers: rules a test-taker applies to an option set without any memory.
 
 Each solver scores every option from the question text and the option set alone (longest,
-shortest, overlap with the question, closest to the others, odd one out, most specific number);
-the highest score is its pick. They are order-invariant, so on the ``option_only`` gate a hit is a
-hit under every rotation. Two uses:
+shortest, overlap with the question, closest to the others by similarity and by edit distance, odd
+one out, most specific number); the highest score is its pick. They are order-invariant, so on
+the ``option_only`` gate a hit is a hit under every rotation. Two uses:
 
 - :class:`OptionSolverAnswerer` sits on the default ``option_only`` panel and answers only when
   its pick is *decisive* (a unique best with a clear margin), abstaining otherwise — an item it
@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from mnemoforge.validators.answerers.protocol import Answer, Context
 from mnemoforge.validators.answerers.textnorm import normalize, tokens
@@ -28,36 +29,62 @@ Similarity = Callable[[Sequence[str]], list[list[float]]]
 _NUM = re.compile(r"\d+(?:[.,:]\d+)*")
 
 
-def _trigrams(text: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def _grams_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
     t = f"  {normalize(text)} "
-    return {t[i : i + 3] for i in range(len(t) - 2)}
+    return frozenset(t[i : i + 3] for i in range(len(t) - 2)), frozenset(normalize(text).split())
+
+
+def _jac(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+@lru_cache(maxsize=65536)
+def _lex_pair(a: str, b: str) -> float:
+    (ga, wa), (gb, wb) = _grams_words(a), _grams_words(b)
+    return (_jac(ga, gb) + _jac(wa, wb)) / 2
 
 
 def lexical_similarity(options: Sequence[str]) -> list[list[float]]:
     """Pairwise similarity: the mean of character-trigram and word Jaccard overlaps."""
-    grams = [_trigrams(o) for o in options]
-    words = [set(normalize(o).split()) for o in options]
+    return [[_lex_pair(a, b) for b in options] for a in options]
 
-    def jac(a: set[str], b: set[str]) -> float:
-        return len(a & b) / len(a | b) if a | b else 1.0
 
-    return [[(jac(grams[i], grams[j]) + jac(words[i], words[j])) / 2 for j in range(len(options))]
-            for i in range(len(options))]  # fmt: skip
+def _levenshtein(a: str, b: str) -> int:
+    if len(a) < len(b):
+        a, b = b, a
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+@lru_cache(maxsize=65536)
+def _edit_pair(a: str, b: str) -> float:
+    x, y = normalize(a), normalize(b)
+    return round(1 - _levenshtein(x, y) / max(1, len(x), len(y)), 6)
+
+
+def edit_similarity(options: Sequence[str]) -> list[list[float]]:
+    """Pairwise 1 - normalised Levenshtein distance of the normalised options."""
+    return [[_edit_pair(a, b) for b in options] for a in options]
 
 
 def minilm_similarity(options: Sequence[str]) -> list[list[float]]:
-    """Pairwise cosine of MiniLM embeddings (extra ``ml``; raises ``MissingExtra`` without it)."""
-    from mnemoforge.validators.answerers.embedding import default_model_path, load_model, missing_reason
+    """Pairwise cosine of MiniLM embeddings (extra ``ml``; raises ``MissingExtra`` without it).
+    Vectors come from the embedding cache (``embed_cache``)."""
+    from mnemoforge.validators.answerers import embed_cache
+    from mnemoforge.validators.answerers.embedding import missing_reason
     from mnemoforge.validators.answerers.protocol import MissingExtra
 
     reason = missing_reason()
     if reason:
         raise MissingExtra(reason)
-    model = load_model(default_model_path())
-    vecs = model.encode(
-        list(options), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-    )
-    return [[round(float(x), 4) for x in row] for row in (vecs @ vecs.T)]
+    vecs = embed_cache.embed(list(options))
+    return [[float(x) for x in row] for row in embed_cache.cosine(vecs, vecs)]
 
 
 def _centrality(sim: list[list[float]]) -> list[float]:
@@ -97,6 +124,11 @@ def centroid(question: str, options: Sequence[str], sim: Similarity) -> list[flo
     return _centrality(sim(options))
 
 
+def edit_centroid(question: str, options: Sequence[str], sim: Similarity) -> list[float]:
+    """Closest to the others by edit distance (the answer with one name added, dropped or swapped)."""
+    return _centrality(edit_similarity(options))
+
+
 def odd_one_out(question: str, options: Sequence[str], sim: Similarity) -> list[float]:
     """Farthest from the others: a lone answer among distractors of one kind."""
     return [-c for c in _centrality(sim(options))]
@@ -121,6 +153,7 @@ SOLVERS: dict[str, Callable[[str, Sequence[str], Similarity], list[float]]] = {
     "shortest": shortest,
     "question_overlap": question_overlap,
     "centroid": centroid,
+    "edit_centroid": edit_centroid,
     "odd_one_out": odd_one_out,
     "most_specific_number": most_specific_number,
 }
@@ -151,16 +184,32 @@ class OptionSolverAnswerer:
 
     order_invariant = True  # reads the option set, not its order (see panel)
 
-    def __init__(self, solver: str, margin: float = 0.6, similarity: str = "lexical") -> None:
+    def __init__(
+        self, solver: str, margin: float = 0.6, similarity: str = "lexical", optional: bool = False
+    ) -> None:
+        """``optional``: with ``similarity: minilm`` and no ``ml`` extra, abstain (the id says so)
+        instead of raising ``MissingExtra`` (the default panel's ``solver_centroid_minilm``)."""
         if solver not in SOLVERS:
             raise ValueError(f"unknown option solver {solver!r}; known: {', '.join(SOLVERS)}")
         if similarity not in ("lexical", "minilm"):
             raise ValueError(f"similarity must be 'lexical' or 'minilm', got {similarity!r}")
         self.solver, self.margin = solver, margin
         self.sim: Similarity = lexical_similarity if similarity == "lexical" else minilm_similarity
-        self.id = f"option_solver:{solver}(margin={margin},sim={similarity}):v1"
+        self.unavailable = ""
+        if similarity == "minilm":
+            from mnemoforge.validators.answerers.embedding import missing_reason
+            from mnemoforge.validators.answerers.protocol import MissingExtra
+
+            reason = missing_reason()
+            if reason and not optional:
+                raise MissingExtra(reason)
+            self.unavailable = reason or ""
+        state = ",unavailable" if self.unavailable else ""
+        self.id = f"option_solver:{solver}(margin={margin},sim={similarity}{state}):v1"
 
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
+        if self.unavailable:
+            return Answer.failed(self.id, self.unavailable)
         if not options or len(options) < 3:
             return Answer.failed(self.id, "open question: no option set to read")
         scores = SOLVERS[self.solver](question, sorted(options), self.sim)

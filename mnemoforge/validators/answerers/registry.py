@@ -51,11 +51,24 @@ def _option_solver(solver: str) -> Callable[..., Answerer]:
     return make
 
 
+def _text_retrieval_minilm(**config: Any) -> Answerer:
+    from mnemoforge.validators.answerers.retrieval import MiniLMRetrievalAnswerer
+
+    return MiniLMRetrievalAnswerer(**config)
+
+
+def _centroid_minilm(**config: Any) -> Answerer:
+    from mnemoforge.validators.answerers.option_solvers import OptionSolverAnswerer
+
+    return OptionSolverAnswerer("centroid", **{"similarity": "minilm", "optional": True, **config})
+
+
 OPTION_SOLVERS = (
     "longest",
     "shortest",
     "question_overlap",
     "centroid",
+    "edit_centroid",
     "odd_one_out",
     "most_specific_number",
 )
@@ -64,6 +77,8 @@ OPTION_SOLVERS = (
 
 ANSWERERS: dict[str, Callable[..., Answerer]] = {
     **{f"solver_{name}": _option_solver(name) for name in OPTION_SOLVERS},
+    "solver_centroid_minilm": _centroid_minilm,
+    "text_retrieval_minilm": _text_retrieval_minilm,
     "option_prior": _option_prior,
     "symbolic": _symbolic,
     "lexical": _lexical,

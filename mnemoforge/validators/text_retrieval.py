@@ -1,0 +1,140 @@
+"""Text-only retrieval shortcuts for items that claim visual evidence (the ``text_only_clue`` gate
+and the release statistics).
+
+All text written or spoken before the item's cutoff is the shortcut's memory (for a visual item
+text is the shortcut; elsewhere it is the memory). Three checks:
+
+- :func:`bm25_scores`: each option scored by BM25 against the passages that best match the question;
+- :func:`minilm_scores`: the same with MiniLM embeddings (extra ``ml``; vectors cached by
+  ``answerers/embed_cache``): the passages closest to the question, each option by its closest one;
+- :func:`colocation`: a passage naming the answer beside a person the question names ("Did you bring
+  the blue thermos, Li Ming?" for "What did Li Ming bring?") answers the item from text alone.
+
+A solver that picks the answer *decisively* (a unique best by a clear margin) rejects the item.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.world import World
+from mnemoforge.validators.answerers.lexical import BM25
+from mnemoforge.validators.answerers.textnorm import tokens
+
+TOP_K = 3
+MARGIN = 0.5
+MINILM_MARGIN = 0.25
+"""MiniLM's cosines sit close together (every passage is "about" the album), so a lead of a quarter
+of the options' range is already a pick, where BM25 needs half."""
+STOP = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
+
+Passages = list[tuple[int, str]]
+
+
+def passages(observations: Sequence[Observation]) -> Passages:
+    """(order, text) of every observation with text, in stream order."""
+    return [(o.order, o.content) for o in sorted(observations, key=lambda o: (o.order, o.id)) if o.content]
+
+
+def before_cutoff(q: Question, history: Passages) -> list[str]:
+    return [t for order, t in history if q.cutoff is None or order <= q.cutoff]
+
+
+def bm25_scores(q: Question, history: Sequence[tuple[int, list[str]]]) -> list[float]:
+    """Each option scored by BM25 against the ``TOP_K`` passages of the history (tokens, up to the
+    cutoff) that best match the question; the option's words already in the question count for nothing."""
+    assert q.options is not None
+    docs = [t for order, t in history if q.cutoff is None or order <= q.cutoff]
+    if not docs:
+        return [0.0] * len(q.options)
+    index = BM25(docs)
+    q_terms = tokens(q.question)
+    top = index.rank(q_terms)[:TOP_K]
+    out = []
+    for opt in q.options:
+        fresh = [t for t in tokens(opt, keep_stopwords=False) if t not in q_terms]
+        out.append(round(sum(index.score(fresh, i) for i in top), 6) if fresh else 0.0)
+    return out
+
+
+def minilm_scores(q: Question, history: Passages) -> list[float]:
+    """Each option's best cosine to the ``TOP_K`` passages (up to the cutoff) closest to the question."""
+    from mnemoforge.validators.answerers import embed_cache
+
+    assert q.options is not None
+    docs = before_cutoff(q, history)
+    if not docs:
+        return [0.0] * len(q.options)
+    d = embed_cache.embed(docs)
+    qv = embed_cache.embed([q.question])
+    sims = embed_cache.cosine(qv, d)[0]
+    top = sorted(range(len(docs)), key=lambda i: (-sims[i], i))[:TOP_K]
+    ov = embed_cache.embed(list(q.options))
+    return [round(float(x), 4) for x in embed_cache.cosine(ov, d[top]).max(axis=1)]
+
+
+def _pattern(value: str) -> re.Pattern[str] | None:
+    words = re.findall(r"[a-z0-9]+", value.lower())
+    if not any(len(w) > 2 and w not in STOP for w in words):
+        return None
+    return re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b")
+
+
+def colocation(q: Question, world: World | None, history: Passages) -> str:
+    """A passage before the cutoff that names the answer beside a person or object the question
+    names, where one of the two is an object (what someone brought, who brought something), or ''."""
+    if world is None or not q.options:
+        return ""
+    objects = {o.name for o in world.objects}
+    named = [n for n in [p.name for p in world.people] + sorted(objects) if n != q.answer and n in q.question]
+    if q.answer not in objects:
+        named = [n for n in named if n in objects]
+    ans = _pattern(q.answer)
+    pats = {n: p for n in named if (p := _pattern(n)) is not None}
+    if ans is None or not pats:
+        return ""
+    for text in before_cutoff(q, history):
+        low = text.lower()
+        if ans.search(low):
+            hit = next((n for n, p in pats.items() if p.search(low)), None)
+            if hit:
+                return f"{q.answer!r} named beside {hit} in {text!r}"
+    return ""
+
+
+_LOCK = threading.Lock()
+
+
+def context_history(ctx: object) -> tuple[Passages, list[tuple[int, list[str]]]]:
+    """The gate context's text history (passages and their tokens), built once per context (kept on
+    it, so another run's context never reuses it; gate items are checked on several threads)."""
+    with _LOCK:
+        got = ctx.__dict__.get("_text_history")
+        if got is None:
+            obs = list(ctx.observations.values())  # type: ignore[attr-defined]
+            ps = passages(obs)
+            got = ctx.__dict__["_text_history"] = (ps, [(o, tokens(t)) for o, t in ps])
+    return got
+
+
+def decisive_pick(scores: Sequence[float], margin: float = MARGIN) -> int | None:
+    from mnemoforge.validators.answerers.option_solvers import decisive
+
+    return decisive(scores, margin) if scores and max(scores) > 0 else None
+
+
+def retrieval_shortcut(q: Question, ctx: object, minilm: bool) -> str:
+    """Why a text-only retrieval answers ``q`` (BM25, MiniLM when ``minilm``, co-location), or ''."""
+    ps, toks = context_history(ctx)
+    if decisive_pick(bm25_scores(q, toks)) == 0:
+        return "answerable by text retrieval (BM25 over all text before the cutoff)"
+    if minilm and decisive_pick(minilm_scores(q, ps), MINILM_MARGIN) == 0:
+        return "answerable by text retrieval (MiniLM over all text before the cutoff)"
+    why = colocation(q, getattr(ctx, "world", None), ps)
+    if why:
+        return f"answerable from text alone: {why}"
+    return ""
