@@ -10,16 +10,38 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_serializer, model_validator
+from pydantic import AfterValidator, Field, model_serializer, model_validator
 
+from mnemoforge.schemas.build_settings import (
+    BUILTIN_ANSWERERS,
+    DEFAULT_PANELS,
+    MINILM_MEMBERS,
+    OPTION_SOLVER_MEMBERS,
+    GateSpec,
+    RenderSpec,
+    TextSpec,
+    drop_defaults,
+)
 from mnemoforge.schemas.icm_rules import Day, LineBank, WhoSpec
 from mnemoforge.schemas.memeye import MemEyeSpec
-from mnemoforge.schemas.render_api import RENDER_API_FIELDS, ImageApiSpec, SpeechApiSpec, VideoApiSpec
 from mnemoforge.schemas.smm import SmmSpec
+from mnemoforge.schemas.strict import Strict
 
 ID_RE = r"^[a-z][a-z0-9_]*$"
 MAX_SEED = 2**63 - 1  # seeds are stored as BIGINT (catalog) and fed to derive_rng
 HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+# re-exported: the build settings live in schemas/build_settings.py
+__all__ = [
+    "BUILTIN_ANSWERERS",
+    "DEFAULT_PANELS",
+    "MINILM_MEMBERS",
+    "OPTION_SOLVER_MEMBERS",
+    "GateSpec",
+    "RenderSpec",
+    "Strict",
+    "TextSpec",
+    "Theme",
+]
 
 FaceShape = Literal["oval", "round", "square", "heart", "long"]
 HairStyle = Literal["short", "long", "bun", "curly", "bald", "ponytail", "bob", "buzz"]
@@ -30,10 +52,6 @@ Pattern = Literal["plain", "stripes", "dots", "check"]
 Build = Literal["slim", "medium", "broad"]
 
 
-class Strict(BaseModel):
-    """Base for theme records: unknown keys are errors, not silently ignored."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 def _hex(v: str) -> str:
@@ -252,139 +270,6 @@ class AlbumSpec(Strict):
         return self
 
 
-class RenderSpec(Strict):
-    """Which backends render media. Defaults run offline; the others are opt-in extras."""
-
-    image: Literal["procedural", "diffusers", "gemini", "openai"] = "procedural"
-    image_model: str | None = Field(default=None, description="diffusers: local folder or hub id")
-    image_steps: int = Field(default=20, ge=1, le=200)
-    allow_network: bool = False
-    image_api: ImageApiSpec | None = Field(default=None, description="gemini / openai image settings")
-    video: Literal["ffmpeg", "veo"] = "ffmpeg"
-    video_api: VideoApiSpec | None = Field(default=None, description="veo settings")
-    speech: Literal["voices", "gemini"] = Field(
-        default="voices", description="voices: each person's voice engine; gemini: Gemini TTS for all"
-    )
-    speech_api: SpeechApiSpec | None = Field(default=None, description="gemini TTS settings")
-
-    @model_serializer(mode="wrap")
-    def _drop_api_defaults(self, handler: Any) -> dict[str, Any]:
-        out = handler(self)
-        for name in RENDER_API_FIELDS:
-            if name in out and getattr(self, name) == type(self).model_fields[name].default:
-                del out[name]
-        return out
-
-
-OPTION_SOLVER_MEMBERS = [
-    f"solver_{n}"
-    for n in (
-        "longest",
-        "shortest",
-        "question_overlap",
-        "centroid",
-        "edit_centroid",
-        "odd_one_out",
-        "most_specific_number",
-    )
-]
-"""The option-only shortcut solvers (``validators/answerers/option_solvers.py``) as built-in members."""
-
-MINILM_MEMBERS = ["solver_centroid_minilm", "text_retrieval_minilm"]
-"""MiniLM shortcut solvers (extra ``ml``; without it they abstain and their ids say so). The
-default ``text_only_clue`` panel does not seat ``text_retrieval_minilm``: on the evidence's own
-text a name line would always match its name; the gate runs MiniLM over the whole text history
-instead (``validators/text_retrieval.py``)."""
-
-DEFAULT_PANELS = {
-    "option_only": ["lexical", "option_prior", *OPTION_SOLVER_MEMBERS, "solver_centroid_minilm"],
-    "text_only_clue": ["lexical"],
-    "minimal_caption": ["lexical"],
-    "oracle": ["symbolic"],
-    "modality_necessity": ["symbolic"],
-}
-
-
-# answerers that need no config: a panel may name them without declaring them under ``answerers``
-BUILTIN_ANSWERERS = frozenset(
-    {"symbolic", "lexical", "option_prior", *OPTION_SOLVER_MEMBERS, *MINILM_MEMBERS}
-)
-
-
-class GateSpec(Strict):
-    """Which answerers sit on which gate's panel, and the panel rule.
-
-    ``answerers`` maps a panel member's name to its config; ``kind`` picks the implementation
-    (default: the name): symbolic, lexical, embedding, local, or chat (a text backend such as
-    an OpenAI-compatible server or Gemini, with a prompt from ``assets/prompts``).
-    """
-
-    answerers: dict[str, dict[str, Any]] = Field(default_factory=lambda: {"symbolic": {}, "lexical": {}})
-    panels: dict[str, list[str]] = Field(
-        default_factory=lambda: {k: list(v) for k, v in DEFAULT_PANELS.items()}
-    )
-    rule: Literal["any", "all", "majority"] = "any"
-    max_answer_share: float = Field(default=0.5, gt=0, le=1)
-    prompts_dir: str | None = None
-
-    @model_validator(mode="after")
-    def _panel_members_exist(self) -> GateSpec:
-        for gate, members in self.panels.items():
-            if gate not in DEFAULT_PANELS:
-                raise ValueError(f"panels.{gate}: unknown gate; panel gates are {sorted(DEFAULT_PANELS)}")
-            for i, m in enumerate(members):
-                if m not in self.answerers and m not in BUILTIN_ANSWERERS:
-                    raise ValueError(f"panels.{gate}.{i}: {m!r} is not in answerers {sorted(self.answerers)}")
-        return self
-
-    def resolved_answerers(self) -> dict[str, dict[str, Any]]:
-        """``answerers`` plus the config-free built-ins (symbolic, lexical, option_prior) that a
-        panel names without declaring them."""
-        used = {m for members in self.panels.values() for m in members}
-        extra = {m: {} for m in sorted(used & BUILTIN_ANSWERERS) if m not in self.answerers}
-        return {**self.answerers, **extra}
-
-
-TEXT_PLAN_FIELDS = ("plan", "plan_batch", "plan_prompt")
-
-
-def _drop_defaults(model: BaseModel, out: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
-    for name in names:
-        if name in out and getattr(model, name) == type(model).model_fields[name].default:
-            del out[name]
-    return out
-
-
-class TextSpec(Strict):
-    """Optional model-backed text generation (network or local server, opt-in).
-
-    ``backend`` is a text backend config, e.g. ``{provider: openai, model: ..., base_url: ...,
-    api_key_env: OPENAI_API_KEY}``; with ``paraphrase_questions`` each question is rewritten by
-    the model and kept only if it still names the same people, places, objects and dates.
-    """
-
-    backend: dict[str, Any] | None = None
-    paraphrase_questions: bool = False
-    prompt: str = "paraphrase"
-    plan: bool = Field(default=False, description="icm: the model proposes event outlines (validated)")
-    plan_batch: int = Field(default=12, ge=1, le=100, description="event outlines asked for per call")
-    plan_prompt: str = "plan_events"
-
-    @model_serializer(mode="wrap")
-    def _drop_plan_defaults(self, handler: Any) -> dict[str, Any]:
-        """Opt-in settings left at their defaults are not dumped: an offline release's
-        ``config.resolved.json`` stays as it was before they existed."""
-        return _drop_defaults(self, handler(self), TEXT_PLAN_FIELDS)
-
-    @model_validator(mode="after")
-    def _needs_backend(self) -> TextSpec:
-        if self.paraphrase_questions and not self.backend:
-            raise ValueError("backend: required when paraphrase_questions is true")
-        if self.plan and not self.backend:
-            raise ValueError("backend: required when plan is true")
-        return self
-
-
 class Theme(Strict):
     """The root of a theme file."""
 
@@ -418,7 +303,7 @@ class Theme(Strict):
 
     @model_serializer(mode="wrap")
     def _drop_prices_default(self, handler: Any) -> dict[str, Any]:
-        return _drop_defaults(self, handler(self), ("prices",))
+        return drop_defaults(self, handler(self), ("prices",))
 
     @model_validator(mode="before")
     @classmethod
