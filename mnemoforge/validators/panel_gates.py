@@ -106,10 +106,10 @@ class TextOnlyClue(_PanelGate):
 
     @property
     def version(self) -> str:  # type: ignore[override]
-        """'5', plus '+minilm' where MiniLM runs (the verdict cache never mixes the two)."""
+        """'6', plus '+minilm' where MiniLM runs (the verdict cache never mixes the two)."""
         from mnemoforge.validators.answerers import embed_cache
 
-        return "5+minilm" if embed_cache.available() else "5"
+        return "6+minilm" if embed_cache.available() else "6"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         ev = _evidence(q, ctx)

@@ -106,6 +106,14 @@ def colocation(q: Question, world: World | None, history: Passages) -> str:
     return ""
 
 
+def written_before(q: Question, history: Passages) -> bool:
+    """Whether the answer is written in the text before the cutoff (always true for a value too
+    short to search for). A semantic pick of an answer the text never states is a guess that
+    happened to land, not an answer the text gives: MiniLM picks count only when this holds."""
+    pat = _pattern(q.answer)
+    return pat is None or any(pat.search(t.lower()) for t in before_cutoff(q, history))
+
+
 _LOCK = threading.Lock()
 
 
@@ -132,7 +140,7 @@ def retrieval_shortcut(q: Question, ctx: object, minilm: bool) -> str:
     ps, toks = context_history(ctx)
     if decisive_pick(bm25_scores(q, toks)) == 0:
         return "answerable by text retrieval (BM25 over all text before the cutoff)"
-    if minilm and decisive_pick(minilm_scores(q, ps), MINILM_MARGIN) == 0:
+    if minilm and decisive_pick(minilm_scores(q, ps), MINILM_MARGIN) == 0 and written_before(q, ps):
         return "answerable by text retrieval (MiniLM over all text before the cutoff)"
     why = colocation(q, getattr(ctx, "world", None), ps)
     if why:

@@ -8,13 +8,12 @@
   uniformly drawn rank among the four: a median, centroid or "most neighbours" guess is at chance.
 - A preference item offers the contrary choices the person was seen making.
 - Up to ``TRIES`` sets are drawn; those on which a shared option prior (slot majority,
-  near-variant centre, lone form, sum of two) or one of the lexical option-only solvers of the
-  ``option_only`` gate (odd one out, centroid, longest, shortest, most specific number: the same
-  margin) singles out any option are dropped, and of the rest the one whose length and
-  centrality tells match a drawn rank is kept (:mod:`mnemoforge.generators.option_balance`), so
-  no centroid, edit-distance or length rule finds the answer. Dates are drawn on the answer's
-  weekday when the entity's name names one (else on working days), inside the theme's span, so
-  neither the weekday nor a digit pattern ("-19" among "-2x") sets the answer apart.
+  near-variant centre, lone form, sum of two) singles out any option are dropped, and of the rest
+  the one whose length and centrality tells match a drawn rank is kept
+  (:mod:`mnemoforge.generators.option_balance`), so no centroid, edit-distance or length rule
+  finds the answer. Dates are drawn on the answer's weekday when the entity's name names one
+  (else on working days), inside the theme's span, so neither the weekday nor a digit pattern
+  ("-19" among "-2x") sets the answer apart.
 """
 
 from __future__ import annotations
@@ -31,20 +30,12 @@ from mnemoforge.schemas.smm import named_weekday
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.validators.answerers.option_prior import PRIORS
-from mnemoforge.validators.answerers.option_solvers import SOLVERS, decisive, lexical_similarity
 
 N = 4
 TRIES = 40
 ORDERED = ("date", "time", "integer")
 LEXICAL = ("odd_one_out", "centroid", "longest", "shortest", "most_specific_number")
 MARGIN = 0.5  # below the gate's 0.6, so a kept set is not on the edge
-
-
-def lexical_tell(options: list[str]) -> bool:
-    """True when a question-free option-only solver picks one option decisively."""
-    return any(
-        decisive(SOLVERS[n]("", sorted(options), lexical_similarity), MARGIN) is not None for n in LEXICAL
-    )
 
 
 def _spec_of(theme: Theme, key: str) -> tuple[str, list[str]]:
@@ -130,7 +121,7 @@ def options_for(
         last = _draw(theme, world, c, rng, target[0] if target else None)
         if last is None:
             break
-        clean_set = all(prior(last) is None for prior in PRIORS.values()) and not lexical_tell(last)
+        clean_set = all(prior(last) is None for prior in PRIORS.values())
         if clean_set and last[1:] not in clean:
             clean.append(last[1:])
     if not clean:
