@@ -225,3 +225,16 @@ def test_gemini_backend_records_and_caches_too(tmp_path: Path) -> None:
     # gemini-2.5-flash: 0.30 / 2.50 per million tokens; the stub reports 7 in, 3 out
     assert rows[1]["cost"] == pytest.approx(7 * 0.30e-6 + 3 * 2.50e-6)
     assert "HTTP 429" in rows[0]["error"] and "sk-secret-123" not in json.dumps(rows)
+
+
+def test_run_blocks_closing_out_of_order_leave_no_stale_environment(tmp_path: Path) -> None:
+    """Builds in several threads open and close their run blocks in any order; the variable that
+    worker processes read then names a run still open, and nothing once all are closed."""
+    assert "MNEMOFORGE_LEDGER_RUN" not in os.environ
+    a, b = ledger.current_run(tmp_path / "a"), ledger.current_run(tmp_path / "b")
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)  # the first build ends while the second still runs
+    assert os.environ["MNEMOFORGE_LEDGER_RUN"].endswith(str((tmp_path / "b").resolve()))
+    b.__exit__(None, None, None)
+    assert "MNEMOFORGE_LEDGER_RUN" not in os.environ

@@ -31,6 +31,7 @@ import contextvars
 import fcntl
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -87,24 +88,38 @@ def current_stage(name: str) -> Iterator[None]:
             _STAGE.reset(token)
 
 
+_ENV_LOCK = threading.Lock()
+_ENV_OPEN: dict[str, list[tuple[int, str]]] = {}  # name -> (block id, value) of the open blocks, oldest first
+_ENV_BASE: dict[str, str | None] = {}  # name -> its value before the first open block
+
+
 @contextlib.contextmanager
 def _env(name: str, value: str | None) -> Iterator[None]:
     """Mirror a setting in the environment for worker processes started inside the block.
 
     The value is stamped with this process's id and read back only in other processes (children),
     so in this process the context variables alone decide, even with builds in several threads.
+    Blocks of several threads may close in any order: the variable then holds the newest block
+    still open, and its value from before any block once none is.
     """
-    old = os.environ.get(name)
     mine = f"{os.getpid()}|{value}" if value is not None else f"{os.getpid()}|"
-    os.environ[name] = mine
+    with _ENV_LOCK:
+        stack = _ENV_OPEN.setdefault(name, [])
+        if not stack:
+            _ENV_BASE[name] = os.environ.get(name)
+        block = (max((b for b, _ in stack), default=0) + 1, mine)
+        stack.append(block)
+        os.environ[name] = mine
     try:
         yield
     finally:
-        if os.environ.get(name) == mine:  # another thread's block may have replaced it: leave that
-            if old is None:
+        with _ENV_LOCK:
+            stack.remove(block)
+            now = stack[-1][1] if stack else _ENV_BASE.pop(name, None)
+            if now is None:
                 os.environ.pop(name, None)
             else:
-                os.environ[name] = old
+                os.environ[name] = now
 
 
 def _from_env(name: str) -> str:
