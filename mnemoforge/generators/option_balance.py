@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from mnemoforge.rng import derive_rng
 from mnemoforge.validators.answerers.option_solvers import (
@@ -42,12 +43,38 @@ def ranks(options: Sequence[str]) -> tuple[float, float]:
     return _rank(lengths, 0), _rank(_centrality(options, lexical_similarity), 0)
 
 
-def tells(options: Sequence[str]) -> dict[str, float]:
-    """Forced-choice score of each shape rule on ``options`` (the answer first)."""
+@lru_cache(maxsize=65536)
+def _minilm_pair(a: str, b: str) -> float:
+    from mnemoforge.validators.answerers.option_solvers import minilm_similarity
+
+    return round(minilm_similarity([a, b])[0][1], 6)
+
+
+def _minilm_sim(options: Sequence[str]) -> list[list[float]]:
+    return [[1.0 if a == b else _minilm_pair(*sorted((a, b))) for b in options] for a in options]
+
+
+def semantic_available() -> bool:
+    """Whether the MiniLM centroid (the default panel's ``centroid_minilm``) can join the cost."""
+    from mnemoforge.validators.answerers import embed_cache
+
+    return embed_cache.available()
+
+
+def tells(options: Sequence[str], semantic: bool = False) -> dict[str, float]:
+    """Forced-choice score of each shape rule on ``options`` (the answer first); ``semantic`` adds
+    the MiniLM centroid and odd one out."""
     lengths = [float(len(" ".join(o.split()))) for o in options]
     lex = _centrality(options, lexical_similarity)
     edit = _centrality(options, edit_similarity)
-    return {
+    extra = {}
+    if semantic:
+        sem = _centrality(options, _minilm_sim)
+        extra = {
+            "minilm_centroid": forced_accuracy(sem, 0),
+            "minilm_odd": forced_accuracy([-x for x in sem], 0),
+        }
+    return extra | {
         "longest": forced_accuracy(lengths, 0),
         "shortest": forced_accuracy([-x for x in lengths], 0),
         "centroid": forced_accuracy(lex, 0),
@@ -62,7 +89,7 @@ def draw_target(rng: random.Random, n: int) -> tuple[int, int]:
     return rng.randrange(n), rng.randrange(n)
 
 
-def cost(options: Sequence[str], target: tuple[int, int]) -> float:
+def cost(options: Sequence[str], target: tuple[int, int], semantic: bool = False) -> float:
     """How far the set's tells are from the drawn target ranks (0 = exactly as drawn)."""
     n = len(options)
     t_len, t_cent = target
@@ -74,7 +101,9 @@ def cost(options: Sequence[str], target: tuple[int, int]) -> float:
         "edit_centroid": t_cent == 0,
         "edit_odd": t_cent == n - 1,
     }
-    got = tells(options)
+    if semantic:
+        want |= {"minilm_centroid": t_cent == 0, "minilm_odd": t_cent == n - 1}
+    got = tells(options, semantic)
     r_len, r_cent = ranks(options)
     off = sum(abs(got[k] - float(v)) for k, v in want.items())
     return off + 0.05 * (abs(r_len - t_len) + abs(r_cent - t_cent))
@@ -102,13 +131,14 @@ def pick_balanced(
     sets: Sequence[Sequence[str]],
     rng: random.Random,
     target: tuple[int, int] | None = None,
+    semantic: bool = False,
 ) -> list[str] | None:
     """Of candidate distractor sets (the answer not among them), the one whose tells best match
     ``target`` (else one drawn from ``rng``); ties go to the earliest set (deterministic)."""
     if not sets:
         return None
     target = target or draw_target(rng, len(sets[0]) + 1)
-    best = min(range(len(sets)), key=lambda i: (round(cost([answer, *sets[i]], target), 6), i))
+    best = min(range(len(sets)), key=lambda i: (round(cost([answer, *sets[i]], target, semantic), 6), i))
     return list(sets[best])
 
 
@@ -119,10 +149,11 @@ def balanced_distractors(
     rng: random.Random,
     fixed: Sequence[str] = (),
     target: tuple[int, int] | None = None,
+    semantic: bool = False,
 ) -> list[str] | None:
     """``k`` distractors from ``pool`` (answer excluded) whose set, with the ``fixed`` distractors
-    always offered, puts the answer at ``target`` (else a drawn rank) by length and by centrality;
-    None when the pool is too small."""
+    always offered, puts the answer at ``target`` (else a drawn rank) by length and by centrality
+    (``semantic``: by MiniLM centrality too); None when the pool is too small."""
     pool = [p for p in dict.fromkeys(pool) if p != answer and p not in fixed]
     if len(pool) < k:
         return None
@@ -131,7 +162,7 @@ def balanced_distractors(
     best: tuple[float, list[str]] | None = None
     for _ in range(TRIES if len(pool) > k else 1):
         pick = rng.sample(pool, k)
-        c = round(cost([answer, *fixed, *pick], target), 6)
+        c = round(cost([answer, *fixed, *pick], target, semantic), 6)
         if best is None or c < best[0]:
             best = (c, pick)
         if c == 0:

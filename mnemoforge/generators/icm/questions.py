@@ -253,12 +253,30 @@ def _windows(months: list[str]) -> list[tuple[str, str]]:
     return quarters + halves
 
 
+def _places_told(world: World) -> set[str]:
+    """Events whose place text already gives away, so no where-did-they-go item asks it: an activity
+    held at one place only (its lines and habits name that place's kind: "tai chi in the park"), or an
+    activity and place a plan line names together ("the family dinner at X": a text-only retrieval
+    matches the question's activity to it, whenever it was said)."""
+    places: dict[str, set[str]] = {}
+    for ev in world.events:
+        places.setdefault(ev.activity, set()).add(ev.place)
+    plans = [f for f in world.facts if f.kind == "planned"]
+    return {
+        ev.id
+        for ev in world.events
+        if len(places[ev.activity]) < 2
+        or any(f.object == ev.activity and str(f.value) == ev.place for f in plans)
+    }
+
+
 def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
     months = sorted({e.start.strftime("%Y-%m") for e in world.events})
     quarters = [months[i : i + 3] for i in range(0, len(months), 3)]
     windows = _windows(months)
     span = {"from_month": months[0], "to_month": months[-1]} if months else {}
     acts: dict[str, set[str]] = {}
+    told = _places_told(world)
     for ev in world.events:
         month, day = ev.start.strftime("%Y-%m"), ev.start.strftime("%Y-%m-%d")
         for p in ev.participants:
@@ -270,7 +288,7 @@ def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
             yield T["recall.companions.day.v1"], {**dayb, "place": ev.place}
             yield T["recall.object.day.v1"], dayb
             for o in ev.participants:
-                if o > p:
+                if o > p and ev.id not in told:
                     yield T["recall.place.v1"], {**base, "other": o}
                     yield T["recall.place.day.v1"], {**dayb, "other": o}
                     pair = {"person": p, "other": o, "activity": ev.activity}

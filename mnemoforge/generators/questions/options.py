@@ -19,7 +19,12 @@ from itertools import combinations
 
 import yaml
 
-from mnemoforge.generators.option_balance import balanced_distractors
+from mnemoforge.generators.option_balance import (
+    balanced_distractors,
+    draw_target,
+    pick_balanced,
+    semantic_available,
+)
 from mnemoforge.generators.questions.programs import join_names
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
@@ -168,27 +173,48 @@ def _faces_present(world: World, q: Question) -> list[str]:
     return [p.name for p in world.people if f"f_name_{p.id}" in read and p.name != q.answer]
 
 
+def _with_one_of(
+    answer: str,
+    faces: list[str],
+    pool: list[str],
+    rng: random.Random,
+    target: tuple[int, int] | None,
+    semantic: bool,
+) -> list[str] | None:
+    """Distractors holding at least one of ``faces`` (all of the pool when there is none): of the sets
+    that fix each face in turn and balance the rest, the one closest to ``target`` (so the faces, often
+    one family's names, do not leave the answer at the centre of the set)."""
+    if not faces:
+        return balanced_distractors(answer, pool, N_OPTIONS - 1, rng, target=target, semantic=semantic)
+    target = target or draw_target(rng, N_OPTIONS)
+    sets = [
+        [f, *rest]
+        for f in faces
+        if (rest := balanced_distractors(answer, pool, N_OPTIONS - 2, rng, [f], target, semantic)) is not None
+    ]
+    return pick_balanced(answer, sets, rng, target, semantic)
+
+
 def with_options(world: World, q: Question, target: tuple[int, int] | None = None) -> Question:
     """The same item with four options (correct first) and its four rotations; too few
     distractors under the rules leaves it open-ended only. ``target``: the answer's rank by length
     and by centrality (``option_balance.stratified_targets``; else drawn per item)."""
     rng = derive_rng(world.seed, q.id, "options")
+    semantic = semantic_available()  # the default panel's MiniLM centroid reads these sets too
     if SAME_POOL.get(q.program.fn, q.program.fn) == "count_events":
         distractors = _counts(q, rng)
     else:
         pool = _clean(q, _pool(world, q, rng))
-        own_first = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
-        if q.program.fn == "who_brought":  # the other faces present, whose names the evidence binds too
-            own_first = [x for x in _faces_present(world, q) if x in pool][: N_OPTIONS - 1]
-        rest = balanced_distractors(
-            q.answer,
-            [x for x in pool if x not in own_first],
-            N_OPTIONS - 1 - len(own_first),
-            rng,
-            target=target,
-        )
-        if rest is None:
+        if q.program.fn == "who_brought":  # another face present, whose name the evidence binds too
+            faces = [x for x in _faces_present(world, q) if x in pool]
+            got = _with_one_of(q.answer, faces, pool, rng, target, semantic)
+        else:
+            fixed = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
+            k = N_OPTIONS - 1 - len(fixed)
+            rest = balanced_distractors(q.answer, pool, k, rng, fixed, target, semantic)
+            got = None if rest is None else fixed + rest
+        if got is None:
             return q
-        distractors = own_first + rest
+        distractors = got
     rng.shuffle(distractors)
     return q.model_copy(update={"options": [q.answer, *distractors], "rotations": rotations()})
