@@ -116,6 +116,8 @@ class BuildContext:
             parts.append(
                 prompts_hash(self.theme)
             )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
+        if STAGES.index(stage) >= STAGES.index("questions") and not option_balance.semantic_available():
+            parts.append("no-minilm")  # option sets and shortcut gates read MiniLM where `ml` is installed
         if stage == "gates" and (review := human_review.decisions_hash(self.run.root)):
             parts.append(review)  # a reviewer's decisions re-run the gates (absent: key unchanged)
         return content_hash(*parts)
