@@ -26,6 +26,7 @@ from itertools import combinations
 from typing import Any
 
 from mnemoforge.generators.memeye.forms import frame
+from mnemoforge.generators.memeye.option_screen import Screen, clean_sets, text_screen
 from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
@@ -217,9 +218,12 @@ def distractors(world: World, q: Question, rng: random.Random) -> list[str]:
 OPTION_DRAWS = 16
 
 
-def with_options(world: World, q: Question, target: tuple[int, int] | None = None) -> Question:
+def with_options(
+    world: World, q: Question, target: tuple[int, int] | None = None, text: Screen | None = None
+) -> Question:
     """``q`` with four options; ``target``: the answer's rank by length and by centrality
-    (``option_balance.stratified_targets``)."""
+    (``option_balance.stratified_targets``), met among the sets no shortcut answers
+    (``option_screen``; ``text``: the text-retrieval check)."""
     rng = derive_rng(world.seed, q.id, "options")
     # several draws; the set whose length and centrality tells match a drawn rank (option_balance)
     sets: list[list[str]] = []
@@ -229,7 +233,7 @@ def with_options(world: World, q: Question, target: tuple[int, int] | None = Non
             sets.append(d)
     if not sets:
         return q
-    d = pick_balanced(q.answer, sets, rng, target) or []
+    d = pick_balanced(q.answer, clean_sets(q, sets, text), rng, target) or []
     rng.shuffle(d)
     return q.model_copy(update={"options": [q.answer, *d], "rotations": options_mod.rotations()})
 
@@ -305,4 +309,5 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
             )
             out.append(q)
     targets = stratified_targets([q.id for q in out], world.seed)  # answer ranks spread over items
-    return sorted((with_options(world, q, targets[q.id]) for q in out), key=lambda q: q.id)
+    text = text_screen(observations)
+    return sorted((with_options(world, q, targets[q.id], text) for q in out), key=lambda q: q.id)
