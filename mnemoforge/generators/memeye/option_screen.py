@@ -52,9 +52,23 @@ def text_screen(observations: Sequence[Observation]) -> Screen | None:
     return hit
 
 
-def clean_sets(q: Question, sets: list[list[str]], text: Screen | None = None) -> list[list[str]]:
-    """The sets no option-only rule and no text retrieval answers (all of them when none is)."""
+def minilm_central(options: Sequence[str]) -> bool:
+    """True when the answer (``options[0]``) is the MiniLM centroid's unique forced pick."""
+    from mnemoforge.validators.answerers.option_solvers import centroid, minilm_similarity
+
+    scores = centroid("", options, minilm_similarity)
+    return max(scores) == scores[0] and scores.count(scores[0]) == 1
+
+
+def clean_sets(
+    q: Question, sets: list[list[str]], text: Screen | None = None, central: bool | None = None
+) -> list[list[str]]:
+    """The sets no option-only rule and no text retrieval answers (all of them when none is);
+    ``central`` (with MiniLM): of those, the ones whose answer is (or is not) the MiniLM centroid,
+    as the item's centrality target asks, so that solver too sits near chance over a release."""
     ok = [d for d in sets if not option_tell(q.question, [q.answer, *d])]
     if text is not None:
         ok = [d for d in ok if not text(q, [q.answer, *d])] or ok
+        if central is not None:
+            ok = [d for d in ok if minilm_central([q.answer, *d]) == central] or ok
     return ok or sets

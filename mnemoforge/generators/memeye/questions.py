@@ -233,7 +233,8 @@ def with_options(
             sets.append(d)
     if not sets:
         return q
-    d = pick_balanced(q.answer, clean_sets(q, sets, text), rng, target) or []
+    central = None if target is None else target[1] == 0
+    d = pick_balanced(q.answer, clean_sets(q, sets, text, central), rng, target) or []
     rng.shuffle(d)
     return q.model_copy(update={"options": [q.answer, *d], "rotations": options_mod.rotations()})
 
