@@ -239,8 +239,11 @@ def with_options(
     return q.model_copy(update={"options": [q.answer, *d], "rotations": options_mod.rotations()})
 
 
-def _select(world: World, pool: list[Candidate], n: int, cell: str) -> list[Candidate]:
-    """A seeded pick of ``n`` candidates spreading answers and scenarios (answer balance)."""
+def _select(
+    world: World, pool: list[Candidate], n: int, cell: str, cap: int | None = None
+) -> list[Candidate]:
+    """A seeded pick of ``n`` candidates spreading answers and scenarios (answer balance); ``cap``:
+    no answer picked more often (so whichever of them the gates keep, no answer dominates)."""
     rng = derive_rng(world.seed, "memeye", "select", cell)
     pool = sorted(pool, key=lambda c: content_hash(c.template.id, c.args))
     rng.shuffle(pool)
@@ -259,6 +262,8 @@ def _select(world: World, pool: list[Candidate], n: int, cell: str) -> list[Cand
             key=lambda c: (answers.get(c.answer, 0), forms.get(c.template.id, 0), scen.get(scenario(c), 0)),
         )
         pool.remove(best)
+        if cap is not None and answers.get(best.answer, 0) >= cap:
+            continue
         picked.append(best)
         forms[best.template.id] = forms.get(best.template.id, 0) + 1
         answers[best.answer] = answers.get(best.answer, 0) + 1
@@ -296,7 +301,7 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
                 CELL_HINTS[cell.split("_")[1]],
                 cell,
             )
-        for c in _select(world, by_cell[cell], overgenerate(want), cell):
+        for c in _select(world, by_cell[cell], overgenerate(want), cell, max(1, want // 2)):
             x, y = cell.split("_")
             q = make_question(world, FAMILY, c, _text(world, c), [world.protagonist], None, world_hash)
             scen = world.entity(c.args.get("scene") or c.args["scenes"][0]).attrs["scenario"]
