@@ -243,7 +243,8 @@ def _select(
     world: World, pool: list[Candidate], n: int, cell: str, cap: int | None = None
 ) -> list[Candidate]:
     """A seeded pick of ``n`` candidates spreading answers and scenarios (answer balance); ``cap``:
-    no answer picked more often (so whichever of them the gates keep, no answer dominates)."""
+    no answer picked more often (so whichever of them the gates keep, no answer dominates),
+    unless that leaves fewer than ``2 * cap`` picks (a small cell takes the repeats back)."""
     rng = derive_rng(world.seed, "memeye", "select", cell)
     pool = sorted(pool, key=lambda c: content_hash(c.template.id, c.args))
     rng.shuffle(pool)
@@ -251,6 +252,7 @@ def _select(
     answers: dict[str, int] = {}
     scen: dict[str, int] = {}
     forms: dict[str, int] = {}
+    spare: list[Candidate] = []
 
     def scenario(c: Candidate) -> str:
         s = c.args.get("scene") or c.args["scenes"][0]
@@ -263,11 +265,14 @@ def _select(
         )
         pool.remove(best)
         if cap is not None and answers.get(best.answer, 0) >= cap:
+            spare.append(best)
             continue
         picked.append(best)
         forms[best.template.id] = forms.get(best.template.id, 0) + 1
         answers[best.answer] = answers.get(best.answer, 0) + 1
         scen[scenario(best)] = scen.get(scenario(best), 0) + 1
+    if cap is not None and len(picked) < 2 * cap:  # too few without repeats: take them back
+        picked += spare[: n - len(picked)]
     return picked
 
 
@@ -301,7 +306,8 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
                 CELL_HINTS[cell.split("_")[1]],
                 cell,
             )
-        for c in _select(world, by_cell[cell], overgenerate(want), cell, max(1, want // 2)):
+        cap = want // 2 if want >= 4 else None  # a small cell keeps every candidate it has
+        for c in _select(world, by_cell[cell], overgenerate(want), cell, cap):
             x, y = cell.split("_")
             q = make_question(world, FAMILY, c, _text(world, c), [world.protagonist], None, world_hash)
             scen = world.entity(c.args.get("scene") or c.args["scenes"][0]).attrs["scenario"]
