@@ -26,6 +26,7 @@ from itertools import combinations
 from typing import Any
 
 from mnemoforge.generators.memeye.forms import frame
+from mnemoforge.generators.memeye.option_screen import Screen, clean_sets, text_screen
 from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
@@ -217,9 +218,12 @@ def distractors(world: World, q: Question, rng: random.Random) -> list[str]:
 OPTION_DRAWS = 16
 
 
-def with_options(world: World, q: Question, target: tuple[int, int] | None = None) -> Question:
+def with_options(
+    world: World, q: Question, target: tuple[int, int] | None = None, text: Screen | None = None
+) -> Question:
     """``q`` with four options; ``target``: the answer's rank by length and by centrality
-    (``option_balance.stratified_targets``)."""
+    (``option_balance.stratified_targets``), met among the sets no shortcut answers
+    (``option_screen``; ``text``: the text-retrieval check)."""
     rng = derive_rng(world.seed, q.id, "options")
     # several draws; the set whose length and centrality tells match a drawn rank (option_balance)
     sets: list[list[str]] = []
@@ -229,13 +233,18 @@ def with_options(world: World, q: Question, target: tuple[int, int] | None = Non
             sets.append(d)
     if not sets:
         return q
-    d = pick_balanced(q.answer, sets, rng, target) or []
+    central = None if target is None else target[1] == 0
+    d = pick_balanced(q.answer, clean_sets(q, sets, text, central), rng, target) or []
     rng.shuffle(d)
     return q.model_copy(update={"options": [q.answer, *d], "rotations": options_mod.rotations()})
 
 
-def _select(world: World, pool: list[Candidate], n: int, cell: str) -> list[Candidate]:
-    """A seeded pick of ``n`` candidates spreading answers and scenarios (answer balance)."""
+def _select(
+    world: World, pool: list[Candidate], n: int, cell: str, cap: int | None = None
+) -> list[Candidate]:
+    """A seeded pick of ``n`` candidates spreading answers and scenarios (answer balance); ``cap``:
+    no answer picked more often (so whichever of them the gates keep, no answer dominates),
+    unless that leaves fewer than ``2 * cap`` picks (a small cell takes the repeats back)."""
     rng = derive_rng(world.seed, "memeye", "select", cell)
     pool = sorted(pool, key=lambda c: content_hash(c.template.id, c.args))
     rng.shuffle(pool)
@@ -243,6 +252,7 @@ def _select(world: World, pool: list[Candidate], n: int, cell: str) -> list[Cand
     answers: dict[str, int] = {}
     scen: dict[str, int] = {}
     forms: dict[str, int] = {}
+    spare: list[Candidate] = []
 
     def scenario(c: Candidate) -> str:
         s = c.args.get("scene") or c.args["scenes"][0]
@@ -254,10 +264,15 @@ def _select(world: World, pool: list[Candidate], n: int, cell: str) -> list[Cand
             key=lambda c: (answers.get(c.answer, 0), forms.get(c.template.id, 0), scen.get(scenario(c), 0)),
         )
         pool.remove(best)
+        if cap is not None and answers.get(best.answer, 0) >= cap:
+            spare.append(best)
+            continue
         picked.append(best)
         forms[best.template.id] = forms.get(best.template.id, 0) + 1
         answers[best.answer] = answers.get(best.answer, 0) + 1
         scen[scenario(best)] = scen.get(scenario(best), 0) + 1
+    if cap is not None and len(picked) < 2 * cap:  # too few without repeats: take them back
+        picked += spare[: n - len(picked)]
     return picked
 
 
@@ -291,7 +306,8 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
                 CELL_HINTS[cell.split("_")[1]],
                 cell,
             )
-        for c in _select(world, by_cell[cell], overgenerate(want), cell):
+        cap = want // 2 if want >= 4 else None  # a small cell keeps every candidate it has
+        for c in _select(world, by_cell[cell], overgenerate(want), cell, cap):
             x, y = cell.split("_")
             q = make_question(world, FAMILY, c, _text(world, c), [world.protagonist], None, world_hash)
             scen = world.entity(c.args.get("scene") or c.args["scenes"][0]).attrs["scenario"]
@@ -305,4 +321,5 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
             )
             out.append(q)
     targets = stratified_targets([q.id for q in out], world.seed)  # answer ranks spread over items
-    return sorted((with_options(world, q, targets[q.id]) for q in out), key=lambda q: q.id)
+    text = text_screen(observations)
+    return sorted((with_options(world, q, targets[q.id], text) for q in out), key=lambda q: q.id)

@@ -55,6 +55,10 @@ GRANULARITY: dict[str, Granularity] = {
 }
 # keys that may change between photos (one change per scene and key, see world.plan_changes)
 CHANGEABLE = ("gist", "left", "mark", "colour", "count", "label")
+# the rotation the changes follow: each key alone at its granularity (X1 gist, X2 left, X3 mark)
+# twice per cycle, each of the three X4 keys once, so every X*_Y3 cell gets a like share of the
+# changes (one key per cell supplies X1-X3, three keys share X4); no key twice in a row
+CHANGE_CYCLE = ("gist", "left", "mark", "colour", "gist", "left", "mark", "count", "label")
 N_INSTANCES = 4
 POSITIONS = ("first", "second", "third", "fourth")
 

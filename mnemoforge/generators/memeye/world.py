@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.generators.memeye.vocab import (
+    CHANGE_CYCLE,
     CHANGEABLE,
     COLOURS,
     N_INSTANCES,
@@ -145,12 +146,17 @@ def _changed(kind: str, key: str, values: dict[str, str], rng: random.Random, v:
 
 def plan_changes(spec: MemEyeSpec, seed: int) -> dict[str, tuple[str, ...]]:
     """Which keys change in each scene: the k-th scene of the theme (scenario order) takes the
-    next ``changes_per_scene`` keys of one seeded rotation of ``CHANGEABLE``, so the changes
-    spread evenly over the keys and every key stays stable in other scenes."""
-    off = derive_rng(seed, "memeye", "changes").randrange(len(CHANGEABLE))
-    n, c = len(CHANGEABLE), spec.changes_per_scene
+    next ``changes_per_scene`` keys of one seeded rotation of ``CHANGE_CYCLE``, so the changes
+    spread evenly over the X*_Y3 cells and every key stays stable in other scenes."""
+    off = derive_rng(seed, "memeye", "changes").randrange(len(CHANGE_CYCLE))
+    n, c = len(CHANGE_CYCLE), spec.changes_per_scene
     sids = [scene_id(sc, j) for sc in spec.scenarios for j in range(len(sc.scenes))]
-    return {sid: tuple(CHANGEABLE[(off + c * k + i) % n] for i in range(c)) for k, sid in enumerate(sids)}
+    out: dict[str, tuple[str, ...]] = {}
+    for k, sid in enumerate(sids):
+        keys = dict.fromkeys(CHANGE_CYCLE[(off + c * k + i) % n] for i in range(c))
+        rest = [x for x in CHANGEABLE if x not in keys]  # more than three per scene: fill up
+        out[sid] = (*keys, *rest[: c - len(keys)])
+    return out
 
 
 def declared_changes(sc: ScenarioSpec, j: int) -> dict[str, ChangeSpec]:
