@@ -230,11 +230,15 @@ def test_gemini_backend_records_and_caches_too(tmp_path: Path) -> None:
 def test_run_blocks_closing_out_of_order_leave_no_stale_environment(tmp_path: Path) -> None:
     """Builds in several threads open and close their run blocks in any order; the variable that
     worker processes read then names a run still open, and nothing once all are closed."""
+    import contextvars
+
     assert "MNEMOFORGE_LEDGER_RUN" not in os.environ
     a, b = ledger.current_run(tmp_path / "a"), ledger.current_run(tmp_path / "b")
-    a.__enter__()
-    b.__enter__()
-    a.__exit__(None, None, None)  # the first build ends while the second still runs
+    in_a, in_b = contextvars.copy_context(), contextvars.copy_context()  # as two threads have
+    in_a.run(a.__enter__)
+    in_b.run(b.__enter__)
+    in_a.run(a.__exit__, None, None, None)  # the first build ends while the second still runs
     assert os.environ["MNEMOFORGE_LEDGER_RUN"].endswith(str((tmp_path / "b").resolve()))
-    b.__exit__(None, None, None)
+    in_b.run(b.__exit__, None, None, None)
     assert "MNEMOFORGE_LEDGER_RUN" not in os.environ
+    assert ledger.run_root() is None  # and nothing leaks into this thread's context
