@@ -70,7 +70,7 @@ def review(theme: Theme) -> Review:
             if o.media and o.source not in seen:
                 seen.add(o.source)
                 render_scene(render.scene_state(w, o, spec.image_width, spec.image_height))
-        questions.generate(w, obs, spec.cell_targets())
+        questions.generate(w, obs, spec.cell_targets(), theme.gates.max_answer_share)
 
     return dry_run(theme.model_dump_json(), stages, "mnemoforge.memeye")
 

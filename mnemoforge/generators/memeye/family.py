@@ -175,7 +175,9 @@ class MemEyeFamily:
         return render.render_images(run, world, _obs(run), spec.image_width, spec.image_height, on_progress)
 
     def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
-        return questions.generate(world, _obs(run), world_mod.spec_of(theme).cell_targets())
+        return questions.generate(
+            world, _obs(run), world_mod.spec_of(theme).cell_targets(), theme.gates.max_answer_share
+        )
 
     def quotas(self, theme: Theme) -> dict[str, int]:
         """Each cell's target, met after the gates (candidates are over-generated)."""

@@ -284,7 +284,9 @@ def alternative_rounds(index: EvidenceIndex, c: Candidate) -> list[str]:
     return [o.id for o in sorted(rounds.values(), key=lambda o: (o.order, o.id))]
 
 
-def generate(world: World, observations: list[Observation], targets: dict[str, int]) -> list[Question]:
+def generate(
+    world: World, observations: list[Observation], targets: dict[str, int], max_answer_share: float = 0.5
+) -> list[Question]:
     """Candidates for every X×Y cell (``targets``: cell -> how many), answers computed by programs."""
     index = EvidenceIndex(observations)
     solved = solve_candidates(world, index, plan_items(world))
@@ -306,7 +308,8 @@ def generate(world: World, observations: list[Observation], targets: dict[str, i
                 CELL_HINTS[cell.split("_")[1]],
                 cell,
             )
-        cap = want // 2 if want >= 4 else None  # a small cell keeps every candidate it has
+        # no answer above the theme's gates.max_answer_share of a cell; a small cell keeps every candidate
+        cap = max(1, int(want * max_answer_share)) if want >= 4 else None
         for c in _select(world, by_cell[cell], overgenerate(want), cell, cap):
             x, y = cell.split("_")
             q = make_question(world, FAMILY, c, _text(world, c), [world.protagonist], None, world_hash)
