@@ -16,9 +16,9 @@ from PIL import Image
 
 from mnemoforge.exporters.report import _card, write_report
 from mnemoforge.pipeline import BuildResult
+from tests.browser import CHROMIUM, CHROMIUM_FLAGS
 
 FIGURES = ["cast", "timeline", "sources", "funnel", "heatmap", "categories"]
-CHROMIUM = Path("/usr/bin/chromium")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -165,14 +165,7 @@ def test_unknown_folder_is_refused(tmp_path: Path) -> None:
 
 def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess[str]:
     flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        *CHROMIUM_FLAGS,
         f"--user-data-dir={profile}",
         "--virtual-time-budget=5000",
     ]

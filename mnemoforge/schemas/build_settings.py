@@ -35,19 +35,18 @@ class RenderSpec(Strict):
         return out
 
 
-OPTION_SOLVER_MEMBERS = [
-    f"solver_{n}"
-    for n in (
-        "longest",
-        "shortest",
-        "question_overlap",
-        "centroid",
-        "edit_centroid",
-        "odd_one_out",
-        "most_specific_number",
-    )
-]
-"""The option-only shortcut solvers (``validators/answerers/option_solvers.py``) as built-in members."""
+OPTION_SOLVER_NAMES = (
+    "longest",
+    "shortest",
+    "question_overlap",
+    "centroid",
+    "edit_centroid",
+    "odd_one_out",
+    "most_specific_number",
+)
+"""The option-only shortcut solvers of ``validators/answerers/option_solvers.py``."""
+OPTION_SOLVER_MEMBERS = [f"solver_{n}" for n in OPTION_SOLVER_NAMES]
+"""The same as built-in panel members."""
 
 MINILM_MEMBERS = ["solver_centroid_minilm", "text_retrieval_minilm"]
 """MiniLM shortcut solvers (extra ``ml``; without it they abstain and their ids say so). The

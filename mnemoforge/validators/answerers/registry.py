@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mnemoforge.schemas.build_settings import OPTION_SOLVER_NAMES
 from mnemoforge.validators.answerers.protocol import Answerer
 
 
@@ -63,15 +64,7 @@ def _centroid_minilm(**config: Any) -> Answerer:
     return OptionSolverAnswerer("centroid", **{"similarity": "minilm", "optional": True, **config})
 
 
-OPTION_SOLVERS = (
-    "longest",
-    "shortest",
-    "question_overlap",
-    "centroid",
-    "edit_centroid",
-    "odd_one_out",
-    "most_specific_number",
-)
+OPTION_SOLVERS = OPTION_SOLVER_NAMES
 """The option-only solvers of :mod:`option_solvers`, each a built-in answerer ``solver_<name>``
 (config: ``margin``, ``similarity`` lexical|minilm)."""
 
