@@ -44,8 +44,8 @@ _ARTICLE_WORD = re.compile(r"(?<![\w'-])(an?|An?)\s+(?=([\w][\w'-]*))")
 
 
 def fix_articles(text: str) -> str:
-    """Re-choose every ``a``/``an`` in ``text`` for the word after it (``"a oat latte"`` →
-    ``"an oat latte"``, ``"an user"`` → ``"a user"``); a capital ``A`` counts as an article only
+    """Re-choose every ``a``/``an`` in ``text`` for the word after it (``"a iron kettle"`` →
+    ``"an iron kettle"``, ``"an user"`` → ``"a user"``); a capital ``A`` counts as an article only
     at the start of a sentence (so "plan A is" is left alone)."""
 
     def repl(m: re.Match[str]) -> str:

@@ -4,8 +4,8 @@ nouns and labels, with articles and possessives done once.
 A form is picked per item from the seed and the item's program (never from its answer or its
 task), so a single-hop and a conflict item over the same kind of fact share the same forms: the
 wording does not say which items hold a conflict. Proper names take no article ("the lead of
-Baltic Expo Trip", not "the customer trip Baltic Expo Trip"); the kind's noun is used only where
-no name is given ("Ana Lima's project").
+Harbour Fair", not "the host visit Harbour Fair"); the kind's noun is used only where
+no name is given ("Ode Varga's survey").
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from mnemoforge.generators.wording import broken_patterns
 
 
 def possessive(name: str) -> str:
-    """``Ana Lima's``, ``James'``."""
+    """``Ode Varga's``, ``James'``."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 

@@ -1,7 +1,7 @@
 """Known broken patterns in generated question text, for every family's templates.
 
-A realised question must not contain a determiner before a proper name ("the Li Ming"), a noun
-phrase of itself ("the customer of the customer trip"), a doubled word ("the the"), an empty slot
+A realised question must not contain a determiner before a proper name ("the Ode Varga"), a noun
+phrase of itself ("the host of the host visit"), a doubled word ("the the"), an empty slot
 (doubled spaces, a space before punctuation, a leftover ``{field}``) or a function-call tail
 ("an optional argument whose value ..."). :func:`broken_patterns` lists what it finds.
 """

@@ -3,8 +3,8 @@ person rests on a fact carried only by captions, metadata columns or ``world.jso
 
 - A place answer must be perceivable: the place shows a legible sign (a pixel-level fact), or its
   name is said or written in an observation the agent may read before the cutoff. Otherwise the
-  name lives only in captions and the shots table ("the apartment").
-- A person named by relation ("Li Ming's manager") needs an observation stating that relation
+  name lives only in captions and the shots table ("the boathouse").
+- A person named by relation ("Ode's mentor") needs an observation stating that relation
   among the item's evidence; otherwise the agent cannot resolve the reference.
 """
 

@@ -8,7 +8,7 @@ text is the shortcut; elsewhere it is the memory). Three checks:
 - :func:`minilm_scores`: the same with MiniLM embeddings (extra ``ml``; vectors cached by
   ``answerers/embed_cache``): the passages closest to the question, each option by its closest one;
 - :func:`colocation`: a passage naming the answer beside a person the question names ("Did you bring
-  the blue thermos, Li Ming?" for "What did Li Ming bring?") answers the item from text alone.
+  the green kettle, Ode?" for "What did Ode bring?") answers the item from text alone.
 
 A solver that picks the answer *decisively* (a unique best by a clear margin) rejects the item.
 """

@@ -256,7 +256,7 @@ def _windows(months: list[str]) -> list[tuple[str, str]]:
 def _places_told(world: World) -> set[str]:
     """Events whose place text already gives away, so no where-did-they-go item asks it: an activity
     held at one place only (its lines and habits name that place's kind: "tai chi in the park"), or an
-    activity and place a plan line names together ("the family dinner at X": a text-only retrieval
+    activity and place a plan line names together ("the reading circle at X": a text-only retrieval
     matches the question's activity to it, whenever it was said)."""
     places: dict[str, set[str]] = {}
     for ev in world.events:

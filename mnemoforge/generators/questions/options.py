@@ -6,7 +6,7 @@ for companions, places, objects, numbers, relation words, habits, choices of the
 the subject of the question or one of its targets; agreeing with the person it describes
 (a "sister" is never offered for a man); never also true under the World (the item's own program
 is the reference: a distractor equal to the answer as a set, or a relation word the answer implies
-or that implies it — "best friend" ⇒ "friend" — is refused; so is another habit of the same
+or that implies it — "boss" ⇒ "manager" — is refused; so is another habit of the same
 person). Sets are drawn so the answer's rank by length and by closeness to the other options is
 uniform over items (:mod:`mnemoforge.generators.option_balance`).
 """
