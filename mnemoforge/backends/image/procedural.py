@@ -17,13 +17,12 @@ from mnemoforge.backends.image.colors import BLACK, RGB, mix, rgb
 from mnemoforge.backends.image.figures import FigureGeom, draw_person, draw_silhouette, figure_units
 from mnemoforge.backends.image.fonts import font, renderable
 from mnemoforge.backends.image.protocol import Box, SceneLayout, SceneRequest
+from mnemoforge.backends.image.scene_props import draw_prop, prop_shape
 from mnemoforge.backends.image.scenery import (
     apply_light,
-    draw_prop,
     indoor_room,
     outdoor_view,
     precipitation,
-    prop_shape,
     room_layout,
     sign_board,
     sign_size,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.image.protocol import Box, SceneLayout, SceneRequest
-from mnemoforge.backends.image.scenery import prop_shape
+from mnemoforge.backends.image.scene_props import prop_shape
 from mnemoforge.backends.video.specs import EncodeSettings
 from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.theme import Theme
