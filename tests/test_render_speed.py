@@ -13,7 +13,8 @@ import pytest
 from PIL import Image
 
 from mnemoforge.backends.speech.espeak import EspeakBackend
-from mnemoforge.backends.speech.voicecheck import default_voices, estimate_f0, voice_distinguishability
+from mnemoforge.backends.speech.voice_acoustics import estimate_f0
+from mnemoforge.backends.speech.voicecheck import default_voices, voice_distinguishability
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip, probe
 from mnemoforge.generators.icm.render_voice import limit_blas_in_worker, single_thread_blas
 

@@ -24,14 +24,14 @@ from mnemoforge.backends.speech import (
     voice_distinguishability,
 )
 from mnemoforge.backends.speech.protocol import resample_speed, write_wav_atomic
-from mnemoforge.backends.speech.voicecheck import (
-    UNVOICED,
+from mnemoforge.backends.speech.voice_acoustics import (
     analyze,
     analyze_wav,
     dct_matrix,
     estimate_f0,
     mel_filterbank,
 )
+from mnemoforge.backends.speech.voicecheck import UNVOICED
 from mnemoforge.schemas.theme import VoiceSpec
 
 LINE = "We went hiking up the ridge last Saturday and the weather was lovely."
