@@ -14,9 +14,10 @@ import yaml
 from mnemoforge.backends.image import visual_gists, visual_scene
 from mnemoforge.generators.memeye import questions as q_mod
 from mnemoforge.generators.memeye.family import target_report
+from mnemoforge.generators.memeye.labels import label_square, parse_label
 from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.sessions import check_text_clean, plan_sessions
-from mnemoforge.generators.memeye.vocab import COLOURS, base_vocab, label_square, parse_label
+from mnemoforge.generators.memeye.vocab import COLOURS, base_vocab
 from mnemoforge.generators.memeye.vocab import colour_group as colour_group_of
 from mnemoforge.generators.memeye.world import plan_world
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program

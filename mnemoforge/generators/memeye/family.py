@@ -20,7 +20,7 @@ from mnemoforge.backends.image import (
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.generators import declared
 from mnemoforge.generators.families import OnProgress, ReleaseInput
-from mnemoforge.generators.memeye import captions, chat, programs, questions, render, sessions, vocab
+from mnemoforge.generators.memeye import captions, chat, labels, programs, questions, render, sessions, vocab
 from mnemoforge.generators.memeye import world as world_mod
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.questions import programs as shared_programs
@@ -135,7 +135,7 @@ def declared_report(data: ReleaseInput, sc: Any) -> list[dict[str, Any]]:
 class MemEyeFamily:
     name = "memeye"
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod, vocab, visual_catalog, declared),
+        "plan": (world_mod, vocab, labels, visual_catalog, declared),
         "episodes": (sessions, chat, captions),
         "render": (
             render,

@@ -26,6 +26,7 @@ from itertools import combinations
 from typing import Any
 
 from mnemoforge.generators.memeye.forms import frame
+from mnemoforge.generators.memeye.labels import label_options
 from mnemoforge.generators.memeye.option_screen import Screen, clean_sets, text_screen
 from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.vocab import (
@@ -34,7 +35,6 @@ from mnemoforge.generators.memeye.vocab import (
     colour_options,
     count_window,
     entity_vocab,
-    label_options,
     rotations,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE

@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass
 
 from mnemoforge.generators.declared import assemble_world, cast_people
+from mnemoforge.generators.memeye.labels import changed_label, make_label
 from mnemoforge.generators.memeye.vocab import (
     CHANGE_CYCLE,
     CHANGEABLE,
@@ -26,9 +27,7 @@ from mnemoforge.generators.memeye.vocab import (
     ORDER_SEP,
     POSITIONS,
     KindVocab,
-    changed_label,
     keys_of,
-    make_label,
     vocab_for,
     vocab_json,
 )
