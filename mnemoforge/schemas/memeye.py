@@ -1,7 +1,7 @@
 """Theme section of the visual-centric family (MemEye): scenarios, sessions, X×Y cell targets.
 
-A scenario is one life task (home renovation, a card-game playlog, a health dashboard, outdoor
-navigation): a few recurring *scenes* the user photographs over several chat sessions. ``kind``
+A scenario is one life task (a boat repair, a chess-club scorebook, a pantry stock list, a bus
+route): a few recurring *scenes* the user photographs over several chat sessions. ``kind``
 picks the renderer and the visual vocabulary (``room``, ``board``, ``dashboard``, ``street``,
 ``shelf``).
 ``check`` validates references against the rest of the theme.

@@ -99,15 +99,15 @@ class MemEyeWords(_Strict):
     ``caption_gist`` a caption phrase with ``{g}`` (the gist) or ``{a}`` (the gist with an article)."""
 
     image_kind: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="observation kind: room_photo")
-    gist_form: str = Field(description="the X1 question: 'Which game is set up on the board {w}{t}?'")
+    gist_form: str = Field(description="the X1 question: 'Which tool hangs on the pegboard {w}{t}?'")
     prep: str = Field(default="at", description="preposition before a scene name: in / at / on")
-    instances: str = Field(description="the four look-alike instances: 'mugs on the shelf'")
-    count_noun: str = Field(description="the countables, plural: 'red books standing on the floor'")
-    colour_noun: str = Field(description="the colour object: 'the little vase'")
-    label_noun: str = Field(description="the small text: 'the price on the hanging tag'")
-    caption_noun: str = Field(description="a dense caption's opening: 'A room photo'")
-    caption_gist: str = Field(description="a dense caption's gist phrase: 'set up as {g}'")
-    caption_instances: str = Field(description="the instances as a caption says them: 'mugs'")
+    instances: str = Field(description="the four look-alike instances: 'tins on the windowsill'")
+    count_noun: str = Field(description="the countables, plural: 'pebbles lined up on the step'")
+    colour_noun: str = Field(description="the colour object: 'the knitted cap'")
+    label_noun: str = Field(description="the small text: 'the number on the parcel sticker'")
+    caption_noun: str = Field(description="a dense caption's opening: 'A workshop snapshot'")
+    caption_gist: str = Field(description="a dense caption's gist phrase: 'arranged as {g}'")
+    caption_instances: str = Field(description="the instances as a caption says them: 'tins'")
 
     @model_validator(mode="after")
     def _forms(self) -> MemEyeWords:

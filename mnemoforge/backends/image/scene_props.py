@@ -32,7 +32,7 @@ WHOLE_WORD_SHAPES = frozenset({"tin", "laptop"})  # short words: matched as whol
 def prop_shape(name: str) -> str:
     """Which simple shape a prop named ``name`` is drawn as (default: ``box``).
 
-    The head noun (the last word: a *tea tin* is a tin) decides before any other word.
+    The head noun (the last word: a *button tin* is a tin) decides before any other word.
     """
     n = name.lower()
     head = n.split()[-1] if n.split() else n

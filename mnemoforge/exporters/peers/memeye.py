@@ -88,8 +88,8 @@ LETTERS = "ABCDEFGHIJ"
 
 
 def task_name(name: str) -> str:
-    """MemEye's task file stem for a name: ``life_album`` -> ``Life_Album``, ``Health Care`` ->
-    ``Health_Care`` (words split on anything but letters and digits)."""
+    """MemEye's task file stem for a name: ``life_album`` -> ``Life_Album``, ``Choir Tour`` ->
+    ``Choir_Tour`` (words split on anything but letters and digits)."""
     return "_".join(w[:1].upper() + w[1:] for w in re.split(r"[^0-9A-Za-z]+", name) if w)
 
 

@@ -12,8 +12,8 @@ the image root is ``image/``)::
 Mapping:
 
 * tasks: MemEye evaluates one task (one dialog file, one image folder) at a time, so each life
-  scenario is a task, named after its title (the session's ``task``: ``Home Renovation`` ->
-  ``Home_Renovation``). A task's history holds only its own
+  scenario is a task, named after its title (the session's ``task``: ``Boat Repair`` ->
+  ``Boat_Repair``). A task's history holds only its own
   sessions (the release interleaves scenarios; their scenes never share facts).
 * sessions: ``data/memeye/sessions.jsonl`` in timeline order; the k-th session of the release
   (1-based, counted over all tasks, so ``s06`` is ``D6``) is ``{"session_id": "D{k}",

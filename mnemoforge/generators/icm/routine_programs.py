@@ -2,7 +2,7 @@
 
 Fact shapes they read (planned in ``icm/world.py``):
 
-- ``activity``: subject event, object activity id, value the activity's noun ("hike");
+- ``activity``: subject event, object activity id, value the activity's noun ("swim");
 - ``promised``: subject person, object the object they promise to bring, value the activity of the
   next event they will bring it to, event where it was said;
 - ``planned``: subject person, object the activity they plan next, value its place, event where it

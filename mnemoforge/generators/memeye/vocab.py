@@ -98,7 +98,7 @@ class KindVocab:
     colour_noun: str
     label_noun: str
     gist_form: str  # present tense, ``{w}`` = the scene with its preposition
-    prep: str  # preposition before a scene name ("in the attic", "at the Tuesday club")
+    prep: str  # preposition before a scene name ("in the boathouse", "at the Thursday choir")
     caption_noun: str = "A picture"
     caption_gist: str = "{g}"
     caption_instances: str = ""

@@ -118,7 +118,7 @@ def fact_sentence(lk: Lookup, f: Fact, sender: str, rng: Any) -> str:
         offset = derive_rng(lk.world.seed, "smm", "wording", f.subject, f.object).randrange(len(pool))
         line = pool[(i + offset) % len(pool)]
         line = line.format(value=f.value, name=lk.name(f.subject))
-        line = fix_articles(line)  # "an oat latte", "a user-tested one"
+        line = fix_articles(line)  # "an iced cocoa", "a user-tested one"
         return line[0].upper() + line[1:]
     if f.object == CODE:
         return rng.choice(CODE_LINES).format(name=lk.name(f.subject), code=f.value)

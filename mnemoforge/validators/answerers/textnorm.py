@@ -61,7 +61,7 @@ def _porter2() -> snowballstemmer.stemmer:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The Porter2 (Snowball English) stem: 'hikes' ~ 'hiking' ~ 'hiked' ~ 'hike'."""
+    """The Porter2 (Snowball English) stem: 'rows' ~ 'rowing' ~ 'rowed' ~ 'row'."""
     return _porter2().stemWord(word)
 
 
