@@ -85,3 +85,78 @@ def test_no_import_cycles_even_through_lazy_imports() -> None:
 def test_the_cycle_finder_finds_a_lazy_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+# Generators sit below validators: a generator module imports no ``mnemoforge.validators`` module,
+# except these (module -> the validators modules it may import), each an existing dependency that
+# still waits for its helper to move into a lower layer. Add nothing here: move the helper instead.
+GENERATOR_VALIDATOR_IMPORTS: dict[str, set[str]] = {
+    # family plugins assemble their family's gates (the Family protocol's `gates`)
+    "mnemoforge.generators.icm.family": {
+        "mnemoforge.validators.gates",
+        "mnemoforge.validators.perceivable",
+        "mnemoforge.validators.prompts",
+    },
+    "mnemoforge.generators.memeye.family": {
+        "mnemoforge.validators.gates",
+        "mnemoforge.validators.memeye_gates",
+    },
+    "mnemoforge.generators.smm.family": {"mnemoforge.validators.gates", "mnemoforge.validators.smm_gates"},
+    # prompt templates (the loader and its hash live in validators.prompts, read by the pipeline's keys)
+    "mnemoforge.generators.icm.model_dialogue": {"mnemoforge.validators.prompts"},
+    "mnemoforge.generators.questions.paraphrase": {"mnemoforge.validators.prompts"},
+    # option sets screened by the option-only solvers and the text retrieval the gates run; these
+    # modules are hashed into the questions and gates stage keys where they are (pipeline.STAGE_SOURCES)
+    "mnemoforge.generators.memeye.option_screen": {
+        "mnemoforge.validators.answerers.embed_cache",
+        "mnemoforge.validators.answerers.option_solvers",
+        "mnemoforge.validators.text_retrieval",
+    },
+    "mnemoforge.generators.option_balance": {
+        "mnemoforge.validators.answerers.embed_cache",
+        "mnemoforge.validators.answerers.option_solvers",
+    },
+    "mnemoforge.generators.smm.options": {"mnemoforge.validators.answerers.option_prior"},
+    # answer normalisation and exact match shared with the judges
+    "mnemoforge.generators.questions.options": {"mnemoforge.validators.answerers.textnorm"},
+    "mnemoforge.generators.memeye.questions": {"mnemoforge.validators.answerers.judges"},
+}
+
+
+def _generator_validator_imports() -> dict[str, set[str]]:
+    mods = _modules()
+    out = {}
+    for name, path in mods.items():
+        if name.startswith("mnemoforge.generators"):
+            found = {m for m in _imports(path, set(mods)) if m.startswith("mnemoforge.validators")}
+            if found:
+                out[name] = found
+    return out
+
+
+def _layering_violations(found: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Per generator module, the validators modules it imports beyond its allow-list entry."""
+    new = {m: sorted(v - GENERATOR_VALIDATOR_IMPORTS.get(m, set())) for m, v in found.items()}
+    return {m: v for m, v in new.items() if v}
+
+
+def test_generators_do_not_import_validators() -> None:
+    found = _generator_validator_imports()
+    assert "mnemoforge.generators.option_balance" in found  # the graph was really read
+    assert _layering_violations(found) == {}, "a generator imports validators: move the helper lower"
+
+
+def test_the_generator_rule_flags_new_imports_lazy_ones_too(tmp_path: Path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text("def f():\n    from mnemoforge.validators import gates\n")
+    gates = "mnemoforge.validators.gates"
+    assert _imports(f, {"mnemoforge.validators", gates}) == {gates}
+    found = {
+        "mnemoforge.generators.new_module": {gates},
+        "mnemoforge.generators.memeye.family": {gates, "mnemoforge.validators.panel_gates"},
+        "mnemoforge.generators.smm.family": {gates},
+    }
+    assert _layering_violations(found) == {
+        "mnemoforge.generators.new_module": [gates],
+        "mnemoforge.generators.memeye.family": ["mnemoforge.validators.panel_gates"],
+    }
