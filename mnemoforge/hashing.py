@@ -58,12 +58,12 @@ def short(h: str, n: int = 12) -> str:
 
 
 def source_hash(*modules: object) -> str:
-    """Hash of the given modules' source files: part of every stage's cache key."""
+    """Hash of the given modules' (or source paths') files: part of every stage's cache key."""
     import inspect
 
     h = hashlib.sha256()
     for m in modules:
-        src = inspect.getsourcefile(m)  # type: ignore[arg-type]
+        src = m if isinstance(m, Path) else inspect.getsourcefile(m)  # type: ignore[arg-type]
         if src:
             h.update(Path(src).read_bytes())
     return h.hexdigest()

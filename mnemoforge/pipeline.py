@@ -31,6 +31,7 @@ from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic, ledger, locks
 from mnemoforge.store.catalog import Catalog
+from mnemoforge.store.code_deps import reachable_sources
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
 from mnemoforge.store.stages import is_fresh, run_stage
 from mnemoforge.theme_io import load_theme
@@ -108,8 +109,8 @@ class BuildContext:
         fam = self.family.stage_modules
         for s in STAGES[: STAGES.index(stage) + 1]:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))
-            if s in STAGE_VERSIONS:
-                parts += [s, STAGE_VERSIONS[s], source_hash(*mods)]
+            if s in STAGE_VERSIONS:  # the named modules and the generation code they reach
+                parts += [s, STAGE_VERSIONS[s], source_hash(*mods, *reachable_sources(*mods))]
         if self.theme.text.plan:  # the model planner's code and prompt (offline keys stay as they were)
             parts.append(model_plan_hash(self.theme))
         if STAGES.index(stage) >= STAGES.index("questions"):

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from mnemoforge import pipeline
-from mnemoforge.store import atomic
+from mnemoforge.store import atomic, code_deps
 from mnemoforge.store.layout import STAGES, RunLayout
 from mnemoforge.store.stages import is_fresh, read_marker, run_stage
+from mnemoforge.theme_io import DEFAULT_THEME  # noqa: E402
 
 THEME = Path(__file__).resolve().parent.parent / "assets/themes/office_launch.yaml"
 
@@ -84,10 +85,10 @@ def test_a_failing_stage_leaves_no_marker_and_earlier_outputs_intact(run: RunLay
     assert is_fresh(run, "plan", "k1") and (run.root / "out/one.txt").read_text() == "a"
 
 
-def _keys(monkeypatch: pytest.MonkeyPatch, **patch) -> dict[str, str]:
+def _keys(monkeypatch: pytest.MonkeyPatch, theme: Path = THEME, **patch) -> dict[str, str]:
     for name, value in patch.items():
         monkeypatch.setattr(pipeline, name, value)
-    ctx = pipeline.BuildContext(theme_path=THEME, outputs=Path("/nonexistent"), seed=7)
+    ctx = pipeline.BuildContext(theme_path=theme, outputs=Path("/nonexistent"), seed=7)
     return {s: ctx.key(s) for s in STAGES}
 
 
@@ -136,3 +137,50 @@ def test_stage_keys_depend_on_theme_bytes_and_seed(monkeypatch: pytest.MonkeyPat
     assert all(ctx.key(s) != base[s] for s in STAGES)
     other_seed = pipeline.BuildContext(theme_path=THEME, outputs=Path("/x"), seed=8)
     assert all(other_seed.key(s) != base[s] for s in STAGES)
+
+
+def _edited_file(monkeypatch: pytest.MonkeyPatch, rel: str, theme: Path) -> list[str]:
+    """The stages whose key changes when the source file ``rel`` (under mnemoforge/) is edited."""
+    base = _keys(monkeypatch, theme)
+    target = (code_deps.PACKAGE_ROOT / rel).resolve()
+    real = pipeline.source_hash
+
+    def edited(*mods: object) -> str:
+        paths = {Path(m).resolve() for m in mods if isinstance(m, Path)}
+        named = {Path(m.__file__).resolve() for m in mods if hasattr(m, "__file__")}
+        return real(*mods) + ("-edited" if target in paths | named else "")
+
+    after = _keys(monkeypatch, theme, source_hash=edited)
+    monkeypatch.undo()
+    return [s for s in STAGES if after[s] != base[s]]
+
+
+@pytest.mark.parametrize(
+    ("rel", "stages"),
+    [
+        # helpers no family lists by name, reached through the stage modules' imports
+        ("backends/video/ffmpeg.py", ["render", "questions", "gates", "freeze"]),
+        ("backends/image/procedural.py", ["episodes", "render", "questions", "gates", "freeze"]),  # captions
+        ("generators/icm/render_voice.py", ["render", "questions", "gates", "freeze"]),
+        ("generators/icm/forms.py", ["questions", "gates", "freeze"]),
+        # a gate module stays out of the generation stages' keys
+        ("validators/gates.py", ["gates", "freeze"]),
+    ],
+)
+def test_editing_reached_code_reruns_its_stage(
+    monkeypatch: pytest.MonkeyPatch, rel: str, stages: list[str]
+) -> None:
+    assert _edited_file(monkeypatch, rel, DEFAULT_THEME) == stages  # the icm default theme
+
+
+def test_reachable_sources_follow_lazy_imports_and_stop_at_validators() -> None:
+    from mnemoforge.generators.memeye import questions as memeye_questions
+    from mnemoforge.generators.smm import world as smm_world
+
+    root = code_deps.PACKAGE_ROOT
+    reached = {p.relative_to(root).as_posix() for p in code_deps.reachable_sources(memeye_questions)}
+    assert {"generators/memeye/option_screen.py", "generators/memeye/forms.py"} <= reached
+    assert not any(r.startswith(("validators/", "exporters/")) for r in reached)
+    plan = {p.relative_to(root).as_posix() for p in code_deps.reachable_sources(smm_world)}
+    assert "generators/smm/world.py" not in plan  # the named module is hashed by name, not twice
+    assert not any(r.startswith("backends/video/") for r in plan)
