@@ -12,9 +12,8 @@ import pytest
 
 from mnemoforge.schemas.observations import Expression, Observation
 from mnemoforge.schemas.questions import Lineage, Program, Question
-from mnemoforge.schemas.theme import AppearanceSpec, Outfit, VoiceSpec
 from mnemoforge.schemas.verdicts import Verdict
-from mnemoforge.schemas.world import Event, Fact, Person, Place, World
+from mnemoforge.schemas.world import Event, Fact, Place, World
 from mnemoforge.validators.gates import (
     EXACT_GATES,
     CategoryRules,
@@ -26,29 +25,9 @@ from mnemoforge.validators.gates import (
     funnel,
     kept_ids,
 )
+from tests.oracle_facts import person
 
 T0 = dt.datetime(2025, 5, 3, 10)
-
-
-def person(pid: str, name: str) -> Person:
-    return Person(
-        id=pid,
-        name=name,
-        role="friend",
-        gender="female",
-        age=30,
-        appearance=AppearanceSpec(
-            face_shape="oval",
-            skin_tone="#a0704a",
-            hair_style="short",
-            hair_color="#202020",
-            eye_color="#402010",
-            signature_outfit=Outfit(
-                id="o1", label="a grey shirt", top_style="shirt", top_color="#808080", bottom_color="#202040"
-            ),
-        ),  # fmt: skip
-        voice=VoiceSpec(),
-    )
 
 
 def world() -> World:
