@@ -31,14 +31,19 @@ from pathlib import Path
 from mutation_fork import PYTEST_ARGS, check_target_forked
 
 ROOT = Path(__file__).resolve().parent.parent
-ORACLES = "tests/test_program_oracles.py"
+# hand-computed oracles of every question program and of the shared registry
+ORACLES = [
+    "tests/test_program_oracles.py",
+    "tests/test_program_oracles_edges.py",
+    "tests/test_program_oracles_registry.py",
+]
 DEFAULT_TARGETS: dict[str, list[str]] = {
     # the shared registry: FactView, Lexicon, `program`, `run_program`, `join_names`
-    "mnemoforge/generators/questions/programs.py": [ORACLES],
-    "mnemoforge/generators/icm/programs.py": [ORACLES],
-    "mnemoforge/generators/icm/routine_programs.py": [ORACLES],
-    "mnemoforge/generators/smm/programs.py": [ORACLES],
-    "mnemoforge/generators/memeye/programs.py": [ORACLES],
+    "mnemoforge/generators/questions/programs.py": ORACLES,
+    "mnemoforge/generators/icm/programs.py": ORACLES,
+    "mnemoforge/generators/icm/routine_programs.py": ORACLES,
+    "mnemoforge/generators/smm/programs.py": ORACLES,
+    "mnemoforge/generators/memeye/programs.py": ORACLES,
     "mnemoforge/validators/gates.py": ["tests/test_gates_units.py"],
 }
 
@@ -265,7 +270,7 @@ def main() -> None:
     )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/mutation.json")
     a = ap.parse_args()
-    targets = {t: a.tests or [ORACLES] for t in a.target} if a.target else DEFAULT_TARGETS
+    targets = {t: a.tests or ORACLES for t in a.target} if a.target else DEFAULT_TARGETS
     t0 = time.perf_counter()
     report: dict = {"targets": {}}
     for target, tests in targets.items():
