@@ -1,13 +1,19 @@
 """Mutation check: how many small, deliberate bugs in a module does the test suite catch?
 
-Each *mutant* is a copy of the package with one edit in one target module (a comparison flipped,
+Each *mutant* is the package with one edit in one target module (a comparison flipped,
 ``and``/``or`` swapped, a ``not`` dropped, a number moved by one, ``min``/``max`` swapped, a
-``return`` value replaced by a constant). The named tests run against the mutant in a fresh
-interpreter; a mutant is *killed* when they fail (or time out), and *survives* when they pass.
+``return`` value replaced by a constant). The named tests run against each mutant in isolation; a
+mutant is *killed* when they fail (or time out), and *survives* when they pass.
 
     python benchmarks/mutation.py                      # the default targets and their tests
-    python benchmarks/mutation.py --target mnemoforge/generators/smm/programs.py \
-        --tests tests/test_program_oracles.py --limit 40
+    python benchmarks/mutation.py --target mnemoforge/generators/smm/programs.py --limit 40
+    python benchmarks/mutation.py --target mnemoforge/validators/gates.py \
+        --tests tests/test_gates_units.py
+
+Isolation (``--isolation``): ``fork`` (the default, see ``mutation_fork.py``) tests each mutant
+in a fork of one warm interpreter that has imported everything except the target and the modules
+that import it; ``subprocess`` copies the package and starts a fresh interpreter per mutant
+(about four times slower, same verdicts).
 
 Writes ``benchmarks/results/mutation.json`` (per target: mutants, killed, survived with their
 line and edit, and the kill ratio). Mutants are chosen deterministically (every site, in source

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 import mnemoforge.generators.memeye as memeye_pkg
+from mnemoforge.generators.families import import_program_modules
 from mnemoforge.generators.memeye import programs as memeye_programs
 from mnemoforge.generators.questions import programs as registry
 from mnemoforge.generators.questions.programs import FactView, Lexicon, run_program
@@ -70,6 +71,7 @@ def test_fork_shares_the_index_and_memo_but_not_the_reads() -> None:
 
 
 def test_run_program_imports_a_family_whose_programs_are_not_registered_yet(monkeypatch) -> None:
+    import_program_modules()  # every other family is registered for real before the swap, and stays so
     name = "mnemoforge.generators.memeye.programs"
     mine = {k: fn for k, fn in registry.PROGRAMS.items() if fn.__module__ != name}
     monkeypatch.setattr(registry, "PROGRAMS", mine)  # as if the memeye family was never imported
