@@ -1,13 +1,19 @@
 """Mutation check: how many small, deliberate bugs in a module does the test suite catch?
 
-Each *mutant* is a copy of the package with one edit in one target module (a comparison flipped,
+Each *mutant* is the package with one edit in one target module (a comparison flipped,
 ``and``/``or`` swapped, a ``not`` dropped, a number moved by one, ``min``/``max`` swapped, a
-``return`` value replaced by a constant). The named tests run against the mutant in a fresh
-interpreter; a mutant is *killed* when they fail (or time out), and *survives* when they pass.
+``return`` value replaced by a constant). The named tests run against each mutant in isolation; a
+mutant is *killed* when they fail (or time out), and *survives* when they pass.
 
     python benchmarks/mutation.py                      # the default targets and their tests
-    python benchmarks/mutation.py --target mnemoforge/generators/smm/programs.py \
-        --tests tests/test_program_oracles.py --limit 40
+    python benchmarks/mutation.py --target mnemoforge/generators/smm/programs.py --limit 40
+    python benchmarks/mutation.py --target mnemoforge/validators/gates.py \
+        --tests tests/test_gates_units.py
+
+Isolation (``--isolation``): ``fork`` (the default, see ``mutation_fork.py``) tests each mutant
+in a fork of one warm interpreter that has imported everything except the target and the modules
+that import it; ``subprocess`` copies the package and starts a fresh interpreter per mutant
+(about four times slower, same verdicts).
 
 Writes ``benchmarks/results/mutation.json`` (per target: mutants, killed, survived with their
 line and edit, and the kill ratio). Mutants are chosen deterministically (every site, in source
@@ -28,12 +34,22 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from mutation_fork import PYTEST_ARGS, check_target_forked
+
 ROOT = Path(__file__).resolve().parent.parent
-ORACLES = "tests/test_program_oracles.py"
+# hand-computed oracles of every question program and of the shared registry
+ORACLES = [
+    "tests/test_program_oracles.py",
+    "tests/test_program_oracles_edges.py",
+    "tests/test_program_oracles_registry.py",
+]
 DEFAULT_TARGETS: dict[str, list[str]] = {
-    "mnemoforge/generators/questions/programs.py": [ORACLES],
-    "mnemoforge/generators/smm/programs.py": [ORACLES],
-    "mnemoforge/generators/memeye/programs.py": [ORACLES],
+    # the shared registry: FactView, Lexicon, `program`, `run_program`, `join_names`
+    "mnemoforge/generators/questions/programs.py": ORACLES,
+    "mnemoforge/generators/icm/programs.py": ORACLES,
+    "mnemoforge/generators/icm/routine_programs.py": ORACLES,
+    "mnemoforge/generators/smm/programs.py": ORACLES,
+    "mnemoforge/generators/memeye/programs.py": ORACLES,
     "mnemoforge/validators/gates.py": ["tests/test_gates_units.py"],
 }
 
@@ -190,7 +206,7 @@ def run_tests(pkg_root: Path, tests: list[str], timeout: float) -> bool:
     """True when the tests pass against the package copy under ``pkg_root`` (run from there, so
     pytest's rootdir import of ``tests/`` puts the mutated package first on the path)."""
     env = dict(os.environ, PYTHONPATH=str(pkg_root), PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *tests]
+    cmd = [sys.executable, "-m", "pytest", *PYTEST_ARGS, *tests]
     try:
         r = subprocess.run(cmd, cwd=pkg_root, env=env, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -198,13 +214,8 @@ def run_tests(pkg_root: Path, tests: list[str], timeout: float) -> bool:
     return r.returncode == 0
 
 
-def check_target(target: str, tests: list[str], limit: int | None, timeout: float) -> dict:
-    src_path = ROOT / target
-    source = src_path.read_text(encoding="utf-8")
-    sites = mutants(source)
-    if limit and len(sites) > limit:
-        step = len(sites) / limit
-        sites = [sites[int(i * step)] for i in range(limit)]
+def check_target_subprocess(target: str, tests: list[str], sites: list, source: str, timeout: float) -> dict:
+    """Each mutant in a copy of the package, tested by a fresh interpreter (slow, fully isolated)."""
     killed, survived = 0, []
     with tempfile.TemporaryDirectory(prefix="mnemoforge-mutation-") as tmp:
         pkg_root = Path(tmp)
@@ -226,6 +237,21 @@ def check_target(target: str, tests: list[str], limit: int | None, timeout: floa
             else:
                 killed += 1
         copy.write_text(source, encoding="utf-8")
+    return {"killed": killed, "survived": survived}
+
+
+def check_target(target: str, tests: list[str], limit: int | None, timeout: float, isolation: str) -> dict:
+    source = (ROOT / target).read_text(encoding="utf-8")
+    sites = mutants(source)
+    if limit and len(sites) > limit:
+        step = len(sites) / limit
+        sites = [sites[int(i * step)] for i in range(limit)]
+    res = None
+    if isolation == "fork":
+        res = check_target_forked(target, tests, sites, source, timeout, mutate)
+    if res is None:
+        res = check_target_subprocess(target, tests, sites, source, timeout)
+    killed, survived = res["killed"], res["survived"]
     total = killed + len(survived)
     return {
         "tests": tests,
@@ -242,13 +268,19 @@ def main() -> None:
     ap.add_argument("--tests", action="append", help="test files run against each mutant of --target")
     ap.add_argument("--limit", type=int, default=None, help="at most this many mutants per target")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per test run (a hang = killed)")
+    ap.add_argument(
+        "--isolation",
+        choices=["fork", "subprocess"],
+        default="fork",
+        help="fork: each mutant in a fork of one warm interpreter (fast); subprocess: a fresh one each",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/mutation.json")
     a = ap.parse_args()
-    targets = {t: a.tests or [ORACLES] for t in a.target} if a.target else DEFAULT_TARGETS
+    targets = {t: a.tests or ORACLES for t in a.target} if a.target else DEFAULT_TARGETS
     t0 = time.perf_counter()
     report: dict = {"targets": {}}
     for target, tests in targets.items():
-        res = check_target(target, tests, a.limit, a.timeout)
+        res = check_target(target, tests, a.limit, a.timeout, a.isolation)
         report["targets"][target] = res
         print(f"{target}: {res['killed']}/{res['mutants']} killed ({res['kill_ratio']})", flush=True)
     k = sum(r["killed"] for r in report["targets"].values())

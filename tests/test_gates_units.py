@@ -12,9 +12,8 @@ import pytest
 
 from mnemoforge.schemas.observations import Expression, Observation
 from mnemoforge.schemas.questions import Lineage, Program, Question
-from mnemoforge.schemas.theme import AppearanceSpec, Outfit, VoiceSpec
-from mnemoforge.schemas.verdicts import Verdict
-from mnemoforge.schemas.world import Event, Fact, Person, Place, World
+from mnemoforge.schemas.verdicts import CallFailure, Verdict
+from mnemoforge.schemas.world import Event, Fact, Place, World
 from mnemoforge.validators.gates import (
     EXACT_GATES,
     CategoryRules,
@@ -26,29 +25,9 @@ from mnemoforge.validators.gates import (
     funnel,
     kept_ids,
 )
+from tests.oracle_facts import person
 
 T0 = dt.datetime(2025, 5, 3, 10)
-
-
-def person(pid: str, name: str) -> Person:
-    return Person(
-        id=pid,
-        name=name,
-        role="friend",
-        gender="female",
-        age=30,
-        appearance=AppearanceSpec(
-            face_shape="oval",
-            skin_tone="#a0704a",
-            hair_style="short",
-            hair_color="#202020",
-            eye_color="#402010",
-            signature_outfit=Outfit(
-                id="o1", label="a grey shirt", top_style="shirt", top_color="#808080", bottom_color="#202040"
-            ),
-        ),  # fmt: skip
-        voice=VoiceSpec(),
-    )
 
 
 def world() -> World:
@@ -217,3 +196,66 @@ def test_funnel_counts_each_reject_once_at_its_first_gate_with_reasons() -> None
 def test_kept_ids_needs_every_verdict_to_keep(keep: bool) -> None:
     vs = [_v("q", "a", True), _v("q", "b", keep)]
     assert kept_ids(vs) == ({"q"} if keep else set())
+
+
+def test_symbolic_rederive_names_an_unknown_program() -> None:
+    q = question().model_copy(update={"program": Program(fn="no_such_program", args={})})
+    v = SymbolicRederive().check(q, ctx())
+    assert (v.keep, v.scores) == (False, {"match": 0.0})
+    assert v.reason.startswith("program error: unknown \"unknown program 'no_such_program'; known: [")
+
+
+def test_by_source_groups_observations_in_stream_order() -> None:
+    chat = [
+        obs("c_late", 2, []).model_copy(update={"source": "chat"}),
+        obs("c_b", 1, []).model_copy(update={"source": "chat"}),
+        obs("c_a", 1, []).model_copy(update={"source": "chat"}),  # same order as c_b: by id
+    ]
+    c = GateContext(world=world(), observations={o.id: o for o in [OBS["o_later"], *chat, OBS["o_shot"]]})
+    assert {s: [o.id for o in os] for s, os in c.by_source.items()} == {
+        "album": ["o_shot", "o_later"],
+        "chat": ["c_a", "c_b", "c_late"],
+    }
+
+
+def test_funnel_counts_undecided_items_apart_and_only_live_reasons() -> None:
+    qs = [question(f"q{i}") for i in range(4)]
+    gates = [EvidenceResolves(), CategoryRules()]
+    failed = CallFailure(answerer="panel-a", kind="timeout", attempts=3)
+    verdicts = [
+        _v("q0", "evidence_resolves", True),
+        _v("q1", "evidence_resolves", True),
+        _v("q2", "evidence_resolves", True),
+        _v("q3", "evidence_resolves", False, "no evidence"),
+        _v("q0", "category_rules", True),
+        _v("q1", "category_rules", False, "panel could not answer: timeout").model_copy(
+            update={"failures": [failed]}
+        ),
+        _v("q2", "category_rules", False, "too few evidence clips: 1 < 2"),
+        _v("q3", "category_rules", False, "too few evidence clips: 1 < 2"),  # already out: not counted
+    ]
+    f = funnel(qs, verdicts, gates)
+    assert f == {
+        "candidates": 4,
+        "kept": 1,
+        "undecided": 1,
+        "stages": [
+            {
+                "gate": "evidence_resolves",
+                "version": "1",
+                "rejected": 1,
+                "kept": 3,
+                "reasons": {"no evidence": 1},
+            },
+            {
+                "gate": "category_rules",
+                "version": "1",
+                "rejected": 1,  # q2; q1 is undecided, neither kept nor rejected on the merits
+                "kept": 1,
+                "undecided": 1,
+                "reasons": {"panel could not answer": 1, "too few evidence clips": 1},
+            },
+        ],
+    }
+    decided = [v for v in verdicts if not v.failures]
+    assert "undecided" not in funnel(qs, decided, gates)

@@ -8,7 +8,6 @@ program read, since those become the item's evidence.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 
 import pytest
@@ -16,65 +15,10 @@ import pytest
 from mnemoforge.generators.icm import programs as _icm_programs  # noqa: F401  (registers)
 from mnemoforge.generators.icm import routine_programs as _icm_routines  # noqa: F401  (registers)
 from mnemoforge.generators.memeye import programs as _memeye_programs  # noqa: F401  (registers)
-from mnemoforge.generators.questions.programs import (
-    PROGRAMS,
-    FactView,
-    Unanswerable,
-    join_names,
-    run_program,
-)
+from mnemoforge.generators.questions.programs import PROGRAMS, Unanswerable, join_names
 from mnemoforge.generators.smm import programs as _smm_programs  # noqa: F401  (registers)
-from mnemoforge.generators.smm.world import CODE
 from mnemoforge.schemas.world import Fact
-
-NAMES = {
-    "ana": "Ana",
-    "bo": "Bo",
-    "cy": "Cy",
-    "dee": "Dee",
-    "park": "the park",
-    "pier": "the pier",
-    "kite": "the red kite",
-    "flask": "the tin flask",
-    "p1": "Project Heron",
-    "p2": "Project Ibis",
-    "m1": "the Monday review",
-}
-
-
-class _Lex:
-    """The lexicon a program sees: entity id -> surface name (hand-written, no World needed)."""
-
-    def __init__(self, names: dict[str, str]) -> None:
-        self.names = dict(names)
-
-    def name(self, entity: str) -> str:
-        return self.names[entity]
-
-
-def view(*facts: Fact) -> FactView:
-    return FactView(facts, _Lex(NAMES))  # type: ignore[arg-type]
-
-
-def at(month: int, day: int = 1, hour: int = 12) -> dt.datetime:
-    return dt.datetime(2025, month, day, hour)
-
-
-def F(fid: str, kind: str, s: str, o: str, v: str | None = None, ev: str | None = None, when=None) -> Fact:
-    return Fact(id=fid, kind=kind, subject=s, object=o, value=v, event=ev, at=when)  # type: ignore[arg-type]
-
-
-def event(eid: str, activity: str, month: int, place: str, people: list[str], day: int = 3) -> list[Fact]:
-    """Hand-written facts of one event: its activity, place and attendance."""
-    when = at(month, day)
-    out = [F(f"{eid}_act", "activity", eid, activity, ev=eid, when=when)]
-    out.append(F(f"{eid}_at", "at_place", eid, place, ev=eid, when=when))
-    out += [F(f"{eid}_att_{p}", "attended", p, eid, ev=eid, when=when) for p in people]
-    return out
-
-
-def run(name: str, v: FactView, **args) -> str:
-    return run_program(name, v, args)
+from tests.oracle_facts import F, at, coded, event, run, view
 
 
 def test_every_registered_program_has_an_oracle_here() -> None:
@@ -252,10 +196,6 @@ def test_join_names_is_sorted_and_deduplicated() -> None:
 
 
 # ---------------------------------------------------------------- smm ---------------------------
-
-
-def coded(entity: str, code: str) -> Fact:
-    return F(f"{entity}_code", "attribute", entity, CODE, code)
 
 
 def test_entity_value_needs_the_record_code_and_one_value() -> None:
