@@ -1,0 +1,223 @@
+"""``text.plan_shots`` (icm): model-proposed shot lists validated into Shot records (loopback server)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mnemoforge.backends.text import OpenAICompatBackend
+from mnemoforge.generators.icm import album
+from mnemoforge.generators.icm import shot_proposals as sp
+from mnemoforge.generators.icm.album_check import album_problems
+from mnemoforge.generators.icm.world import plan_world
+from mnemoforge.production import plan_shots
+from mnemoforge.schemas.episodes import Clip
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.theme_io import load_theme
+from tests import shot_director
+from tests.conftest import small_theme_data
+from tests.llm_servers import LLMServer, Recorded
+
+
+def _data(base_url: str, clips: int = 5, **text: Any) -> dict:
+    data = small_theme_data(clips=clips)
+    backend = {"provider": "openai", "model": "director", "base_url": base_url, "api_key_env": None}
+    data["text"] = {"backend": backend, "plan_shots": True, "plan_shots_batch": 2, **text}
+    return data
+
+
+def _plan(theme: Theme) -> tuple[Any, list[Clip]]:
+    world = plan_world(theme, theme.seed, theme.album.clips - 1)
+    return world, album.plan_album(theme, world)[0]
+
+
+def _run(srv: LLMServer, **text: Any) -> tuple[Theme, Any, list[Clip], list[Clip], list[dict], dict]:
+    theme = Theme.model_validate(_data(srv.base_url, **text))
+    world, clips = _plan(theme)
+    backend = OpenAICompatBackend("director", base_url=srv.base_url, api_key_env=None)
+    out, lineage, summary = plan_shots.model_shots(
+        theme, world, clips, backend, plan_shots.load_prompts(theme), theme.seed
+    )
+    return theme, world, clips, out, lineage, summary
+
+
+def test_accepted_shot_lists_become_the_clips_shots_and_keep_every_fact() -> None:
+    with LLMServer("openai", responder=shot_director.answer) as srv:
+        theme, world, clips, out, lineage, summary = _run(srv)
+    story = [c for c in clips if not c.calibration]
+    assert summary == {"clips": len(story), "batches": 2, "calls": 2, "proposed": len(story),
+                       "accepted": len(story), "repaired": 0, "fell_back": 0,
+                       "fell_back_by_reason": {}, "rejected": {}}  # fmt: skip
+    assert out[0] == clips[0]  # the calibration clip is never re-planned
+    assert album_problems(theme, world, out) == []
+    for before, after in zip(clips[1:], out[1:], strict=True):
+        assert [s.composition for s in after.shots] != [s.composition for s in before.shots] or [
+            s.camera for s in after.shots
+        ] != [s.camera for s in before.shots]  # the director's plan, not the procedural one
+        assert after.shots[0].composition == "wide" and after.shots[0].camera == "pan_left"
+        assert sp.required_facts(world, before) <= sp.required_facts(world, after)
+        lines = lambda c: sorted((ln.speaker, ln.text, tuple(ln.facts)) for s in c.shots for ln in s.dialogue)  # noqa: E731
+        assert lines(after) == lines(before)  # every line, exactly once
+        for s in after.shots:
+            need = album.speech_need(world, [(ln.speaker, ln.text, [], []) for ln in s.dialogue])
+            assert not s.dialogue or need <= s.duration_s
+    # raw I/O: the request lists the clips, the reply is kept verbatim, each clip has its verdict
+    call = lineage[0]["calls"][0]
+    assert "- clip c0001:" in call["request"] and call["reply"].startswith("Here is the shot plan.")
+    assert call["verdicts"] == {"c0001": "accepted", "c0002": "accepted"}
+    sent = [r.json["messages"][0]["content"] for r in srv.requests]
+    assert call["request"] in sent and len(sent) == summary["calls"]
+
+
+def _spoil_first(kind: str, times: int):  # type: ignore[no-untyped-def]
+    """A spoiler: the first ``times`` replies for each clip break one rule."""
+
+    def spoil(cid: str, shots: list[dict], n_messages: int) -> list[dict]:
+        attempt = (n_messages - 1) // 2  # 1 message on the first call, 3 on the first repair, ...
+        if attempt >= times:
+            return shots
+        if kind == "stranger":
+            return [{**shots[0], "visible": [*shots[0]["visible"], "zed"]}, *shots[1:]]
+        if kind == "establishing":
+            return [{**shots[0], "framing": "close", "visible": shots[0]["visible"][:1]}, *shots[1:]]
+        raise AssertionError(kind)
+
+    return spoil
+
+
+def test_an_invalid_plan_goes_back_to_the_model_and_a_repair_is_accepted() -> None:
+    def respond(rec: Recorded) -> str:
+        return shot_director.answer(rec, _spoil_first("stranger", 1))
+
+    with LLMServer("openai", responder=respond) as srv:
+        theme, world, clips, out, lineage, summary = _run(srv)
+        requests = [r.json["messages"] for r in srv.requests]
+    n = len(clips) - 1
+    assert summary["accepted"] == summary["repaired"] == n and summary["fell_back"] == 0
+    assert summary["calls"] == 4 and summary["proposed"] == 2 * n and summary["rejected"] == {"visible": n}
+    first, repair = lineage[0]["calls"]
+    assert first["verdicts"]["c0001"][0].startswith("visible: shot 0 shows ['zed']")
+    assert repair["verdicts"] == {"c0001": "accepted", "c0002": "accepted"}
+    # the repair request is the same conversation: the proposal, then the problems of each clip
+    convo = next(m for m in requests if len(m) == 3 and "c0001" in m[0]["content"])
+    assert convo[1]["role"] == "assistant" and '"zed"' in convo[1]["content"]
+    assert "- clip c0001: visible: shot 0 shows ['zed']" in convo[2]["content"] == repair["request"]
+    assert lineage[0]["repaired"] == ["c0001", "c0002"] and album_problems(theme, world, out) == []
+    assert out[1] != clips[1]
+
+
+def test_a_plan_invalid_on_every_attempt_falls_back_to_the_procedural_shots() -> None:
+    def respond(rec: Recorded) -> str:
+        return shot_director.answer(rec, _spoil_first("establishing", 2))
+
+    with LLMServer("openai", responder=respond) as srv:
+        _, _, clips, out, lineage, summary = _run(srv, plan_shots_attempts=2)
+    n = len(clips) - 1
+    assert out == clips  # every clip kept its procedural shots, exactly
+    assert summary["accepted"] == 0 and summary["fell_back"] == n and summary["calls"] == 4
+    assert summary["fell_back_by_reason"] == {"establishing": n} and summary["rejected"] == {
+        "establishing": 2 * n
+    }
+    (proc, _) = lineage[0]["procedural"]
+    assert proc["clip"] == "c0001" and proc["reason"].startswith("establishing: shot 0 must be wide")
+
+
+def test_a_failed_call_or_an_unparsable_reply_keeps_the_procedural_shots() -> None:
+    from tests.llm_servers import Reply, error_body
+
+    with LLMServer("openai", default_text="No shots today.") as srv:
+        srv.script(Reply(400, error_body("openai", 400, "no")))
+        _, _, clips, out, lineage, summary = _run(srv, plan_shots_attempts=2)
+    assert out == clips
+    # batch 0: the call failed (not sent back); batch 1: unparsable twice
+    assert summary["fell_back_by_reason"] == {"model call failed": 2, "unparsable reply": 2}
+    assert [len(r["calls"]) for r in lineage] == [1, 2] and lineage[0]["calls"][0]["error"].startswith(
+        "HTTP 400"
+    )
+
+
+def _brief(theme: Theme) -> tuple[Any, sp.ClipBrief, list[dict]]:
+    world, clips = _plan(theme)
+    # a clip of two people where one brought an object (ana's kite) and only ana speaks
+    brief = next(b for b in map(lambda c: sp.brief_for(theme, world, c), clips[1:]) if b.event.objects)
+    assert brief.event.participants == ["ana", "ben"] and {ln.speaker for ln in brief.lines} == {"ana"}
+    prompt = plan_shots._ask(theme, world, plan_shots.load_prompts(theme)[0], [brief])
+    good = shot_director.direct(
+        shot_director.clips_in(prompt)[brief.clip.id], shot_director.durations_in(prompt)
+    )
+    assert sp.validate_proposal(theme, world, brief, good)[1] == []
+    return world, brief, good
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda s: [{**s[0], "mood": "calm"}, *s[1:]], "unknown field: shot 0 has 'mood'"),
+        (lambda s: [{**s[0], "props": ["kettle"]}, *s[1:]], "props: shot 0 shows 'kettle', not among"),
+        (lambda s: [{**s[0], "camera": "zoom_in"}, *s[1:]], "establishing: shot 0 must be wide"),
+        (lambda s: [{**s[0], "duration": 5}, *s[1:]], "duration: shot 0 is 5 s"),
+        (lambda s: [{**s[0], "framing": "close"}, *s[1:]], "establishing: shot 0 must be wide"),
+        (lambda s: [{**x, "lines": []} for x in s], "lines: l0"),
+        (
+            lambda s: [{**s[0], "lines": s[0]["lines"] + s[1]["lines"][:1]}, *s[1:]],
+            "lines: l0 is placed twice",
+        ),
+        (lambda s: [{**s[0], "props": []}, *s[1:]], "facts: red_kite was brought and must be a prop"),
+        (lambda s: [{**s[0], "visible": ["ana"]}, *s[1:]], "facts: ben (Ben) attends"),
+        (lambda s: [], "shots: expected a non-empty list"),
+        (lambda s: s * 3, "shots: "),
+    ],
+)
+def test_each_rule_names_its_reason(change: Any, reason: str) -> None:
+    theme = load_theme_from(_data("http://127.0.0.1:9/v1", clips=4))
+    world, brief, good = _brief(theme)
+    clip, problems = sp.validate_proposal(theme, world, brief, change(json.loads(json.dumps(good))))
+    assert clip is None and any(p.startswith(reason) for p in problems), problems
+
+
+def test_speech_that_does_not_fit_its_shot_is_refused() -> None:
+    theme = load_theme_from(_data("http://127.0.0.1:9/v1", clips=4))
+    world, brief, good = _brief(theme)
+    keys = {f"l{k}": ln for k, ln in enumerate(brief.lines)}
+    need = album.speech_need(world, [(keys[k].speaker, keys[k].text, [], []) for k in good[0]["lines"]])
+    assert 4 < need <= good[0]["duration"]  # the establishing shot's line needs more than 4 s
+    clip, problems = sp.validate_proposal(theme, world, brief, [{**good[0], "duration": 4}, *good[1:]])
+    assert clip is None and problems == [
+        f"duration: shot 0 is 4 s (its speech needs {need:.1f} s); allowed: [6, 8]"
+    ]
+
+
+def load_theme_from(data: dict) -> Theme:
+    return Theme.model_validate(data)
+
+
+def test_theme_check_validates_the_settings(tmp_path: Path) -> None:
+    from mnemoforge.theme_checks import check_theme
+    from mnemoforge.theme_io import ThemeError
+
+    data = small_theme_data()
+    data["text"] = {"plan_shots": True}
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(data))
+    with pytest.raises(ThemeError, match="backend: required when plan_shots is true"):
+        check_theme(bad)
+    data = _data("http://127.0.0.1:9/v1", plan_shots_prompt="no_such_prompt")
+    bad.write_text(yaml.safe_dump(data))
+    with pytest.raises(ThemeError, match="text.plan_shots_prompt") as err:
+        check_theme(bad)
+    assert "no such prompt" in str(err.value)
+    data = _data("http://127.0.0.1:9/v1", plan_shots_batch=0)
+    bad.write_text(yaml.safe_dump(data))
+    with pytest.raises(ThemeError, match="plan_shots_batch"):
+        check_theme(bad)
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump(_data("http://127.0.0.1:9/v1")))
+    assert check_theme(good).text.plan_shots
+    # left at their defaults the new settings are not dumped (an offline config.resolved.json is as before)
+    from mnemoforge.theme_io import DEFAULT_THEME
+
+    assert "plan_shots" not in load_theme(DEFAULT_THEME).text.model_dump()
