@@ -17,6 +17,8 @@ SHOTS = re.compile(r"^  shots: (\d+) to (\d+)$", re.M)
 LINE = re.compile(r"^  - (l\d+)( \[shot 0\])? (\w+), ([\d.]+) s: ", re.M)
 DURATIONS = re.compile(r"duration is seconds, one of ([\d, ]+)")
 LEAD, GAP, TAIL = 0.3, 0.25, 0.3
+FRAMINGS = ("medium", "close")  # speakers' shots alternate: medium with a second person, close alone
+CAMERAS = ("zoom_out", "zoom_in", "pan_right", "static")
 
 
 def clips_in(prompt: str) -> dict[str, dict[str, Any]]:
@@ -43,8 +45,9 @@ def _need(secs: list[float]) -> float:
 
 
 def direct(clip: dict[str, Any], durations: list[int]) -> list[dict[str, Any]]:
-    """A valid shot list: a wide establishing pan over everyone with every object, then close-ups
-    of speakers, each line in the first shot that can hold it."""
+    """A valid shot list: a wide establishing pan over everyone with every object, then shots of
+    the speakers (medium with a second person, or close alone), each line in the first shot that
+    can hold it."""
     longest = max(durations)
     first = {"framing": "wide", "camera": "pan_left", "visible": list(clip["people"]),
              "props": list(clip["objects"]), "lines": []}  # fmt: skip
@@ -57,9 +60,13 @@ def direct(clip: dict[str, Any], durations: list[int]) -> list[dict[str, Any]]:
             if spot is None and who in shot["visible"] and _need([*secs[i], s]) <= longest:
                 spot = i
         if spot is None and len(shots) < clip["shots"][1]:
-            shots.append(
-                {"framing": "close", "camera": "zoom_in", "visible": [who], "props": [], "lines": []}
-            )
+            k = len(shots)
+            framing = FRAMINGS[k % len(FRAMINGS)]
+            others = [p for p in clip["people"] if p != who][:1] if framing == "medium" else []
+            seen = [who, *others]
+            props = [o for o, owner in clip["objects"].items() if owner in seen]  # held where the owner is
+            shots.append({"framing": framing, "camera": CAMERAS[k % len(CAMERAS)], "visible": seen,
+                          "props": props, "lines": []})  # fmt: skip
             secs.append([])
             spot = len(shots) - 1
         if spot is None:  # no room for another shot: the establishing shot shows everyone

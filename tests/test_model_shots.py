@@ -103,7 +103,7 @@ def test_an_invalid_plan_goes_back_to_the_model_and_a_repair_is_accepted() -> No
     assert first["verdicts"]["c0001"][0].startswith("visible: shot 0 shows ['zed']")
     assert repair["verdicts"] == {"c0001": "accepted", "c0002": "accepted"}
     # the repair request is the same conversation: the proposal, then the problems of each clip
-    convo = next(m for m in requests if len(m) == 3 and "c0001" in m[0]["content"])
+    convo = next(m for m in requests if len(m) == 3 and "- clip c0001:" in m[0]["content"])
     assert convo[1]["role"] == "assistant" and '"zed"' in convo[1]["content"]
     assert "- clip c0001: visible: shot 0 shows ['zed']" in convo[2]["content"] == repair["request"]
     assert lineage[0]["repaired"] == ["c0001", "c0002"] and album_problems(theme, world, out) == []
@@ -133,11 +133,11 @@ def test_a_failed_call_or_an_unparsable_reply_keeps_the_procedural_shots() -> No
         srv.script(Reply(400, error_body("openai", 400, "no")))
         _, _, clips, out, lineage, summary = _run(srv, plan_shots_attempts=2)
     assert out == clips
-    # batch 0: the call failed (not sent back); batch 1: unparsable twice
+    # one batch's call failed (not sent back to the model); the other's replies were unparsable twice
     assert summary["fell_back_by_reason"] == {"model call failed": 2, "unparsable reply": 2}
-    assert [len(r["calls"]) for r in lineage] == [1, 2] and lineage[0]["calls"][0]["error"].startswith(
-        "HTTP 400"
-    )
+    failed, unparsable = sorted(lineage, key=lambda r: len(r["calls"]))
+    assert len(failed["calls"]) == 1 and failed["calls"][0]["error"].startswith("HTTP 400")
+    assert [c["reply"] for c in unparsable["calls"]] == ["No shots today."] * 2
 
 
 def _brief(theme: Theme) -> tuple[Any, sp.ClipBrief, list[dict]]:
@@ -166,7 +166,7 @@ def _brief(theme: Theme) -> tuple[Any, sp.ClipBrief, list[dict]]:
             lambda s: [{**s[0], "lines": s[0]["lines"] + s[1]["lines"][:1]}, *s[1:]],
             "lines: l0 is placed twice",
         ),
-        (lambda s: [{**s[0], "props": []}, *s[1:]], "facts: red_kite was brought and must be a prop"),
+        (lambda s: [{**x, "props": []} for x in s], "facts: red_kite was brought and must be a prop"),
         (lambda s: [{**s[0], "visible": ["ana"]}, *s[1:]], "facts: ben (Ben) attends"),
         (lambda s: [], "shots: expected a non-empty list"),
         (lambda s: s * 3, "shots: "),
@@ -221,3 +221,47 @@ def test_theme_check_validates_the_settings(tmp_path: Path) -> None:
     from mnemoforge.theme_io import DEFAULT_THEME
 
     assert "plan_shots" not in load_theme(DEFAULT_THEME).text.model_dump()
+
+
+def _stages(path: Path, outputs: Path, *names: str) -> Any:
+    from mnemoforge import pipeline
+
+    ctx = pipeline.BuildContext(path, outputs, 7, workers=1)
+    with pipeline.run_lock(ctx):
+        pipeline.prepare(ctx)
+        for name in names:
+            dict(pipeline.STAGE_FUNCS)[name](ctx)
+    return ctx
+
+
+def test_model_planned_shots_render_with_no_audit_mismatch_and_their_calls_are_recorded(
+    tmp_path: Path,
+) -> None:
+    """plan → episodes → render with text.plan_shots: the clips are the director's, the render audit
+    (every claimed person, prop, sign and line against what was drawn and heard) finds no mismatch,
+    the ledger records the episodes stage's calls and the run folder keeps the lineage."""
+    from mnemoforge.generators.icm.family import load_clips
+    from mnemoforge.store import ledger
+
+    with LLMServer("openai", responder=shot_director.answer) as srv:
+        path = tmp_path / "t.yaml"
+        path.write_text(yaml.safe_dump(_data(srv.base_url, clips=6), sort_keys=False))
+        ctx = _stages(path, tmp_path / "out", "plan", "episodes", "render")
+        n_requests = len(srv.requests)
+        sent = [r.json for r in srv.requests]
+    run = ctx.run.root
+    clips = load_clips(run)
+    shots = [s for c in clips[1:] for s in c.shots]
+    assert {s.composition for s in shots} == {"wide", "medium", "close"}
+    assert {"zoom_in", "zoom_out", "pan_left", "pan_right"} <= {s.camera for s in shots}
+    audit = json.loads((run / "media/render_audit.json").read_text())
+    assert audit["mismatches"] == 0 and audit["shots_audited"] == sum(len(c.shots) for c in clips)
+    assert audit["lines_cut"] == 0 and audit["props_claimed"] >= 1 and audit["signs_claimed"] >= 1
+    summary = json.loads(plan_shots.summary_path(run).read_text())
+    assert summary["accepted"] == summary["clips"] == len(clips) - 1 and summary["calls"] == n_requests
+    lineage = [json.loads(x) for x in plan_shots.lineage_path(run).read_text().splitlines()]
+    calls = [c for r in lineage for c in r["calls"]]
+    assert sorted(c["request"] for c in calls) == sorted(m["messages"][-1]["content"] for m in sent)
+    assert all(c["reply"].startswith("Here is the shot plan.\n```json") for c in calls)
+    rows = ledger.read_ledger(run)
+    assert [r["stage"] for r in rows] == ["episodes"] * n_requests and {r["status"] for r in rows} == {"ok"}
