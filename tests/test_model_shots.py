@@ -265,3 +265,44 @@ def test_model_planned_shots_render_with_no_audit_mismatch_and_their_calls_are_r
     assert all(c["reply"].startswith("Here is the shot plan.\n```json") for c in calls)
     rows = ledger.read_ledger(run)
     assert [r["stage"] for r in rows] == ["episodes"] * n_requests and {r["status"] for r in rows} == {"ok"}
+
+
+@pytest.mark.slow
+def test_a_build_with_model_planned_shots_ships_its_lineage_and_counts_and_a_rebuild_pays_nothing(
+    tmp_path: Path,
+) -> None:
+    """A whole build: the release verifies, carries the raw I/O (``data/icm/shot_plan.jsonl``), the
+    counts (``dataset_statistics.json`` ``model_plan.shots``, the card) and the ledger totals; a
+    re-run episodes stage is answered from the model-output cache and the release is unchanged."""
+    from mnemoforge.pipeline import build
+    from mnemoforge.store import ledger
+    from mnemoforge.validators.release_check import verify_release
+
+    def respond(rec: Recorded) -> str:  # the first plan of each clip names a stranger: one repair each
+        return shot_director.answer(rec, _spoil_first("stranger", 1))
+
+    with LLMServer("openai", responder=respond) as srv:
+        path = tmp_path / "t.yaml"
+        path.write_text(yaml.safe_dump(_data(srv.base_url, clips=4), sort_keys=False))
+        res = build(path, outputs=tmp_path / "out", workers=1)
+        n_requests = len(srv.requests)
+        (res.run_dir / "stages/episodes.json").unlink()
+        again = build(path, outputs=tmp_path / "out", workers=1)
+        assert again.ran["episodes"] and len(srv.requests) == n_requests
+    assert verify_release(res.release_dir) == []
+    stats = json.loads((res.release_dir / "dataset_statistics.json").read_text())
+    shots = stats["model_plan"]["shots"]
+    assert shots["accepted"] == shots["repaired"] == shots["clips"] == 3 and shots["rejected"] == {
+        "visible": 3
+    }
+    shipped = (res.release_dir / "data/icm/shot_plan.jsonl").read_text()
+    assert shipped == plan_shots.lineage_path(res.run_dir).read_text() and '\\"zed\\"' in shipped
+    card = (res.release_dir / "README.md").read_text()
+    assert (
+        "shot lists: 3 of 3 clips planned by a model (3 after a repair)" in card and "## Model calls" in card
+    )
+    rows = ledger.read_ledger(res.run_dir)
+    assert [r["status"] for r in rows[n_requests:]] == ["cached"] * n_requests
+    assert again.release_dir == res.release_dir
+    manifest = (res.release_dir / "MANIFEST.json").read_text()
+    assert json.loads(manifest)["files"]["data/icm/shot_plan.jsonl"]
