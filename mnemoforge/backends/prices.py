@@ -43,6 +43,7 @@ ESTIMATE_FIELDS = {
     "image_input_tokens": 258.0,
     "gate_context_tokens": 600.0,
     "plan_tokens_per_event": 60.0,
+    "plan_tokens_per_shot": 40.0,
 }
 
 
