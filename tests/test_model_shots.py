@@ -169,6 +169,10 @@ def _brief(theme: Theme) -> tuple[Any, sp.ClipBrief, list[dict]]:
         (lambda s: [{**x, "props": []} for x in s], "facts: red_kite was brought and must be a prop"),
         (lambda s: [{**s[0], "visible": ["ana"]}, *s[1:]], "facts: ben (Ben) attends"),
         (lambda s: [], "shots: expected a non-empty list"),
+        (lambda s: [{**s[0], "lines": [["l0"]]}, *s[1:]], "lines: shot 0 names ['l0'], not a line"),
+        (lambda s: [{**s[0], "visible": "ana"}, *s[1:]], "visible: shot 0 needs a non-empty list"),
+        (lambda s: [{**s[0], "duration": 6.5}, *s[1:]], "duration: shot 0 needs a whole number"),
+        (lambda s: [s[0], {**s[1], "visible": ["ana", "ben", "chloe"]}], "visible: shot 1 shows ['chloe']"),
         (lambda s: s * 3, "shots: "),
     ],
 )

@@ -170,7 +170,7 @@ def _line_problems(world: World, brief: ClipBrief, shots: list[dict[str, Any]]) 
             out.append(f"lines: shot {i} needs a list of line ids")
             continue
         for key in lines:
-            if key not in keys:
+            if not isinstance(key, str) or key not in keys:
                 out.append(f"lines: shot {i} names {key!r}, not a line of this clip")
             elif key in placed:
                 out.append(f"lines: {key} is placed twice (shots {placed[key]} and {i})")
@@ -193,7 +193,7 @@ def _speech_problems(theme: Theme, world: World, brief: ClipBrief, shots: list[d
     out = []
     keys = {_line_key(k): ln for k, ln in enumerate(brief.lines)}
     for i, s in enumerate(shots):
-        lines = [keys[k] for k in s.get("lines", []) if k in keys]
+        lines = [keys[k] for k in s.get("lines", []) if isinstance(k, str) and k in keys]
         need = speech_need(world, [(ln.speaker, ln.text, [], []) for ln in lines]) if lines else 0.0
         allowed = allowed_durations(theme, need)
         if s.get("duration") not in allowed:
