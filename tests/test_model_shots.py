@@ -35,14 +35,30 @@ def _plan(theme: Theme) -> tuple[Any, list[Clip]]:
     return world, album.plan_album(theme, world)[0]
 
 
-def _run(srv: LLMServer, **text: Any) -> tuple[Theme, Any, list[Clip], list[Clip], list[dict], dict]:
-    theme = Theme.model_validate(_data(srv.base_url, **text))
-    world, clips = _plan(theme)
-    backend = OpenAICompatBackend("director", base_url=srv.base_url, api_key_env=None)
-    out, lineage, summary = plan_shots.model_shots(
-        theme, world, clips, backend, plan_shots.load_prompts(theme), theme.seed
+def _run(
+    srv: LLMServer, clips: int = 5, concurrency: int = 4, **text: Any
+) -> tuple[Theme, Any, list[Clip], list[Clip], list[dict], dict]:
+    theme = Theme.model_validate(_data(srv.base_url, clips=clips, **text))
+    world, planned = _plan(theme)
+    backend = OpenAICompatBackend(
+        "director", base_url=srv.base_url, api_key_env=None, max_concurrency=concurrency
     )
-    return theme, world, clips, out, lineage, summary
+    out, lineage, summary = plan_shots.model_shots(
+        theme, world, planned, backend, plan_shots.load_prompts(theme), theme.seed
+    )
+    return theme, world, planned, out, lineage, summary
+
+
+def test_batches_run_concurrently_up_to_the_backends_cap_with_the_same_result() -> None:
+    with LLMServer("openai", responder=shot_director.answer, default_delay=0.3) as srv:
+        *_, out, lineage, summary = _run(srv, clips=7, concurrency=2)  # 6 story clips: 3 batches
+        assert srv.max_in_flight == 2
+    with LLMServer("openai", responder=shot_director.answer) as srv:
+        *_, serial, lineage1, summary1 = _run(srv, clips=7, concurrency=1)
+        assert srv.max_in_flight == 1
+    same = [{k: v for k, v in r.items() if k != "backend"} for r in lineage]  # the id names the port
+    assert [{k: v for k, v in r.items() if k != "backend"} for r in lineage1] == same
+    assert serial == out and summary1 == summary and summary["batches"] == 3
 
 
 def test_accepted_shot_lists_become_the_clips_shots_and_keep_every_fact() -> None:
