@@ -2,7 +2,8 @@
 
 Each stage reads its inputs from the run folder and writes its outputs there atomically, so
 stages run in any process (Prefect tasks, workers) and a killed build resumes where it stopped.
-``mnemoforge.flows.build`` wraps these same functions in Prefect tasks.
+``mnemoforge.flows.build`` wraps these same functions in Prefect tasks. What the stages read back
+from the run folder and the inputs of their cache keys besides code live in ``run_inputs.py``.
 """
 
 from __future__ import annotations
