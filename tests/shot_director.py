@@ -80,11 +80,18 @@ def direct(clip: dict[str, Any], durations: list[int]) -> list[dict[str, Any]]:
     return shots
 
 
+def turns(rec: Recorded) -> list[dict[str, str]]:
+    """The conversation of an OpenAI (``messages``) or Gemini (``contents``) request, as role/content."""
+    if "messages" in rec.json:
+        return rec.json["messages"]
+    return [{"role": c["role"], "content": c["parts"][0]["text"]} for c in rec.json["contents"]]
+
+
 def answer(rec: Recorded, spoil: Any = None) -> str:
     """The director's reply to a request: a plan for each clip the last message asks about.
 
     ``spoil(clip_id, shots) -> shots`` alters a plan (to make it invalid on purpose)."""
-    messages = rec.json["messages"]
+    messages = turns(rec)
     listed = clips_in(messages[0]["content"])
     durations = durations_in(messages[0]["content"])
     asked = re.findall(r"^- clip (c\d+):", messages[-1]["content"], re.M)

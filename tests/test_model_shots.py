@@ -126,6 +126,25 @@ def test_an_invalid_plan_goes_back_to_the_model_and_a_repair_is_accepted() -> No
     assert out[1] != clips[1]
 
 
+def test_the_repair_conversation_works_through_the_gemini_backend_too() -> None:
+    from mnemoforge.backends.text import GeminiBackend
+
+    def respond(rec: Recorded) -> str:
+        return shot_director.answer(rec, _spoil_first("stranger", 1))
+
+    with LLMServer("gemini", responder=respond) as srv:
+        theme = Theme.model_validate(_data(srv.base_url, clips=3))
+        world, clips = _plan(theme)
+        backend = GeminiBackend("gemini-2.5-flash", api_key="gm-test-key-123", base_url=srv.base_url)
+        out, lineage, summary = plan_shots.model_shots(
+            theme, world, clips, backend, plan_shots.load_prompts(theme), theme.seed
+        )
+        repair = shot_director.turns(srv.requests[1])
+    assert summary["accepted"] == summary["repaired"] == 2 and summary["calls"] == 2, summary
+    assert [t["role"] for t in repair] == ["user", "model", "user"] and "zed" in repair[2]["content"]
+    assert out[1:] != clips[1:] and album_problems(theme, world, out) == []
+
+
 def test_a_plan_invalid_on_every_attempt_falls_back_to_the_procedural_shots() -> None:
     def respond(rec: Recorded) -> str:
         return shot_director.answer(rec, _spoil_first("establishing", 2))
