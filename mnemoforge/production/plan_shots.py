@@ -147,7 +147,7 @@ def plan_batch(
         call: dict[str, Any] = {"attempt": attempt, "clips": list(pending), "request": messages[-1].text(),
                                 "ok": res.ok, "reply": res.text if res.ok else None, "error": res.error,
                                 "proposed": 0, "verdicts": {}}  # fmt: skip
-        calls.append(call)
+        calls.append(call)  # a repair's request is the fix message: earlier calls hold the conversation
         if not res.ok:  # the backend already retried; a failed call is not sent back to the model
             for cid in pending:
                 last[cid] = [f"model call failed: {res.error}"]
