@@ -2,7 +2,8 @@
 
 Each stage reads its inputs from the run folder and writes its outputs there atomically, so
 stages run in any process (Prefect tasks, workers) and a killed build resumes where it stopped.
-``mnemoforge.flows.build`` wraps these same functions in Prefect tasks.
+``mnemoforge.flows.build`` wraps these same functions in Prefect tasks. What the stages read back
+from the run folder and the inputs of their cache keys besides code live in ``run_inputs.py``.
 """
 
 from __future__ import annotations
@@ -23,12 +24,21 @@ from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import options as icm_options
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
-from mnemoforge.schemas.observations import Observation
+from mnemoforge.run_inputs import (  # re-exported: callers import these from the pipeline
+    RunStateError,
+    load_observations,
+    load_questions,
+    load_run_meta,
+    load_verdicts,
+    load_world,
+    model_plan_hash,
+    paraphrase_with_model,
+    production_prices,
+    prompts_hash,
+    shortfall_path,
+)
 from mnemoforge.schemas.packs import packs_hash
-from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.schemas.verdicts import Verdict
-from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic, ledger, locks
 from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.code_deps import reachable_sources
@@ -111,7 +121,7 @@ class BuildContext:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))
             if s in STAGE_VERSIONS:  # the named modules and the generation code they reach
                 parts += [s, STAGE_VERSIONS[s], source_hash(*mods, *reachable_sources(*mods))]
-        if self.theme.text.plan:  # the model planner's code and prompt (offline keys stay as they were)
+        if self.theme.text.plan or self.theme.text.plan_shots:  # model planners (offline keys unchanged)
             parts.append(model_plan_hash(self.theme))
         if STAGES.index(stage) >= STAGES.index("questions"):
             parts.append(
@@ -122,14 +132,6 @@ class BuildContext:
         if stage == "gates" and (review := human_review.decisions_hash(self.run.root)):
             parts.append(review)  # a reviewer's decisions re-run the gates (absent: key unchanged)
         return content_hash(*parts)
-
-
-def model_plan_hash(theme: Theme) -> str:
-    from mnemoforge.production import plan_icm
-    from mnemoforge.validators.prompts import load_prompt
-
-    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
-    return content_hash(source_hash(plan_icm), load_prompt(theme.text.plan_prompt, folder).sha256)
 
 
 def run_lock(ctx: BuildContext, on_wait: Callable[[str], None] | None = None) -> AbstractContextManager[None]:
@@ -171,39 +173,6 @@ def prepare(ctx: BuildContext) -> RunLayout:
         },
     )
     return run
-
-
-def production_prices(ctx: BuildContext) -> dict | None:
-    """The theme's ``prices:`` overrides as a mapping (a path is read, relative to the theme file)."""
-    from mnemoforge.backends.prices import PriceTable
-
-    raw = ctx.theme.prices
-    if raw is None:
-        return None
-    if isinstance(raw, str):
-        path = Path(raw) if Path(raw).is_absolute() else Path(ctx.theme_path).parent / raw
-        PriceTable.load(path)  # one clear error naming the file and field
-        import yaml
-
-        return yaml.safe_load(path.read_text())
-    PriceTable.from_mapping(raw, "prices")
-    return raw
-
-
-def load_world(run: RunLayout) -> World:
-    return World.model_validate_json(run.world.read_text())
-
-
-def load_observations(run: RunLayout) -> list[Observation]:
-    return [Observation.model_validate(r) for r in read_jsonl(run.observations)]
-
-
-def load_questions(run: RunLayout) -> list[Question]:
-    return [Question.model_validate(r) for r in read_jsonl(run.candidates)]
-
-
-def load_verdicts(run: RunLayout) -> list[Verdict]:
-    return [Verdict.model_validate(r) for r in read_jsonl(run.verdicts)]
 
 
 def stage_plan(ctx: BuildContext) -> bool:
@@ -286,10 +255,6 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     return result
 
 
-def shortfall_path(run: RunLayout) -> Path:
-    return run.root / "questions" / "shortfall.json"
-
-
 def stage_gates(ctx: BuildContext) -> bool:
     run = ctx.run
 
@@ -298,25 +263,6 @@ def stage_gates(ctx: BuildContext) -> bool:
         return [run.verdicts, run.funnel]
 
     return run_stage(run, "gates", ctx.key("gates"), work)[1]
-
-
-def paraphrase_with_model(theme: Theme, world: World, questions: list[Question]) -> list[Question]:
-    from mnemoforge.backends.text.registry import make_text_backend
-    from mnemoforge.generators.questions.paraphrase import paraphrase
-    from mnemoforge.validators.prompts import load_prompt
-
-    assert theme.text.backend is not None
-    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
-    return paraphrase(
-        questions, world, make_text_backend(theme.text.backend), load_prompt(theme.text.prompt, folder)
-    )
-
-
-def prompts_hash(theme: Theme) -> str:
-    from mnemoforge.validators.prompts import PROMPTS_DIR
-
-    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else PROMPTS_DIR
-    return content_hash(*[(p.name, p.read_bytes().hex()) for p in sorted(folder.glob("*.txt"))])
 
 
 def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | None = None) -> Path:
@@ -338,17 +284,6 @@ def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | Non
     dest = release_mod.freeze(contents, ctx.layout.release(ctx.release_name, version), version, notes)
     index_catalog(ctx, dest, version)
     return dest
-
-
-class RunStateError(RuntimeError):
-    """A run folder cannot be frozen as asked (unfinished, or built by other code)."""
-
-
-def load_run_meta(run_dir: Path) -> dict:
-    meta_path = Path(run_dir) / "run.json"
-    if not meta_path.is_file():
-        raise RunStateError(f"{run_dir}: not a run folder (no run.json)")
-    return json.loads(meta_path.read_text())
 
 
 def freeze_run(run_dir: Path, version: str, notes: str | None = None) -> Path:

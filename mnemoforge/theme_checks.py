@@ -134,6 +134,17 @@ def text_problems(theme: Theme) -> list[tuple[str, str]]:
             load_prompt(theme.text.plan_prompt, _prompts_dir(theme))
         except FileNotFoundError as e:
             out.append(("text.plan_prompt", str(e)))
+    if theme.text.plan_shots and theme.family != "icm":
+        out.append(("text.plan_shots", f"model-planned shots: family icm only, not {theme.family}"))
+    elif theme.text.plan_shots:
+        from mnemoforge.validators.prompts import load_prompt
+
+        for field, name in (("text.plan_shots_prompt", theme.text.plan_shots_prompt),
+                            ("text.plan_shots", "plan_shots_fix")):  # fmt: skip
+            try:
+                load_prompt(name, _prompts_dir(theme))
+            except FileNotFoundError as e:
+                out.append((field, str(e)))
     return out
 
 

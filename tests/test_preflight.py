@@ -39,7 +39,7 @@ def test_preflight_counts_the_plan_and_prices_the_model_calls(tmp_path: Path) ->
     from mnemoforge.generators.icm.world import plan_world
     from mnemoforge.theme_io import load_theme
 
-    path = _theme(tmp_path, plan=True, plan_batch=2)
+    path = _theme(tmp_path, plan=True, plan_batch=2, plan_shots=True, plan_shots_batch=2)
     pf = preflight(path)
     theme = load_theme(path)
     world = plan_world(theme, theme.seed, theme.album.clips - 1)
@@ -57,6 +57,9 @@ def test_preflight_counts_the_plan_and_prices_the_model_calls(tmp_path: Path) ->
     para, judge, plan = rows[("questions", "chat")], rows[("gates", "chat")], rows[("plan", "chat")]
     assert para.calls == judge.calls == n and para.model == judge.model == "gpt-4o-mini"
     assert plan.calls == -(-len(world.events) // 2)
+    shots_plan = rows[("episodes", "chat")]  # text.plan_shots: one call per 2 story clips, prompts as sent
+    assert shots_plan.calls == -(-(len(clips) - 1) // 2) and shots_plan.tokens_in > 0
+    assert shots_plan.tokens_out == 40 * sum(len(c.shots) for c in clips[1:])
     # gpt-4o-mini* in assets/prices.yaml: 0.15 / 0.60 per million tokens
     assert para.cost == pytest.approx(para.tokens_in * 0.15e-6 + para.tokens_out * 0.60e-6, abs=1e-6)
     assert pf.totals()["cost"] == pytest.approx(sum(r.cost for r in pf.rows))

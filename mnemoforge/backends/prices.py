@@ -14,7 +14,7 @@ glob such as ``gemini-2.5-flash*``), else by ``default``. An entry's fields, all
 
 ``estimates`` holds the assumptions ``build --preflight`` turns a plan into usage with
 (``ESTIMATE_FIELDS``: characters per token, tokens an input image costs, the context a chat
-gate sends, the reply tokens of one planned event).
+gate sends, the reply tokens of one planned event and of one planned shot).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ ESTIMATE_FIELDS = {
     "image_input_tokens": 258.0,
     "gate_context_tokens": 600.0,
     "plan_tokens_per_event": 60.0,
+    "plan_tokens_per_shot": 40.0,
 }
 
 

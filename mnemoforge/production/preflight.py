@@ -116,6 +116,8 @@ def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any])
     rows: list[Row] = []
     if theme.text.plan:
         rows.append(plan_row(theme, len(world.events), prices))
+    if theme.text.plan_shots:
+        rows.append(shots_row(theme, world, clips, prices))
     if theme.album.dialogue_model:
         prov, model = _text_model(theme.text.backend)
         ask = load_prompt("dialogue").template
@@ -193,6 +195,31 @@ def plan_row(theme: Theme, events: int, prices: PriceTable) -> Row:
         tokens_in=calls * _tokens(len(ask) + context, prices),
         tokens_out=math.ceil(events * per_event),
         note=f"text.plan: {events} event outlines in batches of {batch}",
+    )
+
+
+def shots_row(theme: Theme, world: Any, clips: list[Any], prices: PriceTable) -> Row:
+    """The ``text.plan_shots`` calls: one per batch of clips (the prompts exactly as the build writes
+    them), replies at about ``plan_tokens_per_shot`` a shot; repairs, if any, come on top."""
+    from mnemoforge.production import plan_shots
+
+    prov, model = _text_model(theme.text.backend)
+    briefs = [plan_shots.sp.brief_for(theme, world, c) for c in clips if not c.calibration]
+    size = theme.text.plan_shots_batch
+    batches = [briefs[i : i + size] for i in range(0, len(briefs), size)]
+    prompt = plan_shots.load_prompts(theme)[0]
+    asks = [plan_shots._ask(theme, world, prompt, b) for b in batches]
+    per_shot = prices.estimates["plan_tokens_per_shot"]
+    return Row(
+        "episodes",
+        prov,
+        model,
+        "chat",
+        calls=len(batches),
+        tokens_in=sum(_tokens(len(a), prices) for a in asks),
+        tokens_out=math.ceil(sum(len(b.clip.shots) for b in briefs) * per_shot),
+        note=f"text.plan_shots: {len(briefs)} clips in batches of {size} "
+        f"(up to {theme.text.plan_shots_attempts} calls a batch with repairs)",
     )
 
 

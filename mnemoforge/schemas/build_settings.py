@@ -103,7 +103,15 @@ class GateSpec(Strict):
         return {**self.answerers, **extra}
 
 
-TEXT_PLAN_FIELDS = ("plan", "plan_batch", "plan_prompt")
+TEXT_PLAN_FIELDS = (
+    "plan",
+    "plan_batch",
+    "plan_prompt",
+    "plan_shots",
+    "plan_shots_batch",
+    "plan_shots_prompt",
+    "plan_shots_attempts",
+)
 
 
 def drop_defaults(model: BaseModel, out: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
@@ -128,6 +136,12 @@ class TextSpec(Strict):
     plan: bool = Field(default=False, description="icm: the model proposes event outlines (validated)")
     plan_batch: int = Field(default=12, ge=1, le=100, description="event outlines asked for per call")
     plan_prompt: str = "plan_events"
+    plan_shots: bool = Field(default=False, description="icm: a model proposes clips' shot lists")
+    plan_shots_batch: int = Field(default=4, ge=1, le=50, description="clips asked for per call")
+    plan_shots_prompt: str = "plan_shots"
+    plan_shots_attempts: int = Field(
+        default=3, ge=1, le=10, description="calls per batch: proposal and repairs"
+    )
 
     @model_serializer(mode="wrap")
     def _drop_plan_defaults(self, handler: Any) -> dict[str, Any]:
@@ -141,4 +155,6 @@ class TextSpec(Strict):
             raise ValueError("backend: required when paraphrase_questions is true")
         if self.plan and not self.backend:
             raise ValueError("backend: required when plan is true")
+        if self.plan_shots and not self.backend:
+            raise ValueError("backend: required when plan_shots is true")
         return self

@@ -58,6 +58,36 @@ def dialogue_lineage(run_root: Path) -> Path:
     return run_root / "episodes" / "dialogue_model.jsonl"
 
 
+def model_plan_counts(run_root: Path) -> dict[str, Any]:
+    """The counts of the model-planned stages a run used (``text.plan`` events, ``text.plan_shots``)."""
+    out = {}
+    for name, path in (("events", run_root / "world/plan_summary.json"),
+                       ("shots", run_root / "episodes/shot_plan_summary.json")):  # fmt: skip
+        if path.is_file():
+            out[name] = json.loads(path.read_text())
+    return out
+
+
+def model_plan_card(planned: dict[str, Any] | None) -> str:
+    """The card's paragraph on model-planned stages ("" for a procedural build)."""
+    if not planned:
+        return ""
+    parts = []
+    if ev := planned.get("events"):
+        why = ", ".join(f"{k} {n}" for k, n in ev["rejected"].items()) or "none"
+        parts.append(f"event outlines: {ev['accepted']} of {ev['slots']} proposed by a model and kept "
+                     f"(the rest procedural; rejects: {why})")  # fmt: skip
+    if sh := planned.get("shots"):
+        why = ", ".join(f"{k} {n}" for k, n in sh["fell_back_by_reason"].items()) or "none"
+        parts.append(f"shot lists: {sh['accepted']} of {sh['clips']} clips planned by a model "
+                     f"({sh['repaired']} after a repair), {sh['fell_back']} kept the procedural shots "
+                     f"(why: {why})")  # fmt: skip
+    return (
+        "\n\nModel-planned: " + "; ".join(parts) + ". Every proposal was validated into the same records "
+        "the procedural planner makes; counts are in `dataset_statistics.json` (`model_plan`)."
+    )
+
+
 def load_clips(run_root: Path) -> list[Clip]:
     return [Clip.model_validate(r) for r in read_jsonl(RunLayout(run_root).clips)]
 
@@ -87,6 +117,12 @@ class IcmFamily:
     def episodes(self, theme: Theme, world: World, run: RunLayout) -> list[Path]:
         clips, obs = album.plan_album(theme, world)
         written = []
+        if theme.text.plan_shots:  # opt-in: a model proposes each clip's shots (production/plan_shots.py)
+            from mnemoforge.production import plan_shots
+
+            clips, paths = plan_shots.plan_album_shots(theme, world, clips, run)
+            obs = [o for c in clips for o in album.observations_for_clip(world, c)]
+            written += paths
         if theme.album.dialogue_model:
             if not theme.text.backend:
                 raise ValueError(
@@ -137,6 +173,9 @@ class IcmFamily:
         lineage = dialogue_lineage(data.run_root)
         if lineage.exists():  # model-written dialogue: the raw model I/O travels with the release
             atomic.write_bytes(root / "data/icm/dialogue_model.jsonl", lineage.read_bytes())
+        shots_lineage = data.run_root / "episodes" / "shot_plan_lineage.jsonl"
+        if shots_lineage.exists():  # model-planned shots (text.plan_shots): the raw model I/O too
+            atomic.write_bytes(root / "data/icm/shot_plan.jsonl", shots_lineage.read_bytes())
         return {
             "icm_clips": "data/icm/clips.parquet",
             "icm_shots": "data/icm/shots.parquet",
@@ -164,6 +203,9 @@ class IcmFamily:
         ra = render_audit.audit_path(run.media)
         if ra.exists():
             stats["render_audit"] = json.loads(ra.read_text())
+        planned = model_plan_counts(data.run_root)
+        if planned:  # text.plan / text.plan_shots: proposed, accepted, repaired, fell back, by reason
+            stats["model_plan"] = planned
         return stats
 
     def counts(self, stats: dict[str, Any]) -> dict[str, int]:
@@ -174,7 +216,7 @@ class IcmFamily:
         return f"{c['count']} clips ({c['minutes']:.1f} min), {c['shots']} shots"
 
     def card_section(self, stats: dict[str, Any]) -> str:
-        return CARD
+        return CARD + model_plan_card(stats.get("model_plan"))
 
 
 FAMILY = IcmFamily()
