@@ -52,7 +52,9 @@ def _without_options(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def planned() -> tuple[World, list[Observation], list[Question]]:
-    return _generated(load_theme(THEME).seed)
+    seed = load_theme(THEME).seed
+    assert seed in SEEDS  # the theme's own seed, shared with `many`
+    return _generated(seed)
 
 
 def _theme_data() -> dict:
