@@ -24,11 +24,52 @@ ROOT = Path(__file__).resolve().parent.parent
 INTEGRATION_FIXTURES = {"default_release": "the full-size shipped default release (about 40 s to build)"}
 
 
+# With pytest-xdist (`-n 2`, `--dist loadgroup`): the tests of each shared build run on one worker,
+# so each build is made once per run, not once per worker; a test named for a family by its
+# parameter (`release[smm]`) goes with that family's build; every other test stays with its module
+# (module-scoped fixtures are made once too).
+BUILD_GROUPS = {
+    "tiny_build": "tiny",
+    "smm_release": "smm",
+    "memeye_build": "memeye",
+    "ferry_release": "ferry",
+    "bakery_release": "bakery",
+}
+FAMILY_PARAMS = {"icm": "tiny", "smm": "smm", "memeye": "memeye"}
+
+
+def _xdist_group(item: pytest.Item) -> str:
+    callspec = getattr(item, "callspec", None)
+    for value in callspec.params.values() if callspec else ():
+        if isinstance(value, str) and value in FAMILY_PARAMS:
+            return FAMILY_PARAMS[value]
+    names = getattr(item, "fixturenames", ())
+    return next((g for f, g in BUILD_GROUPS.items() if f in names), item.nodeid.split("::")[0])
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # an xdist worker sees `--dist` as "no" and the choice as `loadgroup` (xdist/remote.py)
+    grouped = getattr(config.option, "loadgroup", False) or config.getoption("dist", "no") == "loadgroup"
     for item in items:
         if any(name in INTEGRATION_FIXTURES for name in getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+        if grouped and not item.get_closest_marker("xdist_group"):
+            _join_group(item, _xdist_group(item))
+
+
+def _join_group(item: pytest.Item, group: str) -> None:
+    """What xdist's loadgroup does for an `xdist_group` mark: the scheduler groups by the nodeid's
+    ``@group`` suffix. xdist 3.8 writes it to ``item._nodeid``, which pytest 9 no longer reads (the
+    id is ``item._id``), so it is set here, for both."""
+    item.add_marker(pytest.mark.xdist_group(group))
+    nodeid = f"{item.nodeid}@{group}"
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import NodeId
+
+        item._id = NodeId.parse(nodeid)
+    else:
+        item._nodeid = nodeid
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -161,3 +202,4 @@ def memeye_build(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-u
 def memeye_release(memeye_build) -> Path:  # type: ignore[no-untyped-def]
     """The shipped memeye theme's release folder (built once per session)."""
     return memeye_build.release_dir
+

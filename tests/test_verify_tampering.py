@@ -174,9 +174,26 @@ def icm_release(tiny_build) -> Path:  # type: ignore[no-untyped-def]
     return tiny_build[2].release_dir  # the small icm theme, built once per session (tests/conftest.py)
 
 
-@pytest.fixture(scope="module")
-def releases(icm_release: Path, smm_release, memeye_release) -> dict[str, Path]:  # type: ignore[no-untyped-def]
-    return {"icm": icm_release, "smm": smm_release.root, "memeye": memeye_release}
+class _Releases(dict):
+    """family -> release folder, each session build asked for only when a test reads it (so a
+    test of one family does not wait for the other families' builds)."""
+
+    def __init__(self, request: pytest.FixtureRequest) -> None:
+        super().__init__()
+        self.request = request
+
+    def __missing__(self, fam: str) -> Path:
+        get = self.request.getfixturevalue
+        path = {"icm": lambda: get("icm_release"), "smm": lambda: get("smm_release").root}.get(
+            fam, lambda: get(f"{fam}_release")
+        )()
+        self[fam] = path
+        return path
+
+
+@pytest.fixture
+def releases(request: pytest.FixtureRequest) -> dict[str, Path]:
+    return _Releases(request)
 
 
 def _copy(src: Path, dest: Path) -> Path:
