@@ -20,6 +20,19 @@ class SymbolicAnswerer:
 
     id = "symbolic"
 
+    def context_key(self, context: Context) -> frozenset[str]:
+        """What its answer depends on besides the question and the World: the facts that the
+        context's observations (items only, up to the cutoff) express. Two contexts with the same
+        key get the same answer, so a gate may reuse one's score for the other."""
+        visible = set(context.ids)
+        cut = context.question.cutoff if context.question is not None else None
+        return frozenset(
+            e.fact
+            for o in context.observations
+            if o.id in visible and (cut is None or o.order <= cut)
+            for e in o.expresses
+        )
+
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
         if context.world is None or context.question is None:
             return Answer.failed(self.id, "the symbolic answerer needs context.world and context.question")
