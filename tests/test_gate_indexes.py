@@ -17,6 +17,7 @@ from mnemoforge.validators import text_retrieval as tr
 from mnemoforge.validators.answerers import embed_cache
 from mnemoforge.validators.answerers.lexical import BM25, PrefixBM25
 from mnemoforge.validators.answerers.panel import Panel
+from mnemoforge.validators.answerers.protocol import Context
 from mnemoforge.validators.answerers.symbolic import SymbolicAnswerer
 from mnemoforge.validators.answerers.textnorm import tokens
 from mnemoforge.validators.balance_gates import AnswerBalance, CategoryQuota
@@ -115,14 +116,27 @@ def test_fact_index_solves_as_a_full_scan(album) -> None:
     assert _outcome(solve, q, fewer, ev) == _outcome(_solve_scanning, q, fewer, ev)
 
 
-class _Unkeyed(SymbolicAnswerer):
-    """The symbolic answerer without a context key: every masked context is asked again."""
+def _facts(ctx, q) -> set[str]:
+    ids = set(ctx.ids)
+    return {e.fact for o in ctx.observations if o.id in ids and (q.cutoff is None or o.order <= q.cutoff)
+            for e in o.expresses}  # fmt: skip
 
-    context_key = None  # type: ignore[assignment]
+
+class _Unkeyed(SymbolicAnswerer):
+    """The symbolic answerer without mask keys: every masked context is asked again."""
+
+    mask_keys = None  # type: ignore[assignment]
 
 
 def test_masks_sharing_a_fact_set_share_a_score(album) -> None:
     world, obs, qs = album
+    ctx = Context.from_observations(obs[:6], world=world, question=qs[0])
+    ids = [o.id for o in obs[:6]] + ["not-in-context"]
+    keys = SymbolicAnswerer().mask_keys(ctx, ids)
+    assert keys[-1] == frozenset()  # masking what is not there removes nothing
+    for i, key in zip(ids, keys, strict=True):  # the key is what the mask removes from the context's facts
+        full, rest = _facts(ctx, qs[0]), _facts(ctx.without(i), qs[0])
+        assert key == full - rest
     observations = {o.id: o for o in obs}
     keyed = GateContext(world, observations, qs, panels={"modality_necessity": Panel([SymbolicAnswerer()])})
     unkeyed = GateContext(world, observations, qs, panels={"modality_necessity": Panel([_Unkeyed()])})

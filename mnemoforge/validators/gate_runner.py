@@ -18,6 +18,7 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.schemas.verdicts import CallFailure, Verdict
 from mnemoforge.store import atomic
+from mnemoforge.validators.answerers import embed_cache
 from mnemoforge.validators.answerers.panel import PANEL_WORKERS, Panel, collect_failures, map_ordered
 from mnemoforge.validators.answerers.protocol import Answer, Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
@@ -135,6 +136,7 @@ class VerdictCache:
             atomic.write_text(self.folder / f"{gate}.json", canonical_json(entries) + "\n")
 
 
+@embed_cache.one_blas_thread()  # BLAS on one thread while the gates run (see there)
 def run_all_gates(
     questions: list[Question],
     gctx: GateContext,
@@ -166,7 +168,6 @@ def run_all_gates(
         for mcq in (True, False)
     }
     gctx.panels, gctx.questions, gctx.max_answer_share = panels, questions, spec.max_answer_share
-    family_hash = content_hash([(q.id, q.question, q.answer, q.category) for q in questions])
     # one digest per item (its content and its evidence), shared by every gate's cache key
     item_digest = {
         q.id: content_hash(
@@ -175,6 +176,7 @@ def run_all_gates(
         )
         for q in questions
     }
+    family_hash = content_hash([(q.id, q.question, q.answer, q.category) for q in questions])
     old = {(v.gate, v.item): v for v in previous or []}
     cache = VerdictCache(cache_dir)
     run = GateRun([], gates)

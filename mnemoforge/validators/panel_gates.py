@@ -271,20 +271,15 @@ class ModalityNecessity(_PanelGate):
         if panel is None:
             return verdict(self, q, True, "not applicable (no panel configured)")
         full = _context(q, ctx, _evidence(q, ctx))
-        memo: dict[tuple, float] = {}
-
-        def masked(e: str) -> float:
-            """The panel score without unit ``e``; masks that leave every member's
-            ``context_key`` as another mask left it share one score (each unit is still masked)."""
-            context = full.without(e)
-            key = answers_key(panel, context)
-            if key is None:
-                return _score(panel, q, context)[0]
-            if key not in memo:
-                memo[key] = _score(panel, q, context)[0]
-            return memo[key]
-
-        spare = [e for e in q.evidence if masked(e) >= 1.0]
+        keys = mask_keys(panel, full, q.evidence)
+        if keys is None:
+            spare = [e for e in q.evidence if _score(panel, q, full.without(e))[0] >= 1.0]
+        else:  # masks that leave the same answers share one score (each unit is still masked)
+            memo: dict[tuple, float] = {}
+            for e, key in zip(q.evidence, keys, strict=True):
+                if key not in memo:
+                    memo[key] = _score(panel, q, full.without(e))[0]
+            spare = [e for e, key in zip(q.evidence, keys, strict=True) if memo[key] >= 1.0]
         if q.category == "profile_inference":
             return verdict(
                 self,
@@ -300,17 +295,17 @@ class ModalityNecessity(_PanelGate):
         return verdict(self, q, True, "every evidence unit is necessary", spare=0.0)
 
 
-def answers_key(panel: Panel, context: Context) -> tuple | None:
-    """A key the panel's answers depend on alone (with the question fixed): each member's
-    ``context_key`` of the context, or None when some member declares none (a model reads text,
-    so every context is its own)."""
-    keys = []
+def mask_keys(panel: Panel, context: Context, ids: list[str]) -> list[tuple] | None:
+    """Per id, a key the panel's answers on ``context.without(id)`` depend on alone (the question
+    fixed): each member's ``mask_keys``; None when some member declares none (a model reads the
+    text, so every masked context is its own)."""
+    per_member = []
     for a in panel.answerers:
-        key_of = getattr(a, "context_key", None)
-        if key_of is None:
+        keys_of = getattr(a, "mask_keys", None)
+        if keys_of is None:
             return None
-        keys.append(key_of(context))
-    return tuple(keys)
+        per_member.append(keys_of(context, ids))
+    return list(zip(*per_member, strict=True))
 
 
 PANEL_GATES = [OptionOnly(), TextOnlyClue(), MinimalCaption(), Oracle(), ModalityNecessity()]

@@ -46,6 +46,7 @@ def claims_visual(q: Question, evidence: Sequence[Observation]) -> bool:
     return any(ch <= {"scene", "pixel"} for ch in channels.values())
 
 
+@embed_cache.one_blas_thread()
 def shortcut_figures(
     kept: Sequence[Question],
     observations: Sequence[Observation],

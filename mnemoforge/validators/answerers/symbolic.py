@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from mnemoforge.generators.questions.programs import Unanswerable
 from mnemoforge.validators.answerers.judges import exact_match
 from mnemoforge.validators.answerers.protocol import Answer, Context
@@ -20,18 +23,19 @@ class SymbolicAnswerer:
 
     id = "symbolic"
 
-    def context_key(self, context: Context) -> frozenset[str]:
-        """What its answer depends on besides the question and the World: the facts that the
-        context's observations (items only, up to the cutoff) express. Two contexts with the same
-        key get the same answer, so a gate may reuse one's score for the other."""
+    def mask_keys(self, context: Context, ids: Sequence[str]) -> list[frozenset[str]]:
+        """For each id, what its answer on ``context.without(id)`` depends on besides the question
+        and the World: the facts that masking the id removes from those the context's observations
+        (items only, up to the cutoff) express. Equal keys leave equal fact sets, so equal answers:
+        a gate may reuse one mask's score for another. One pass over the context for all ids."""
         visible = set(context.ids)
         cut = context.question.cutoff if context.question is not None else None
-        return frozenset(
-            e.fact
-            for o in context.observations
-            if o.id in visible and (cut is None or o.order <= cut)
-            for e in o.expresses
-        )
+        facts_of: dict[str, set[str]] = {}
+        for o in context.observations:
+            if o.id in visible and (cut is None or o.order <= cut):
+                facts_of.setdefault(o.id, set()).update(e.fact for e in o.expresses)
+        holders: Counter[str] = Counter(f for fs in facts_of.values() for f in fs)
+        return [frozenset(f for f in facts_of.get(i, ()) if holders[f] == 1) for i in ids]
 
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
         if context.world is None or context.question is None:
