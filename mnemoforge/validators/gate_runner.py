@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mnemoforge import progress
 from mnemoforge.hashing import canonical_json, content_hash
+from mnemoforge.schemas.build_settings import BUILTIN_ANSWERERS
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.schemas.verdicts import CallFailure, Verdict
@@ -152,7 +153,8 @@ def run_all_gates(
 
     ``family_gates`` defaults to the gates of the candidates' family. With ``only``, the other
     gates' verdicts are taken from ``previous`` instead of recomputed. A panel gate checks up to
-    ``workers`` items at once (default ``PANEL_WORKERS``); verdicts keep item order.
+    ``workers`` items at once (default: one at a time for a panel of built-in answerers, which
+    compute in this process, else ``PANEL_WORKERS``); verdicts keep item order.
     """
     if family_gates is None:
         from mnemoforge.generators.families import get_family
@@ -168,6 +170,12 @@ def run_all_gates(
         for mcq in (True, False)
     }
     gctx.panels, gctx.questions, gctx.max_answer_share = panels, questions, spec.max_answer_share
+    # a panel of built-in answerers computes in this process (no model calls to wait on): threads
+    # over its items would only contend for the interpreter
+    in_process = {
+        g: all(configs.get(m, {}).get("kind", m) in BUILTIN_ANSWERERS for m in ms)
+        for g, ms in spec.panels.items()
+    }
     # one digest per item (its content and its evidence), shared by every gate's cache key
     item_digest = {
         q.id: content_hash(
@@ -207,7 +215,7 @@ def run_all_gates(
             for q in questions
         ]
         todo = [n for n, key in enumerate(keys) if key not in stored]
-        pool = (workers or PANEL_WORKERS) if gate.name in panels else 1
+        pool = 1 if gate.name not in panels else workers or (1 if in_process[gate.name] else PANEL_WORKERS)
         checked = map_ordered(lambda n, g=gate: _check(g, questions[n], gctx), todo, pool)
         computed = dict(zip(todo, checked, strict=True))
         for n, key in enumerate(keys):
