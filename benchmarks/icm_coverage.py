@@ -6,12 +6,17 @@ Plans the default theme's World and album with ``--clips`` clips (the shot setti
 ``render_scale.py``), generates the icm candidates for ``--total`` items (400 : 500 : 317) and runs
 every gate exactly as the build's gates stage does (the default panels read observations and
 transcripts, not pixels, so no media are needed). Prints candidates, kept items and reject reasons
-per category and template; writes them as JSON (default ``benchmarks/results/icm_coverage.json``).
+per category and template, CPU seconds (``time.process_time``, every thread of the process) and
+wall seconds per stage and CPU seconds per gate, and digests of the questions and the verdicts (equal
+digests from two checkouts mean the same items and verdicts); writes them as JSON (default
+``benchmarks/results/icm_coverage.json``). The ``shortcut_panel`` stage is the part of freeze that
+reads the kept items (``validators/shortcut_stats``).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -46,19 +51,45 @@ def scaled_theme(clips: int, total: int) -> Theme:
     )
 
 
+class Clock:
+    """CPU seconds (``time.process_time``: this process, every thread) and wall seconds per stage."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = {}
+        self.wall: dict[str, float] = {}
+        self._t = (time.process_time(), time.perf_counter())
+
+    def lap(self, stage: str) -> None:
+        cpu, wall = time.process_time(), time.perf_counter()
+        self.cpu[stage] = round(cpu - self._t[0], 2)
+        self.wall[stage] = round(wall - self._t[1], 2)
+        self._t = (cpu, wall)
+
+
+def verdict_digest(verdicts: list) -> str:
+    """sha256 of every verdict's (gate, item, keep, reason, scores) in order: equal digests mean
+    the same verdicts (compare two checkouts' runs)."""
+    rows = [(v.gate, v.item, v.keep, v.reason, sorted(v.scores.items())) for v in verdicts]
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+
 def run(clips: int, total: int, seed: int) -> dict:
     theme = scaled_theme(clips, total)
     t0 = time.perf_counter()
+    clock = Clock()
     w = world_mod.plan_world(theme, seed, clips - 1)
     cl, obs = album.plan_album(theme, w)
+    clock.lap("plan_and_episodes")
     counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}
     qs = icm.generate_icm(w, obs, counts, last_order=max(c.index for c in cl))
+    clock.lap("questions")
     t_gen = time.perf_counter() - t0
     gctx = gates_mod.GateContext(w, {o.id: o for o in obs})
     gctx.quotas, gctx.keep_split = theme.questions.counts(), True
     res = gate_runner.run_all_gates(
         qs, gctx, theme.gates, family_gates=[gates_mod.CategoryRules(), Perceivable()]
     )
+    clock.lap("gates")
     kept = gates_mod.kept_ids(res.verdicts)
     by_id = {q.id: q for q in qs}
     first_reject: dict[str, str] = {}
@@ -71,6 +102,8 @@ def run(clips: int, total: int, seed: int) -> dict:
         c["candidates"] += 1
         c["kept" if q.id in kept else first_reject[q.id]] += 1
     short = after_gates(theme, qs, res.verdicts, shortfall(theme, qs))  # as the gates stage writes it
+    shortcut_panel = shortcut_figures([by_id[i] for i in sorted(kept)], obs)  # as freeze writes it
+    clock.lap("shortcut_panel")
     return {
         "clips": clips,
         "seed": seed,
@@ -81,9 +114,15 @@ def run(clips: int, total: int, seed: int) -> dict:
         "funnel": gates_mod.funnel(qs, res.verdicts, res.gates),
         "templates": {k: dict(v) for k, v in sorted(per_tpl.items())},
         "shortfall_after_gates": warning_lines(short),
-        "shortcut_panel": shortcut_figures([by_id[i] for i in sorted(kept)], obs),
+        "shortcut_panel": shortcut_panel,
         "generate_s": round(t_gen, 1),
         "total_s": round(time.perf_counter() - t0, 1),
+        "cpu_s": {**clock.cpu, "gates_by_gate": res.cpu_s},
+        "wall_s": clock.wall,
+        "questions_sha256": hashlib.sha256(
+            json.dumps([q.model_dump(mode="json") for q in qs], sort_keys=True).encode()
+        ).hexdigest(),
+        "verdicts_sha256": verdict_digest(res.verdicts),
     }
 
 
@@ -100,7 +139,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{tpl:34s} {c['candidates']:5d} cand {c.get('kept', 0):5d} kept  {rest}")
     print(f"requested {out['requested']}")
     print(f"candidates {out['candidates']}")
-    print(f"kept {out['kept']} = {out['kept_total']}  ({out['total_s']} s)")
+    print(f"kept {out['kept']} = {out['kept_total']}  ({out['total_s']} s wall)")
+    cpu = out["cpu_s"]
+    print("CPU s per stage: " + ", ".join(f"{k} {v}" for k, v in cpu.items() if k != "gates_by_gate"))
+    print("CPU s per gate: " + ", ".join(f"{k} {v}" for k, v in cpu["gates_by_gate"].items()))
+    print(f"verdicts sha256 {out['verdicts_sha256'][:16]}, questions sha256 {out['questions_sha256'][:16]}")
     sp = out["shortcut_panel"]
     above = sp["above_bound"] or "none"
     print(f"shortcut solvers over kept MCQ: chance {sp['chance']}, above chance + 5 pp: {above}")

@@ -1,22 +1,25 @@
 """Run every gate over a run's candidates with verdict caching, and write verdicts and funnel.
 
-A verdict is cached on (gate and version, the item's content, its evidence, the panel members'
-identities and configs including their prompt hashes, and for family-level gates the whole
-candidate set), so re-running after a prompt change recomputes only the verdicts that used it.
+A verdict is cached on (gate and version, one digest of the item's content and its evidence, the
+panel members' identities and configs including their prompt hashes, and for family-level gates the
+whole candidate set), so re-running after a prompt change recomputes only the verdicts that used it.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemoforge import progress
 from mnemoforge.hashing import canonical_json, content_hash
+from mnemoforge.schemas.build_settings import BUILTIN_ANSWERERS
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.schemas.verdicts import CallFailure, Verdict
 from mnemoforge.store import atomic
+from mnemoforge.validators.answerers import embed_cache
 from mnemoforge.validators.answerers.panel import PANEL_WORKERS, Panel, collect_failures, map_ordered
 from mnemoforge.validators.answerers.protocol import Answer, Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
@@ -79,6 +82,9 @@ class GateRun:
     computed: dict[str, int] = field(default_factory=dict)
     cached: dict[str, int] = field(default_factory=dict)
     undecided: dict[str, int] = field(default_factory=dict)
+    cpu_s: dict[str, float] = field(default_factory=dict)
+    """CPU seconds of this process per gate (``time.process_time``: every thread, keys and cache
+    reads included)."""
 
 
 def _check(gate: Gate, q: Question, gctx: GateContext) -> Verdict:
@@ -131,6 +137,7 @@ class VerdictCache:
             atomic.write_text(self.folder / f"{gate}.json", canonical_json(entries) + "\n")
 
 
+@embed_cache.one_blas_thread()  # BLAS on one thread while the gates run (see there)
 def run_all_gates(
     questions: list[Question],
     gctx: GateContext,
@@ -146,7 +153,8 @@ def run_all_gates(
 
     ``family_gates`` defaults to the gates of the candidates' family. With ``only``, the other
     gates' verdicts are taken from ``previous`` instead of recomputed. A panel gate checks up to
-    ``workers`` items at once (default ``PANEL_WORKERS``); verdicts keep item order.
+    ``workers`` items at once (default: one at a time for a panel of built-in answerers, which
+    compute in this process, else ``PANEL_WORKERS``); verdicts keep item order.
     """
     if family_gates is None:
         from mnemoforge.generators.families import get_family
@@ -162,19 +170,31 @@ def run_all_gates(
         for mcq in (True, False)
     }
     gctx.panels, gctx.questions, gctx.max_answer_share = panels, questions, spec.max_answer_share
-    family_hash = content_hash([(q.id, q.question, q.answer, q.category) for q in questions])
-    evidence_of = {
-        q.id: [gctx.observations[e].model_dump(mode="json") for e in q.evidence if e in gctx.observations]
+    # a panel of built-in answerers computes in this process (no model calls to wait on): threads
+    # over its items would only contend for the interpreter
+    in_process = {
+        g: all(configs.get(m, {}).get("kind", m) in BUILTIN_ANSWERERS for m in ms)
+        for g, ms in spec.panels.items()
+    }
+    # one digest per item (its content and its evidence), shared by every gate's cache key
+    item_digest = {
+        q.id: content_hash(
+            q.model_dump(mode="json"),
+            [gctx.observations[e].model_dump(mode="json") for e in q.evidence if e in gctx.observations],
+        )
         for q in questions
     }
+    family_hash = content_hash([(q.id, q.question, q.answer, q.category) for q in questions])
     old = {(v.gate, v.item): v for v in previous or []}
     cache = VerdictCache(cache_dir)
     run = GateRun([], gates)
     tick = progress.counter("gates", len(gates) * len(questions))
     for gate in gates:
+        t0 = time.process_time()
         if only is not None and gate.name not in only and all((gate.name, q.id) in old for q in questions):
             run.verdicts += [old[(gate.name, q.id)] for q in questions]
             tick.step(len(questions), gate.name)
+            run.cpu_s[gate.name] = round(time.process_time() - t0, 3)
             continue
         if gate.name in ("answer_balance", "category_quota"):  # over what the earlier gates kept
             rejected = {v.item for v in run.verdicts if not v.keep}
@@ -186,8 +206,7 @@ def run_all_gates(
             content_hash(
                 gate.name,
                 gate.version,
-                q.model_dump(mode="json"),
-                evidence_of[q.id],
+                item_digest[q.id],
                 panel_ids.get((gate.name, bool(q.options))),
                 spec.rule,
                 family_hash if gate.name in FAMILY_LEVEL else None,
@@ -196,7 +215,7 @@ def run_all_gates(
             for q in questions
         ]
         todo = [n for n, key in enumerate(keys) if key not in stored]
-        pool = (workers or PANEL_WORKERS) if gate.name in panels else 1
+        pool = 1 if gate.name not in panels else workers or (1 if in_process[gate.name] else PANEL_WORKERS)
         checked = map_ordered(lambda n, g=gate: _check(g, questions[n], gctx), todo, pool)
         computed = dict(zip(todo, checked, strict=True))
         for n, key in enumerate(keys):
@@ -213,4 +232,5 @@ def run_all_gates(
             run.verdicts.append(v)
             tick.step(1, gate.name)
         cache.save(gate.name, fresh)
+        run.cpu_s[gate.name] = round(time.process_time() - t0, 3)
     return run

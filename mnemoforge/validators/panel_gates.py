@@ -1,5 +1,6 @@
 """Gates that ask a panel of answerers: option-only, text-only clue (with a text-leak check),
-minimal caption, oracle answerability, modality necessity, and family-level answer balance.
+minimal caption, oracle answerability, modality necessity (family-level answer balance and
+category quotas: ``balance_gates``).
 
 Each builds the context its test allows (nothing; the clue text; captions instead of images; the
 gold evidence with its media; the evidence minus one unit) and asks the gate's panel. MCQ items
@@ -9,7 +10,6 @@ are asked under all four rotations (rotation-averaged exact match); open items a
 from __future__ import annotations
 
 import json
-import math
 import re
 
 from mnemoforge.schemas.observations import Channel, Observation
@@ -17,6 +17,13 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.validators.answerers.panel import Panel, question_rotation_em
 from mnemoforge.validators.answerers.protocol import IMAGE_SUFFIXES, Context, ContextItem
+from mnemoforge.validators.balance_gates import (  # noqa: F401  (re-exported: the gate runner's imports)
+    SPLIT_TOLERANCE,
+    AnswerBalance,
+    CategoryQuota,
+    balanced_ids,
+    scaled_quotas,
+)
 from mnemoforge.validators.gates import GateContext, verdict
 from mnemoforge.validators.text_retrieval import retrieval_shortcut
 
@@ -264,7 +271,15 @@ class ModalityNecessity(_PanelGate):
         if panel is None:
             return verdict(self, q, True, "not applicable (no panel configured)")
         full = _context(q, ctx, _evidence(q, ctx))
-        spare = [e for e in q.evidence if _score(panel, q, full.without(e))[0] >= 1.0]
+        keys = mask_keys(panel, full, q.evidence)
+        if keys is None:
+            spare = [e for e in q.evidence if _score(panel, q, full.without(e))[0] >= 1.0]
+        else:  # masks that leave the same answers share one score (each unit is still masked)
+            memo: dict[tuple, float] = {}
+            for e, key in zip(q.evidence, keys, strict=True):
+                if key not in memo:
+                    memo[key] = _score(panel, q, full.without(e))[0]
+            spare = [e for e, key in zip(q.evidence, keys, strict=True) if memo[key] >= 1.0]
         if q.category == "profile_inference":
             return verdict(
                 self,
@@ -280,108 +295,17 @@ class ModalityNecessity(_PanelGate):
         return verdict(self, q, True, "every evidence unit is necessary", spare=0.0)
 
 
-class AnswerBalance:
-    """CLEVR-style, over the items every earlier gate kept: within a category no answer may hold
-    more than ``max_answer_share`` of the kept items (at most ``floor(share * kept)``, at least one;
-    the surplus, by id order, is rejected until the shares hold over what remains); MCQ rotations
-    place the answer evenly on A–D."""
-
-    name, version = "answer_balance", "2"
-
-    def check(self, q: Question, ctx: GateContext) -> Verdict:
-        if q.rotations and sorted(r.index(0) for r in q.rotations) != list(range(len(q.rotations))):
-            return verdict(self, q, False, "unbalanced rotations: the answer does not visit every letter")
-        survivors = ctx.survivors if ctx.survivors is not None else {x.id for x in ctx.questions}
-        if q.id not in survivors:
-            return verdict(self, q, True, "not counted: rejected by an earlier gate", share=0.0)
-        kept = balanced_ids(
-            [x for x in ctx.questions if x.category == q.category and x.id in survivors], ctx.max_answer_share
-        )
-        same = [x for x in ctx.questions if x.id in kept and x.answer == q.answer]
-        share = len(same) / max(1, len(kept))
-        if q.id not in kept:
-            return verdict(
-                self,
-                q,
-                False,
-                f"over-represented answer: {q.answer!r} would exceed {ctx.max_answer_share:.0%} of the "
-                f"kept {q.category} items ({len(same)} of {len(kept)} kept)",
-                share=share,
-            )
-        return verdict(self, q, True, "answer within its category's share of kept items", share=share)
-
-
-def balanced_ids(items: list[Question], max_share: float) -> set[str]:
-    """The ids kept when surplus items (latest id first) are dropped until no answer holds more
-    than ``max(1, floor(max_share * n))`` of the ``n`` items that remain."""
-    kept = sorted(items, key=lambda x: x.id)
-    while kept:
-        cap = max(1, math.floor(max_share * len(kept) + 1e-9))
-        by_answer: dict[str, list[Question]] = {}
-        for x in kept:
-            by_answer.setdefault(x.answer, []).append(x)
-        over = [xs[cap:] for xs in by_answer.values() if len(xs) > cap]
-        if not over:
-            break
-        drop = {x.id for xs in over for x in xs[-1:]}  # one surplus item per answer, then re-check
-        kept = [x for x in kept if x.id not in drop]
-    return {x.id for x in kept}
-
-
-class CategoryQuota:
-    """The requested split met after the gates: a family that over-generates candidates per
-    category keeps, of the items every earlier gate kept, the first ``quota`` in id order (ids are
-    content hashes, so the pick is seeded and deterministic); the rest are surplus. For a family
-    that asks for a split (``keep_split``: icm's 400 : 500 : 317), when some category has fewer
-    survivors than its quota every quota is scaled down to that category's ratio (allowing
-    :data:`SPLIT_TOLERANCE` above it), so the shares still match the request."""
-
-    name, version = "category_quota", "3"
-
-    def check(self, q: Question, ctx: GateContext) -> Verdict:
-        survivors = ctx.survivors if ctx.survivors is not None else {x.id for x in ctx.questions}
-        quotas = ctx.quotas or {}
-        if ctx.keep_split:
-            quotas = scaled_quotas(quotas, ctx.questions, survivors)
-        quota = quotas.get(q.category)
-        if quota is None or q.id not in survivors:
-            return verdict(self, q, True, "no quota for this category (or already rejected)")
-        same = sorted(x.id for x in ctx.questions if x.category == q.category and x.id in survivors)
-        if same.index(q.id) >= quota:
-            asked = (ctx.quotas or {})[q.category]
-            why = "" if quota == asked else f" (scaled from {asked} to keep the requested split)"
-            return verdict(self, q, False, f"surplus: the {q.category} target of {quota}{why} is met")
-        return verdict(self, q, True, f"within the {q.category} target of {quota}")
-
-
-SPLIT_TOLERANCE = 0.1
-
-
-def scaled_quotas(quotas: dict[str, int], questions: list[Question], survivors: set[str]) -> dict[str, int]:
-    """Each category's quota, scaled by the scarcest category's survivors-to-quota ratio."""
-    if not quotas:
-        return {}
-    have = {c: sum(1 for x in questions if x.category == c and x.id in survivors) for c in quotas}
-    # a category with no survivors at all cannot be met by scaling: it is reported short, not a reason
-    # to empty the release
-    ratio = min([1.0] + [have[c] / n for c, n in quotas.items() if n > 0 and have[c] > 0])
-    fallback = {
-        c: min(n, have[c], max(1, math.floor(n * ratio * (1 + SPLIT_TOLERANCE) + 1e-9)))
-        for c, n in quotas.items()
-    }
-    # the largest release whose rounded split stays within the tolerance of every requested share
-    # (floors alone drift a small category well below its share)
-    asked = sum(quotas.values())
-    share = {c: n / asked for c, n in quotas.items()} if asked else {}
-    live = [c for c in quotas if have[c] > 0 and quotas[c] > 0]
-    for total in range(min(asked, sum(have[c] for c in live)), 0, -1):
-        pick = {c: min(quotas[c], have[c], math.floor(share[c] * total + 0.5)) for c in live}
-        got = sum(pick.values())
-        if got and all(pick[c] >= 1 for c in live) and all(
-            abs(pick[c] / got - share[c]) <= SPLIT_TOLERANCE * share[c] for c in live
-        ):
-            return {c: pick.get(c, fallback[c]) for c in quotas}
-    return fallback
+def mask_keys(panel: Panel, context: Context, ids: list[str]) -> list[tuple] | None:
+    """Per id, a key the panel's answers on ``context.without(id)`` depend on alone (the question
+    fixed): each member's ``mask_keys``; None when some member declares none (a model reads the
+    text, so every masked context is its own)."""
+    per_member = []
+    for a in panel.answerers:
+        keys_of = getattr(a, "mask_keys", None)
+        if keys_of is None:
+            return None
+        per_member.append(keys_of(context, ids))
+    return list(zip(*per_member, strict=True))
 
 
 PANEL_GATES = [OptionOnly(), TextOnlyClue(), MinimalCaption(), Oracle(), ModalityNecessity()]

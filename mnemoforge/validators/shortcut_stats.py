@@ -46,6 +46,7 @@ def claims_visual(q: Question, evidence: Sequence[Observation]) -> bool:
     return any(ch <= {"scene", "pixel"} for ch in channels.values())
 
 
+@embed_cache.one_blas_thread()
 def shortcut_figures(
     kept: Sequence[Question],
     observations: Sequence[Observation],
@@ -61,17 +62,16 @@ def shortcut_figures(
     for name, solver in SOLVERS.items():
         total = sum(forced_accuracy(solver(q.question, q.options or [], sim), 0) for q in mcq)
         acc[name] = round(total / len(mcq), 4) if mcq else 0.0
-    passages = text_retrieval.passages(observations)
-    history = [(o, tokens(t)) for o, t in passages]
+    history = text_retrieval.TextHistory(observations)  # indexed once for every item
     by_id = {o.id: o for o in observations}
     visual = [q for q in mcq if claims_visual(q, [by_id[e] for e in q.evidence if e in by_id])]
-    total = sum(forced_accuracy(retrieval_scores(q, history), 0) for q in visual)
+    total = sum(forced_accuracy(history.bm25_scores(q), 0) for q in visual)
     acc["text_retrieval_bm25"] = round(total / len(visual), 4) if visual else 0.0
     if minilm and embed_cache.available():  # the MiniLM solvers of the default panel
         total = sum(forced_accuracy(SOLVERS["centroid"](q.question, q.options or [], minilm_similarity), 0)
                     for q in mcq)  # fmt: skip
         acc["centroid_minilm"] = round(total / len(mcq), 4) if mcq else 0.0
-        total = sum(forced_accuracy(text_retrieval.minilm_scores(q, passages), 0) for q in visual)
+        total = sum(forced_accuracy(history.minilm_scores(q), 0) for q in visual)
         acc["text_retrieval_minilm"] = round(total / len(visual), 4) if visual else 0.0
     return {
         "items": len(mcq),

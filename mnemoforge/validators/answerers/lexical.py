@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 
@@ -51,6 +52,54 @@ class BM25:
         """Document indices, best first; ties keep document order (deterministic)."""
         s = self.scores(query)
         return sorted(range(self.n), key=lambda i: (-s[i], i))
+
+
+class PrefixBM25:
+    """:class:`BM25` over every prefix of one document list, built once: ``rank(q, m)`` and
+    ``score(q, i, m)`` equal those of ``BM25(docs[:m])`` (same formulas, same float operations),
+    from postings lists instead of re-counting the first ``m`` documents for each query."""
+
+    def __init__(self, docs: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.tfs = [Counter(d) for d in docs]
+        self.lengths = [len(d) for d in docs]
+        self.cum = [0]
+        for n in self.lengths:
+            self.cum.append(self.cum[-1] + n)
+        self.postings: dict[str, list[int]] = {}
+        for i, tf in enumerate(self.tfs):
+            for term in tf:
+                self.postings.setdefault(term, []).append(i)
+
+    def df(self, term: str, m: int) -> int:
+        return bisect_left(self.postings.get(term, ()), m)
+
+    def idf(self, term: str, m: int) -> float:
+        df = self.df(term, m)
+        return math.log(1.0 + (m - df + 0.5) / (df + 0.5))
+
+    def score(self, query: Sequence[str], index: int, m: int) -> float:
+        """``BM25(docs[:m]).score(query, index)``."""
+        avgdl = (self.cum[m] / m) if m else 0.0
+        tf, length = self.tfs[index], self.lengths[index]
+        norm = self.k1 * (1.0 - self.b + self.b * length / avgdl) if avgdl else self.k1
+        total = 0.0
+        for term in dict.fromkeys(query):
+            f = tf.get(term, 0)
+            if f:
+                total += self.idf(term, m) * f * (self.k1 + 1.0) / (f + norm)
+        return total
+
+    def rank(self, query: Sequence[str], m: int, k: int) -> list[int]:
+        """``BM25(docs[:m]).rank(query)[:k]``: only documents holding a query term score above 0
+        (idf is positive), the rest follow in document order."""
+        hits = sorted({i for t in dict.fromkeys(query) for i in self.postings.get(t, ())[: self.df(t, m)]})
+        s = {i: self.score(query, i, m) for i in hits}
+        top = sorted(hits, key=lambda i: (-s[i], i))[:k]
+        if len(top) < k:
+            seen = set(top)
+            top += [i for i in range(min(m, k + len(seen))) if i not in seen][: k - len(top)]
+        return top
 
 
 def rank_items(question: str, items: Sequence[ContextItem], k1: float = 1.5, b: float = 0.75) -> list[int]:

@@ -237,8 +237,10 @@ def rotation_em(
     for a in panel.answerers:  # asked once, on the first rotation, before the rotations run at once
         if _invariant(a):
             memo[a.id] = panel._ask_one(a, question, shown[0], context)
+    # with every member answered once above, the rotations only re-place letters: no threads
+    workers = 1 if all(_invariant(a) for a in panel.answerers) else panel.workers
     results = map_ordered(
-        lambda opts: panel.ask(question, opts, reference, context, memo=memo), shown, panel.workers
+        lambda opts: panel.ask(question, opts, reference, context, memo=memo), shown, workers
     )
     n = len(results)
     per = {aid: sum(r.correct[aid] for r in results) / n for aid in panel.ids}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 from mnemoforge.generators.questions.programs import Unanswerable
 from mnemoforge.validators.answerers.judges import exact_match
 from mnemoforge.validators.answerers.protocol import Answer, Context
@@ -19,6 +22,20 @@ class SymbolicAnswerer:
     order_invariant = True  # picks an option by its text: asked once per option set (see panel)
 
     id = "symbolic"
+
+    def mask_keys(self, context: Context, ids: Sequence[str]) -> list[frozenset[str]]:
+        """For each id, what its answer on ``context.without(id)`` depends on besides the question
+        and the World: the facts that masking the id removes from those the context's observations
+        (items only, up to the cutoff) express. Equal keys leave equal fact sets, so equal answers:
+        a gate may reuse one mask's score for another. One pass over the context for all ids."""
+        visible = set(context.ids)
+        cut = context.question.cutoff if context.question is not None else None
+        facts_of: dict[str, set[str]] = {}
+        for o in context.observations:
+            if o.id in visible and (cut is None or o.order <= cut):
+                facts_of.setdefault(o.id, set()).update(e.fact for e in o.expresses)
+        holders: Counter[str] = Counter(f for fs in facts_of.values() for f in fs)
+        return [frozenset(f for f in facts_of.get(i, ()) if holders[f] == 1) for i in ids]
 
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
         if context.world is None or context.question is None:

@@ -1,0 +1,147 @@
+"""The icm family's candidate items: every (template, arguments) pair the World supports, and the
+rules a solved candidate must meet (retrieval and profile items span clips; a face–name binding
+hears the name before the face is seen)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mnemoforge.generators.icm.templates import PROFILE, RETRIEVAL, T
+from mnemoforge.generators.questions.common import Candidate, Template
+from mnemoforge.schemas.world import World
+
+
+def _windows(months: list[str]) -> list[tuple[str, str]]:
+    """Quarters and halves of the timeline: the windows routines are compared over."""
+    quarters = [(q[0], q[-1]) for q in (months[i : i + 3] for i in range(0, len(months), 3))]
+    half = (len(months) + 1) // 2
+    halves = [(months[0], months[half - 1]), (months[half], months[-1])] if len(months) > 1 else []
+    return quarters + halves
+
+
+def _places_told(world: World) -> set[str]:
+    """Events whose place text already gives away, so no where-did-they-go item asks it: an activity
+    held at one place only (its lines and habits name that place's kind: "tai chi in the park"), or an
+    activity and place a plan line names together ("the reading circle at X": a text-only retrieval
+    matches the question's activity to it, whenever it was said)."""
+    places: dict[str, set[str]] = {}
+    for ev in world.events:
+        places.setdefault(ev.activity, set()).add(ev.place)
+    plans = [f for f in world.facts if f.kind == "planned"]
+    return {
+        ev.id
+        for ev in world.events
+        if len(places[ev.activity]) < 2
+        or any(f.object == ev.activity and str(f.value) == ev.place for f in plans)
+    }
+
+
+def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
+    months = sorted({e.start.strftime("%Y-%m") for e in world.events})
+    quarters = [months[i : i + 3] for i in range(0, len(months), 3)]
+    windows = _windows(months)
+    span = {"from_month": months[0], "to_month": months[-1]} if months else {}
+    acts: dict[str, set[str]] = {}
+    told = _places_told(world)
+    for ev in world.events:
+        month, day = ev.start.strftime("%Y-%m"), ev.start.strftime("%Y-%m-%d")
+        for p in ev.participants:
+            acts.setdefault(p, set()).add(ev.activity)
+            base = {"person": p, "activity": ev.activity, "month": month}
+            dayb = {"person": p, "activity": ev.activity, "day": day}
+            yield T["recall.companions.v1"], {**base, "place": ev.place}
+            yield T["recall.object.v1"], base
+            yield T["recall.companions.day.v1"], {**dayb, "place": ev.place}
+            yield T["recall.object.day.v1"], dayb
+            for o in ev.participants:
+                if o > p and ev.id not in told:
+                    yield T["recall.place.v1"], {**base, "other": o}
+                    yield T["recall.place.day.v1"], {**dayb, "other": o}
+                    pair = {"person": p, "other": o, "activity": ev.activity}
+                    for q in quarters:
+                        yield T["retrieval.together.v1"], {**pair, "from_month": q[0], "to_month": q[-1]}
+            yield T["retrieval.count.month.v1"], {
+                "person": p, "activity": ev.activity, "from_month": month, "to_month": month
+            }  # fmt: skip
+            for q in quarters:
+                yield (
+                    T["retrieval.count.v1"],
+                    {"person": p, "activity": ev.activity, "from_month": q[0], "to_month": q[-1]},
+                )
+        for o in ev.objects:
+            yield T["retrieval.binding.v1"], {"object": o, "activity": ev.activity, "month": month}
+            yield T["retrieval.binding.day.v1"], {"object": o, "activity": ev.activity, "day": day}
+    yield from _statement_candidates(world)
+    yield from _profile_candidates(world, acts, windows, span)
+
+
+def _statement_candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
+    """Promises and plans: recalled on the day they were said, and followed to the event they name."""
+    for f in world.facts:
+        if f.kind not in ("promised", "planned") or f.at is None:
+            continue
+        said = {"person": f.subject, "day": f.at.strftime("%Y-%m-%d")}
+        if f.kind == "promised":
+            yield T["recall.promise.v1"], {**said, "activity": f.value}
+            yield T["retrieval.promise.v1"], {**said, "activity": f.value, "object": f.object}
+        else:
+            yield T["recall.plan.v1"], {**said, "activity": f.object}
+            yield T["retrieval.plan.v1"], {**said, "activity": f.object, "place": f.value}
+
+
+def _profile_candidates(
+    world: World, acts: dict[str, set[str]], windows: list[tuple[str, str]], span: dict[str, str]
+) -> Iterator[tuple[Template, dict[str, Any]]]:
+    """Habits, preferences, relationships and routines over the album, and how they changed."""
+    changes = {(f.subject, f.object): f for f in world.facts if f.kind == "preference" and f.at is not None}
+    for p in world.people:
+        for key in sorted(p.preferences):
+            yield T["profile.choice.v1"], {"person": p.id, "key": key}
+            for lo, hi in windows:
+                yield (
+                    T["profile.choice.window.v1"],
+                    {"person": p.id, "key": key, "from_month": lo, "to_month": hi},
+                )
+            ch = changes.get((p.id, key))
+            if ch is not None and ch.at is not None:
+                yield T["profile.change.v1"], {"person": p.id, "key": key, "month": ch.at.strftime("%Y-%m")}
+        for h in p.habits:
+            yield T["profile.habit.v1"], {"person": p.id, "habit": h}
+        for lo, hi in windows:  # routines across activities: what P did, and with whom, each period
+            yield T["profile.activity.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
+            yield T["profile.closest.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
+        for a in sorted(acts.get(p.id, ())):
+            base = {"person": p.id, "activity": a}
+            yield T["profile.companion.v1"], base
+            yield T["profile.place.v1"], base
+            yield T["profile.count.v1"], {**base, **span}
+            for lo, hi in windows:
+                yield T["profile.companion.window.v1"], {**base, "from_month": lo, "to_month": hi}
+                yield T["profile.place.window.v1"], {**base, "from_month": lo, "to_month": hi}
+        for o in world.people:
+            if o.id > p.id:
+                yield T["profile.shared.v1"], {"person": p.id, "other": o.id}
+                for lo, hi in windows:
+                    yield (
+                        T["profile.shared.window.v1"],
+                        {"person": p.id, "other": o.id, "from_month": lo, "to_month": hi},
+                    )
+    for r in world.relations:
+        yield T["profile.relation.v1"], {"person": r.a, "other": r.b}
+
+
+def binds_face_to_name(c: Candidate) -> bool:
+    """The holder's name is heard in an earlier clip than the one where their face is seen with the object."""
+    named = [o.order for o in c.evidence if o.kind == "speech"]
+    seen = [o.order for o in c.evidence if o.kind == "shot"]
+    return bool(named and seen) and min(named) < min(seen)
+
+
+def _valid(c: Candidate) -> bool:
+    clips = {o.episode for o in c.evidence}
+    if c.template.category in (RETRIEVAL, PROFILE) and len(clips) < 2:
+        return False
+    if c.template.program == "who_brought":
+        return binds_face_to_name(c)
+    return True

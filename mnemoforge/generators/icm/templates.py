@@ -1,0 +1,211 @@
+"""The icm family's question templates (ICM-Bench's three categories), by id.
+
+Each template names its category, the program that computes its answer and its wording; where a
+template takes its evidence from every supporting clip it says ``"all"``.
+"""
+
+from __future__ import annotations
+
+from mnemoforge.generators.questions.common import Template
+
+FAMILY = "icm"
+RECALL, RETRIEVAL, PROFILE = "identity_recall", "cross_episode_retrieval", "profile_inference"
+
+
+def _t(tid: str, category: str, prog: str, text: str, evidence: str = "first") -> Template:
+    return Template(tid, category, prog, text, evidence)
+
+
+T = {
+    t.id: t
+    for t in [
+        _t(
+            "recall.companions.v1",
+            RECALL,
+            "event_companions",
+            "Who joined {person} when {subj} {verb} at {place} in {month}?",
+        ),
+        _t(
+            "recall.object.v1",
+            RECALL,
+            "object_brought",
+            "What did {person} bring along when {subj} {verb} in {month}?",
+        ),
+        _t(
+            "recall.place.v1",
+            RECALL,
+            "meeting_place",
+            "Where did {person} and {other} go when they {verb} in {month}?",
+        ),
+        _t(
+            "recall.companions.day.v1",
+            RECALL,
+            "event_companions",
+            "Who joined {person} when {subj} {verb} at {place} on {day}?",
+        ),
+        _t(
+            "recall.object.day.v1",
+            RECALL,
+            "object_brought",
+            "What did {person} bring along when {subj} {verb} on {day}?",
+        ),
+        _t(
+            "recall.place.day.v1",
+            RECALL,
+            "meeting_place",
+            "Where did {person} and {other} go when they {verb} on {day}?",
+        ),
+        _t(
+            "recall.promise.v1",
+            RECALL,
+            "promised_item",
+            "On {day}, what did {person} promise to bring to the next {noun}?",
+        ),
+        _t(
+            "recall.plan.v1",
+            RECALL,
+            "planned_place",
+            "On {day}, where did {person} say {subj} would go next for the {noun}?",
+        ),
+        _t(
+            "retrieval.count.v1",
+            RETRIEVAL,
+            "count_events",
+            "How many times did {person} take part when people {verb} between {from} and {to}?",
+        ),
+        _t(
+            "retrieval.count.month.v1",
+            RETRIEVAL,
+            "count_events",
+            "How many times did {person} take part when people {verb} in {from}?",
+        ),
+        _t(
+            "retrieval.together.v1",
+            RETRIEVAL,
+            "count_together",
+            "How many times were {person} and {other} both there when people {verb} between {from} and {to}?",
+        ),
+        _t(
+            "retrieval.companion.v1",
+            RETRIEVAL,
+            "frequent_companion",
+            "Across the album, who most often joined {person} when {subj} {verb}?",
+        ),
+        _t(
+            "retrieval.binding.v1",
+            RETRIEVAL,
+            "who_brought",
+            "What is the name of the person who brought the {object} when people {verb} in {month}?",
+        ),
+        _t(
+            "retrieval.binding.day.v1",
+            RETRIEVAL,
+            "who_brought",
+            "What is the name of the person who brought the {object} when people {verb} on {day}?",
+        ),
+        _t(
+            "retrieval.promise.v1",
+            RETRIEVAL,
+            "promise_companions",
+            "Who came along to the next {noun} after {person} promised on {day} to bring the {object}?",
+        ),
+        _t(
+            "retrieval.plan.v1",
+            RETRIEVAL,
+            "plan_companions",
+            "Who joined {person} at {place} for the {noun} {subj} had planned on {day}?",
+        ),
+        _t(
+            "profile.choice.v1",
+            PROFILE,
+            "usual_choice",
+            "Judging from the whole album, what {key} does {person} usually go for?",
+            "all",
+        ),
+        _t(
+            "profile.choice.window.v1",
+            PROFILE,
+            "usual_choice",
+            "Between {from} and {to}, what {key} did {person} usually go for?",
+            "all",
+        ),
+        _t(
+            "profile.change.v1",
+            PROFILE,
+            "choice_change",
+            "How did the {key} that {person} usually goes for change in {month}?",
+            "all",
+        ),
+        _t(
+            "profile.habit.v1",
+            PROFILE,
+            "habit_of",
+            "What habit do people keep mentioning about {person}?",
+            "all",
+        ),
+        _t("profile.relation.v1", PROFILE, "relation_to", "How is {other} related to {person}?", "all"),
+        _t(
+            "profile.companion.v1",
+            PROFILE,
+            "frequent_companion",
+            "Judging from the whole album, who most often joined {person} when {subj} {verb}?",
+            "all",
+        ),
+        _t(
+            "profile.companion.window.v1",
+            PROFILE,
+            "frequent_companion",
+            "Between {from} and {to}, who most often joined {person} when {subj} {verb}?",
+            "all",
+        ),
+        _t(
+            "profile.place.v1",
+            PROFILE,
+            "usual_place",
+            "Judging from the whole album, where did {person} usually go when {subj} {verb}?",
+            "all",
+        ),
+        _t(
+            "profile.place.window.v1",
+            PROFILE,
+            "usual_place",
+            "Between {from} and {to}, where did {person} usually go when {subj} {verb}?",
+            "all",
+        ),
+        _t(
+            "profile.shared.v1",
+            PROFILE,
+            "shared_activity",
+            "Over the whole album, what did {person} and {other} most often do together?",
+            "all",
+        ),
+        _t(
+            "profile.shared.window.v1",
+            PROFILE,
+            "shared_activity",
+            "Between {from} and {to}, what did {person} and {other} most often do together?",
+            "all",
+        ),
+        _t(
+            "profile.activity.window.v1",
+            PROFILE,
+            "usual_activity",
+            "Between {from} and {to}, what did {person} do most often?",
+            "all",
+        ),
+        _t(
+            "profile.closest.window.v1",
+            PROFILE,
+            "closest_companion",
+            "Between {from} and {to}, who was with {person} most often?",
+            "all",
+        ),
+        _t(
+            "profile.count.v1",
+            PROFILE,
+            "count_events",
+            "Over the whole album, how many times did {person} take part when people {verb}?",
+            "all",
+        ),
+    ]
+}
