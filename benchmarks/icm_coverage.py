@@ -132,7 +132,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--total", type=int, default=sum(ICM_SPLIT.values()))
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", type=Path, default=HERE / "results" / "icm_coverage.json")
+    ap.add_argument(
+        "--overgenerate",
+        type=float,
+        default=None,
+        help="candidates planned per requested item (the build's factor, 1.5, when omitted)",
+    )
     a = ap.parse_args(argv)
+    if a.overgenerate is not None:  # what a larger candidate pool would keep
+        from mnemoforge.generators.questions import common
+
+        common.OVERGENERATE = a.overgenerate
     out = run(a.clips, a.total, a.seed)
     for tpl, c in out["templates"].items():
         rest = ", ".join(f"{k} {n}" for k, n in c.items() if k not in ("candidates", "kept"))
