@@ -3,9 +3,8 @@
     python benchmarks/icm_scale.py [--clips 840] [--questions 1217] [--workers 2] [--keep DIR]
     python benchmarks/icm_scale.py --clips 60          # quick mode for iteration
 
-Writes a copy of the default theme with ``--clips`` clips (calibration clip included), 1-3 shots
-of 4 s per clip and ``questions.total = --questions`` (840 clips give 2,138 shots and 142.7 min,
-the closest setting at or above ICM-Bench's 839 clips / 141 min), builds it with
+Writes a copy of the default theme with ``--clips`` clips (calibration clip included), one planned
+shot of 4 s per clip and ``questions.total = --questions``, builds it with
 :func:`mnemoforge.pipeline.build` at the theme's default resolution exactly as ``mnemoforge build``
 does, and measures:
 
@@ -16,6 +15,15 @@ does, and measures:
   :func:`mnemoforge.backends.video.encode_baseline` (one ffmpeg per clip, ``--workers`` at a time);
   ``render / baseline`` is the render stage's cost over plain encoding of the same frames;
 * what the release kept: questions per category, render-audit mismatches, voice-check accuracy.
+
+Album size: 840 clips give 2,279 shots and 222.9 min (2,222 lines of speech). That is the
+shortest album any ``--shots-per-clip`` / ``--durations`` setting gives at or above ICM-Bench's 839
+clips / 141 min: the album planner adds a shot for every line the clip must say (the place's name
+where no sign shows it, choices, promises, plans, habits, relations) and sizes each shot to its
+speech (a line estimated over 4 s takes a 6 or 8 s shot; see ``generators/icm/album.py``), and the
+estimated speech alone is 160 min at 840 clips. More planned shots or longer durations only add
+time: (1, 3) x 4 s gives 2,873 shots / 264.7 min, (1, 2) x 4 s 2,528 / 240.9 min, (1, 3) x
+4/6/8 s 2,663 / 306.6 min.
 
 Figures go to ``benchmarks/results/icm_scale.json`` (``icm_scale_c<N>.json`` for other sizes).
 The machine may be shared: ``contention`` records the CPU other processes used meanwhile.
@@ -110,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clips", type=int, default=DEFAULT_CLIPS, help="clips incl. calibration clip 0")
     ap.add_argument("--questions", type=int, default=ICM_QUESTIONS, help="questions.total of the theme")
     ap.add_argument("--workers", type=int, default=2, help="build workers = baseline ffmpeg processes")
-    ap.add_argument("--shots-per-clip", type=int, nargs=2, default=(1, 3), metavar=("LO", "HI"))
+    ap.add_argument("--shots-per-clip", type=int, nargs=2, default=(1, 1), metavar=("LO", "HI"))
     ap.add_argument("--durations", type=int, nargs="+", default=[4], choices=(4, 6, 8))
     ap.add_argument("--seed", type=int, help="world seed (default: the theme's)")
     ap.add_argument("--keep", type=Path, help="build into DIR and keep it (default: a temp dir, deleted)")
