@@ -3,8 +3,8 @@
     python benchmarks/icm_scale.py [--clips 840] [--questions 1217] [--workers 2] [--keep DIR]
     python benchmarks/icm_scale.py --clips 60          # quick mode for iteration
 
-Writes a copy of the default theme with ``--clips`` clips (calibration clip included), one planned
-shot of 4 s per clip and ``questions.total = --questions``, builds it with
+Writes a copy of the default theme with ``--clips`` clips (calibration clip included), 1-3 planned
+shots of 4 s per clip and ``questions.total = --questions``, builds it with
 :func:`mnemoforge.pipeline.build` at the theme's default resolution exactly as ``mnemoforge build``
 does, and measures:
 
@@ -16,16 +16,18 @@ does, and measures:
   ``render / baseline`` is the render stage's cost over plain encoding of the same frames;
 * what the release kept: questions per category, render-audit mismatches, voice-check accuracy.
 
-Album size: 840 clips give 2,279 shots and 222.9 min (2,222 lines of speech). That is the
-shortest album any ``--shots-per-clip`` / ``--durations`` setting gives at or above ICM-Bench's 839
-clips / 141 min: the album planner adds a shot for every line the clip must say (the place's name
-where no sign shows it, choices, promises, plans, habits, relations) and sizes each shot to its
-speech (a line estimated over 4 s takes a 6 or 8 s shot; see ``generators/icm/album.py``), and the
-estimated speech alone is 160 min at 840 clips. More planned shots or longer durations only add
-time: (1, 3) x 4 s gives 2,873 shots / 264.7 min, (1, 2) x 4 s 2,528 / 240.9 min, (1, 3) x
-4/6/8 s 2,663 / 306.6 min.
+Album size: 840 clips give 2,873 shots and 264.7 min (2,366 lines of speech), and keep 1,217
+questions (400 / 500 / 317). ICM-Bench's 141 min is out of reach at 839 clips with the current
+album planner: it adds a shot for every line a clip must say (the place's name where no sign shows
+it, choices, promises, plans, habits, relations) and sizes each shot to its speech (a line
+estimated over 4 s takes a 6 or 8 s shot; ``generators/icm/album.py``), and the estimated speech
+alone is about 160 min. The shortest album any setting gives, one planned shot per clip
+(``--shots-per-clip 1 1``: 2,279 shots, 222.9 min), keeps only 1,006 of its 1,829 candidates
+(``text_only_clue`` and ``option_only`` reject more; ``icm_coverage.py`` with that setting), under
+ICM-Bench's 1,217. Longer durations only add time ((1, 3) x 4/6/8 s: 2,663 shots, 306.6 min).
 
-Figures go to ``benchmarks/results/icm_scale.json`` (``icm_scale_c<N>.json`` for other sizes).
+Figures go to ``benchmarks/results/icm_scale.json`` (``icm_scale_c<N>.json`` for other sizes, a
+``_s<lo>-<hi>_d<durations>`` suffix for other shot settings).
 The machine may be shared: ``contention`` records the CPU other processes used meanwhile.
 """
 
@@ -118,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clips", type=int, default=DEFAULT_CLIPS, help="clips incl. calibration clip 0")
     ap.add_argument("--questions", type=int, default=ICM_QUESTIONS, help="questions.total of the theme")
     ap.add_argument("--workers", type=int, default=2, help="build workers = baseline ffmpeg processes")
-    ap.add_argument("--shots-per-clip", type=int, nargs=2, default=(1, 1), metavar=("LO", "HI"))
+    ap.add_argument("--shots-per-clip", type=int, nargs=2, default=(1, 3), metavar=("LO", "HI"))
     ap.add_argument("--durations", type=int, nargs="+", default=[4], choices=(4, 6, 8))
     ap.add_argument("--seed", type=int, help="world seed (default: the theme's)")
     ap.add_argument("--keep", type=Path, help="build into DIR and keep it (default: a temp dir, deleted)")
@@ -128,8 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.clips < 2:
         ap.error("--clips must be at least 2 (clip 0 is the calibration clip)")
+    lo, hi = args.shots_per_clip
+    tag = "" if (lo, hi, args.durations) == (1, 3, [4]) else f"_s{lo}-{hi}_d{'-'.join(map(str, args.durations))}"
     json_path = args.json or RESULTS / (
-        "icm_scale.json" if args.clips == DEFAULT_CLIPS else f"icm_scale_c{args.clips}.json"
+        f"icm_scale{tag}.json" if args.clips == DEFAULT_CLIPS else f"icm_scale_c{args.clips}{tag}.json"
     )
     if args.keep:
         root = args.keep.resolve()
@@ -192,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
             "width": theme.album.width,
             "height": theme.album.height,
             "fps": theme.album.fps,
+            "shots_per_clip": list(args.shots_per_clip),
+            "shot_durations": list(args.durations),
             "questions_requested": args.questions,
             "icm_bench_reference": {"clips": ICM_CLIPS, "minutes": ICM_MINUTES, "questions": ICM_QUESTIONS},
         },

@@ -49,10 +49,10 @@ RESULTS = HERE / "results"
 # ICM-Bench scale (shared/seeds): 839 clips, 141 minutes, ~1,958 shots.
 ICM_CLIPS, ICM_MINUTES, ICM_SHOTS = 839, 141, 1958
 DEFAULT_CLIPS = 840
-# With the default theme, one planned 4 s shot per clip gives 2,279 shots and 222.9 min for 840 clips:
-# the shortest album any setting gives (the planner adds a shot per required line and sizes shots to
-# their speech, see benchmarks/icm_scale.py); (1, 3) gives 2,873 shots / 264.7 min.
-DEFAULT_SHOTS_PER_CLIP = (1, 1)
+# With the default theme, shots_per_clip (1, 3) and 4 s shots give 2,873 shots and 264.7 min for 840
+# clips (shots lengthen and multiply to fit their speech; benchmarks/icm_scale.py says why 141 min is
+# out of reach); (1, 1) gives the shortest album, 2,279 shots / 222.9 min, but too few kept questions.
+DEFAULT_SHOTS_PER_CLIP = (1, 3)
 DEFAULT_DURATIONS = (4,)
 
 GOAL_RENDER_S = 600.0  # <= 10 min on 2 cores
