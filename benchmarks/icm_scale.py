@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.clips < 2:
         ap.error("--clips must be at least 2 (clip 0 is the calibration clip)")
     lo, hi = args.shots_per_clip
-    tag = "" if (lo, hi, args.durations) == (1, 3, [4]) else f"_s{lo}-{hi}_d{'-'.join(map(str, args.durations))}"
+    durs = "-".join(map(str, args.durations))
+    tag = "" if (lo, hi, args.durations) == (1, 3, [4]) else f"_s{lo}-{hi}_d{durs}"
     json_path = args.json or RESULTS / (
         f"icm_scale{tag}.json" if args.clips == DEFAULT_CLIPS else f"icm_scale_c{args.clips}{tag}.json"
     )
