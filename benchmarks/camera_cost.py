@@ -1,11 +1,14 @@
 """What the camera moves cost: the same clips encoded with their planned moves, all static, and raw.
 
-    python benchmarks/camera_cost.py [--clips 12]
+    python benchmarks/camera_cost.py [--clips 12] [--shots-per-clip 1 3]
 
-Plans ``--clips`` clips of the default theme (as ``render_scale.py`` does), renders them in this
-process, then encodes every clip's shots again three ways and reports ffmpeg CPU seconds (children's
-rusage, so other load on the machine barely moves it): with the planned camera moves (what the
-render stage does), with every shot static, and the stills-only baseline (``encode_baseline``).
+Plans ``--clips`` clips of the default theme (as ``render_scale.py`` does, but 1-3 planned shots
+per clip by default, so medium and close shots pan and zoom too), renders them in this process,
+then encodes every clip's shots again three ways and reports ffmpeg CPU seconds (children's
+rusage): with the planned camera moves (what the render stage does), with every shot static, and
+the stills-only baseline (``encode_baseline``). The three encodes of a clip run back to back, in
+an order that rotates from clip to clip, so load that other processes put on the machine (which
+inflates CPU seconds on shared cores) falls on all three alike.
 """
 
 from __future__ import annotations
@@ -20,12 +23,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from mnemoforge.backends.video import ShotSpec, encode_clip
+from mnemoforge.backends.video import ShotSpec, encode_baseline, encode_clip
 from mnemoforge.generators.icm import render
 from mnemoforge.store.layout import RunLayout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from render_scale import plan, run_baseline, scaled_theme  # noqa: E402
+from render_scale import baseline_inputs, plan, scaled_theme  # noqa: E402
 
 
 def _children_cpu() -> float:
@@ -36,18 +39,21 @@ def _children_cpu() -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clips", type=int, default=12)
+    ap.add_argument("--shots-per-clip", type=int, nargs=2, default=(1, 3), metavar=("LO", "HI"))
     args = ap.parse_args(argv)
-    theme = scaled_theme(args.clips, (1, 3), (4,))
+    theme = scaled_theme(args.clips, tuple(args.shots_per_clip), (4,))
     w, clips, _ = plan(theme, theme.seed)
     root = Path(tempfile.mkdtemp(prefix="mf-camera-cost-"))
     try:
         run = RunLayout(root / "run")
         st = render.RenderState.create(theme, w, run)
         jobs: list[tuple[list[ShotSpec], tuple, dict]] = []
+        clip_ids: list[str] = []
         real = render.encode_clip
 
         def capture(specs, out, *a, **k):  # type: ignore[no-untyped-def]
             jobs.append((list(specs), a, k))
+            clip_ids.append(Path(out).stem)
             return real(specs, out, *a, **k)
 
         render.encode_clip = capture
@@ -57,20 +63,31 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             render.encode_clip = real
         out = root / "again.mp4"
-        cpu: dict[str, float] = {}
-        for name, tf in (
-            ("planned_moves", lambda s: s),
-            ("all_static", lambda s: dataclasses.replace(s, camera="static")),
-        ):
-            t0 = _children_cpu()
-            for specs, a, k in jobs:
-                encode_clip([tf(s) for s in specs], out, *a, **k)
-            cpu[name] = round(_children_cpu() - t0, 2)
-        t0 = _children_cpu()
-        run_baseline(run, theme, clips, root / "baseline", workers=1)
-        cpu["stills_baseline"] = round(_children_cpu() - t0, 2)
+        a = theme.album
+        by_clip = {c.id: c for c in clips}
+        variants = {
+            "planned_moves": lambda specs, ar, kw, c: encode_clip(specs, out, *ar, **kw),
+            "all_static": lambda specs, ar, kw, c: encode_clip(
+                [dataclasses.replace(x, camera="static") for x in specs], out, *ar, **kw
+            ),
+            "stills_baseline": lambda specs, ar, kw, c: encode_baseline(
+                *baseline_inputs(run, c)[:2], out, durations=baseline_inputs(run, c)[2],
+                width=a.width, height=a.height, fps=a.fps,
+            ),
+        }  # fmt: skip
+        names = list(variants)
+        cpu = dict.fromkeys(names, 0.0)
+        for i, (specs, ar, kw) in enumerate(jobs):
+            clip = by_clip[clip_ids[i]]
+            for name in names[i % 3 :] + names[: i % 3]:
+                t0 = _children_cpu()
+                variants[name](specs, ar, kw, clip)
+                cpu[name] += _children_cpu() - t0
+        cpu = {k: round(v, 2) for k, v in cpu.items()}
+        cpu_ratio = {k: round(cpu[k] / cpu["stills_baseline"], 3) for k in names[:2]}
         cameras = Counter(s.camera for specs, _, _ in jobs for s in specs)
-        print(json.dumps({"clips": len(clips), "cameras": dict(cameras), "ffmpeg_cpu_s": cpu}, indent=1))
+        print(json.dumps({"clips": len(clips), "cameras": dict(cameras), "ffmpeg_cpu_s": cpu,
+                          "over_baseline": cpu_ratio}, indent=1))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

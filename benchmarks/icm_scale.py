@@ -3,9 +3,8 @@
     python benchmarks/icm_scale.py [--clips 840] [--questions 1217] [--workers 2] [--keep DIR]
     python benchmarks/icm_scale.py --clips 60          # quick mode for iteration
 
-Writes a copy of the default theme with ``--clips`` clips (calibration clip included), 1-3 shots
-of 4 s per clip and ``questions.total = --questions`` (840 clips give 2,138 shots and 142.7 min,
-the closest setting at or above ICM-Bench's 839 clips / 141 min), builds it with
+Writes a copy of the default theme with ``--clips`` clips (calibration clip included), 1-3 planned
+shots of 4 s per clip and ``questions.total = --questions``, builds it with
 :func:`mnemoforge.pipeline.build` at the theme's default resolution exactly as ``mnemoforge build``
 does, and measures:
 
@@ -17,7 +16,18 @@ does, and measures:
   ``render / baseline`` is the render stage's cost over plain encoding of the same frames;
 * what the release kept: questions per category, render-audit mismatches, voice-check accuracy.
 
-Figures go to ``benchmarks/results/icm_scale.json`` (``icm_scale_c<N>.json`` for other sizes).
+Album size: 840 clips give 2,873 shots and 264.7 min (2,366 lines of speech), and keep 1,217
+questions (400 / 500 / 317). ICM-Bench's 141 min is out of reach at 839 clips with the current
+album planner: it adds a shot for every line a clip must say (the place's name where no sign shows
+it, choices, promises, plans, habits, relations) and sizes each shot to its speech (a line
+estimated over 4 s takes a 6 or 8 s shot; ``generators/icm/album.py``), and the estimated speech
+alone is about 160 min. The shortest album any setting gives, one planned shot per clip
+(``--shots-per-clip 1 1``: 2,279 shots, 222.9 min), keeps only 1,006 of its 1,829 candidates
+(``text_only_clue`` and ``option_only`` reject more; ``icm_coverage.py`` with that setting), under
+ICM-Bench's 1,217. Longer durations only add time ((1, 3) x 4/6/8 s: 2,663 shots, 306.6 min).
+
+Figures go to ``benchmarks/results/icm_scale.json`` (``icm_scale_c<N>.json`` for other sizes, a
+``_s<lo>-<hi>_d<durations>`` suffix for other shot settings).
 The machine may be shared: ``contention`` records the CPU other processes used meanwhile.
 """
 
@@ -120,8 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.clips < 2:
         ap.error("--clips must be at least 2 (clip 0 is the calibration clip)")
+    lo, hi = args.shots_per_clip
+    durs = "-".join(map(str, args.durations))
+    tag = "" if (lo, hi, args.durations) == (1, 3, [4]) else f"_s{lo}-{hi}_d{durs}"
     json_path = args.json or RESULTS / (
-        "icm_scale.json" if args.clips == DEFAULT_CLIPS else f"icm_scale_c{args.clips}.json"
+        f"icm_scale{tag}.json" if args.clips == DEFAULT_CLIPS else f"icm_scale_c{args.clips}{tag}.json"
     )
     if args.keep:
         root = args.keep.resolve()
@@ -184,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
             "width": theme.album.width,
             "height": theme.album.height,
             "fps": theme.album.fps,
+            "shots_per_clip": list(args.shots_per_clip),
+            "shot_durations": list(args.durations),
             "questions_requested": args.questions,
             "icm_bench_reference": {"clips": ICM_CLIPS, "minutes": ICM_MINUTES, "questions": ICM_QUESTIONS},
         },

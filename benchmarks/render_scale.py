@@ -49,8 +49,9 @@ RESULTS = HERE / "results"
 # ICM-Bench scale (shared/seeds): 839 clips, 141 minutes, ~1,958 shots.
 ICM_CLIPS, ICM_MINUTES, ICM_SHOTS = 839, 141, 1958
 DEFAULT_CLIPS = 840
-# With the default theme, shots_per_clip (1, 3) and 4 s shots give 2,138 shots and 142.7 min for 840
-# clips: the closest setting at or above ICM-Bench on both counts ((1, 2) gives only 1,817 shots).
+# With the default theme, shots_per_clip (1, 3) and 4 s shots give 2,873 shots and 264.7 min for 840
+# clips (shots lengthen and multiply to fit their speech; benchmarks/icm_scale.py says why 141 min is
+# out of reach); (1, 1) gives the shortest album, 2,279 shots / 222.9 min, but too few kept questions.
 DEFAULT_SHOTS_PER_CLIP = (1, 3)
 DEFAULT_DURATIONS = (4,)
 

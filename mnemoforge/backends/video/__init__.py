@@ -12,6 +12,8 @@ from mnemoforge.backends.video.specs import (
     ClipJob,
     EncodeSettings,
     ShotSpec,
+    pan_geometry,
+    pan_offsets,
     shot_frames,
 )
 
@@ -31,6 +33,8 @@ __all__ = [
     "encode_clip",
     "encode_clips",
     "ffmpeg_exe",
+    "pan_geometry",
+    "pan_offsets",
     "probe",
     "shot_frames",
 ]

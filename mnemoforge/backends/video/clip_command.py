@@ -1,10 +1,11 @@
 """The ffmpeg command line that builds a whole clip in one ``filter_complex``:
 
-* video: each still is scaled once to cover the frame, then either looped (``static``) or
-  fed to ``zoompan`` which emits one frame per output frame from a supersampled copy of the
-  still (``pan_*`` slides a fixed-size window across it, ``zoom_*`` shrinks or grows the
-  window around the centre; the supersampling keeps the motion sub-pixel smooth). The
-  per-shot segments are joined with ``concat``.
+* video: each still is scaled once to cover the frame, then looped (``static``); a pan scales
+  it once by the move ratio, loops it and ``crop``s a frame-sized window that slides in even
+  whole-pixel steps (no per-frame resampling, and exact translations x264 encodes cheaply;
+  see :func:`~mnemoforge.backends.video.specs.pan_geometry`); a zoom feeds it to ``zoompan``,
+  which shrinks or grows the window around the centre of a supersampled copy, one resampled
+  frame per output frame. The per-shot segments are joined with ``concat``.
 * audio: a quiet ambient bed per shot (seeded ``anoisesrc``, or silence), concatenated to
   the exact clip length, with every speech cue ``adelay``-ed to its place and ``amix``-ed
   on top (no normalisation, so the bed stays quiet and the speech keeps its level).
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mnemoforge.backends.video.probe import ffmpeg_exe
-from mnemoforge.backends.video.specs import EncodeSettings, ShotSpec, shot_frames
+from mnemoforge.backends.video.specs import EncodeSettings, ShotSpec, pan_geometry, shot_frames
 
 __all__ = ["build_clip_command"]
 
@@ -42,22 +43,25 @@ def _video_chain(
             f"{src}scale={width}:{height}:force_original_aspect_ratio=increase:flags={_SWS},"
             f"crop={width}:{height},format=yuv420p,loop=loop={n - 1}:size=1:start=0,{retime}{out}"
         )
-    k = max(1, st.supersample_max_width // width)
-    sw, sh = width * k, height * k
     last = max(n - 1, 1)
     m = st.move
-    if shot.camera in ("zoom_in", "zoom_out"):
-        grow = f"{m - 1.0:.6f}*on/{last}"
-        z = f"1+{grow}" if shot.camera == "zoom_in" else f"{m:.6f}-{grow}"
-        x = "(iw-iw/zoom)/2"
-    else:
-        z = f"{m:.6f}"
-        frac = f"on/{last}" if shot.camera == "pan_right" else f"(1-on/{last})"
-        x = f"(iw-iw/zoom)*{frac}"
+    if shot.camera in ("pan_left", "pan_right"):  # see pan_offsets: the same offsets, frame by frame
+        sw, sh, top, travel = pan_geometry(width, height, m)
+        frac = f"n/{last}" if shot.camera == "pan_right" else f"(1-n/{last})"
+        return (
+            f"{src}scale={sw}:{sh}:force_original_aspect_ratio=increase:flags={_SWS},crop={sw}:{sh},"
+            f"format=rgb24,crop={sw}:{height}:0:{top}:exact=1,format=yuv420p,"
+            f"loop=loop={n - 1}:size=1:start=0,{retime},"
+            f"crop={width}:{height}:x='2*floor({travel // 2}*{frac}+0.5)':y=0{out}"
+        )
+    k = max(1, st.supersample_max_width // width)
+    sw, sh = width * k, height * k
+    grow = f"{m - 1.0:.6f}*on/{last}"
+    z = f"1+{grow}" if shot.camera == "zoom_in" else f"{m:.6f}-{grow}"
     return (
         f"{src}scale={sw}:{sh}:force_original_aspect_ratio=increase:flags={_SWS},crop={sw}:{sh},"
-        f"format=yuv444p,zoompan=z='{z}':x='{x}':y='(ih-ih/zoom)/2':d={n}:s={width}x{height}:fps={fps},"
-        f"{retime},format=yuv420p{out}"
+        f"format=yuv444p,zoompan=z='{z}':x='(iw-iw/zoom)/2':y='(ih-ih/zoom)/2':d={n}:s={width}x{height}"
+        f":fps={fps},{retime},format=yuv420p{out}"
     )
 
 

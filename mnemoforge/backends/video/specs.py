@@ -17,6 +17,8 @@ __all__ = [
     "ClipJob",
     "EncodeSettings",
     "ShotSpec",
+    "pan_geometry",
+    "pan_offsets",
     "shot_frames",
 ]
 
@@ -74,6 +76,24 @@ class EncodeSettings:
     aac_coder: str = "fast"  # ffmpeg's AAC coder: "fast" costs about half of "twoloop" at 64k mono speech
     move: float = 1.25  # window ratio for camera moves: zoom 1 -> move, pans travel (1 - 1/move) of the width
     supersample_max_width: int = 640  # zoompan reads a copy of the still up to this wide (sub-pixel motion)
+
+
+def pan_geometry(width: int, height: int, move: float) -> tuple[int, int, int, int]:
+    """How a pan is cut from its still: the still is scaled once by ``move`` to ``(sw, sh)``, its
+    middle ``height`` rows (from ``top``) are kept, and a frame-sized window slides ``travel`` pixels
+    across them (even steps, so the 4:2:0 chroma planes move with the luma). Returns
+    ``(sw, sh, top, travel)``."""
+    sw, sh = 2 * round(width * move / 2), round(height * move)
+    return sw, sh, (sh - height) // 2, sw - width
+
+
+def pan_offsets(travel: int, n: int, direction: Literal["pan_left", "pan_right"]) -> list[int]:
+    """The window's left edge on each of a pan's ``n`` frames, in scaled pixels (what the crop
+    expression of :mod:`~mnemoforge.backends.video.clip_command` evaluates): even, 0 -> ``travel``."""
+    last, half = max(n - 1, 1), travel // 2
+    if direction == "pan_right":  # the same arithmetic, in the same order, as the crop expression
+        return [2 * math.floor(half * i / last + 0.5) for i in range(n)]
+    return [2 * math.floor(half * (1 - i / last) + 0.5) for i in range(n)]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 from mnemoforge.backends.image.protocol import Box, SceneLayout, SceneRequest
 from mnemoforge.backends.image.scene_props import prop_shape
-from mnemoforge.backends.video.specs import EncodeSettings
+from mnemoforge.backends.video.specs import EncodeSettings, pan_geometry
 from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
@@ -48,8 +48,11 @@ def camera_windows(camera: str, width: int, height: int, move: float | None = No
     ww, wh = width / m, height / m
     y0 = (height - wh) / 2
     centred: Box = (round((width - ww) / 2), round(y0), round((width + ww) / 2), round(y0 + wh))
-    left: Box = (0, round(y0), round(ww), round(y0 + wh))
-    right: Box = (round(width - ww), round(y0), width, round(y0 + wh))
+    # pans: the frame-sized crop of the still scaled to (sw, sh), mapped back to still pixels
+    sw, sh, top, travel = pan_geometry(width, height, m)
+    py0, py1 = round(top * height / sh), round((top + height) * height / sh)
+    left: Box = (0, py0, round(width * width / sw), py1)
+    right: Box = (round(travel * width / sw), py0, width, py1)
     return {
         "zoom_in": (full, centred),
         "zoom_out": (centred, full),
