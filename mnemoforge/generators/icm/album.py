@@ -14,6 +14,7 @@ from mnemoforge.dates import weekday_name
 from mnemoforge.generators.grammar import with_article
 from mnemoforge.generators.icm.dialogue import Dialogue, estimate_seconds
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
+from mnemoforge.generators.icm.shot_record import ShotChoice, shot_record
 from mnemoforge.generators.icm.world import season_of
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
@@ -28,11 +29,6 @@ RELATION_MENTION_RATE = 0.5
 MENTION_FIRST = 2  # a habit or relation is always mentioned the first this many times it can be
 TAIL_S = 0.3  # silence kept after the last line of a shot
 SPEECH_DURATIONS = (4, 6, 8)  # a shot whose speech no theme duration holds lengthens to one of these
-
-
-def time_of_day(t: dt.datetime) -> str:
-    h = t.hour
-    return "morning" if h < 12 else "afternoon" if h < 17 else "evening" if h < 20 else "night"
 
 
 def plan_album(theme: Theme, world: World) -> tuple[list[Clip], list[Observation]]:
@@ -268,7 +264,6 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
     cid = f"c{index:04d}"
     outfits = {p: rng.choice(world.person(p).appearance.outfits()).id for p in ev.participants}
     owner = {o.id: o.owner for o in world.objects}
-    place = world.place(ev.place)
     shots: list[Shot] = []
     t = ev.start
     for s, d in enumerate(_drafts(theme, world, ev, talk, rng)):
@@ -278,52 +273,16 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
             DialogueLine(id=f"{sid}_l{j}", speaker=sp, text=text, names_said=names, facts=facts)
             for j, (sp, text, names, facts) in enumerate(d.lines)
         ]
-        strategy = (
-            "soft_dialogue"
-            if len(dialogue) > 1
-            else "soft_single_line"
-            if dialogue
-            else rng.choice(["ambient_only", "ambient_sfx"])
-        )
-        facts = [f"f_{ev.id}_att_{p}" for p in d.visible] + [f"f_{ev.id}_activity"]
-        if s == 0 and place.sign is not None:  # a sign-less place is named in speech instead
-            facts.append(f"f_{ev.id}_place")
-        facts += [f"f_{ev.id}_brought_{o}" for o in props]
         # speech must fit in the shot (estimated per voice; the renderer never cuts a line)
         need = speech_need(world, d.lines) if d.lines else 0.0
         fitting = [x for x in theme.album.shot_durations if x >= need]
         # no theme duration holds the speech: the shot lengthens to the shortest standard one that does
         longer = [x for x in SPEECH_DURATIONS if x >= need] or [max(SPEECH_DURATIONS)]
-        duration = rng.choice(fitting) if fitting else longer[0]
-        shots.append(
-            Shot(
-                id=sid,
-                clip_id=cid,
-                index=s,
-                start=t,
-                duration_s=duration,
-                place=ev.place,
-                time_of_day=time_of_day(t),
-                day_of_week=weekday_name(t),
-                season=season_of(t.date()),
-                occasion=ev.occasion,
-                weather=ev.weather,
-                visible=d.visible,
-                extras=rng.randint(0, 2) if place.kind in ("venue", "shop", "outdoor") else 0,
-                focus=d.visible[:1] if d.composition != "wide" else [],
-                outfits={p: outfits[p] for p in d.visible},
-                props=props,
-                holders={o: owner[o] for o in props if owner[o]},
-                composition=d.composition,
-                camera=d.camera,
-                blocking=", ".join(world.person(p).name for p in d.visible) + " from left to right",
-                dialogue=dialogue,
-                audio_strategy=strategy,
-                audio_cues=["footsteps"] if strategy == "ambient_sfx" else [],
-                evidence_facts=facts,
-            )
-        )
-        t += dt.timedelta(seconds=duration)
+        choose = (lambda f=fitting: rng.choice(f)) if fitting else (lambda n=longer[0]: n)
+        choice = ShotChoice(cid, s, t, d.visible, props, d.composition, d.camera, dialogue)
+        shot = shot_record(world, ev, choice, outfits, rng, duration=choose)
+        shots.append(shot)
+        t += dt.timedelta(seconds=shot.duration_s)
     return Clip(
         id=cid,
         index=index,

@@ -30,16 +30,9 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from mnemoforge.dates import weekday_name
-from mnemoforge.generators.icm.album import (
-    CAMERAS,
-    SPEECH_DURATIONS,
-    observations_for_clip,
-    speech_need,
-    time_of_day,
-)
+from mnemoforge.generators.icm.album import CAMERAS, SPEECH_DURATIONS, observations_for_clip, speech_need
 from mnemoforge.generators.icm.dialogue import estimate_seconds
-from mnemoforge.generators.icm.world import season_of
+from mnemoforge.generators.icm.shot_record import ShotChoice, shot_record
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.theme import Theme
@@ -49,7 +42,6 @@ FRAMINGS = ("wide", "medium", "close")
 ESTABLISHING_CAMERAS = ("static", "pan_left", "pan_right")
 SHOT_FIELDS = frozenset({"framing", "camera", "visible", "props", "duration", "lines"})
 MAX_CLOSE_PEOPLE = 2
-CROWD_KINDS = ("venue", "shop", "outdoor")  # place kinds whose shots have extras (as in album.py)
 
 
 @dataclass(frozen=True)
@@ -206,8 +198,6 @@ def _build(theme: Theme, world: World, brief: ClipBrief, shots: list[dict[str, A
     """The proposal as a Clip, each shot filled in as ``album._event_clip`` fills it."""
     ev, clip = brief.event, brief.clip
     rng = derive_rng(world.seed, "shot-plan", clip.id)
-    place = world.place(ev.place)
-    owner = {o.id: o.owner for o in world.objects}
     keys = {_line_key(k): ln for k, ln in enumerate(brief.lines)}
     out: list[Shot] = []
     t = ev.start
@@ -218,46 +208,15 @@ def _build(theme: Theme, world: World, brief: ClipBrief, shots: list[dict[str, A
         dialogue = [
             keys[k].model_copy(update={"id": f"{sid}_l{j}"}) for j, k in enumerate(p.get("lines", []))
         ]
-        strategy = (
-            "soft_dialogue"
-            if len(dialogue) > 1
-            else "soft_single_line"
-            if dialogue
-            else rng.choice(["ambient_only", "ambient_sfx"])
+        shot = shot_record(
+            world,
+            ev,
+            ShotChoice(clip.id, s, t, visible, props, p["framing"], p["camera"], dialogue),
+            brief.outfits,
+            rng,
+            duration=lambda p=p: p["duration"],
         )
-        facts = [f"f_{ev.id}_att_{q}" for q in visible] + [f"f_{ev.id}_activity"]
-        if s == 0 and place.sign is not None:
-            facts.append(f"f_{ev.id}_place")
-        facts += [f"f_{ev.id}_brought_{o}" for o in props]
-        framing = p["framing"]
-        out.append(
-            Shot(
-                id=sid,
-                clip_id=clip.id,
-                index=s,
-                start=t,
-                duration_s=p["duration"],
-                place=ev.place,
-                time_of_day=time_of_day(t),
-                day_of_week=weekday_name(t),
-                season=season_of(t.date()),
-                occasion=ev.occasion,
-                weather=ev.weather,
-                visible=visible,
-                extras=rng.randint(0, 2) if place.kind in CROWD_KINDS else 0,
-                focus=visible[:1] if framing != "wide" else [],
-                outfits={q: brief.outfits[q] for q in visible},
-                props=props,
-                holders={o: owner[o] for o in props if owner[o]},
-                composition=framing,
-                camera=p["camera"],
-                blocking=", ".join(world.person(q).name for q in visible) + " from left to right",
-                dialogue=dialogue,
-                audio_strategy=strategy,
-                audio_cues=["footsteps"] if strategy == "ambient_sfx" else [],
-                evidence_facts=facts,
-            )
-        )
+        out.append(shot)
         t += dt.timedelta(seconds=p["duration"])
     return clip.model_copy(update={"shots": out})
 

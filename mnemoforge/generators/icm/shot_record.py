@@ -1,0 +1,89 @@
+"""One shot's record from what a planner chose: shared by the procedural album and model proposals."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mnemoforge.dates import weekday_name
+from mnemoforge.generators.icm.world import season_of
+from mnemoforge.schemas.episodes import DialogueLine, Shot
+from mnemoforge.schemas.world import Event, World
+
+
+def time_of_day(t: dt.datetime) -> str:
+    h = t.hour
+    return "morning" if h < 12 else "afternoon" if h < 17 else "evening" if h < 20 else "night"
+
+
+CROWD_KINDS = ("venue", "shop", "outdoor")  # place kinds whose shots have extras
+
+
+@dataclass(frozen=True)
+class ShotChoice:
+    """What a planner (procedural or a model's proposal) chose for one shot."""
+
+    clip_id: str
+    index: int
+    start: dt.datetime
+    visible: list[str]
+    props: list[str]
+    composition: str
+    camera: str
+    dialogue: list[DialogueLine]
+
+
+def shot_record(
+    world: World,
+    ev: Event,
+    c: ShotChoice,
+    outfits: dict[str, str],
+    rng: random.Random,
+    duration: Callable[[], int],
+) -> Shot:
+    """The Shot record of a planner's choice: its facts, audio strategy, holders and extras.
+
+    ``duration`` is called after the audio strategy is drawn (the procedural planner draws both
+    from one stream, in that order)."""
+    place = world.place(ev.place)
+    owner = {o.id: o.owner for o in world.objects}
+    strategy = (
+        "soft_dialogue"
+        if len(c.dialogue) > 1
+        else "soft_single_line"
+        if c.dialogue
+        else rng.choice(["ambient_only", "ambient_sfx"])
+    )
+    facts = [f"f_{ev.id}_att_{p}" for p in c.visible] + [f"f_{ev.id}_activity"]
+    if c.index == 0 and place.sign is not None:  # a sign-less place is named in speech instead
+        facts.append(f"f_{ev.id}_place")
+    facts += [f"f_{ev.id}_brought_{o}" for o in c.props]
+    seconds = duration()
+    return Shot(
+        id=f"{c.clip_id}_s{c.index:02d}",
+        clip_id=c.clip_id,
+        index=c.index,
+        start=c.start,
+        duration_s=seconds,
+        place=ev.place,
+        time_of_day=time_of_day(c.start),
+        day_of_week=weekday_name(c.start),
+        season=season_of(c.start.date()),
+        occasion=ev.occasion,
+        weather=ev.weather,
+        visible=c.visible,
+        extras=rng.randint(0, 2) if place.kind in CROWD_KINDS else 0,
+        focus=c.visible[:1] if c.composition != "wide" else [],
+        outfits={p: outfits[p] for p in c.visible},
+        props=c.props,
+        holders={o: owner[o] for o in c.props if owner[o]},
+        composition=c.composition,
+        camera=c.camera,
+        blocking=", ".join(world.person(p).name for p in c.visible) + " from left to right",
+        dialogue=c.dialogue,
+        audio_strategy=strategy,
+        audio_cues=["footsteps"] if strategy == "ambient_sfx" else [],
+        evidence_facts=facts,
+    )
