@@ -26,6 +26,7 @@ from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
 from mnemoforge.run_inputs import (  # re-exported: callers import these from the pipeline
     RunStateError,
+    lexicon_hash,
     load_observations,
     load_questions,
     load_run_meta,
@@ -116,6 +117,7 @@ class BuildContext:
         """Cache key: theme content, seed, code version, and each stage's version and source so far."""
         parts: list[object] = [self.theme_sha, self.seed, __version__, self.theme.family]
         parts.append(packs_hash(self.theme))  # the content packs the theme names
+        parts.append(lexicon_hash())  # the shipped word lists (assets/lexicon/)
         fam = self.family.stage_modules
         for s in STAGES[: STAGES.index(stage) + 1]:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))

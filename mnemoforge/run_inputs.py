@@ -96,6 +96,15 @@ def prompts_hash(theme: Theme) -> str:
     return content_hash(*[(p.name, p.read_bytes().hex()) for p in sorted(folder.glob("*.txt"))])
 
 
+def lexicon_hash() -> str:
+    """The shipped general-English word lists (``assets/lexicon/*.yaml``: relation words, generic
+    dialogue wordings): data the generators read like code, so part of every stage's key."""
+    from mnemoforge.theme_io import ASSETS
+
+    files = sorted((ASSETS / "lexicon").glob("*.yaml"))
+    return content_hash(*[(p.name, p.read_bytes().hex()) for p in files])
+
+
 class RunStateError(RuntimeError):
     """A run folder cannot be frozen as asked (unfinished, or built by other code)."""
 

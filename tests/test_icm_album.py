@@ -17,7 +17,7 @@ from PIL import Image
 
 from mnemoforge.backends.video import probe
 from mnemoforge.generators.icm.check import check_icm_theme
-from mnemoforge.generators.icm.dialogue import Dialogue
+from mnemoforge.generators.icm.dialogue import Dialogue, generic_lines
 from mnemoforge.generators.icm.render import SpeechFitError, place_lines
 from mnemoforge.generators.icm.render_audit import camera_safe, shot_problems
 from mnemoforge.generators.icm.world import plan_world
@@ -272,6 +272,17 @@ def test_line_banks_type_their_slots() -> None:
         if got:
             counts[got[1]] += 1
     assert counts and max(counts.values()) <= theme.album.max_line_repeats
+
+
+def test_a_theme_without_line_banks_speaks_the_generic_wordings() -> None:
+    generic, choice = generic_lines()  # assets/lexicon/line_banks.yaml, validated as a LineBank
+    assert generic.habit and generic.place and generic.promise and generic.plan and len(choice) >= 2
+    theme = load_theme(DEFAULT_THEME)
+    bare = theme.model_copy(update={"album": theme.album.model_copy(update={"dialogue": LineBank()})})
+    talk = Dialogue(bare)
+    act = next(a for a in bare.activities if not a.bank().habit)
+    assert talk.templates(act, "habit") == generic.habit  # nothing of the theme's own
+    assert talk.templates(act, "choice", key="no_such_key") == list(choice)
 
 
 def test_speech_is_placed_without_cutting() -> None:

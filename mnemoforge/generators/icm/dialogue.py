@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from functools import cache
 
-from mnemoforge.schemas.icm_rules import DEFAULT_BANK, GENERIC_CHOICE, LineBank, template_slots
+import yaml
+
+from mnemoforge.schemas.icm_rules import LineBank, template_slots
 from mnemoforge.schemas.theme import ActivitySpec, Theme
+from mnemoforge.theme_io import ASSETS
+
+LINE_BANKS_FILE = ASSETS / "lexicon" / "line_banks.yaml"
 
 # espeak-ng measured on the shipped voices: seconds ~ lead + k * chars * 10 / rate (words/min),
 # with margin (a 58-character line at rate 125 speaks in 5.9 s; the estimate says 6.4 s)
@@ -20,6 +26,15 @@ def estimate_seconds(text: str, rate: int) -> float:
     return EST_LEAD_S + EST_PER_CHAR * len(text) / rate
 
 
+@cache
+def generic_lines() -> tuple[LineBank, tuple[str, ...]]:
+    """The generic wordings used where a theme gives none (``assets/lexicon/line_banks.yaml``):
+    a line bank, and the fallback wordings of a choice key with none of its own."""
+    data = yaml.safe_load(LINE_BANKS_FILE.read_text(encoding="utf-8"))
+    choice = tuple(data.pop("choice"))
+    return LineBank.model_validate(data), choice
+
+
 class Dialogue:
     """Picks line wordings for one album, counting every text it hands out."""
 
@@ -27,7 +42,7 @@ class Dialogue:
         self.max_repeats = theme.album.max_line_repeats
         self.used: Counter[str] = Counter()
         self.mentioned: Counter[str] = Counter()  # habit / relation facts stated so far
-        base = DEFAULT_BANK.merged(theme.album.dialogue)
+        base = generic_lines()[0].merged(theme.album.dialogue)
         self.banks = {a.id: base.merged(a.bank()) for a in theme.activities}
 
     def bank(self, act: ActivitySpec) -> LineBank:
@@ -36,7 +51,7 @@ class Dialogue:
     def templates(self, act: ActivitySpec, function: str, key: str | None = None) -> list[str]:
         bank = self.banks[act.id]
         if function == "choice":
-            return list(bank.choice.get(key or "", [])) or list(GENERIC_CHOICE)
+            return list(bank.choice.get(key or "", [])) or list(generic_lines()[1])
         return list(getattr(bank, function))
 
     def pick(
