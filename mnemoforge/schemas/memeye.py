@@ -164,7 +164,7 @@ class ScenarioSpec(_Strict):
     title: str = Field(min_length=1)
     kind: SceneKind
     scenes: list[str] = Field(
-        min_length=2, max_length=4, description="scene names as the user says them, e.g. 'the spare room'"
+        min_length=2, max_length=4, description="scene names as the user says them, e.g. 'the boathouse'"
     )
     sessions: int = Field(default=4, ge=2, le=20)
     chat_rounds: int = Field(default=1, ge=0, le=4, description="image-free rounds per session")

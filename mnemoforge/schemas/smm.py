@@ -72,7 +72,7 @@ class AttributeSpec(_Strict):
 
 class EntityKindSpec(_Strict):
     kind: str = Field(pattern=ID)
-    noun: str = Field(description="how questions call it: 'project', 'customer trip'")
+    noun: str = Field(description="how questions call it: 'project', 'field survey'")
     membership: Literal["one", "many"] = Field(
         default="many", description="one: every person belongs to exactly one entity of this kind"
     )
@@ -114,7 +114,7 @@ class ProfileFieldSpec(_Strict):
 
 class PreferenceSpec(_Strict):
     key: str = Field(pattern=ID)
-    noun: str = Field(description="'seat', 'coffee order'")
+    noun: str = Field(description="'seat', 'locker number'")
     values: list[str] = Field(min_length=4)
     phrases: list[str] = Field(
         default_factory=lambda: ["I'll go with {value} this time.", "{value} for me, please."],

@@ -187,7 +187,7 @@ class ActivitySpec(Strict):
     """An event kind the planner schedules on the timeline."""
 
     id: str = Field(pattern=ID_RE)
-    verb: str = Field(description="past-tense phrase, e.g. 'went hiking'")
+    verb: str = Field(description="past-tense phrase, e.g. 'went rowing'")
     noun: str = Field(description="noun phrase, e.g. 'the hike'")
     places: list[str] = Field(min_length=1)
     min_people: int = Field(default=2, ge=1, le=6)

@@ -1,4 +1,4 @@
-"""The ``shelf`` scene kind (brand memory): a shop shelf photographed on visits.
+"""The ``shelf`` scene kind: a shop shelf photographed on visits.
 
 X1 gist: the product line stocked in the middle (coffee bags, tea boxes, cereal boxes, pasta
 packs); X2: a shop fixture standing left / right; X3: four look-alike jars on the top shelf, one
