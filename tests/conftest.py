@@ -34,6 +34,7 @@ BUILD_GROUPS = {
     "memeye_build": "memeye",
     "ferry_release": "ferry",
     "bakery_release": "bakery",
+    "default_release": "default",  # integration (CI): the full-size build, once per run
 }
 FAMILY_PARAMS = {"icm": "tiny", "smm": "smm", "memeye": "memeye"}
 
@@ -47,22 +48,52 @@ def _xdist_group(item: pytest.Item) -> str:
     return next((g for f, g in BUILD_GROUPS.items() if f in names), item.nodeid.split("::")[0])
 
 
+# CPU seconds of the largest groups of the default suite (measured; see README: Testing), so the
+# scheduler hands them out first: the last group to start then is a small one, and the two
+# workers finish together. A group not named here counts ``DEFAULT_TEST_COST`` per test.
+GROUP_COST = {"smm": 45.0, "tiny": 45.0, "tests/test_memeye_units.py": 25.0, "memeye": 25.0, "default": 80.0}
+DEFAULT_TEST_COST = 0.3
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # an xdist worker sees `--dist` as "no" and the choice as `loadgroup` (xdist/remote.py)
     grouped = getattr(config.option, "loadgroup", False) or config.getoption("dist", "no") == "loadgroup"
+    groups: dict[int, str] = {}
     for item in items:
         if any(name in INTEGRATION_FIXTURES for name in getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
-        if grouped and not item.get_closest_marker("xdist_group"):
-            _join_group(item, _xdist_group(item))
+        if grouped:
+            mark = item.get_closest_marker("xdist_group")  # a test's own mark wins (a build it asks for late)
+            if mark is None:
+                groups[id(item)] = _xdist_group(item)
+            else:  # as xdist reads the mark
+                groups[id(item)] = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            _join_group(item, groups[id(item)], mark=mark is None)
+    if grouped:
+        _costliest_groups_first(items, groups)
 
 
-def _join_group(item: pytest.Item, group: str) -> None:
+def _costliest_groups_first(items: list[pytest.Item], groups: dict[int, str]) -> None:
+    """Order the items group by group, the costliest group first (ties: collection order); within a
+    group the collection order stays. With ``--no-loadscope-reorder`` (pyproject's addopts) xdist
+    hands out the groups in this order, so the largest start first (longest processing time first)."""
+    count: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        g = groups[id(item)]
+        count[g] = count.get(g, 0) + 1
+        first.setdefault(g, i)
+    cost = {g: GROUP_COST.get(g, DEFAULT_TEST_COST * n) for g, n in count.items()}
+    items.sort(key=lambda item: (-cost[groups[id(item)]], first[groups[id(item)]]))
+
+
+def _join_group(item: pytest.Item, group: str, mark: bool = True) -> None:
     """What xdist's loadgroup does for an `xdist_group` mark: the scheduler groups by the nodeid's
     ``@group`` suffix. xdist 3.8 writes it to ``item._nodeid``, which pytest 9 no longer reads (the
     id is ``item._id``), so it is set here, for both."""
-    item.add_marker(pytest.mark.xdist_group(group))
+    if mark:
+        item.add_marker(pytest.mark.xdist_group(group))
     nodeid = f"{item.nodeid}@{group}"
     if hasattr(item, "_id"):
         from _pytest.nodeid import NodeId

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -10,9 +11,11 @@ import numpy as np
 import pytest
 
 REASON = "needs the ml extra: pip install 'mnemoforge[ml]'"
-torch = pytest.importorskip("torch", reason=REASON)
-pytest.importorskip("diffusers", reason=REASON)
-pytest.importorskip("transformers", reason=REASON)
+# checked without importing: torch and diffusers are imported by the first test that runs here, so
+# collecting the suite (once per xdist worker) does not pay for them
+pytestmark = pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("torch", "diffusers", "transformers")), reason=REASON
+)
 
 from mnemoforge.backends.image import (  # noqa: E402
     ImageBackend,
@@ -65,6 +68,8 @@ SCENE = SceneRequest(
 @pytest.fixture(scope="module", autouse=True)
 def _one_thread() -> Iterator[None]:
     """One torch thread: on a busy 2-core machine OpenMP spin-waits make tiny convolutions ~100x slower."""
+    import torch
+
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

@@ -46,7 +46,13 @@ def session_numbers(conv: dict) -> list[int]:
     return [int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k)]
 
 
-@pytest.mark.parametrize("which", ["small", pytest.param("full", marks=pytest.mark.integration)])
+@pytest.mark.parametrize(
+    "which",
+    [
+        pytest.param("small", marks=pytest.mark.xdist_group("tiny")),  # peer_release is tiny_build's
+        pytest.param("full", marks=[pytest.mark.integration, pytest.mark.xdist_group("default")]),
+    ],
+)
 def test_layout_is_locomo10s(which: str, request: pytest.FixtureRequest) -> None:
     export = request.getfixturevalue(which)
     release = request.getfixturevalue("peer_release" if which == "small" else "default_release")

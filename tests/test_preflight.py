@@ -129,18 +129,22 @@ def _run_counts(run_dir: Path) -> tuple[int, int]:
     return sum(m["path"].endswith(".png") for m in media), candidates
 
 
-def test_preflight_matches_what_smm_and_memeye_builds_made(smm_release, memeye_release: Path) -> None:
-    """The estimate of the shipped smm and memeye themes against their builds (session fixtures)."""
+@pytest.mark.parametrize("family", ["smm", "memeye"])
+def test_preflight_matches_what_smm_and_memeye_builds_made(
+    family: str, request: pytest.FixtureRequest
+) -> None:
+    """The estimate of the shipped smm and memeye themes against their builds (session fixtures;
+    one family per test, so each runs with its own build, tests/conftest.py)."""
     from mnemoforge.theme_io import THEMES_DIR
 
-    memeye_run = Path(json.loads((memeye_release / "config.resolved.json").read_text())["run_id"])
-    runs = {
-        "office_launch": smm_release.run_dir,
-        "visual_diary": memeye_release.parents[2] / "runs" / memeye_run,
-    }
-    for name, run_dir in runs.items():
-        pf = preflight(THEMES_DIR / f"{name}.yaml")
-        images, n = _run_counts(run_dir)
-        assert pf.plan["images"] == images, name
-        # smm plans its candidates exactly; memeye over-generates each cell and may fall short
-        assert pf.plan["candidates"] == n if name == "office_launch" else pf.plan["candidates"] >= n, name
+    if family == "smm":
+        name, run_dir = "office_launch", request.getfixturevalue("smm_release").run_dir
+    else:
+        memeye_release: Path = request.getfixturevalue("memeye_release")
+        memeye_run = Path(json.loads((memeye_release / "config.resolved.json").read_text())["run_id"])
+        name, run_dir = "visual_diary", memeye_release.parents[2] / "runs" / memeye_run
+    pf = preflight(THEMES_DIR / f"{name}.yaml")
+    images, n = _run_counts(run_dir)
+    assert pf.plan["images"] == images, name
+    # smm plans its candidates exactly; memeye over-generates each cell and may fall short
+    assert pf.plan["candidates"] == n if name == "office_launch" else pf.plan["candidates"] >= n, name
