@@ -28,6 +28,9 @@ _PUNCT = str.maketrans({c: " " for c in string.punctuation + "\u2018\u2019\u201c
 _SET_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b|\bplus\b)\s*")
 
 
+# _fold, normalize and answer_parts are pure and called on the same few thousand option and
+# answer strings over and over (option draws, judges, option-prior screens): cached per process
+@lru_cache(maxsize=65536)
 def _fold(text: str) -> str:
     """Lowercase, strip accents and possessive 's."""
     text = unicodedata.normalize("NFKD", text)
@@ -35,12 +38,14 @@ def _fold(text: str) -> str:
     return re.sub(r"(\w)['\u2019]s\b", r"\1", text)
 
 
+@lru_cache(maxsize=65536)
 def normalize(text: str) -> str:
     """SQuAD-style normalisation: lowercase, no punctuation, no articles, number words as digits."""
     words = _fold(text).translate(_PUNCT).split()
     return " ".join(NUMBER_WORDS.get(w, w) for w in words if w not in ARTICLES)
 
 
+@lru_cache(maxsize=65536)
 def answer_parts(text: str) -> frozenset[str]:
     """A name list ("A, B and C") as a set of normalised parts; a single answer is a 1-set."""
     parts = (normalize(p) for p in _SET_SPLIT.split(_fold(text)))
