@@ -40,52 +40,79 @@ FAMILY_PARAMS = {"icm": "tiny", "smm": "smm", "memeye": "memeye"}
 
 
 def _xdist_group(item: pytest.Item) -> str:
+    # a build the test asks for by name first (`test_round_trip[memeye]` is the memeye *format*
+    # of tiny_build's release), then a family parameter that picks its build at run time
+    names = getattr(item, "fixturenames", ())
+    for fixture, group in BUILD_GROUPS.items():
+        if fixture in names:
+            return group
     callspec = getattr(item, "callspec", None)
     for value in callspec.params.values() if callspec else ():
         if isinstance(value, str) and value in FAMILY_PARAMS:
             return FAMILY_PARAMS[value]
-    names = getattr(item, "fixturenames", ())
-    return next((g for f, g in BUILD_GROUPS.items() if f in names), item.nodeid.split("::")[0])
+    return item.nodeid.split("::")[0]
 
 
-# CPU seconds of the largest groups of the default suite (measured; see README: Testing), so the
-# scheduler hands them out first: the last group to start then is a small one, and the two
-# workers finish together. A group not named here counts ``DEFAULT_TEST_COST`` per test.
-GROUP_COST = {"smm": 45.0, "tiny": 45.0, "tests/test_memeye_units.py": 25.0, "memeye": 25.0, "default": 80.0}
-DEFAULT_TEST_COST = 0.3
+# CPU seconds of the largest groups' default-suite tests, builds included (measured under -n 2,
+# see README: Testing), so the scheduler hands them out first: the last group to start then is a
+# small one, and the two workers finish together. Another group counts ``TEST_COST`` a test; an
+# integration test adds ``INTEGRATION_TEST_COST`` (subprocess builds, Prefect, Dask), so under
+# CI's command the groups carrying them (`tiny`, `default`: the full-size build) go first.
+GROUP_COST = {
+    "tiny": 53.0,
+    "smm": 45.0,
+    "tests/test_memeye_units.py": 25.5,
+    "memeye": 24.0,
+    "default": 45.0,
+    "tests/test_image_diffusers.py": 8.3,
+    "tests/test_speech.py": 7.3,
+    "tests/test_second_theme.py": 5.7,
+}
+TEST_COST = 0.3
+INTEGRATION_TEST_COST = 10.0
+
+
+def _grouped(config: pytest.Config) -> bool:
+    # an xdist worker sees `--dist` as "no" and the choice as `loadgroup` (xdist/remote.py)
+    return bool(getattr(config.option, "loadgroup", False) or config.getoption("dist", "no") == "loadgroup")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # an xdist worker sees `--dist` as "no" and the choice as `loadgroup` (xdist/remote.py)
-    grouped = getattr(config.option, "loadgroup", False) or config.getoption("dist", "no") == "loadgroup"
-    groups: dict[int, str] = {}
     for item in items:
         if any(name in INTEGRATION_FIXTURES for name in getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
-        if grouped:
+        if _grouped(config):
             mark = item.get_closest_marker("xdist_group")  # a test's own mark wins (a build it asks for late)
             if mark is None:
-                groups[id(item)] = _xdist_group(item)
+                _join_group(item, _xdist_group(item))
             else:  # as xdist reads the mark
-                groups[id(item)] = str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-            _join_group(item, groups[id(item)], mark=mark is None)
-    if grouped:
-        _costliest_groups_first(items, groups)
+                name = mark.args[0] if mark.args else mark.kwargs.get("name", "default")
+                _join_group(item, str(name), mark=False)
 
 
-def _costliest_groups_first(items: list[pytest.Item], groups: dict[int, str]) -> None:
+@pytest.hookimpl(tryfirst=True)  # after `-m` deselected (only the tests that run count), before an
+def pytest_collection_finish(session: pytest.Session) -> None:  # xdist worker reports its collection
+    if _grouped(session.config):
+        _costliest_groups_first(session.items)
+
+
+def _costliest_groups_first(items: list[pytest.Item]) -> None:
     """Order the items group by group, the costliest group first (ties: collection order); within a
     group the collection order stays. With ``--no-loadscope-reorder`` (pyproject's addopts) xdist
     hands out the groups in this order, so the largest start first (longest processing time first)."""
-    count: dict[str, int] = {}
+    cost: dict[str, float] = {}
     first: dict[str, int] = {}
+    group = {id(item): item.nodeid.rsplit("@", 1)[-1] for item in items}
     for i, item in enumerate(items):
-        g = groups[id(item)]
-        count[g] = count.get(g, 0) + 1
+        g = group[id(item)]
+        if item.get_closest_marker("integration"):
+            unit = INTEGRATION_TEST_COST
+        else:  # a measured group's default-suite tests are in its GROUP_COST
+            unit = 0.0 if g in GROUP_COST else TEST_COST
+        cost[g] = cost.get(g, GROUP_COST.get(g, 0.0)) + unit
         first.setdefault(g, i)
-    cost = {g: GROUP_COST.get(g, DEFAULT_TEST_COST * n) for g, n in count.items()}
-    items.sort(key=lambda item: (-cost[groups[id(item)]], first[groups[id(item)]]))
+    items.sort(key=lambda item: (-cost[group[id(item)]], first[group[id(item)]]))
 
 
 def _join_group(item: pytest.Item, group: str, mark: bool = True) -> None:
