@@ -18,7 +18,7 @@ LINE = re.compile(r"^  - (l\d+)( \[shot 0\])? (\w+), ([\d.]+) s: ", re.M)
 DURATIONS = re.compile(r"duration is seconds, one of ([\d, ]+)")
 LEAD, GAP, TAIL = 0.3, 0.25, 0.3
 FRAMINGS = ("medium", "close")  # speakers' shots alternate: medium with a second person, close alone
-CAMERAS = ("zoom_out", "zoom_in", "pan_right", "static")
+CAMERAS = ("static", "zoom_in", "pan_right", "zoom_out")  # by shot index: the moves first
 
 
 def clips_in(prompt: str) -> dict[str, dict[str, Any]]:

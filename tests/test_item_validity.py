@@ -89,7 +89,7 @@ def test_distractors_follow_the_rules(icm_items) -> None:  # type: ignore[no-unt
             assert not any(also_true_relation(q.answer, x) for x in d), (q.id, d)
         if fn == "habit_of":
             assert not set(d) & set(world.person(args["person"]).habits)
-        if fn in ("count_events", "count_together"):
+        if fn in ("count_events", "count_together", "count_brought"):
             vals = sorted(int(x) for x in opts)
             assert vals == list(range(vals[0], vals[0] + 4)) and vals[0] >= 0
 

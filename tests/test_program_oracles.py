@@ -27,6 +27,7 @@ def test_every_registered_program_has_an_oracle_here() -> None:
         "who_brought", "usual_choice", "habit_of", "relation_to",
         "usual_place", "shared_activity", "count_together", "choice_change", "promised_item",
         "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
+        "count_brought",
         "entity_value", "member_attribute", "member_lead_profile", "latest_value", "member_latest_value",
         "preference_of", "function_call",
         "visual_attr", "visual_pair", "visual_pair_mixed", "visual_total", "visual_latest",
@@ -126,6 +127,21 @@ def test_count_events_counts_inclusive_month_range_of_the_persons_events() -> No
             from_month="2025-05",
             to_month="2025-06",
         )
+
+
+def test_count_events_at_a_place_counts_there_only_and_reads_the_places() -> None:
+    facts = (
+        event("e1", "swim", 2, "park", ["ana"])
+        + event("e2", "swim", 3, "park", ["ana", "bo"])
+        + event("e3", "swim", 4, "pier", ["ana"])  # another place
+        + event("e4", "swim", 4, "park", ["bo"])  # not Ana's
+    )
+    span = {"from_month": "2025-02", "to_month": "2025-05"}
+    v = view(*facts)
+    assert run("count_events", v, person="ana", activity="swim", place="park", **span) == "2"  # e1, e2
+    assert v.read == {"e1_act", "e2_act", "e1_att_ana", "e2_att_ana", "e1_at", "e2_at"}
+    with pytest.raises(Unanswerable):  # one swim at the pier
+        run("count_events", view(*facts), person="ana", activity="swim", place="pier", **span)
 
 
 def test_frequent_companion_needs_a_unique_maximum_of_at_least_two() -> None:
@@ -514,6 +530,31 @@ def test_usual_place_and_shared_activity_and_count_together() -> None:
     assert run("count_together", view(*facts), person="ana", other="bo", activity="swim", **span) == "2"
     with pytest.raises(Unanswerable):  # a single shared hike is no cross-episode count
         run("count_together", view(*facts), person="ana", other="bo", activity="hike", **span)
+
+
+def test_count_brought_counts_the_owners_events_with_the_object_in_the_window() -> None:
+    facts = (
+        event("e1", "swim", 1, "pier", ["ana", "bo"])
+        + event("e2", "swim", 2, "pier", ["ana"])
+        + event("e3", "swim", 3, "park", ["ana", "bo"])
+        + event("e4", "hike", 3, "park", ["ana"], day=9)  # a hike: not counted for swims
+        + event("e5", "swim", 6, "pier", ["ana"])  # outside the window
+        + [
+            F("b1", "brought", "ana", "kite", ev="e1", when=at(1, 3)),
+            F("b3", "brought", "ana", "kite", ev="e3", when=at(3, 3)),
+            F("b3f", "brought", "bo", "flask", ev="e3", when=at(3, 3)),  # Bo's, not Ana's kite
+            F("b4", "brought", "ana", "kite", ev="e4", when=at(3, 9)),
+            F("b5", "brought", "ana", "kite", ev="e5", when=at(6, 3)),
+        ]
+    )
+    span = {"from_month": "2025-01", "to_month": "2025-03"}
+    v = view(*facts)
+    assert run("count_brought", v, person="ana", object="kite", activity="swim", **span) == "2"  # e1, e3
+    assert v.read == {"b1", "b3", "e1_act", "e3_act", "e1_att_ana", "e3_att_ana"}
+    with pytest.raises(Unanswerable):  # brought once to a hike: no cross-episode count
+        run("count_brought", view(*facts), person="ana", object="kite", activity="hike", **span)
+    with pytest.raises(Unanswerable):  # Bo brought the flask once
+        run("count_brought", view(*facts), person="bo", object="flask", activity="swim", **span)
 
 
 def promise_world() -> list[Fact]:

@@ -20,9 +20,12 @@ SLOTS: dict[str, frozenset[str]] = {
     "habit": frozenset({"name", "habit"}),
     "choice": frozenset({"value", "other"}),
     "place": frozenset({"place", "other"}),
-    "promise": frozenset({"object", "noun", "other"}),
-    "plan": frozenset({"noun", "place", "other"}),
+    "promise": frozenset({"object", "noun"}),
+    "plan": frozenset({"noun", "place"}),
 }
+"""A promise or plan line names no one else: an addressee named beside the object or the planned
+outing is most often one of the people who come to it, so the line would answer the
+who-came-along items from text alone."""
 
 
 class _Strict(BaseModel):

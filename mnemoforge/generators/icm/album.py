@@ -156,24 +156,21 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
 
 
 def _statements(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: random.Random) -> list[Line]:
-    """Promises and plans made at this event, each said by the person who makes it."""
+    """Promises and plans made at this event, each said by the person who makes it, naming no one
+    else (an addressee is most often among those who come along next time: see ``SLOTS``)."""
     nouns = {e.activity: e.noun for e in world.events}
     out: list[Line] = []
     for f in world.facts:
         if f.event != ev.id or f.kind not in ("promised", "planned"):
             continue
-        others = [q for q in ev.participants if q != f.subject]
-        other = rng.choice(others) if others else None
-        slots = {"other": world.person(other).name} if other else {}
         if f.kind == "promised":
-            slots |= {"object": world.object(f.object).name, "noun": nouns[str(f.value)]}
+            slots = {"object": world.object(f.object).name, "noun": nouns[str(f.value)]}
             got = talk.pick(act, "promise", slots, rng, required=True)
         else:
-            slots |= {"noun": nouns[f.object], "place": world.place(str(f.value)).name}
+            slots = {"noun": nouns[f.object], "place": world.place(str(f.value)).name}
             got = talk.pick(act, "plan", slots, rng, required=True)
         if got:
-            names = [other] if other and "{other}" in got[0] else []
-            out.append((f.subject, got[1], names, [f.id]))
+            out.append((f.subject, got[1], [], [f.id]))
     return out
 
 

@@ -39,11 +39,12 @@ def _places_told(world: World) -> set[str]:
 
 def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
     months = sorted({e.start.strftime("%Y-%m") for e in world.events})
-    quarters = [months[i : i + 3] for i in range(0, len(months), 3)]
     windows = _windows(months)
     span = {"from_month": months[0], "to_month": months[-1]} if months else {}
     acts: dict[str, set[str]] = {}
     told = _places_told(world)
+    several = {a for a in {e.activity for e in world.events} if len({e.place for e in world.events
+               if e.activity == a}) > 1}  # fmt: skip
     for ev in world.events:
         month, day = ev.start.strftime("%Y-%m"), ev.start.strftime("%Y-%m-%d")
         for p in ev.participants:
@@ -58,20 +59,26 @@ def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
                 if o > p and ev.id not in told:
                     yield T["recall.place.v1"], {**base, "other": o}
                     yield T["recall.place.day.v1"], {**dayb, "other": o}
+                if o > p:  # a count over clips: no place is read, so a told place does not matter
                     pair = {"person": p, "other": o, "activity": ev.activity}
-                    for q in quarters:
-                        yield T["retrieval.together.v1"], {**pair, "from_month": q[0], "to_month": q[-1]}
+                    for lo, hi in windows:
+                        yield T["retrieval.together.v1"], {**pair, "from_month": lo, "to_month": hi}
             yield T["retrieval.count.month.v1"], {
                 "person": p, "activity": ev.activity, "from_month": month, "to_month": month
             }  # fmt: skip
-            for q in quarters:
-                yield (
-                    T["retrieval.count.v1"],
-                    {"person": p, "activity": ev.activity, "from_month": q[0], "to_month": q[-1]},
-                )
+            for lo, hi in windows:
+                counted = {"person": p, "activity": ev.activity, "from_month": lo, "to_month": hi}
+                yield T["retrieval.count.v1"], counted
+                if ev.activity in several:  # held at more than one place: counted at each
+                    yield T["retrieval.count.place.v1"], {**counted, "place": ev.place}
         for o in ev.objects:
             yield T["retrieval.binding.v1"], {"object": o, "activity": ev.activity, "month": month}
             yield T["retrieval.binding.day.v1"], {"object": o, "activity": ev.activity, "day": day}
+            owner = world.object(o).owner
+            for lo, hi in windows if owner else ():  # how often the owner brought it, over the clips
+                yield T["retrieval.brought.count.v1"], {
+                    "person": owner, "object": o, "activity": ev.activity, "from_month": lo, "to_month": hi
+                }  # fmt: skip
     yield from _statement_candidates(world)
     yield from _profile_candidates(world, acts, windows, span)
 

@@ -42,6 +42,34 @@ FORMS: dict[str, tuple[tuple[str, str], ...]] = {
         ("count.often", "From {from} to {to}, how often was {person} there when people {verb}?"),
         ("count.among", "Counting from {from} to {to}, how many times was {person} among those who {verb}?"),
     ),
+    "retrieval.brought.count.v1": (
+        (
+            "brought.times",
+            "How many times did {person} bring the {object} when people {verb} between {from} and {to}?",
+        ),
+        (
+            "brought.between",
+            "Between {from} and {to}, how often did {person} have the {object} along when people {verb}?",
+        ),
+        (
+            "brought.counting",
+            "From {from} to {to}, how many times did {person} have the {object} when people {verb}?",
+        ),
+    ),
+    "retrieval.together.v1": (
+        (
+            "together.both",
+            "How many times were {person} and {other} both there when people {verb} between {from} and {to}?",
+        ),
+        (
+            "together.between",
+            "Between {from} and {to}, how often did {person} and {other} both join in when people {verb}?",
+        ),
+        (
+            "together.count",
+            "From {from} to {to}, how often were {person} and {other} together when people {verb}?",
+        ),
+    ),
     "retrieval.companion.v1": (
         ("companion.most", "Across the album, who most often joined {person} when {subj} {verb}?"),
         ("companion.whole", "Over the whole album, who was with {person} most often when {subj} {verb}?"),

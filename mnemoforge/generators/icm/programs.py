@@ -137,17 +137,23 @@ def _events_with(view: FactView, person: str, activity: str) -> dict[str, Fact]:
 
 @program
 def count_events(view: FactView, args: dict[str, Any]) -> str:
-    """How many times the person did an activity between two months (inclusive)."""
+    """How many times the person did an activity between two months (inclusive), at ``place``
+    where the item names one (each counted event's place is then read: where it is established)."""
+    ix = index(view)
+    place = args.get("place")
     evs = {
         e: f
         for e, f in _events_with(view, args["person"], args["activity"]).items()
         if args["from_month"] <= _month(f) <= args["to_month"]
+        and (place is None or any(p.object == place for p in ix.places.get(e, [])))
     }
     if len(evs) < 2:
         raise Unanswerable(f"{len(evs)} events: not a cross-episode count")
     view.mark(evs.values())
     for e in evs:
         attended(view, args["person"], e)
+        if place is not None:
+            view.mark(ix.places.get(e, []))
     return str(len(evs))
 
 

@@ -185,6 +185,26 @@ def plan_companions(view: FactView, args: dict[str, Any]) -> str:
     return _companions(view, ev, args["person"])
 
 
+@program
+def count_brought(view: FactView, args: dict[str, Any]) -> str:
+    """How many of the person's events of an activity (between two months, inclusive) they brought
+    the object to: counted over the clips where it is seen with them."""
+    ix = index(view)
+    hits = [
+        f
+        for f in view.of_kind("brought")
+        if f.subject == args["person"] and f.object == args["object"] and f.event in ix.activity
+        and ix.activity[f.event].object == args["activity"] and in_window(ix.activity[f.event], args)
+    ]  # fmt: skip
+    if len(hits) < 2:
+        raise Unanswerable(f"{len(hits)} events with it: not a cross-episode count")
+    view.mark(hits)
+    view.mark(ix.activity[f.event] for f in hits)
+    for f in hits:
+        attended(view, args["person"], str(f.event))
+    return str(len(hits))
+
+
 def _mine(view: FactView, args: dict[str, Any]) -> dict[str, Fact]:
     """The person's events (inside the optional window): id -> activity fact."""
     ix = index(view)

@@ -104,6 +104,18 @@ T = {
             "What is the name of the person who brought the {object} when people {verb} on {day}?",
         ),
         _t(
+            "retrieval.brought.count.v1",
+            RETRIEVAL,
+            "count_brought",
+            "How many times did {person} bring the {object} when people {verb} between {from} and {to}?",
+        ),
+        _t(
+            "retrieval.count.place.v1",
+            RETRIEVAL,
+            "count_events",
+            "How many times did {person} {verb} at {place} between {from} and {to}?",
+        ),
+        _t(
             "retrieval.promise.v1",
             RETRIEVAL,
             "promise_companions",

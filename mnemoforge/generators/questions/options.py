@@ -116,6 +116,7 @@ SAME_POOL = {
     "promise_companions": "event_companions",
     "plan_companions": "event_companions",
     "count_together": "count_events",
+    "count_brought": "count_events",
     "usual_activity": "shared_activity",
     "closest_companion": "frequent_companion",
 }
