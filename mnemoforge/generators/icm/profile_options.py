@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import permutations
 
-from mnemoforge.generators.option_balance import balanced_distractors, semantic_available
+from mnemoforge.generators.option_balance import balanced_distractors, cost, semantic_available
 from mnemoforge.generators.questions.options import N_OPTIONS, rotations, with_options
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
@@ -56,11 +56,11 @@ def _values(world: World, q: Question) -> list[str]:
     return [p.name for p in world.people if p.id != q.program.args["person"]]
 
 
-def change_options(world: World, q: Question) -> Question:
+def change_options(world: World, q: Question, target: tuple[int, int]) -> Question:
     """Options of a ``from A to B`` item as a cycle A→B, B→C, C→D, D→A over two further values of
     the answer's type: every value stands once first and once second, so no option holds the
-    majority of a slot and none is the others' centre; of the (C, D) draws, the first that no
-    option-only rule reads (seeded order)."""
+    majority of a slot and none is the others' centre. Of the (C, D) draws no option-only rule
+    reads, the one whose length and centrality ranks come closest to ``target``."""
     a, b = q.answer.removeprefix("from ").split(" to ", 1)
     rest = [v for v in _values(world, q) if v not in (a, b)]
     pairs = list(permutations(rest, 2))
@@ -69,12 +69,23 @@ def change_options(world: World, q: Question) -> Question:
     derive_rng(world.seed, q.id, "options").shuffle(pairs)
     semantic = semantic_available()
     sets = [[f"from {b} to {c}", f"from {c} to {d}", f"from {d} to {a}"] for c, d in pairs[:24]]
-    pick = next((d for d in sets if not option_tell(q.question, [q.answer, *d], semantic)), sets[0])
+    clean = [d for d in sets if not option_tell(q.question, [q.answer, *d], semantic)] or sets
+    pick = min(clean, key=lambda d: round(cost([q.answer, *d], target, semantic), 6))
     return q.model_copy(update={"options": [q.answer, *pick], "rotations": rotations()})
 
 
 RIVALS = 2
 """At most this many of an item's distractors are the answer's rivals in the World."""
+SAME_TARGET = 3
+"""Draws at the item's own target before another target is tried."""
+
+
+def _tries(world: World, q: Question, target: tuple[int, int]) -> list[tuple[int, int]]:
+    """The item's target (:data:`SAME_TARGET` times), then every other target in a seeded order:
+    a set moved off its target lands on any rank alike, so over a release each rule stays at chance."""
+    others = [(a, b) for a in range(N_OPTIONS) for b in range(N_OPTIONS) if (a, b) != tuple(target)]
+    derive_rng(world.seed, q.id, "option_targets").shuffle(others)
+    return [tuple(target)] * SAME_TARGET + others  # type: ignore[list-item]
 
 
 def _rivals(world: World, q: Question) -> tuple[list[str], list[str]]:
@@ -104,16 +115,15 @@ def rival_options(world: World, q: Question, target: tuple[int, int]) -> Questio
     """Options of a usual-place or companion item holding up to :data:`RIVALS` of the answer's
     rivals (where P also held that activity, who else came along: the alternatives a guess would
     weigh, not a workplace offered for a family dinner), the rest balanced at ``target``; of the
-    targets tried in turn, the first set no option-only rule reads. None if the pool is too small."""
+    targets tried in turn (:func:`_tries`), the first set no option-only rule reads. None if the
+    pool is too small."""
     rng = derive_rng(world.seed, q.id, "options")
     rivals, pool = _rivals(world, q)
     rng.shuffle(rivals)
     fixed = rivals[:RIVALS]
     semantic = semantic_available()
     k = N_OPTIONS - 1 - len(fixed)
-    tries = [tuple(target)] + [
-        (a, b) for a in range(N_OPTIONS) for b in range(N_OPTIONS) if (a, b) != tuple(target)
-    ]
+    tries = _tries(world, q, target)
     first: list[str] | None = None
     for t in tries:
         rest = balanced_distractors(q.answer, pool, k, rng, fixed, t, semantic)  # type: ignore[arg-type]
@@ -133,7 +143,7 @@ def profile_options(world: World, q: Question, target: tuple[int, int]) -> Quest
     """``q`` with options: the set drawn at ``target``, or where an option-only rule reads its
     answer, the first set drawn at another target that none reads (the target's set if none)."""
     if q.program.fn in CHANGES:
-        return change_options(world, q)
+        return change_options(world, q, target)
     if q.program.fn in ("usual_place", "frequent_companion", "closest_companion"):
         got = rival_options(world, q, target)
         if got is not None:
@@ -142,8 +152,7 @@ def profile_options(world: World, q: Question, target: tuple[int, int]) -> Quest
     semantic = semantic_available()
     if not first.options or not option_tell(q.question, first.options, semantic):
         return first
-    others = [(a, b) for a in range(N_OPTIONS) for b in range(N_OPTIONS) if (a, b) != tuple(target)]
-    for t in others:
+    for t in _tries(world, q, target)[SAME_TARGET:]:
         alt = with_options(world, q, t)
         if alt.options and not option_tell(q.question, alt.options, semantic):
             return alt
