@@ -179,6 +179,25 @@ def test_places_are_established_before_items_rely_on_them(rel: dict) -> None:
             assert any(establishes(rel["obs"][oid], f) for oid in q["evidence"]), (q["id"], f)
 
 
+def test_no_line_names_a_person_at_a_place(rel: dict) -> None:
+    """A place's establishing line names nobody, and small talk names no place: a text search over
+    the transcripts must not learn who goes where (the Profile usual-place items read the media)."""
+    world: World = rel["world"]
+    places = [p.name.lower() for p in world.places]
+    speech = [o for o in rel["obs"].values() if o["kind"] == "speech" and o["episode"] != "c0000"]
+    told = [o for o in speech if any(e["fact"].endswith("_place") for e in o["expresses"])]
+    assert told  # the sign-less places are named aloud
+    for o in told:
+        assert not any(e["fact"].startswith("f_name_") for e in o["expresses"]), o["content"]
+        assert not any(p.name in o["content"] for p in world.people), o["content"]
+    small = [
+        o
+        for o in speech
+        if not o["expresses"] or all(e["fact"].startswith("f_name_") for e in o["expresses"])
+    ]
+    assert small and not [o["content"] for o in small if any(p in o["content"].lower() for p in places)]
+
+
 def test_release_covers_binding_promises_plans_and_routines(rel: dict) -> None:
     qs = rel["questions"]
     by_fn = Counter(q["program"]["fn"] for q in qs)

@@ -12,6 +12,7 @@ import pytest
 
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.profile_options import CHANGES, option_tell
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.option_balance import (
@@ -62,6 +63,7 @@ def test_distractors_follow_the_rules(icm_items) -> None:  # type: ignore[no-unt
     mcq = [q for q in qs if q.options]
     assert len(mcq) >= 0.8 * len(qs)
     names = {p.name for p in world.people}
+    screened = told = 0
     for q in mcq:
         opts, d = q.options or [], (q.options or [])[1:]
         assert len(set(opts)) == 4 and q.answer == opts[0], q.id
@@ -89,9 +91,30 @@ def test_distractors_follow_the_rules(icm_items) -> None:  # type: ignore[no-unt
             assert not any(also_true_relation(q.answer, x) for x in d), (q.id, d)
         if fn == "habit_of":
             assert not set(d) & set(world.person(args["person"]).habits)
+        if fn in CHANGES:  # a cycle A→B, B→C, C→D, D→A: each value once first and once second
+            pairs = [x.removeprefix("from ").split(" to ") for x in opts]
+            assert sorted(a for a, _ in pairs) == sorted(b for _, b in pairs), (q.id, opts)
+            assert len({a for a, _ in pairs}) == 4 and all(a != b for a, b in pairs), (q.id, opts)
+        if fn == "usual_place":  # places only, the activity's other places among them
+            assert set(d) <= {p.name for p in world.places}, q.id
+            rivals = {world.place(e.place).name for e in world.events if e.activity == args["activity"]}
+            assert rivals - {q.answer} <= set(d) or len(rivals - {q.answer}) > 2, (q.id, d)
+        if q.category == "profile_inference" and fn not in ("count_events", "usual_choice"):
+            screened += 1
+            told += option_tell(q.question, opts)
         if fn in ("count_events", "count_together", "count_brought"):
             vals = sorted(int(x) for x in opts)
             assert vals == list(range(vals[0], vals[0] + 4)) and vals[0] >= 0
+    # profile option sets are screened: an option-only rule reads the answer off at most a few
+    assert told <= max(1, 0.05 * screened), (told, screened)
+
+
+def test_option_tell_reads_a_decisively_short_or_overlapping_answer() -> None:
+    assert option_tell(
+        "What did Ana do most often?", ["hike", "family dinner", "project meeting", "market trip"]
+    )
+    assert option_tell("Who most often joined Li Hua?", ["Li Guo", "Chen Yu", "Wang Lei", "Zhao Min"])
+    assert not option_tell("Who most often joined Li Hua?", ["Li Guo", "Li Ming", "Wang Lei", "Zhao Min"])
 
 
 def test_answer_rank_by_length_and_centrality_is_spread() -> None:

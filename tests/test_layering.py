@@ -112,6 +112,7 @@ GENERATOR_VALIDATOR_IMPORTS: dict[str, set[str]] = {
         "mnemoforge.validators.answerers.option_solvers",
         "mnemoforge.validators.text_retrieval",
     },
+    "mnemoforge.generators.icm.profile_options": {"mnemoforge.validators.answerers.option_solvers"},
     "mnemoforge.generators.option_balance": {
         "mnemoforge.validators.answerers.embed_cache",
         "mnemoforge.validators.answerers.option_solvers",

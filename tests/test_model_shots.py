@@ -202,7 +202,7 @@ def _brief(theme: Theme) -> tuple[Any, sp.ClipBrief, list[dict]]:
             "lines: l0 is placed twice",
         ),
         (lambda s: [{**x, "props": []} for x in s], "facts: red_kite was brought and must be a prop"),
-        (lambda s: [{**s[0], "visible": ["ana"]}, *s[1:]], "facts: ben (Ben) attends"),
+        (lambda s: [{**x, "visible": ["ana"]} for x in s], "facts: ben (Ben) attends"),
         (lambda s: [], "shots: expected a non-empty list"),
         (lambda s: [{**s[0], "lines": [["l0"]]}, *s[1:]], "lines: shot 0 names ['l0'], not a line"),
         (lambda s: [{**s[0], "visible": "ana"}, *s[1:]], "visible: shot 0 needs a non-empty list"),
@@ -222,12 +222,18 @@ def test_speech_that_does_not_fit_its_shot_is_refused() -> None:
     theme = load_theme_from(_data("http://127.0.0.1:9/v1", clips=4))
     world, brief, good = _brief(theme)
     keys = {f"l{k}": ln for k, ln in enumerate(brief.lines)}
-    need = album.speech_need(world, [(keys[k].speaker, keys[k].text, [], []) for k in good[0]["lines"]])
-    assert 4 < need <= good[0]["duration"]  # the establishing shot's line needs more than 4 s
-    clip, problems = sp.validate_proposal(theme, world, brief, [{**good[0], "duration": 4}, *good[1:]])
-    assert clip is None and problems == [
-        f"duration: shot 0 is 4 s (its speech needs {need:.1f} s); allowed: [6, 8]"
-    ]
+    i = next(i for i, shot in enumerate(good) if shot["lines"])  # the first shot with speech
+    need = album.speech_need(world, [(keys[k].speaker, keys[k].text, [], []) for k in good[i]["lines"]])
+    assert 4 < need <= good[i]["duration"]  # its lines need more than 4 s
+    clip, problems = sp.validate_proposal(
+        theme, world, brief, [*good[:i], {**good[i], "duration": 4}, *good[i + 1 :]]
+    )
+    allowed = [d for d in theme.album.shot_durations if d >= need]
+    assert (
+        clip is None
+        and allowed
+        and problems == [f"duration: shot {i} is 4 s (its speech needs {need:.1f} s); allowed: {allowed}"]
+    )
 
 
 def load_theme_from(data: dict) -> Theme:

@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from mnemoforge.generators.icm import change_programs as _icm_changes  # noqa: F401  (registers)
 from mnemoforge.generators.icm import programs as _icm_programs  # noqa: F401  (registers)
 from mnemoforge.generators.icm import routine_programs as _icm_routines  # noqa: F401  (registers)
 from mnemoforge.generators.memeye import programs as _memeye_programs  # noqa: F401  (registers)
@@ -28,6 +29,7 @@ def test_every_registered_program_has_an_oracle_here() -> None:
         "usual_place", "shared_activity", "count_together", "choice_change", "promised_item",
         "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
         "count_brought",
+        "companion_change", "closest_change", "place_change", "activity_change",
         "entity_value", "member_attribute", "member_lead_profile", "latest_value", "member_latest_value",
         "preference_of", "function_call",
         "visual_attr", "visual_pair", "visual_pair_mixed", "visual_total", "visual_latest",
@@ -555,6 +557,65 @@ def test_count_brought_counts_the_owners_events_with_the_object_in_the_window() 
         run("count_brought", view(*facts), person="ana", object="kite", activity="hike", **span)
     with pytest.raises(Unanswerable):  # Bo brought the flask once
         run("count_brought", view(*facts), person="bo", object="flask", activity="swim", **span)
+
+
+def change_world() -> list[Fact]:
+    """Ana's year: swims with Bo at the pier until May, then with Cy at the park, and hikes late on."""
+    facts = (
+        event("e1", "swim", 1, "pier", ["ana", "bo"])
+        + event("e2", "swim", 2, "pier", ["ana", "bo", "cy"])
+        + event("e3", "swim", 3, "park", ["ana", "bo"])
+        + event("e4", "swim", 6, "park", ["ana", "cy"])
+        + event("e5", "swim", 7, "park", ["ana", "cy", "bo"])
+        + event("e6", "hike", 8, "park", ["ana", "cy"])
+        + event("e7", "hike", 9, "pier", ["ana", "dee"])
+        + event("e8", "hike", 10, "park", ["ana", "cy"])
+        + event("e9", "swim", 6, "pier", ["bo", "dee"])  # not Ana's
+    )
+    return [f.model_copy(update={"value": f.object + "ing"}) if f.kind == "activity" else f for f in facts]
+
+
+def test_companion_change_compares_clear_majorities_before_and_from_the_month() -> None:
+    v = view(*change_world())
+    # swims before June: Bo 3, Cy 1; from June: Cy 2, Bo 1
+    assert run("companion_change", v, person="ana", activity="swim", month="2025-06") == "from Bo to Cy"
+    assert {"e1_att_ana", "e1_att_bo", "e4_att_cy", "e5_att_cy"} <= v.read
+    assert "e9_att_bo" not in v.read and "e5_att_bo" not in v.read  # Bo's later swim is not the answer
+    with pytest.raises(Unanswerable):  # before March Bo 2, Cy 1; from March on Bo 2, Cy 2 (a tie)
+        run("companion_change", view(*change_world()), person="ana", activity="swim", month="2025-03")
+    with pytest.raises(Unanswerable):  # hikes: nothing before August
+        run("companion_change", view(*change_world()), person="ana", activity="hike", month="2025-08")
+
+
+def test_closest_change_counts_every_activity() -> None:
+    v = view(*change_world())
+    # before June (e1-e3): Bo 3, Cy 1; from June (e4-e8): Cy 4, Bo 1, Dee 1
+    assert run("closest_change", v, person="ana", month="2025-06") == "from Bo to Cy"
+    assert {"e6_act", "e6_att_cy", "e8_att_ana"} <= v.read
+    with pytest.raises(Unanswerable):  # Dee before July: Bo once (no companion seen twice)
+        run("closest_change", view(*change_world()), person="dee", month="2025-07")
+
+
+def test_place_change_and_activity_change() -> None:
+    v = view(*change_world())
+    # Ana's swims before June: pier 2, park 1; from June: park 2
+    assert (
+        run("place_change", v, person="ana", activity="swim", month="2025-06") == "from the pier to the park"
+    )
+    assert {"e1_at", "e2_at", "e4_at", "e5_at"} <= v.read and "e9_at" not in v.read
+    with pytest.raises(Unanswerable):  # no swim of Ana's from August on
+        run("place_change", view(*change_world()), person="ana", activity="swim", month="2025-08")
+    # before August: swim 5; from August: hike 3 (the activity nouns)
+    assert (
+        run("activity_change", view(*change_world()), person="ana", month="2025-08")
+        == "from swiming to hikeing"
+    )
+    assert (
+        run("activity_change", view(*change_world()), person="ana", month="2025-06")
+        == "from swiming to hikeing"
+    )
+    with pytest.raises(Unanswerable):  # Bo swims before June (3) and from June on (2): no change
+        run("activity_change", view(*change_world()), person="bo", month="2025-06")
 
 
 def promise_world() -> list[Fact]:

@@ -113,8 +113,11 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
     if place.sign is None:  # establish the place by name: nothing else in the media says which it is
         speaker = rng.choice(ev.participants)
         others = [q for q in ev.participants if q != speaker]
+        # the place's name is said beside nobody's: a line naming a person at a place tells a text
+        # search who goes where (a bank with only {other} wordings still names one, as a last resort)
+        got = talk.pick(act, "place", {"place": place.name}, rng, required=True)
         slots = {"place": place.name} | ({"other": world.person(rng.choice(others)).name} if others else {})
-        got = talk.pick(act, "place", slots, rng, required=True)
+        got = got or talk.pick(act, "place", slots, rng, required=True)
         if got:
             tpl, text = got
             names = [q for q in others if "{other}" in tpl and world.person(q).name == slots.get("other")][:1]
@@ -191,7 +194,9 @@ def _small_talk(
 ) -> Line | None:
     others = [p for p in ev.participants if p != speaker]
     other = rng.choice(others) if others else None
-    slots = {"name": world.person(speaker).name, "place": world.place(ev.place).name, "noun": act.noun}
+    # no {place}: small talk never names the place (a place is named only by its sign or its own
+    # establishing line, so the transcripts do not tell where people go)
+    slots = {"name": world.person(speaker).name, "noun": act.noun}
     if other:
         slots["other"] = world.person(other).name
     # an object is named only beside someone who did not bring it: a line pairing a person's name

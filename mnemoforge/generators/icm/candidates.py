@@ -37,6 +37,16 @@ def _places_told(world: World) -> set[str]:
     }
 
 
+def _read_places(world: World) -> set[str]:
+    """Activities a usual-place item may ask about: held at two places or more (one place only, the
+    activity names it: "shopping" at the market), each place shown by its sign (a place known by
+    its spoken name alone is said in every clip there, so the transcripts would give the answer)."""
+    places: dict[str, set[str]] = {}
+    for ev in world.events:
+        places.setdefault(ev.activity, set()).add(ev.place)
+    return {a for a, ps in places.items() if len(ps) > 1 and all(world.place(p).sign for p in ps)}
+
+
 def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
     months = sorted({e.start.strftime("%Y-%m") for e in world.events})
     windows = _windows(months)
@@ -102,6 +112,9 @@ def _profile_candidates(
 ) -> Iterator[tuple[Template, dict[str, Any]]]:
     """Habits, preferences, relationships and routines over the album, and how they changed."""
     changes = {(f.subject, f.object): f for f in world.facts if f.kind == "preference" and f.at is not None}
+    months = sorted({e.start.strftime("%Y-%m") for e in world.events})
+    splits = months[3::3]  # each quarter's first month after the first: before it vs from it on
+    many = _read_places(world)
     for p in world.people:
         for key in sorted(p.preferences):
             yield T["profile.choice.v1"], {"person": p.id, "key": key}
@@ -118,13 +131,23 @@ def _profile_candidates(
         for lo, hi in windows:  # routines across activities: what P did, and with whom, each period
             yield T["profile.activity.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
             yield T["profile.closest.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
+        for m in splits:  # how the person's routines changed during the year
+            yield T["profile.activity_change.v1"], {"person": p.id, "month": m}
+            yield T["profile.closest_change.v1"], {"person": p.id, "month": m}
+            for a in sorted(acts.get(p.id, ())):
+                yield T["profile.companion_change.v1"], {"person": p.id, "activity": a, "month": m}
+                if a in many:
+                    yield T["profile.place_change.v1"], {"person": p.id, "activity": a, "month": m}
         for a in sorted(acts.get(p.id, ())):
             base = {"person": p.id, "activity": a}
             yield T["profile.companion.v1"], base
-            yield T["profile.place.v1"], base
             yield T["profile.count.v1"], {**base, **span}
             for lo, hi in windows:
                 yield T["profile.companion.window.v1"], {**base, "from_month": lo, "to_month": hi}
+            if a not in many:  # see _read_places
+                continue
+            yield T["profile.place.v1"], base
+            for lo, hi in windows:
                 yield T["profile.place.window.v1"], {**base, "from_month": lo, "to_month": hi}
         for o in world.people:
             if o.id > p.id:

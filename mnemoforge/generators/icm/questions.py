@@ -9,13 +9,14 @@ from __future__ import annotations
 import datetime as dt
 
 from mnemoforge.dates import month_name, weekday_name
-from mnemoforge.generators.icm import routine_programs  # noqa: F401  (registers its programs)
+from mnemoforge.generators.icm import change_programs, routine_programs  # noqa: F401  (register programs)
 from mnemoforge.generators.icm.candidates import (  # noqa: F401  (re-exported)
     _candidates,
     _valid,
     binds_face_to_name,
 )
 from mnemoforge.generators.icm.forms import realise as realise_form
+from mnemoforge.generators.icm.profile_options import profile_options
 from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RETRIEVAL, T  # noqa: F401
 from mnemoforge.generators.option_balance import stratified_targets
 from mnemoforge.generators.questions.common import (
@@ -103,4 +104,6 @@ def generate_icm(
                 q = q.model_copy(update={"cutoff": recall_cutoff(world, q.id, c.evidence, last_order)})
             out.append(q)
     targets = stratified_targets([q.id for q in out], world.seed)  # answer ranks spread over items
-    return sorted((with_options(world, q, targets[q.id]) for q in out), key=lambda q: q.id)
+    opts = {PROFILE: profile_options}  # profile answers are majorities: screened for option-only tells
+    done = (opts.get(q.category, with_options)(world, q, targets[q.id]) for q in out)
+    return sorted(done, key=lambda q: q.id)
