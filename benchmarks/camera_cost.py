@@ -1,14 +1,16 @@
 """What the camera moves cost: the same clips encoded with their planned moves, all static, and raw.
 
-    python benchmarks/camera_cost.py [--clips 12] [--shots-per-clip 1 3]
+    python benchmarks/camera_cost.py [--clips 12] [--of 840] [--shots-per-clip 1 3]
 
 Plans ``--clips`` clips of the default theme (as ``render_scale.py`` does, but 1-3 planned shots
-per clip by default, so medium and close shots pan and zoom too), renders them in this process,
-then encodes every clip's shots again three ways and reports ffmpeg CPU seconds (children's
-rusage): with the planned camera moves (what the render stage does), with every shot static, and
-the stills-only baseline (``encode_baseline``). The three encodes of a clip run back to back, in
-an order that rotates from clip to clip, so load that other processes put on the machine (which
-inflates CPU seconds on shared cores) falls on all three alike.
+per clip by default, so medium and close shots pan and zoom too; with ``--of N``, ``--clips``
+evenly spaced clips of an N-clip album, so the sample has the camera mix of that album), renders
+them in this process, then encodes every clip's shots again five ways and reports ffmpeg CPU
+seconds (children's rusage): with the planned camera moves (what the render stage does), with the
+zooms made static, with the pans made static, with every shot static, and the stills-only
+baseline (``encode_baseline``). The encodes of a clip run back to back, in an order that rotates
+from clip to clip, so load that other processes put on the machine (which inflates CPU seconds on
+shared cores) falls on all alike.
 """
 
 from __future__ import annotations
@@ -36,13 +38,20 @@ def _children_cpu() -> float:
     return c.ru_utime + c.ru_stime
 
 
+def _still(specs: list[ShotSpec], move: str) -> list[ShotSpec]:
+    """``specs`` with the shots whose camera starts with ``move`` made static."""
+    return [dataclasses.replace(x, camera="static") if x.camera.startswith(move) else x for x in specs]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clips", type=int, default=12)
+    ap.add_argument("--of", type=int, help="sample --clips clips from an album of this many")
     ap.add_argument("--shots-per-clip", type=int, nargs=2, default=(1, 3), metavar=("LO", "HI"))
     args = ap.parse_args(argv)
-    theme = scaled_theme(args.clips, tuple(args.shots_per_clip), (4,))
+    theme = scaled_theme(max(args.clips, args.of or 0), tuple(args.shots_per_clip), (4,))
     w, clips, _ = plan(theme, theme.seed)
+    clips = [clips[i * len(clips) // args.clips] for i in range(args.clips)]
     root = Path(tempfile.mkdtemp(prefix="mf-camera-cost-"))
     try:
         run = RunLayout(root / "run")
@@ -67,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         by_clip = {c.id: c for c in clips}
         variants = {
             "planned_moves": lambda specs, ar, kw, c: encode_clip(specs, out, *ar, **kw),
+            "zooms_static": lambda specs, ar, kw, c: encode_clip(_still(specs, "zoom"), out, *ar, **kw),
+            "pans_static": lambda specs, ar, kw, c: encode_clip(_still(specs, "pan"), out, *ar, **kw),
             "all_static": lambda specs, ar, kw, c: encode_clip(
                 [dataclasses.replace(x, camera="static") for x in specs], out, *ar, **kw
             ),
@@ -79,12 +90,12 @@ def main(argv: list[str] | None = None) -> int:
         cpu = dict.fromkeys(names, 0.0)
         for i, (specs, ar, kw) in enumerate(jobs):
             clip = by_clip[clip_ids[i]]
-            for name in names[i % 3 :] + names[: i % 3]:
+            for name in names[i % len(names) :] + names[: i % len(names)]:
                 t0 = _children_cpu()
                 variants[name](specs, ar, kw, clip)
                 cpu[name] += _children_cpu() - t0
         cpu = {k: round(v, 2) for k, v in cpu.items()}
-        cpu_ratio = {k: round(cpu[k] / cpu["stills_baseline"], 3) for k in names[:2]}
+        cpu_ratio = {k: round(cpu[k] / cpu["stills_baseline"], 3) for k in names[:-1]}
         cameras = Counter(s.camera for specs, _, _ in jobs for s in specs)
         print(json.dumps({"clips": len(clips), "cameras": dict(cameras), "ffmpeg_cpu_s": cpu,
                           "over_baseline": cpu_ratio}, indent=1))

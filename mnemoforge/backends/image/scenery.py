@@ -74,8 +74,21 @@ def sky(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], tod: str, wx:
         g = (150, 155, 165) if tod != "night" else (45, 50, 65)
         top, bottom = mix(top, g, grey), mix(bottom, g, grey)
     n = max(1, y1 - y0)
+    image = getattr(draw, "_image", None)
+    if image is not None and image.mode == "RGB" and x1 > x0:  # the same rows, pasted from a cache
+        image.paste(_sky_rows(x1 - x0, n, top, bottom), (x0, y0))
+        return
     for i in range(n):
         draw.line([(x0, y0 + i), (x1 - 1, y0 + i)], fill=mix(top, bottom, i / n))
+
+
+@functools.lru_cache(maxsize=64)
+def _sky_rows(w: int, n: int, top: RGB, bottom: RGB) -> Image.Image:
+    """``n`` rows ``w`` wide, row ``i`` coloured ``mix(top, bottom, i / n)``: what :func:`sky` draws
+    line by line, made once per size and colours."""
+    column = Image.new("RGB", (1, n))
+    column.putdata([mix(top, bottom, i / n) for i in range(n)])
+    return column.resize((w, n), Image.Resampling.NEAREST)
 
 
 def sky_objects(draw: ImageDraw.ImageDraw, box: Box, tod: str, wx: str, rng: random.Random) -> None:

@@ -262,6 +262,7 @@ class EspeakBackend:
     """Thread-safe, deterministic ``SpeechBackend`` over libespeak-ng (the offline default)."""
 
     engine_name = "espeak"
+    deterministic_takes = True  # a take depends on (text, voice) only: renders may reuse it
 
     @property
     def sample_rate(self) -> int:

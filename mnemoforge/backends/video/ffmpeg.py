@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from mnemoforge.backends.video.clip_command import _output_args, _url, build_clip_command
+from mnemoforge.backends.video.mp4_header import mp4_info
 from mnemoforge.backends.video.probe import MediaInfo, ffmpeg_exe, probe
 from mnemoforge.backends.video.specs import ClipJob, EncodeSettings, ShotSpec, shot_frames
 from mnemoforge.store.atomic import TMP_PREFIX
@@ -38,8 +39,14 @@ class VideoEncodeError(RuntimeError):
         )
 
 
-def _run_atomic(cmd_for: Callable[[Path], list[str]], out: Path, timeout_s: float | None) -> MediaInfo:
-    """Run ``cmd_for(tmp_path)`` writing a temp file next to ``out``; move it into place on success."""
+def _run_atomic(
+    cmd_for: Callable[[Path], list[str]],
+    out: Path,
+    timeout_s: float | None,
+    read_back: Callable[[Path], MediaInfo] | None = None,
+) -> MediaInfo:
+    """Run ``cmd_for(tmp_path)`` writing a temp file next to ``out``; move it into place on success;
+    ``read_back(out)`` (default :func:`probe`) says what it holds."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{out.name}.", suffix=".part", dir=out.parent)
@@ -67,7 +74,7 @@ def _run_atomic(cmd_for: Callable[[Path], list[str]], out: Path, timeout_s: floa
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
-    return probe(out)
+    return (read_back or probe)(out)
 
 
 def _check_inputs(paths: Sequence[Path], out: Path) -> None:
@@ -87,7 +94,9 @@ def encode_clip(
     settings: EncodeSettings | None = None,
     timeout_s: float | None = None,
 ) -> MediaInfo:
-    """Encode ``shots`` into one H.264/AAC MP4 at ``out`` (atomic, byte-deterministic); probe the result.
+    """Encode ``shots`` into one H.264/AAC MP4 at ``out`` (atomic, byte-deterministic); read the result
+    back from its MP4 header (:func:`~mnemoforge.backends.video.mp4_header.mp4_info`: what ``probe``
+    reports, without starting another ffmpeg).
 
     ``seed`` drives the ambient noise. Raises :class:`VideoEncodeError` (with ffmpeg's
     stderr tail) when an input is missing or ffmpeg fails; nothing is left at ``out``'s
@@ -99,6 +108,7 @@ def encode_clip(
         lambda tmp: build_clip_command(shots, tmp, width, height, fps, seed=seed, settings=settings),
         Path(out),
         timeout_s,
+        mp4_info,
     )
 
 

@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemoforge import faults
+from mnemoforge.backends.image.png_fast import still_png_bytes
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.image.scene_prompt import scene_prompt
 from mnemoforge.backends.registry import SpeechBackends, image_backend, person_voices, video_backend
 from mnemoforge.backends.speech.protocol import read_wav
-from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip, probe
+from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip
+from mnemoforge.backends.video.mp4_header import mp4_info
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.render_audit import (
     RenderAuditError,
@@ -31,6 +33,7 @@ from mnemoforge.generators.icm.render_audit import (
     camera_safe,
     drawn_record,
 )
+from mnemoforge.generators.icm.render_speech import speak, speech_cache
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.render_voice import limit_blas_in_worker
 from mnemoforge.generators.icm.render_voice import stratified_sample as stratified_sample
@@ -154,9 +157,9 @@ def _still(st: RenderState, shot: Shot, still: Path) -> dict:
     if with_layout is not None:
         img, layout = with_layout(req)
         if not still.exists():
-            atomic.write_bytes(still, png_bytes(img))
+            atomic.write_bytes(still, still_png_bytes(img))
     elif not still.exists():
-        atomic.write_bytes(still, png_bytes(st.images.scene(req)))
+        atomic.write_bytes(still, still_png_bytes(st.images.scene(req)))
     return drawn_record(
         shot.id, shot.composition, shot.camera, req, layout, list(shot.visible), list(shot.props)
     )
@@ -178,9 +181,9 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
         durs, wavs = [], []
         for line in shot.dialogue:
             wav = run.media / "speech" / f"{line.id}.wav"
-            if not wav.exists():
+            if not wav.exists():  # the same voice saying the same text reuses that take
                 voice = st.voices.get(line.speaker) or world.person(line.speaker).voice
-                speech[voice.engine].synthesize(line.text, voice, wav)
+                speak(speech, voice, line.text, wav, speech_cache(run.root))
             samples, sr = read_wav(wav)
             durs.append(len(samples) / sr)
             wavs.append(wav)
@@ -235,7 +238,7 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
         rows.append(_row(run, p, f"transcript_{name}"))
     out = run.media / "clips" / f"{clip.id}.mp4"
     info = (
-        probe(out)
+        mp4_info(out)
         if out.exists()
         else encode_clip(
             specs,

@@ -11,11 +11,12 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from mnemoforge.backends.speech.voicecheck import voice_distinguishability
+from mnemoforge.backends.speech.voicecheck import Mapper, voice_distinguishability
+from mnemoforge.hashing import sha256_file
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.store.layout import RunLayout
@@ -79,18 +80,42 @@ def voice_check(
     chunk = max(1, n_wavs // (max(1, workers) * 8))
     with single_thread_blas():
         if pool is not None:  # the render stage's own workers (already started)
-            report = voice_distinguishability(train, test, lambda f, xs: pool.map(f, xs, chunksize=chunk))
+            report = voice_distinguishability(
+                train, test, once_per_take(lambda f, xs: pool.map(f, xs, chunksize=chunk))
+            )
         elif workers > 1 and n_wavs >= MIN_POOL_WAVS and not mp.current_process().daemon:
             # (a daemonic process, e.g. a task runner's worker, may not start children)
             ctx = mp.get_context("spawn")
             with ProcessPoolExecutor(workers, mp_context=ctx, initializer=limit_blas_in_worker) as own:
-                report = voice_distinguishability(train, test, lambda f, xs: own.map(f, xs, chunksize=chunk))
+                report = voice_distinguishability(
+                    train, test, once_per_take(lambda f, xs: own.map(f, xs, chunksize=chunk))
+                )
         else:
-            report = voice_distinguishability(train, test)
+            report = voice_distinguishability(train, test, once_per_take(map))
     report = report.to_dict()
     report["n_lines"] = total
     report["sampled"] = len(test) < total
     return _relative_paths(report, run.root)
+
+
+def once_per_take(map_fn: Mapper) -> Mapper:
+    """``map_fn`` over the distinct files of its input only (by content), results in input order:
+    lines that reuse one take (``render_speech``) are analysed once; features are a function of
+    the bytes, so the report is the same."""
+
+    def mapped(f: Callable[[Path], object], paths: Iterable[Path]) -> Iterator:
+        paths = list(paths)
+        keys = [sha256_file(p) for p in paths]
+        first: dict[str, int] = {}  # content -> index in ``distinct``
+        distinct: list[Path] = []
+        for p, k in zip(paths, keys, strict=True):
+            if k not in first:
+                first[k] = len(distinct)
+                distinct.append(p)
+        got = list(map_fn(f, distinct))
+        return iter([got[first[k]] for k in keys])
+
+    return mapped
 
 
 def stratified_sample(

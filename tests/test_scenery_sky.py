@@ -1,0 +1,34 @@
+"""The sky gradient pasted from its cache is the one drawn line by line, pixel for pixel."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from mnemoforge.backends.image.colors import mix
+from mnemoforge.backends.image.scenery import SKY, sky
+
+
+def _lines(img: Image.Image, box: tuple[int, int, int, int], tod: str, wx: str) -> None:
+    """The previous implementation of ``sky``: one horizontal line per row."""
+    x0, y0, x1, y1 = box
+    top, bottom = SKY[tod]
+    grey = {"rain": 0.6, "snow": 0.45, "cloudy": 0.4, "fog": 0.5}.get(wx, 0.0)
+    if grey:
+        g = (150, 155, 165) if tod != "night" else (45, 50, 65)
+        top, bottom = mix(top, g, grey), mix(bottom, g, grey)
+    draw = ImageDraw.Draw(img)
+    n = max(1, y1 - y0)
+    for i in range(n):
+        draw.line([(x0, y0 + i), (x1 - 1, y0 + i)], fill=mix(top, bottom, i / n))
+
+
+def test_cached_sky_equals_the_line_drawn_one() -> None:
+    for box in [(0, 0, 640, 216), (32, 40, 160, 141), (600, 300, 700, 400), (5, 5, 6, 9)]:
+        for tod in SKY:
+            for wx in ("clear", "rain", "fog"):
+                a = Image.new("RGB", (640, 360), (1, 2, 3))
+                b = a.copy()
+                sky(ImageDraw.Draw(a), box, tod, wx)
+                _lines(b, box, tod, wx)
+                assert np.array_equal(np.asarray(a), np.asarray(b)), (box, tod, wx)
