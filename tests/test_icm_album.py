@@ -383,3 +383,25 @@ def test_shots_lengthen_or_lines_move_so_speech_fits() -> None:
         assert not lines or speech_need(world, lines) <= s.duration_s, s.id
         assert s.duration_s == 4 or s.dialogue  # only shots with speech lengthen
     assert any(s.duration_s > 4 for s in shots) and any(s.duration_s == 4 for s in shots)
+
+
+def _cameras(theme: Theme) -> list[tuple[str, str, list[str]]]:
+    from mnemoforge.generators.icm.album import plan_album
+
+    clips, _ = plan_album(theme, plan_world(theme, theme.seed, theme.album.clips - 1))
+    return [(s.id, s.camera, [line.text for line in s.dialogue]) for c in clips for s in c.shots]
+
+
+def test_camera_moves_sets_the_share_of_moving_shots_and_nothing_else() -> None:
+    """``album.camera_moves`` keeps a drawn pan or zoom with that chance, from a private draw: the
+    shots, their order and every line stay the same; 0 gives static shots only, 1 every drawn move."""
+    base = {"album__clips": 120, "album__shots_per_clip": [1, 3]}
+    every, none, some = (_cameras(_theme(**base, album__camera_moves=p)) for p in (1.0, 0.0, 0.35))
+    assert [(i, t) for i, _, t in every] == [(i, t) for i, _, t in none] == [(i, t) for i, _, t in some]
+    assert {c for _, c, _ in none} == {"static"}
+    moving = [i for i, c, _ in every if c != "static"]
+    kept = [i for i, c, _ in some if c != "static"]
+    assert set(kept) < set(moving)  # only drawn moves are kept, with the move drawn
+    assert {i: c for i, c, _ in some if c != "static"} == {i: c for i, c, _ in every if i in kept}
+    assert 0.25 < len(kept) / len(moving) < 0.45, (len(kept), len(moving))
+    assert {c for _, c, _ in every} == {"static", "pan_left", "pan_right", "zoom_in", "zoom_out"}

@@ -227,6 +227,9 @@ def _drafts(theme: Theme, world: World, ev: Event, talk: Dialogue, rng: random.R
                 line = _small_talk(world, ev, act, talk, d.visible[j % len(d.visible)], rng)
                 if line:
                     d.lines.append(line)
+        keep_move = derive_rng(world.seed, "camera", ev.id, s).random() < theme.album.camera_moves
+        if not keep_move:  # a private draw: the album's other draws stay as they were
+            d.camera = "static"
         drafts.append(d)
     # required lines go to a shot where the speaker is visible, replacing small talk if needed;
     # the place's name goes to the establishing shot, so the place is known from the start
