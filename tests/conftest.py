@@ -205,7 +205,9 @@ def smm_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-un
 
     from .smm_release import THEME_PATH, Release
 
-    res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=2)
+    # in-process (no spawned render pool paying its imports again); test_libraries re-renders it
+    # over a two-process pool and asserts the same media index
+    res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=1)
     return Release(res.release_dir, res.run_dir)
 
 
