@@ -59,14 +59,14 @@ def _xdist_group(item: pytest.Item) -> str:
 # integration test adds ``INTEGRATION_TEST_COST`` (subprocess builds, Prefect, Dask), so under
 # CI's command the groups carrying them (`tiny`, `default`: the full-size build) go first.
 GROUP_COST = {
-    "tiny": 53.0,
-    "smm": 45.0,
-    "tests/test_memeye_units.py": 25.5,
-    "memeye": 24.0,
+    "tiny": 41.2,
+    "smm": 33.3,
     "default": 45.0,
-    "tests/test_image_diffusers.py": 8.3,
-    "tests/test_speech.py": 7.3,
-    "tests/test_second_theme.py": 5.7,
+    "tests/test_image_diffusers.py": 13.0,  # with test_render_backends' diffusers build (its mark)
+    "memeye": 11.0,
+    "tests/test_memeye_units.py": 7.3,
+    "tests/test_second_theme.py": 7.2,
+    "tests/test_speech.py": 5.8,
 }
 TEST_COST = 0.3
 INTEGRATION_TEST_COST = 10.0
@@ -205,7 +205,9 @@ def smm_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-un
 
     from .smm_release import THEME_PATH, Release
 
-    res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=2)
+    # in-process (no spawned render pool paying its imports again); test_libraries re-renders it
+    # over a two-process pool and asserts the same media index
+    res = build(THEME_PATH, outputs=tmp_path_factory.mktemp("smm"), workers=1)
     return Release(res.release_dir, res.run_dir)
 
 

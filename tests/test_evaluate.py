@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ from mnemoforge.exporters.views import load_agent_view
 from .conftest import linked_copy
 from .llm_servers import LLMServer, Recorded
 
-pytest.importorskip("openai")
+# found, not imported: importing openai costs ~1 CPU-s at collection on every worker
+pytestmark = pytest.mark.skipif(find_spec("openai") is None, reason="needs the openai package")
 
 
 def spec(tmp_path: Path, srv: LLMServer, name: str = "loop") -> Path:

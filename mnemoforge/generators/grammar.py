@@ -7,11 +7,38 @@ and "a user researcher" come out right for any theme's nouns.
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
+from types import ModuleType
+from typing import Any
 
-import inflect
 
-_ENGINE = inflect.engine()
+def _import_inflect() -> ModuleType:
+    """``inflect`` imported without ``typeguard``'s run-time checks: its ``@typechecked``
+    decorators re-parse the module's source at import, about 3 s of CPU in every process that
+    builds or collects the tests. Only argument type checks are skipped; results are the same."""
+    if "inflect" in sys.modules:
+        return sys.modules["inflect"]
+    try:
+        import typeguard
+    except ImportError:  # pragma: no cover - inflect without typeguard
+        import inflect
+
+        return inflect
+    original = typeguard.typechecked
+
+    def passthrough(target: Any = None, **_: Any) -> Any:
+        return target if target is not None else (lambda t: t)
+
+    typeguard.typechecked = passthrough  # type: ignore[assignment]
+    try:
+        import inflect
+    finally:
+        typeguard.typechecked = original
+    return inflect
+
+
+_ENGINE = _import_inflect().engine()
 
 
 @lru_cache(maxsize=4096)

@@ -39,6 +39,13 @@ def _centrality(options: Sequence[str], sim: Callable[[Sequence[str]], list[list
 
 def ranks(options: Sequence[str]) -> tuple[float, float]:
     """The first option's rank by length and by closeness to the others (0 = longest / central)."""
+    return _ranks(tuple(options))
+
+
+# A draw samples the same few sets again and again (a pool of six gives twenty sets of three for
+# 48 tries), so the pure per-set figures below are cached by the option tuple.
+@lru_cache(maxsize=65536)
+def _ranks(options: tuple[str, ...]) -> tuple[float, float]:
     lengths = [float(len(" ".join(o.split()))) for o in options]
     return _rank(lengths, 0), _rank(_centrality(options, lexical_similarity), 0)
 
@@ -64,6 +71,11 @@ def semantic_available() -> bool:
 def tells(options: Sequence[str], semantic: bool = False) -> dict[str, float]:
     """Forced-choice score of each shape rule on ``options`` (the answer first); ``semantic`` adds
     the MiniLM centroid and odd one out."""
+    return dict(_tells(tuple(options), semantic))
+
+
+@lru_cache(maxsize=65536)
+def _tells(options: tuple[str, ...], semantic: bool) -> dict[str, float]:
     lengths = [float(len(" ".join(o.split()))) for o in options]
     lex = _centrality(options, lexical_similarity)
     edit = _centrality(options, edit_similarity)
@@ -91,6 +103,11 @@ def draw_target(rng: random.Random, n: int) -> tuple[int, int]:
 
 def cost(options: Sequence[str], target: tuple[int, int], semantic: bool = False) -> float:
     """How far the set's tells are from the drawn target ranks (0 = exactly as drawn)."""
+    return _cost(tuple(options), tuple(target), semantic)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=65536)
+def _cost(options: tuple[str, ...], target: tuple[int, int], semantic: bool) -> float:
     n = len(options)
     t_len, t_cent = target
     want = {
@@ -103,8 +120,8 @@ def cost(options: Sequence[str], target: tuple[int, int], semantic: bool = False
     }
     if semantic:
         want |= {"minilm_centroid": t_cent == 0, "minilm_odd": t_cent == n - 1}
-    got = tells(options, semantic)
-    r_len, r_cent = ranks(options)
+    got = _tells(options, semantic)  # read only: the cached dict itself
+    r_len, r_cent = _ranks(options)
     off = sum(abs(got[k] - float(v)) for k, v in want.items())
     return off + 0.05 * (abs(r_len - t_len) + abs(r_cent - t_cent))
 

@@ -330,33 +330,8 @@ def _price(rows: list[Row], prices: PriceTable) -> None:
             r.note = f"{r.note}; local backend, no model bill".lstrip("; ")
 
 
-def _import_inflect_uninstrumented() -> None:
-    """Import ``inflect`` (used by the album planner's grammar) without ``typeguard``'s run-time
-    checks: its ``@typechecked`` decorators re-parse the module's source at import, about 2.5 s of
-    CPU, most of a preflight. Only argument type checks are skipped; results are the same."""
-    import sys
-
-    if "inflect" in sys.modules:
-        return
-    try:
-        import typeguard
-    except ImportError:  # pragma: no cover - inflect without typeguard
-        return
-    original = typeguard.typechecked
-
-    def passthrough(target: Any = None, **_: Any) -> Any:
-        return target if target is not None else (lambda t: t)
-
-    typeguard.typechecked = passthrough  # type: ignore[assignment]
-    try:
-        import inflect  # noqa: F401
-    finally:
-        typeguard.typechecked = original
-
-
 def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | None = None) -> Preflight:
     """Estimate a build of ``theme_path`` (checked as ``build`` checks it); writes nothing."""
-    _import_inflect_uninstrumented()
     from mnemoforge.generators.families import get_family
     from mnemoforge.theme_checks import check_theme
     from mnemoforge.theme_io import ThemeError, load_theme

@@ -12,6 +12,7 @@ where the pipeline names them (``pipeline.STAGE_SOURCES``), so a gate edit re-ru
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -38,12 +39,9 @@ def _imports(name: str) -> frozenset[str]:
     if path is None:
         return frozenset()
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            node.body = []
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -55,6 +53,21 @@ def _imports(name: str) -> frozenset[str]:
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name in files)
     return frozenset(found)
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(nodes: list[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement under ``nodes``, at any depth (an import is a statement, never part of an
+    expression, so only statement bodies are walked), leaving out the body of an
+    ``if TYPE_CHECKING:`` (its ``else`` counts)."""
+    for node in nodes:
+        yield node
+        for f in _BODIES:
+            if f == "body" and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            yield from _statements(getattr(node, f, None) or [])
 
 
 def _followed(name: str) -> bool:

@@ -40,12 +40,12 @@ def text_screen(observations: Sequence[Observation]) -> Screen | None:
 
     if not embed_cache.available():
         return None
-    history = tr.passages(observations)
-    toks = [(o, tr.tokens(t)) for o, t in history]
+    indexed = tr.TextHistory(observations)  # BM25 over every cutoff's prefix, indexed once
+    history = indexed.passages
 
     def hit(q: Question, options: Sequence[str]) -> bool:
         trial = q.model_copy(update={"options": list(options)})
-        if tr.decisive_pick(tr.bm25_scores(trial, toks)) == 0:
+        if tr.decisive_pick(indexed.bm25_scores(trial)) == 0:
             return True
         return tr.decisive_pick(tr.minilm_scores(trial, history), tr.MINILM_MARGIN) == 0
 

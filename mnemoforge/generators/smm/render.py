@@ -62,7 +62,7 @@ def email(sender: str, to: str, subject: str, date: str, body: list[str]) -> Ima
 
 def _png(img: Image.Image) -> bytes:
     buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False, compress_level=6)
+    img.save(buf, format="PNG", optimize=False, compress_level=3)
     return buf.getvalue()
 
 

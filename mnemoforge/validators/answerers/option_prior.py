@@ -16,6 +16,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 from itertools import combinations
 
 from mnemoforge.validators.answerers.protocol import Answer, Context
@@ -26,7 +27,12 @@ _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 
 def _slots(option: str) -> list[str]:
-    return [normalize(p) for p in _SLOTS.split(option) if normalize(p)]
+    return list(_slot_tuple(option))
+
+
+@lru_cache(maxsize=65536)
+def _slot_tuple(option: str) -> tuple[str, ...]:
+    return tuple(normalize(p) for p in _SLOTS.split(option) if normalize(p))
 
 
 def slot_majority(options: list[str]) -> int | None:
@@ -76,6 +82,7 @@ def _edit1(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
+@lru_cache(maxsize=65536)
 def _near(a: str, b: str) -> bool:
     """Near variants: one edit apart, or the same parts in another order ("27-14" / "14-27")."""
     parts = lambda x: sorted(p for p in re.split(r"[^a-z0-9.]+", x) if p)  # noqa: E731
