@@ -48,6 +48,7 @@ DEFAULT_TARGETS: dict[str, list[str]] = {
     "mnemoforge/generators/questions/programs.py": ORACLES,
     "mnemoforge/generators/icm/programs.py": ORACLES,
     "mnemoforge/generators/icm/routine_programs.py": ORACLES,
+    "mnemoforge/generators/icm/change_programs.py": ORACLES,
     "mnemoforge/generators/smm/programs.py": ORACLES,
     "mnemoforge/generators/memeye/programs.py": ORACLES,
     "mnemoforge/validators/gates.py": ["tests/test_gates_units.py"],
