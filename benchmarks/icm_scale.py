@@ -16,7 +16,7 @@ does, and measures:
   ``render / baseline`` is the render stage's cost over plain encoding of the same frames;
 * what the release kept: questions per category, render-audit mismatches, voice-check accuracy.
 
-Album size: 840 clips give 2,873 shots and 264.7 min (2,366 lines of speech), and keep 1,217
+Album size: 840 clips give 2,846 shots and 254.0 min (2,333 lines of speech), and keep 1,217
 questions (400 / 500 / 317). ICM-Bench's 141 min is out of reach at 839 clips with the current
 album planner: it adds a shot for every line a clip must say (the place's name where no sign shows
 it, choices, promises, plans, habits, relations) and sizes each shot to its speech (a line
