@@ -43,28 +43,26 @@ def _mark_with(view: FactView, args: dict[str, Any], evs: dict[str, Fact], who: 
             attended(view, who[e], e)
 
 
-@program
-def companion_change(view: FactView, args: dict[str, Any]) -> str:
-    """How the person's most frequent companion for an activity changed at ``month``."""
-    evs = _events_with(view, args["person"], args["activity"])
+def _companion_change(view: FactView, args: dict[str, Any], evs: dict[str, Fact]) -> str:
+    """The person's most frequent companion over ``evs`` before ``month`` and from it on."""
     before, after = _halves(args, evs)
     a = _unique_top(_companions(view, args["person"], before), "earlier companion")
     b = _unique_top(_companions(view, args["person"], after), "later companion")
     _changed(a, b)
     _mark_with(view, args, evs, {**dict.fromkeys(before, a), **dict.fromkeys(after, b)})
     return f"from {view.lexicon.name(a)} to {view.lexicon.name(b)}"
+
+
+@program
+def companion_change(view: FactView, args: dict[str, Any]) -> str:
+    """How the person's most frequent companion for an activity changed at ``month``."""
+    return _companion_change(view, args, _events_with(view, args["person"], args["activity"]))
 
 
 @program
 def closest_change(view: FactView, args: dict[str, Any]) -> str:
     """How the person who was with them most often, over every activity, changed at ``month``."""
-    evs = _mine(view, args)
-    before, after = _halves(args, evs)
-    a = _unique_top(_companions(view, args["person"], before), "earlier companion")
-    b = _unique_top(_companions(view, args["person"], after), "later companion")
-    _changed(a, b)
-    _mark_with(view, args, evs, {**dict.fromkeys(before, a), **dict.fromkeys(after, b)})
-    return f"from {view.lexicon.name(a)} to {view.lexicon.name(b)}"
+    return _companion_change(view, args, _mine(view, args))
 
 
 @program
