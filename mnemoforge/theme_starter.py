@@ -86,7 +86,7 @@ activities:                   # event kinds on the timeline; lines: dialogue wit
     places: [riverside]
     min_people: 2
     max_people: 3
-    lines: ["{{other}}, pass the lemonade!", "What a view from {{place}}."]
+    lines: ["{{other}}, pass the lemonade!", "What a view from here."]
   - id: baking
     verb: baked bread
     noun: baking afternoon

@@ -405,3 +405,18 @@ def test_camera_moves_sets_the_share_of_moving_shots_and_nothing_else() -> None:
     assert {i: c for i, c, _ in some if c != "static"} == {i: c for i, c, _ in every if i in kept}
     assert 0.25 < len(kept) / len(moving) < 0.45, (len(kept), len(moving))
     assert {c for _, c, _ in every} == {"static", "pan_left", "pan_right", "zoom_in", "zoom_out"}
+
+
+def test_check_theme_warns_on_small_talk_the_album_never_speaks() -> None:
+    """Small talk never gets ``{place}`` (a place is named by its sign or a `place` line), so a
+    wording with it is never spoken: ``theme check`` names each one."""
+    t = _theme(activities__0__lines=["Great day at {place}.", "Hello, {other}."])
+    problems = check_icm_theme(t)
+    assert [p for p in problems if "never spoken" in p] == [
+        "activities.0.lines.0: small talk is never given {place}, so this line is never spoken; "
+        "name a place with its sign or a `place` line"
+    ]
+    for path in sorted(Path("assets/themes").glob("*.yaml")):
+        theme = load_theme(path)
+        if theme.family == "icm":
+            assert not [p for p in check_icm_theme(theme) if "never spoken" in p], path

@@ -95,15 +95,35 @@ def place_problems(theme: Theme) -> list[str]:
     return out
 
 
+def unspoken_small_talk(theme: Theme) -> list[str]:
+    """Small-talk wordings with ``{place}``: the album never fills it (a line naming the place beside
+    people tells a text search who goes where), so such a wording is never spoken."""
+    banks = [("album.dialogue.small_talk", theme.album.dialogue.small_talk)]
+    for i, act in enumerate(theme.activities):
+        if isinstance(act.lines, list):
+            banks.append((f"activities.{i}.lines", act.lines))
+        else:
+            banks.append((f"activities.{i}.lines.small_talk", act.lines.small_talk))
+    return [
+        f"{path}.{j}: small talk is never given {{place}}, so this line is never spoken; "
+        "name a place with its sign or a `place` line"
+        for path, talk in banks
+        for j, text in enumerate(talk)
+        if "{place}" in text
+    ]
+
+
 def icm_theme_warnings(theme: Theme) -> list[str]:
     """What ``theme check`` warns about but a build tolerates: cast cues that collide at the
-    wide-shot scale (naming the pair) and sign-less rooms that would be drawn alike."""
-    return cue_collisions(theme) + place_problems(theme)
+    wide-shot scale (naming the pair), sign-less rooms that would be drawn alike, and small-talk
+    wordings the album never speaks."""
+    return cue_collisions(theme) + place_problems(theme) + unspoken_small_talk(theme)
 
 
 def check_icm_theme(theme: Theme) -> list[str]:
     """Problems as ``"field.path: message"``; empty for a theme that renders legibly."""
     out = cue_collisions(theme) + face_size_problems(theme) + who_problems(theme) + place_problems(theme)
+    out += unspoken_small_talk(theme)
     if theme.album.dialogue_model and not theme.text.backend:
         out.append("album.dialogue_model: needs text.backend (the model that rewords the lines)")
     return out

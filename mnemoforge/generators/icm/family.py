@@ -103,7 +103,7 @@ class IcmFamily:
 
     def check_theme(self, theme: Theme) -> list[str]:
         """A frame too small for the face-size rule, activities whose who-rules cannot fill them,
-        a model dialogue without a text backend (``generators/icm_theme_check.py``)."""
+        a model dialogue without a text backend (``generators/icm/check.py``)."""
         warned = set(icm_theme_warnings(theme))
         return [p for p in check_icm_theme(theme) if p not in warned]
 
