@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mnemoforge.backends.speech.espeak import EspeakBackend
 from mnemoforge.backends.speech.protocol import SpeechResult, write_wav_atomic
-from mnemoforge.generators.icm.render_speech import speak, take_key
+from mnemoforge.generators.icm.render_speech import engine_fingerprint, speak, take_key
 from mnemoforge.generators.icm.render_voice import once_per_take
 from mnemoforge.schemas.theme import VoiceSpec
 
@@ -44,7 +44,24 @@ def test_same_voice_and_text_synthesized_once_same_bytes(tmp_path: Path) -> None
     fresh = EspeakBackend().synthesize("See you at the market.", a, tmp_path / "fresh.wav")
     assert (tmp_path / "l2.wav").read_bytes() == (tmp_path / "l1.wav").read_bytes() == fresh.path.read_bytes()
     assert (tmp_path / "l3.wav").read_bytes() != (tmp_path / "l1.wav").read_bytes()
-    assert (cache / f"{take_key(a, 'See you at the market.')}.wav").exists()
+    key = take_key(a, "See you at the market.", engine_fingerprint(CountingEspeak))
+    assert (cache / f"{key}.wav").exists()
+
+
+def test_a_take_kept_by_other_engine_code_or_versions_is_not_reused(tmp_path: Path) -> None:
+    import numpy as np
+
+    eng, v, cache = CountingEspeak(), VoiceSpec(variant="f3"), tmp_path / "cache"
+    old_key = take_key(v, "Hello there.", "an older engine")
+    stale = write_wav_atomic(cache / f"{old_key}.wav", np.zeros(800, np.int16), 22050)
+    speak({"espeak": eng}, v, "Hello there.", tmp_path / "l.wav", cache)
+    assert eng.calls == ["Hello there."]  # synthesized: the stale take has another fingerprint
+    assert (tmp_path / "l.wav").read_bytes() != stale.read_bytes()
+
+    class Upgraded(CountingEspeak):
+        take_distributions = ("espeakng-loader", "numpy")
+
+    assert engine_fingerprint(Upgraded) != engine_fingerprint(CountingEspeak)
 
 
 def test_engines_without_deterministic_takes_always_synthesize(tmp_path: Path) -> None:

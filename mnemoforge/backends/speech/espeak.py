@@ -263,6 +263,7 @@ class EspeakBackend:
 
     engine_name = "espeak"
     deterministic_takes = True  # a take depends on (text, voice) only: renders may reuse it
+    take_distributions = ("espeakng-loader",)  # the library and voice data a take comes from
 
     @property
     def sample_rate(self) -> int:

@@ -11,18 +11,41 @@ the same bytes, atomically.
 
 from __future__ import annotations
 
+import inspect
 import os
+import sys
+from functools import cache
+from importlib import metadata
 from pathlib import Path
 
 from mnemoforge.backends.registry import SpeechBackends
-from mnemoforge.hashing import canonical_json, sha256_bytes
+from mnemoforge.hashing import canonical_json, sha256_bytes, source_hash
 from mnemoforge.schemas.theme import VoiceSpec
 from mnemoforge.store import atomic
+from mnemoforge.store.code_deps import reachable_sources
 
 
-def take_key(voice: VoiceSpec, text: str) -> str:
-    """What a take depends on: the whole voice spec (engine included) and the text."""
-    return sha256_bytes(canonical_json({"voice": voice.model_dump(mode="json"), "text": text}).encode())
+@cache
+def engine_fingerprint(backend_type: type) -> str:
+    """The engine's code (its module and the generation code it imports) and the versions of the
+    distributions it names (``take_distributions``): a take kept by a run made before an edit or an
+    upgrade is not reused after it, so a resumed render gives the bytes a fresh one would."""
+    module = sys.modules[backend_type.__module__]
+    files = [Path(str(inspect.getsourcefile(module))), *reachable_sources(module)]
+    versions = {}
+    for dist in getattr(backend_type, "take_distributions", ()):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    return sha256_bytes(canonical_json({"code": source_hash(*files), "versions": versions}).encode())
+
+
+def take_key(voice: VoiceSpec, text: str, engine: str = "") -> str:
+    """What a take depends on: the whole voice spec (engine included), the text and the engine's
+    fingerprint (:func:`engine_fingerprint`)."""
+    doc = {"voice": voice.model_dump(mode="json"), "text": text, "engine": engine}
+    return sha256_bytes(canonical_json(doc).encode())
 
 
 def speech_cache(run_root: Path) -> Path:
@@ -47,7 +70,7 @@ def speak(speech: SpeechBackends, voice: VoiceSpec, text: str, wav: Path, cache:
     if not getattr(backend, "deterministic_takes", False):
         backend.synthesize(text, voice, wav)
         return
-    kept = cache / f"{take_key(voice, text)}.wav"
+    kept = cache / f"{take_key(voice, text, engine_fingerprint(type(backend)))}.wav"
     if kept.exists():
         _place(kept, wav)
         return
