@@ -12,7 +12,7 @@ import pytest
 
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.album import plan_album
-from mnemoforge.generators.icm.profile_options import CHANGES, option_tell
+from mnemoforge.generators.icm.profile_options import CHANGES
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.option_balance import (
@@ -32,6 +32,7 @@ from mnemoforge.validators.answerers.option_solvers import (
     decisive,
     forced_accuracy,
     lexical_similarity,
+    option_tell,
 )
 from mnemoforge.validators.answerers.protocol import Context
 from mnemoforge.validators.answerers.textnorm import answer_parts

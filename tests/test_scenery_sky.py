@@ -6,17 +6,13 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from mnemoforge.backends.image.colors import mix
-from mnemoforge.backends.image.scenery import SKY, sky
+from mnemoforge.backends.image.scenery import SKY, sky, sky_colours
 
 
 def _lines(img: Image.Image, box: tuple[int, int, int, int], tod: str, wx: str) -> None:
-    """The previous implementation of ``sky``: one horizontal line per row."""
+    """The previous drawing of ``sky``: one horizontal line per row."""
     x0, y0, x1, y1 = box
-    top, bottom = SKY[tod]
-    grey = {"rain": 0.6, "snow": 0.45, "cloudy": 0.4, "fog": 0.5}.get(wx, 0.0)
-    if grey:
-        g = (150, 155, 165) if tod != "night" else (45, 50, 65)
-        top, bottom = mix(top, g, grey), mix(bottom, g, grey)
+    top, bottom = sky_colours(tod, wx)
     draw = ImageDraw.Draw(img)
     n = max(1, y1 - y0)
     for i in range(n):

@@ -255,11 +255,9 @@ class AlbumSpec(Strict):
     height: int = Field(default=360, ge=64, le=1080)
     fps: int = Field(default=12, ge=1, le=60)
     camera_moves: float = Field(
-        default=0.35,
-        ge=0,
-        le=1,
+        default=0.35, ge=0, le=1,
         description="chance a procedural shot keeps the pan or zoom it drew (0: every shot static)",
-    )
+    )  # fmt: skip
     dialogue: LineBank = Field(default_factory=LineBank, description="wordings shared by every activity")
     max_line_repeats: int = Field(default=3, ge=1, description="no line text more often in a release")
     min_face_px: int = Field(default=48, ge=0, description="render audit: least face height, close/medium")

@@ -65,14 +65,20 @@ def apply_light(img: Image.Image, time_of_day: str, indoor: bool) -> Image.Image
     return img.point(_lut(time_of_day, indoor))
 
 
-def sky(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], tod: str, wx: str) -> None:
-    """Vertical sky gradient in ``box`` for the time of day, greyed by bad weather."""
-    x0, y0, x1, y1 = box
+def sky_colours(tod: str, wx: str) -> tuple[RGB, RGB]:
+    """The sky's top and bottom colours for the time of day, greyed by bad weather."""
     top, bottom = SKY[tod]
     grey = {"rain": 0.6, "snow": 0.45, "cloudy": 0.4, "fog": 0.5}.get(wx, 0.0)
     if grey:
         g = (150, 155, 165) if tod != "night" else (45, 50, 65)
         top, bottom = mix(top, g, grey), mix(bottom, g, grey)
+    return top, bottom
+
+
+def sky(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], tod: str, wx: str) -> None:
+    """Vertical sky gradient in ``box`` for the time of day, greyed by bad weather."""
+    x0, y0, x1, y1 = box
+    top, bottom = sky_colours(tod, wx)
     n = max(1, y1 - y0)
     image = getattr(draw, "_image", None)
     if image is not None and image.mode == "RGB" and x1 > x0:  # the same rows, pasted from a cache

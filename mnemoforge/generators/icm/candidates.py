@@ -37,14 +37,19 @@ def _places_told(world: World) -> set[str]:
     }
 
 
+def _places_of(world: World) -> dict[str, set[str]]:
+    """Each activity's places over the album."""
+    places: dict[str, set[str]] = {}
+    for ev in world.events:
+        places.setdefault(ev.activity, set()).add(ev.place)
+    return places
+
+
 def _read_places(world: World) -> set[str]:
     """Activities a usual-place item may ask about: held at two places or more (one place only, the
     activity names it: "shopping" at the market), each place shown by its sign (a place known by
     its spoken name alone is said in every clip there, so the transcripts would give the answer)."""
-    places: dict[str, set[str]] = {}
-    for ev in world.events:
-        places.setdefault(ev.activity, set()).add(ev.place)
-    return {a for a, ps in places.items() if len(ps) > 1 and all(world.place(p).sign for p in ps)}
+    return {a for a, ps in _places_of(world).items() if len(ps) > 1 and all(world.place(p).sign for p in ps)}
 
 
 def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
@@ -53,8 +58,7 @@ def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
     span = {"from_month": months[0], "to_month": months[-1]} if months else {}
     acts: dict[str, set[str]] = {}
     told = _places_told(world)
-    several = {a for a in {e.activity for e in world.events} if len({e.place for e in world.events
-               if e.activity == a}) > 1}  # fmt: skip
+    several = {a for a, ps in _places_of(world).items() if len(ps) > 1}
     for ev in world.events:
         month, day = ev.start.strftime("%Y-%m"), ev.start.strftime("%Y-%m-%d")
         for p in ev.participants:

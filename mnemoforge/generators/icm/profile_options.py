@@ -12,7 +12,6 @@ they are and still check every item.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import permutations
 
 from mnemoforge.generators.option_balance import balanced_distractors, cost, semantic_available
@@ -20,26 +19,7 @@ from mnemoforge.generators.questions.options import N_OPTIONS, rotations, with_o
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
-from mnemoforge.validators.answerers.option_solvers import (
-    SOLVERS,
-    centroid,
-    decisive,
-    lexical_similarity,
-    minilm_similarity,
-)
-
-OPTION_MARGIN = 0.6
-"""The margin of the default ``option_only`` panel's solvers (``OptionSolverAnswerer``)."""
-
-
-def option_tell(question: str, options: Sequence[str], semantic: bool = False) -> bool:
-    """True when an option-only rule (``semantic``: the MiniLM centroid too) picks the answer
-    (``options[0]``) decisively."""
-    lexical = (decisive(fn(question, options, lexical_similarity), OPTION_MARGIN) for fn in SOLVERS.values())
-    if any(pick == 0 for pick in lexical):
-        return True
-    return semantic and decisive(centroid(question, options, minilm_similarity), OPTION_MARGIN) == 0
-
+from mnemoforge.validators.answerers.option_solvers import option_tell
 
 CHANGES = {"companion_change", "closest_change", "place_change", "activity_change"}
 """Programs answering ``from A to B`` (``change_programs``)."""
@@ -114,7 +94,7 @@ def _rivals(world: World, q: Question) -> tuple[list[str], list[str]]:
 def rival_options(world: World, q: Question, target: tuple[int, int]) -> Question | None:
     """Options of a usual-place or companion item holding up to :data:`RIVALS` of the answer's
     rivals (where P also held that activity, who else came along: the alternatives a guess would
-    weigh, not a workplace offered for a family dinner), the rest balanced at ``target``; of the
+    weigh, not a place of another activity), the rest balanced at ``target``; of the
     targets tried in turn (:func:`_tries`), the first set no option-only rule reads. None if the
     pool is too small."""
     rng = derive_rng(world.seed, q.id, "options")

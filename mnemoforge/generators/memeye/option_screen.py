@@ -17,19 +17,9 @@ from collections.abc import Callable, Sequence
 
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
-from mnemoforge.validators.answerers.option_solvers import SOLVERS, decisive, lexical_similarity
-
-OPTION_MARGIN = 0.6
-"""The margin of the default ``option_only`` panel's solvers (``OptionSolverAnswerer``)."""
+from mnemoforge.validators.answerers.option_solvers import option_tell
 
 Screen = Callable[[Question, Sequence[str]], bool]
-
-
-def option_tell(question: str, options: Sequence[str]) -> bool:
-    """True when an option-only rule picks the answer (``options[0]``) decisively."""
-    return any(
-        decisive(fn(question, options, lexical_similarity), OPTION_MARGIN) == 0 for fn in SOLVERS.values()
-    )
 
 
 def text_screen(observations: Sequence[Observation]) -> Screen | None:

@@ -196,13 +196,28 @@ def decisive(scores: Sequence[float], margin: float) -> int | None:
     return order[0]
 
 
+DEFAULT_MARGIN = 0.6
+"""The margin of the default ``option_only`` panel's solvers (:class:`OptionSolverAnswerer`)."""
+
+
+def option_tell(question: str, options: Sequence[str], semantic: bool = False) -> bool:
+    """True when an option-only rule of the default panel picks the answer (``options[0]``)
+    decisively: a lexical solver, or with ``semantic`` the MiniLM centroid too. Generators screen
+    option sets with it before the ``option_only`` gate sees them."""
+    if any(
+        decisive(fn(question, options, lexical_similarity), DEFAULT_MARGIN) == 0 for fn in SOLVERS.values()
+    ):
+        return True
+    return semantic and decisive(centroid(question, options, minilm_similarity), DEFAULT_MARGIN) == 0
+
+
 class OptionSolverAnswerer:
     """One option-only solver as a panel member: answers only on a decisive pick, else abstains."""
 
     order_invariant = True  # reads the option set, not its order (see panel)
 
     def __init__(
-        self, solver: str, margin: float = 0.6, similarity: str = "lexical", optional: bool = False
+        self, solver: str, margin: float = DEFAULT_MARGIN, similarity: str = "lexical", optional: bool = False
     ) -> None:
         """``optional``: with ``similarity: minilm`` and no ``ml`` extra, abstain (the id says so)
         instead of raising ``MissingExtra`` (the default panel's ``solver_centroid_minilm``)."""
