@@ -9,6 +9,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from mnemoforge import yaml_io
 from mnemoforge.cli_help import examples
 from mnemoforge.cli_output import console, out
 from mnemoforge.cli_output import fail as _fail
@@ -31,7 +32,7 @@ def _backend_spec(
         import yaml
 
         try:
-            loaded = yaml.safe_load(config.read_text())
+            loaded = yaml_io.safe_load(config.read_text())
         except (OSError, yaml.YAMLError) as e:
             _fail(f"{config}: cannot read the backend config ({e})")
         if not isinstance(loaded, dict):

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mnemoforge import yaml_io
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.hashing import content_hash, source_hash
 from mnemoforge.schemas.observations import Observation
@@ -50,9 +51,8 @@ def production_prices(ctx: BuildContext) -> dict | None:
     if isinstance(raw, str):
         path = Path(raw) if Path(raw).is_absolute() else Path(ctx.theme_path).parent / raw
         PriceTable.load(path)  # one clear error naming the file and field
-        import yaml
 
-        return yaml.safe_load(path.read_text())
+        return yaml_io.safe_load(path.read_text())
     PriceTable.from_mapping(raw, "prices")
     return raw
 

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from mnemoforge import yaml_io
 from mnemoforge.hashing import sha256_bytes
 from mnemoforge.schemas.theme import Theme
 
@@ -84,9 +85,10 @@ def voice_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
     return out
 
 
-class ThemeLoader(yaml.SafeLoader):
-    """``SafeLoader`` that rejects duplicate keys (YAML silently keeps the last) and leaves dates
-    as text for the schema to parse, so ``start: 2025-02-30`` is a field error, not a crash."""
+class ThemeLoader(yaml_io.SafeLoader):  # type: ignore[misc,valid-type]
+    """A safe loader (libyaml's parser where PyYAML has it) that rejects duplicate keys (YAML
+    silently keeps the last) and leaves dates as text for the schema to parse, so
+    ``start: 2025-02-30`` is a field error, not a crash."""
 
 
 def _mapping(loader: ThemeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:

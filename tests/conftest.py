@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.theme_starter import starter_theme
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,7 +141,7 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 def small_theme_data(**album: object) -> dict:
-    data = yaml.safe_load(starter_theme("tiny"))
+    data = yaml_io.safe_load(starter_theme("tiny"))
     # 320x180 keeps the suite fast; faces there are 36 px in medium shots, so the audit's floor is lowered
     data["album"].update({"clips": 6, "width": 320, "height": 180, "min_face_px": 32, **album})
     data["questions"]["total"] = 12

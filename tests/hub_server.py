@@ -21,6 +21,8 @@ from urllib.parse import unquote, urlsplit
 
 import yaml
 
+from mnemoforge import yaml_io
+
 MAX_BODY = 256 << 20  # refuse bodies above 256 MiB: a test never needs more
 
 _REPO = r"(?P<type>models|datasets|spaces)/(?P<repo>[^/]+/[^/]+)"
@@ -150,7 +152,7 @@ class HubServer:
 def _validate_yaml(content: str) -> tuple[int, dict]:
     m = re.match(r"^---\n(.*?\n)---\n", content, re.S)
     try:
-        meta = yaml.safe_load(m.group(1)) if m else {}
+        meta = yaml_io.safe_load(m.group(1)) if m else {}
     except yaml.YAMLError as e:
         return 400, {"errors": [{"message": f"Invalid YAML: {e}"}]}
     if not isinstance(meta, dict):

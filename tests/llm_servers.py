@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import ssl
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -93,6 +94,7 @@ class LLMServer:
         default_text: str = "ok",
         default_delay: float = 0.0,
         responder: Callable[[Recorded], str | None] | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.flavor: Flavor = flavor
         self.responder = responder
@@ -108,8 +110,11 @@ class LLMServer:
         self.stopping = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
+        if tls is not None:  # HTTPS: each accepted connection is wrapped, the handshake in its thread
+            sock = self._httpd.socket
+            self._httpd.socket = tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05})
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self._httpd.server_address[1]}"
         self.base_url = f"{self.url}/v1" if flavor == "openai" else self.url
 
     def __enter__(self) -> LLMServer:

@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.generators.families import get_family
 from mnemoforge.theme_io import ThemeError, parse_theme
 
 from .conftest import TEST_THEMES
 
-FERRY = yaml.safe_load((TEST_THEMES / "ferry_crew.yaml").read_text())
-BAKERY = yaml.safe_load((TEST_THEMES / "bakery_log.yaml").read_text())
+FERRY = yaml_io.safe_load((TEST_THEMES / "ferry_crew.yaml").read_text())
+BAKERY = yaml_io.safe_load((TEST_THEMES / "bakery_log.yaml").read_text())
 
 
 def _problems(data: dict[str, Any]) -> list[str]:

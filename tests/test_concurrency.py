@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.pipeline import build
 from mnemoforge.store import atomic, locks
 from mnemoforge.store.catalog import Catalog
@@ -53,7 +54,7 @@ def test_mkstemp_temp_files_never_collide_between_threads(tmp_path: Path) -> Non
 
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(write, range(8)))
-    assert yaml.safe_load(target.read_text())["pad"] == "x" * 10_000
+    assert yaml_io.safe_load(target.read_text())["pad"] == "x" * 10_000
     leftovers = sorted(p.name for p in tmp_path.iterdir())
     assert leftovers == sorted(["same.json", *(n.name for n in names)])  # no writer's temp file left
     for n in names:

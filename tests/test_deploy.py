@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.pipeline import build as plain_build
 from mnemoforge.theme_starter import starter_theme
 from mnemoforge.validators.release_check import verify_release
@@ -42,11 +43,11 @@ RUN_TIMEOUT_S = 240
 
 
 def _compose() -> dict:
-    return yaml.safe_load(COMPOSE.read_text())
+    return yaml_io.safe_load(COMPOSE.read_text())
 
 
 def _deployment() -> dict:
-    spec = yaml.safe_load(PREFECT_YAML.read_text())
+    spec = yaml_io.safe_load(PREFECT_YAML.read_text())
     (dep,) = [d for d in spec["deployments"] if d["name"] == DEPLOYMENT]
     return dep
 
@@ -227,7 +228,7 @@ def test_prefect_yaml_entrypoint_is_the_build_flow() -> None:
     assert set(dep["parameters"]) <= set(flow["params"])
     assert (ROOT / dep["parameters"]["theme"]).is_file()
     # workers change into the checkout named by MNEMOFORGE_ROOT, which the image sets to its WORKDIR
-    spec = yaml.safe_load(PREFECT_YAML.read_text())
+    spec = yaml_io.safe_load(PREFECT_YAML.read_text())
     (step,) = spec["pull"]
     assert step["prefect.deployments.steps.set_working_directory"]["directory"] == "{{ $MNEMOFORGE_ROOT }}"
     workdir = re.findall(r"^WORKDIR\s+(\S+)", DOCKERFILE.read_text(), flags=re.M)[-1]
@@ -339,7 +340,7 @@ def _cli(args: list[str], env: dict[str, str], cwd: Path) -> str:
 @pytest.mark.integration
 def test_deployment_runs_on_a_loopback_server(tmp_path: Path) -> None:
     theme = tmp_path / "deploy.yaml"
-    data = yaml.safe_load(starter_theme("deploy"))
+    data = yaml_io.safe_load(starter_theme("deploy"))
     data["album"]["clips"] = 4
     theme.write_text(yaml.safe_dump(data, sort_keys=False))
     deployed, logs = tmp_path / "deployed", tmp_path / "logs"

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
+
+from mnemoforge import yaml_io
 
 THEMES = {"smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
 
@@ -50,7 +51,7 @@ def test_every_config_of_the_card_loads_offline(
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    meta = yaml.safe_load((release / "README.md").read_text().split("---")[1])
+    meta = yaml_io.safe_load((release / "README.md").read_text().split("---")[1])
     manifest = json.loads((release / "MANIFEST.json").read_text())
     fam = manifest["family"]
     configs = {c["config_name"]: c["data_files"][0]["path"] for c in meta["configs"]}

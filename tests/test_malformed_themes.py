@@ -15,6 +15,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from mnemoforge import yaml_io
 from mnemoforge.cli import app
 from mnemoforge.theme_starter import starter_theme
 
@@ -237,7 +238,7 @@ RAW_ROWS: list[tuple[str, Callable[[str], bytes], str]] = [
 def _base(family: str) -> dict:
     if family == "icm":
         return small_theme_data()
-    return yaml.safe_load(starter_theme("tiny", family))
+    return yaml_io.safe_load(starter_theme("tiny", family))
 
 
 def _invoke(args: list[str]):  # type: ignore[no-untyped-def]

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from PIL import Image
 
+from mnemoforge import yaml_io
 from mnemoforge.backends.image.protocol import PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.media_api import MediaApiError
 from mnemoforge.backends.video.probe import probe
@@ -34,7 +35,7 @@ def server(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def people():  # type: ignore[no-untyped-def]
-    theme = Theme.model_validate(yaml.safe_load(starter_theme("tiny")))
+    theme = Theme.model_validate(yaml_io.safe_load(starter_theme("tiny")))
     return theme.cast[:2]
 
 
@@ -242,7 +243,7 @@ def test_theme_check_names_the_missing_key_and_bad_voice(
 
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    data = yaml.safe_load(starter_theme("tiny"))
+    data = yaml_io.safe_load(starter_theme("tiny"))
     pid = data["cast"][0]["id"]
     data["render"] = {
         "image": "gemini",
@@ -268,7 +269,7 @@ def test_theme_check_names_the_missing_key_and_bad_voice(
 def test_preflight_prices_the_api_media_backends(tmp_path: Path) -> None:
     from mnemoforge.production.preflight import render_backends
 
-    data = yaml.safe_load(starter_theme("tiny"))
+    data = yaml_io.safe_load(starter_theme("tiny"))
     data["render"] = {
         "image": "openai",
         "video": "veo",
@@ -281,7 +282,7 @@ def test_preflight_prices_the_api_media_backends(tmp_path: Path) -> None:
         "video": ("veo", "veo-3.0-fast-generate-001"),
         "speech": ("gemini", "gemini-2.5-flash-preview-tts"),
     }
-    assert render_backends(Theme.model_validate(yaml.safe_load(starter_theme("tiny"))))["video"] == (
+    assert render_backends(Theme.model_validate(yaml_io.safe_load(starter_theme("tiny"))))["video"] == (
         "ffmpeg",
         "ffmpeg",
     )

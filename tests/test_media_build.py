@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mnemoforge import yaml_io
+
 from .conftest import ROOT
 from .media_servers import MediaServer
 
@@ -26,7 +28,7 @@ def test_default_theme_builds_and_verifies_with_api_media(
     from mnemoforge.validators.release_check import verify_release
 
     monkeypatch.setenv("GEMINI_API_KEY", "loopback-key")
-    data = yaml.safe_load((ROOT / "assets/themes/life_album.yaml").read_text())
+    data = yaml_io.safe_load((ROOT / "assets/themes/life_album.yaml").read_text())
     data["album"].update({"clips": 3, "width": 320, "height": 180, "min_face_px": 32})
     data["questions"]["total"] = 12
     with MediaServer() as srv:

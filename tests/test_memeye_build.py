@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 from PIL import Image, ImageDraw
 
+from mnemoforge import yaml_io
 from mnemoforge.backends.image import visual_props, visual_shelf
 from mnemoforge.backends.image.colors import rgb
 from mnemoforge.backends.image.visual_scene import draw_label
@@ -264,7 +264,7 @@ def test_release_media_index_carries_no_answers(
 def test_planned_and_produced_per_cell_reported(release: Path, kept: list[Question]) -> None:
     stats = json.loads((release / "dataset_statistics.json").read_text())
     targets = stats["memeye"]["targets"]
-    theme = yaml.safe_load(THEME.read_text())["memeye"]
+    theme = yaml_io.safe_load(THEME.read_text())["memeye"]
     for cell in CELLS:
         planned = theme.get("targets", {}).get(cell, theme["per_cell"])
         assert targets[cell]["planned"] == planned

@@ -13,6 +13,7 @@ from collections import defaultdict
 import pytest
 from PIL import Image
 
+from mnemoforge import yaml_io
 from mnemoforge.backends.image.colors import rgb
 from mnemoforge.backends.image.visual_figures import INKS
 from mnemoforge.exporters.tables import read_jsonl
@@ -125,7 +126,7 @@ def test_quay_release_leaks_nothing(quay) -> None:  # type: ignore[no-untyped-de
 def test_theme_check_refuses_variables_without_their_drawable(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import yaml
 
-    data = yaml.safe_load((TEST_THEMES / "quay_watch.yaml").read_text(encoding="utf-8"))
+    data = yaml_io.safe_load((TEST_THEMES / "quay_watch.yaml").read_text(encoding="utf-8"))
     data["memeye"]["scenarios"][1]["changes"].append({"key": "presence", "after": "2027-07-01"})
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")

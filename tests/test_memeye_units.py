@@ -10,8 +10,8 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.backends.image import visual_gists, visual_scene
 from mnemoforge.generators.memeye import questions as q_mod
 from mnemoforge.generators.memeye.family import target_report
@@ -59,7 +59,7 @@ def planned() -> tuple[World, list[Observation], list[Question]]:
 
 
 def _theme_data() -> dict:
-    return yaml.safe_load(THEME.read_text())
+    return yaml_io.safe_load(THEME.read_text())
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from mnemoforge import yaml_io
 from mnemoforge.cli import app
 from mnemoforge.production.preflight import preflight
 from tests.conftest import small_theme_data
@@ -103,7 +104,7 @@ def test_theme_prices_reach_the_estimate_the_run_folder_and_the_check(tmp_path: 
 
     (tmp_path / "mine.yaml").write_text("models:\n  gpt-4o-mini*: {per_call: 0.5}\n")
     path = _theme(tmp_path)
-    data = yaml.safe_load(path.read_text())
+    data = yaml_io.safe_load(path.read_text())
     path.write_text(yaml.safe_dump({**data, "prices": "mine.yaml"}, sort_keys=False))
     pf = preflight(path)
     model_calls = sum(r.calls for r in pf.rows if r.model == "gpt-4o-mini")

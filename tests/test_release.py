@@ -7,9 +7,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
+from mnemoforge import yaml_io
 from mnemoforge.cli import app
 from mnemoforge.store.catalog import Catalog
 
@@ -70,7 +70,7 @@ def test_every_config_loads_with_datasets_offline(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     res, _ = built
     card = (res.release_dir / "README.md").read_text()
-    meta = yaml.safe_load(card.split("---")[1])
+    meta = yaml_io.safe_load(card.split("---")[1])
     configs = {c["config_name"] for c in meta["configs"]}
     tables = ("questions", "clips", "observations", "captions", "shots", "speech")
     assert configs == {f"icm_{n}" for n in tables} | {f"agent_icm_{n}" for n in tables}

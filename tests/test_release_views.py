@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.exporters import release_validator
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.exporters.views import AGENT_FORBIDDEN, KEY_FIELDS, forbidden_fields, load_agent_view
@@ -32,7 +32,7 @@ def release(request: pytest.FixtureRequest) -> Path:
 
 
 def _card_configs(root: Path) -> dict[str, str]:
-    meta = yaml.safe_load((root / "README.md").read_text().split("---")[1])
+    meta = yaml_io.safe_load((root / "README.md").read_text().split("---")[1])
     return {c["config_name"]: c["data_files"][0]["path"] for c in meta["configs"]}
 
 

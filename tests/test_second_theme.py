@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mnemoforge import yaml_io
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.theme_io import load_theme
@@ -56,7 +57,7 @@ def test_second_theme_builds_and_verifies_with_no_code_change(tmp_path: Path) ->
     from mnemoforge.pipeline import build
     from mnemoforge.validators.release_check import verify_release
 
-    data = yaml.safe_load(PATH.read_text())
+    data = yaml_io.safe_load(PATH.read_text())
     data["album"]["clips"] = 3  # the calibration clip and two episodes: the fewest that hold a question
     data["album"].update(width=320, height=180, min_face_px=32)  # small frames keep the suite fast
     data["questions"] = {"total": 12}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
 from mnemoforge.generators.smm import conversation, questions, stream
 from mnemoforge.generators.smm.paraphrase import check_turn
@@ -22,7 +23,7 @@ from mnemoforge.validators.gates import GateContext
 from mnemoforge.validators.smm_gates import ConflictOrder, SingleSource, SourceSpan, ToolSchema
 
 THEME_PATH = THEMES_DIR / "office_launch.yaml"
-DATA = yaml.safe_load(THEME_PATH.read_text())
+DATA = yaml_io.safe_load(THEME_PATH.read_text())
 THEME = load_theme(THEME_PATH)
 
 

@@ -8,6 +8,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from mnemoforge import yaml_io
 from mnemoforge.cli import app
 from tests.conftest import small_theme_data
 from tests.llm_servers import LLMServer, Reply, openai_completion
@@ -55,7 +56,7 @@ def test_draft_sends_the_check_errors_back_and_writes_a_theme_that_passes(tmp_pa
     assert "- album.colour: unknown field" in fix, fix
     check = CliRunner().invoke(app, ["theme", "check", str(dest)])
     assert check.exit_code == 0 and "OK" in check.output
-    assert yaml.safe_load(dest.read_text())["name"] == "street_summer"
+    assert yaml_io.safe_load(dest.read_text())["name"] == "street_summer"
     assert dest.read_text().startswith("# Drafted by `mnemoforge theme draft`")
 
 

@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from mnemoforge import yaml_io
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.smm.filler import banks
 from mnemoforge.generators.smm.render import filler_content
@@ -60,7 +59,7 @@ def shipped() -> tuple[set[tuple[str, ...]], set[str]]:
     grams: set[tuple[str, ...]] = set()
     titles: set[str] = set()
     for path in sorted(THEMES_DIR.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_io.safe_load(path.read_text(encoding="utf-8"))
         for s in _strings(data):
             grams |= _grams(s)
         theme = load_theme(path)
@@ -83,7 +82,8 @@ def leaks(texts: dict[str, str], own: str = "") -> list[str]:
     tests/themes file name) says itself (a bakery's own 'whiteboard' is its word, not a leak)."""
     grams, titles = shipped()
     if own:
-        mine = " | ".join(_strings(yaml.safe_load((TEST_THEMES / own).read_text(encoding="utf-8")))).lower()
+        data = yaml_io.safe_load((TEST_THEMES / own).read_text(encoding="utf-8"))
+        mine = " | ".join(_strings(data)).lower()
         grams = grams - _grams(mine)
         titles = {t for t in titles if t.lower() not in mine}
     title_res = {t: re.compile(rf"(?<![a-z0-9]){re.escape(t.lower())}(?![a-z0-9])") for t in titles}

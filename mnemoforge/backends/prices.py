@@ -27,6 +27,8 @@ from typing import Any
 
 import yaml
 
+from mnemoforge import yaml_io
+
 DEFAULT_PRICES = Path(__file__).resolve().parents[2] / "assets" / "prices.yaml"
 FIELDS = (
     "input_per_mtok",
@@ -108,7 +110,7 @@ class PriceTable:
     def load(cls, path: Path) -> PriceTable:
         path = Path(path)
         try:
-            data = yaml.safe_load(path.read_text())
+            data = yaml_io.safe_load(path.read_text())
         except OSError as exc:
             raise PriceError(f"{path}: cannot read the price table ({exc.strerror or exc})") from None
         except yaml.YAMLError as exc:

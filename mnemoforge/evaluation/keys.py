@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mnemoforge import yaml_io
 from mnemoforge.validators.answerers.protocol import LETTERS
 
 
@@ -24,7 +25,7 @@ def read_yaml_mapping(path: Path, expected: str) -> dict[str, Any]:
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_io.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:
         raise EvaluationError(f"{path}: not valid YAML ({e})") from None
     if not isinstance(data, dict):

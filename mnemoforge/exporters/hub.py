@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from mnemoforge import __version__
+from mnemoforge import __version__, yaml_io
 from mnemoforge.exporters.release import MANIFEST
 from mnemoforge.hashing import sha256_file
 from mnemoforge.validators.release_check import verify_release
@@ -90,7 +90,7 @@ def check_card_yaml(release_dir: Path) -> list[str]:
     if not m:
         return ["README.md: no YAML front matter (--- … ---) at the top"]
     try:
-        meta = yaml.safe_load(m.group(1))
+        meta = yaml_io.safe_load(m.group(1))
     except yaml.YAMLError as e:
         return [f"README.md: front matter is not valid YAML: {e}"]
     if not isinstance(meta, dict):

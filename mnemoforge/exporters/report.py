@@ -20,9 +20,9 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-import yaml
 from PIL import Image
 
+from mnemoforge import yaml_io
 from mnemoforge.backends.image.documents import render_bar_chart
 from mnemoforge.backends.registry import image_backend
 from mnemoforge.exporters import report_families as fam
@@ -129,7 +129,7 @@ def _theme(root: Path) -> Theme:
     try:
         return load_theme(root / "theme.yaml")
     except ThemeError:
-        return Theme.model_validate(yaml.safe_load((root / "theme.yaml").read_text(encoding="utf-8")))
+        return Theme.model_validate(yaml_io.safe_load((root / "theme.yaml").read_text(encoding="utf-8")))
 
 
 def _cast(theme: Theme) -> Image.Image:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.backends.text.protocol import ChatMessage, ChatRequest, TextBackend
 from mnemoforge.theme_io import ThemeError
 from mnemoforge.theme_starter import starter_theme
@@ -68,7 +69,7 @@ def check_draft(text: str, family: str, folder: Path | None = None) -> list[str]
     from mnemoforge.theme_checks import check_theme
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml_io.safe_load(text)
     except yaml.YAMLError as exc:
         return [f"yaml: not valid YAML ({' '.join(str(exc).split())})"]
     if not isinstance(data, dict):
@@ -125,7 +126,7 @@ def draft_theme(
         problems = check_draft(text, family, folder)
         tried.append(DraftAttempt(res.text, problems, dict(res.usage)))
         if not problems:
-            return Draft(text, str(yaml.safe_load(text)["name"]), tried)
+            return Draft(text, str(yaml_io.safe_load(text)["name"]), tried)
         messages += [
             ChatMessage("assistant", res.text),
             ChatMessage("user", fix.render(errors="\n".join(f"- {p}" for p in problems))),

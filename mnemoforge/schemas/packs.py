@@ -21,6 +21,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from mnemoforge import yaml_io
+
 PACKS = Path(__file__).resolve().parent.parent.parent / "assets" / "packs"
 PLACEHOLDERS = {"topic", "entity", "role", "weekday", "s"}
 
@@ -171,7 +173,7 @@ def load_pack(name: str) -> Pack:
         known = sorted(p.stem for p in PACKS.glob("*.yaml"))
         raise PackError(f"{path}: no such content pack {name!r}; known packs: {known}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_io.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:
         raise PackError(f"{path}: not valid YAML ({e})") from None
     pack = parse_pack(data, path)

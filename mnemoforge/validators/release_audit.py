@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from mnemoforge import yaml_io
 from mnemoforge.exporters.tables import flat_row, read_jsonl
 from mnemoforge.hashing import content_hash, sha256_bytes, sha256_file, short
 from mnemoforge.schemas.questions import Question
@@ -50,7 +51,7 @@ def card_configs(root: Path) -> dict[str, list[str]]:
         return {}
     head = text[4:].split("\n---", 1)[0]
     try:
-        meta = yaml.safe_load(head) or {}
+        meta = yaml_io.safe_load(head) or {}
     except yaml.YAMLError:
         return {}
     out: dict[str, list[str]] = {}

@@ -21,6 +21,7 @@ from mnemoforge.backends.image.protocol import SceneRequest
 from mnemoforge.backends.image.scene_prompt import aspect_ratio, fit_frame, portrait_prompt, scene_prompt
 from mnemoforge.backends.media_api import Attempt, MediaApi, api_key
 from mnemoforge.backends.text.retry import Clock, Outcome, Sleep
+from mnemoforge.backends.tls import genai_client_args
 from mnemoforge.hashing import content_hash
 from mnemoforge.schemas.render_api import ApiSpec, ImageApiSpec
 from mnemoforge.schemas.theme import AppearanceSpec
@@ -49,6 +50,8 @@ def genai_client(
     )
     if vertex and project:  # Vertex with a project: credentials come from the environment (ADC)
         return genai.Client(vertexai=True, project=project, location=location, http_options=opts), types
+    if not vertex:  # Vertex keeps the SDK's own context (it may carry a client certificate)
+        opts = opts.model_copy(update=genai_client_args())
     return genai.Client(api_key=key, vertexai=vertex, http_options=opts), types
 
 

@@ -20,6 +20,7 @@ from mnemoforge.backends.image.protocol import SceneRequest
 from mnemoforge.backends.image.scene_prompt import fit_frame, portrait_prompt, scene_prompt
 from mnemoforge.backends.media_api import Attempt, MediaApi, api_key
 from mnemoforge.backends.text.retry import Clock, Outcome, Sleep
+from mnemoforge.backends.tls import openai_http_client
 from mnemoforge.hashing import content_hash
 from mnemoforge.schemas.render_api import ImageApiSpec
 from mnemoforge.schemas.theme import AppearanceSpec
@@ -61,7 +62,13 @@ class OpenAIImageBackend(MediaApi):
         key = api_key(spec, ("OPENAI_API_KEY",), "OpenAI")
         super().__init__(spec, DEFAULT_MODEL, OPENAI_BASE_URL, key, seed=seed, sleep=sleep, clock=clock)
         self.portrait_size = spec.portrait_size
-        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+        self._client = openai.OpenAI(
+            api_key=key,
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=openai_http_client(),
+        )
         self._anchors: dict[str, bytes] = {}
 
     def _image(self, kind: str, prompt: str, refs: list[bytes], size: str) -> bytes:

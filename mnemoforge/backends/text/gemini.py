@@ -18,6 +18,7 @@ from typing import Any
 from mnemoforge.backends.text.base import NetworkChatBackend, error_message, status_outcome
 from mnemoforge.backends.text.protocol import ChatRequest, ImagePart, parse_body
 from mnemoforge.backends.text.retry import Outcome
+from mnemoforge.backends.tls import genai_client_args
 
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 KEY_ENVS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
@@ -104,6 +105,7 @@ class GeminiBackend(NetworkChatBackend):
                 base_url=self.base_url,
                 api_version=api_version,
                 timeout=max(1, round(self.timeout * 1000)),
+                **genai_client_args(),
             ),
         )
 

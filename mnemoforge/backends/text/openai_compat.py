@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 
 from mnemoforge.backends.text.base import NetworkChatBackend, error_message, int_usage, status_outcome
 from mnemoforge.backends.text.protocol import ChatRequest, ImagePart, parse_body
-from mnemoforge.backends.text.retry import Outcome
+from mnemoforge.backends.text.retry import Outcome, connection_outcome
+from mnemoforge.backends.tls import openai_http_client
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 NO_KEY = "EMPTY"
@@ -120,6 +121,7 @@ class OpenAICompatBackend(NetworkChatBackend):
             base_url=self.base_url,
             timeout=self.timeout,
             max_retries=0,
+            http_client=openai_http_client(),
         )
 
     def close(self) -> None:
@@ -146,7 +148,7 @@ class OpenAICompatBackend(NetworkChatBackend):
         except errors.APITimeoutError:
             return Outcome(False, error=f"timed out after {self.timeout:g}s", retryable=True)
         except errors.APIConnectionError as exc:
-            return Outcome(False, error=f"connection error: {exc}", retryable=True)
+            return connection_outcome(exc)
         except errors.APIStatusError as exc:
             return status_outcome(exc.status_code, exc.response.text, exc.response.headers)
         return parse_completion(resp.text, resp.status_code)

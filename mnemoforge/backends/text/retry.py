@@ -14,6 +14,7 @@ import functools
 import importlib
 import logging
 import math
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -216,5 +217,20 @@ def transport_outcome(exc: BaseException, timeout: float) -> Outcome | None:
     if isinstance(exc, timeouts):
         return Outcome(False, error=f"timed out after {timeout:g}s ({type(exc).__name__})", retryable=True)
     if isinstance(exc, transport):
-        return Outcome(False, error=f"connection error ({type(exc).__name__}): {exc}", retryable=True)
+        return connection_outcome(exc)
     return None
+
+
+def connection_outcome(exc: BaseException) -> Outcome:
+    """A failed connection, named with the whole cause chain (an SDK's own error may say only
+    "Connection error."). A certificate the trust store does not vouch for is not retried: it
+    fails the same way again."""
+    chain, seen = [exc], {id(exc)}
+    while (nxt := chain[-1].__cause__ or chain[-1].__context__) is not None and id(nxt) not in seen:
+        chain.append(nxt)
+        seen.add(id(nxt))
+    text = "; ".join(dict.fromkeys(str(e) for e in chain if str(e))) or "no detail"
+    cert = any(isinstance(e, ssl.SSLCertVerificationError) for e in chain)
+    cert = cert or "CERTIFICATE_VERIFY_FAILED" in text
+    error = f"connection error ({type(exc).__name__}): {text}"
+    return Outcome(False, error=error if len(error) <= 400 else error[:399] + "…", retryable=not cert)

@@ -7,8 +7,7 @@ import random
 from collections import Counter
 from functools import cache
 
-import yaml
-
+from mnemoforge import yaml_io
 from mnemoforge.schemas.icm_rules import LineBank, template_slots
 from mnemoforge.schemas.theme import ActivitySpec, Theme
 from mnemoforge.theme_io import ASSETS
@@ -30,7 +29,7 @@ def estimate_seconds(text: str, rate: int) -> float:
 def generic_lines() -> tuple[LineBank, tuple[str, ...]]:
     """The generic wordings used where a theme gives none (``assets/lexicon/line_banks.yaml``):
     a line bank, and the fallback wordings of a choice key with none of its own."""
-    data = yaml.safe_load(LINE_BANKS_FILE.read_text(encoding="utf-8"))
+    data = yaml_io.safe_load(LINE_BANKS_FILE.read_text(encoding="utf-8"))
     choice = tuple(data.pop("choice"))
     return LineBank.model_validate(data), choice
 

@@ -17,8 +17,7 @@ import random
 from functools import lru_cache
 from itertools import combinations
 
-import yaml
-
+from mnemoforge import yaml_io
 from mnemoforge.generators.option_balance import (
     balanced_distractors,
     draw_target,
@@ -39,7 +38,7 @@ RELATIONS_FILE = ASSETS / "lexicon" / "relations.yaml"
 @lru_cache(maxsize=1)
 def relation_lexicon() -> dict[str, dict]:
     """Relation words with their gender and implications (``assets/lexicon/relations.yaml``)."""
-    data = yaml.safe_load(RELATIONS_FILE.read_text(encoding="utf-8"))
+    data = yaml_io.safe_load(RELATIONS_FILE.read_text(encoding="utf-8"))
     return {str(k): dict(v or {}) for k, v in data.items()}
 
 
