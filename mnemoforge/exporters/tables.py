@@ -56,3 +56,17 @@ def write_jsonl_and_parquet(rows: list[dict], jsonl: Path, parquet: Path) -> lis
 def read_jsonl(path: Path) -> list[dict]:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+class TableReader:
+    """Rows of each JSONL or Parquet file, read once (a verify pass reads some tables four times).
+    The rows are shared between callers, so none may change them."""
+
+    def __init__(self) -> None:
+        self._rows: dict[Path, list[dict]] = {}
+
+    def rows(self, path: Path) -> list[dict]:
+        if path not in self._rows:
+            parquet = path.suffix == ".parquet"
+            self._rows[path] = pq.read_table(path).to_pylist() if parquet else read_jsonl(path)
+        return self._rows[path]

@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from mnemoforge import yaml_io
-from mnemoforge.exporters.tables import flat_row, read_jsonl
+from mnemoforge.exporters.tables import TableReader, flat_row
 from mnemoforge.hashing import content_hash, sha256_bytes, sha256_file, short
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
@@ -64,19 +64,14 @@ def card_configs(root: Path) -> dict[str, list[str]]:
 def _norm(v: Any) -> Any:
     """Parquet fills absent struct keys with nulls; JSON omits nothing. Compare without nulls."""
     if isinstance(v, dict):
-        return {k: _norm(x) for k, x in sorted(v.items()) if x is not None}
+        return {k: _norm(x) for k, x in v.items() if x is not None}
     if isinstance(v, list | tuple):
         return [_norm(x) for x in v]
     return v
 
 
-def _parquet_rows(path: Path) -> list[dict]:
-    import pyarrow.parquet as pq
-
-    return pq.read_table(path).to_pylist()
-
-
-def card_tables(root: Path, manifest: ReleaseManifest) -> list[str]:
+def card_tables(root: Path, manifest: ReleaseManifest, tables: TableReader | None = None) -> list[str]:
+    tables = tables or TableReader()
     problems: list[str] = []
     configs = card_configs(root)
     if not configs:
@@ -87,13 +82,13 @@ def card_tables(root: Path, manifest: ReleaseManifest) -> list[str]:
                 problems.append(f"README.md: config {name} loads {rel}, which {MANIFEST} does not list")
                 continue
             try:
-                rows = _parquet_rows(root / rel) if rel.endswith(".parquet") else read_jsonl(root / rel)
+                rows = tables.rows(root / rel)
             except Exception as e:  # unreadable is exactly what a user would hit
                 problems.append(f"{rel}: cannot be read ({type(e).__name__}: {e})")
                 continue
             twin = rel[: -len(".parquet")] + ".jsonl"
             if rel.endswith(".parquet") and (root / twin).is_file():
-                problems += _same_rows(rel, rows, twin, read_jsonl(root / twin))
+                problems += _same_rows(rel, rows, twin, tables.rows(root / twin))
     return problems
 
 
@@ -103,6 +98,8 @@ def _same_rows(rel: str, prows: list[dict], twin: str, jrows: list[dict]) -> lis
     out = []
     for i, (p, j) in enumerate(zip(prows, jrows, strict=True)):
         jf = flat_row(j)
+        if p == jf or _norm(p) == _norm(jf):  # the same, column by column (null and absent alike)
+            continue
         for col in sorted(set(p) | set(jf)):
             if _norm(p.get(col)) != _norm(jf.get(col)):
                 rid = j.get("id", f"line {i + 1}")
@@ -114,12 +111,13 @@ def _same_rows(rel: str, prows: list[dict], twin: str, jrows: list[dict]) -> lis
     return out
 
 
-def embedded_media(root: Path, manifest: ReleaseManifest) -> list[str]:
+def embedded_media(root: Path, manifest: ReleaseManifest, tables: TableReader | None = None) -> list[str]:
     """Media files against the media index, and images embedded in Parquet against the files."""
+    tables = tables or TableReader()
     problems: list[str] = []
     index = root / "media/index.jsonl"
     if index.is_file():
-        for r in read_jsonl(index):
+        for r in tables.rows(index):
             p = root / r["path"]
             if not p.is_file():
                 problems.append(f"media/index.jsonl: {r['path']} is missing")
@@ -131,7 +129,7 @@ def embedded_media(root: Path, manifest: ReleaseManifest) -> list[str]:
         if not rel.endswith(".parquet") or not (root / rel).is_file():
             continue
         try:
-            rows = _parquet_rows(root / rel)
+            rows = tables.rows(root / rel)
         except Exception:
             continue  # reported by card_tables when the card exposes it
         for r in rows:
@@ -145,13 +143,16 @@ def embedded_media(root: Path, manifest: ReleaseManifest) -> list[str]:
     return problems
 
 
-def manifest_facts(root: Path, manifest: ReleaseManifest, family_counts: dict[str, int]) -> list[str]:
+def manifest_facts(
+    root: Path, manifest: ReleaseManifest, family_counts: dict[str, int], tables: TableReader | None = None
+) -> list[str]:
     """MANIFEST.json's own claims: counts, code version, seed, theme hash, run id."""
+    tables = tables or TableReader()
     problems: list[str] = []
     fam = manifest.family
 
     def rows(rel: str) -> int | None:
-        return len(read_jsonl(root / rel)) if (root / rel).is_file() else None
+        return len(tables.rows(root / rel)) if (root / rel).is_file() else None
 
     actual: dict[str, int | None] = {
         "questions": rows(f"data/{fam}/questions.jsonl"),

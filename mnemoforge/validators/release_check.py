@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from mnemoforge.exporters.release import CHECKSUMS, MANIFEST
-from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.exporters.tables import TableReader
 from mnemoforge.exporters.views import AGENT_DIR, forbidden_fields
 from mnemoforge.generators.families import get_family
 from mnemoforge.hashing import sha256_file
@@ -38,7 +38,8 @@ def verify_release(root: Path) -> list[str]:
     problems = _check_files(root, manifest)
     if problems:
         return problems  # content checks on altered files would only repeat the same news
-    return _check_content(root, manifest) + check_agent_view(root, manifest.family)
+    tables = TableReader()  # each table read once by all the checks below
+    return _check_content(root, manifest, tables) + check_agent_view(root, manifest.family, tables)
 
 
 def _check_files(root: Path, manifest: ReleaseManifest) -> list[str]:
@@ -62,10 +63,12 @@ def _check_files(root: Path, manifest: ReleaseManifest) -> list[str]:
     return problems
 
 
-def _load(root: Path, rel: str, model: type, problems: list[str], extra: tuple[str, ...] = ()) -> list:
+def _load(
+    tables: TableReader, root: Path, rel: str, model: type, problems: list[str], extra: tuple[str, ...] = ()
+) -> list:
     """Validate each JSONL row against ``model``; ``extra`` names release-only columns (e.g. media paths)."""
     out = []
-    for i, row in enumerate(read_jsonl(root / rel)):
+    for i, row in enumerate(tables.rows(root / rel)):
         try:
             out.append(model.model_validate({k: v for k, v in row.items() if k not in extra}))
         except ValidationError as e:
@@ -74,16 +77,16 @@ def _load(root: Path, rel: str, model: type, problems: list[str], extra: tuple[s
     return out
 
 
-def _check_content(root: Path, manifest: ReleaseManifest) -> list[str]:
+def _check_content(root: Path, manifest: ReleaseManifest, tables: TableReader) -> list[str]:
     problems: list[str] = []
     fam = manifest.family
     world = World.model_validate_json((root / "data/world.json").read_text())
-    questions: list[Question] = _load(root, f"data/{fam}/questions.jsonl", Question, problems)
+    questions: list[Question] = _load(tables, root, f"data/{fam}/questions.jsonl", Question, problems)
     clips_file = f"data/{fam}/clips.jsonl"
-    clips: list[Clip] = (
-        _load(root, clips_file, Clip, problems, extra=("video",)) if (root / clips_file).exists() else []
-    )
-    obs: list[Observation] = _load(root, f"data/{fam}/observations.jsonl", Observation, problems)
+    clips: list[Clip] = []
+    if (root / clips_file).exists():
+        clips = _load(tables, root, clips_file, Clip, problems, extra=("video",))
+    obs: list[Observation] = _load(tables, root, f"data/{fam}/observations.jsonl", Observation, problems)
     stats = json.loads((root / "dataset_statistics.json").read_text())
     if stats["questions"]["kept"] != len(questions):
         problems.append(
@@ -100,11 +103,16 @@ def _check_content(root: Path, manifest: ReleaseManifest) -> list[str]:
             v = gate.check(q, ctx)
             if not v.keep:
                 problems.append(f"data/{fam}/questions.jsonl: {q.id}: {gate.name}: {v.reason}")
-    return problems + _audit(root, manifest, stats, world, questions)
+    return problems + _audit(root, manifest, stats, world, questions, tables)
 
 
 def _audit(
-    root: Path, manifest: ReleaseManifest, stats: dict, world: World, questions: list[Question]
+    root: Path,
+    manifest: ReleaseManifest,
+    stats: dict,
+    world: World,
+    questions: list[Question],
+    tables: TableReader,
 ) -> list[str]:
     """What users load, and MANIFEST.json's own claims (validators/release_audit.py)."""
     from mnemoforge.validators import release_audit as audit
@@ -114,16 +122,16 @@ def _audit(
     except (KeyError, TypeError):
         family_counts = {}
     return (
-        audit.card_tables(root, manifest)
-        + audit.embedded_media(root, manifest)
-        + audit.manifest_facts(root, manifest, family_counts)
+        audit.card_tables(root, manifest, tables)
+        + audit.embedded_media(root, manifest, tables)
+        + audit.manifest_facts(root, manifest, family_counts, tables)
         + audit.question_texts(root, manifest.family, world, questions)
     )
 
 
 
 
-def check_agent_view(root: Path, family: str) -> list[str]:
+def check_agent_view(root: Path, family: str, tables: TableReader | None = None) -> list[str]:
     """The agent view exists, holds the kept questions, and no agent-input table (JSONL rows at any
     depth, Parquet columns and their struct fields) has an evaluator-key field."""
     import pyarrow.parquet as pq
@@ -131,14 +139,15 @@ def check_agent_view(root: Path, family: str) -> list[str]:
     agent = root / AGENT_DIR / family
     if not (agent / "questions.jsonl").is_file():
         return [f"{AGENT_DIR}/{family}/questions.jsonl: missing (the release has no agent view)"]
+    tables = tables or TableReader()
     problems = []
-    agent_ids = [r["id"] for r in read_jsonl(agent / "questions.jsonl")]
-    data_ids = [r["id"] for r in read_jsonl(root / f"data/{family}/questions.jsonl")]
+    agent_ids = [r["id"] for r in tables.rows(agent / "questions.jsonl")]
+    data_ids = [r["id"] for r in tables.rows(root / f"data/{family}/questions.jsonl")]
     if agent_ids != data_ids:
         problems.append(f"{AGENT_DIR}/{family}/questions.jsonl: question ids differ from data/{family}")
     for path in sorted(agent.rglob("*")):
         if path.suffix == ".jsonl":
-            bad = sorted({f for row in read_jsonl(path) for f in forbidden_fields(row)})
+            bad = sorted({f for row in tables.rows(path) for f in forbidden_fields(row)})
         elif path.suffix == ".parquet":
             bad = _parquet_forbidden(pq.read_schema(path))
         else:
