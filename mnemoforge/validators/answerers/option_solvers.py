@@ -93,11 +93,10 @@ def edit_similarity(options: Sequence[str]) -> list[list[float]]:
 def minilm_similarity(options: Sequence[str]) -> list[list[float]]:
     """Pairwise cosine of MiniLM embeddings (extra ``ml``; raises ``MissingExtra`` without it).
     Vectors come from the embedding cache (``embed_cache``)."""
-    from mnemoforge.validators.answerers import embed_cache
-    from mnemoforge.validators.answerers.embedding import missing_reason
+    from mnemoforge.validators.answerers import embed_cache, minilm
     from mnemoforge.validators.answerers.protocol import MissingExtra
 
-    reason = missing_reason()
+    reason = minilm.missing()
     if reason:
         raise MissingExtra(reason)
     vecs = embed_cache.embed(list(options))
@@ -229,10 +228,10 @@ class OptionSolverAnswerer:
         self.sim: Similarity = lexical_similarity if similarity == "lexical" else minilm_similarity
         self.unavailable = ""
         if similarity == "minilm":
-            from mnemoforge.validators.answerers.embedding import missing_reason
+            from mnemoforge.validators.answerers.minilm import missing
             from mnemoforge.validators.answerers.protocol import MissingExtra
 
-            reason = missing_reason()
+            reason = missing()
             if reason and not optional:
                 raise MissingExtra(reason)
             self.unavailable = reason or ""

