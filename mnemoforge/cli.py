@@ -134,8 +134,8 @@ def build(
             elif orchestrator == "local":
                 from mnemoforge.pipeline import build as build_local
 
-                release = build_local(
-                    theme, seed=seed, outputs=outputs, workers=workers, progress=progress
+                release = build_local(  # the theme was checked above
+                    theme, seed=seed, outputs=outputs, workers=workers, progress=progress, checked=True
                 ).release_dir
             else:
                 _fail(f"--orchestrator must be 'prefect' or 'local', got {orchestrator!r}")

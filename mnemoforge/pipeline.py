@@ -351,11 +351,14 @@ def build(
     outputs: Path = Path("outputs"),
     workers: int = 2,
     progress: Progress | None = None,
+    checked: bool = False,
 ) -> BuildResult:
-    """Build a release from a theme with plain function calls (no orchestrator)."""
+    """Build a release from a theme with plain function calls (no orchestrator). ``checked``: the
+    caller has just run ``check_theme`` on this file and seed (the CLI does), so it is not run twice."""
     from mnemoforge.theme_checks import check_theme
 
-    theme = check_theme(theme_path, seed)  # fail fast, before anything is written
+    # fail fast, before anything is written
+    theme = load_theme(theme_path) if checked else check_theme(theme_path, seed)
     ctx = BuildContext(
         Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers, progress
     )

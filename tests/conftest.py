@@ -74,14 +74,18 @@ def _xdist_group(item: pytest.Item) -> str:
 # integration test adds ``INTEGRATION_TEST_COST`` (subprocess builds, Prefect, Dask), so under
 # CI's command the groups carrying them (`tiny`, `default`: the full-size build) go first.
 GROUP_COST = {
-    "tiny": 41.2,
-    "smm": 33.3,
+    "tiny": 35.0,
+    "smm": 28.0,
     "default": 45.0,
-    "tests/test_image_diffusers.py": 13.0,  # with test_render_backends' diffusers build (its mark)
-    "memeye": 11.0,
-    "tests/test_memeye_units.py": 7.3,
-    "tests/test_second_theme.py": 7.2,
-    "tests/test_speech.py": 5.8,
+    "tests/test_memeye_units.py": 15.0,  # 6 with a warm MiniLM cache, 28 with an empty one
+    "memeye": 13.0,
+    "tests/test_image_diffusers.py": 11.5,  # with test_render_backends' diffusers build (its mark)
+    "tests/test_second_theme.py": 5.5,
+    "tests/test_video.py": 4.7,
+    "tests/test_speech.py": 3.8,
+    "tests/test_model_shots.py": 3.3,
+    "tests/test_concurrency.py": 3.0,
+    "tests/test_gate_failures.py": 2.5,
 }
 TEST_COST = 0.3
 INTEGRATION_TEST_COST = 10.0

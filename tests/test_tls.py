@@ -7,10 +7,9 @@ from __future__ import annotations
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-import trustme
 
 from mnemoforge.backends.text import request
 from mnemoforge.backends.text.gemini import GeminiBackend
@@ -18,12 +17,17 @@ from mnemoforge.backends.text.openai_compat import OpenAICompatBackend
 from mnemoforge.backends.tls import tls_context
 from tests.llm_servers import LLMServer
 
+if TYPE_CHECKING:
+    import trustme
+
 KEY = "sk-test-tls-0c1d"
 
 
 @pytest.fixture
 def trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[trustme.CA]:
     """A fresh CA that SSL_CERT_FILE names (so the shared context trusts it), the context rebuilt."""
+    import trustme  # imported here: cryptography is not a cost of collecting the suite
+
     ca = trustme.CA()
     bundle = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(bundle))
@@ -82,7 +86,7 @@ def test_backends_share_the_context_and_reach_a_trusted_server(flavor: str, trus
 
 @pytest.mark.parametrize("flavor", ["openai", "gemini"])
 def test_an_unvouched_certificate_is_refused_and_named(flavor: str, trusted: trustme.CA) -> None:
-    stranger = trustme.CA()  # signs the server's certificate; SSL_CERT_FILE holds only `trusted`
+    stranger = type(trusted)()  # another CA signs the server certificate; SSL_CERT_FILE: `trusted` only
     with LLMServer(flavor, default_text="must not arrive", tls=_server_context(stranger)) as server:
         sleeps: list[float] = []
         backend = _backend(flavor, server, sleeps)
