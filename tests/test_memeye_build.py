@@ -286,5 +286,5 @@ def test_wording_does_not_reveal_the_y_label(kept: list[Question]) -> None:
 
 
 def test_same_seed_same_manifest(release: Path, tmp_path: Path) -> None:
-    again = build(THEME, outputs=tmp_path / "again").release_dir
+    again = build(THEME, outputs=tmp_path / "again", workers=1).release_dir  # the session's: 2 workers
     assert (again / "MANIFEST.json").read_bytes() == (release / "MANIFEST.json").read_bytes()
