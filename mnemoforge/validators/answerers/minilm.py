@@ -7,7 +7,7 @@ This module runs the same network with numpy: the Rust ``tokenizers`` tokenizer 
 package's ``tokenizer.json``, the weights from its ``model.safetensors``, mean pooling over the
 tokens and L2 normalisation, as the package's sentence-transformers config declares (max
 sequence length 256). Its vectors agree with sentence-transformers' to about 3e-7 per
-component (``tests/test_minilm.py``); it loads in a fifth of a second.
+component (``tests/test_minilm.py``); it loads in about a third of a CPU-second.
 """
 
 from __future__ import annotations
