@@ -68,26 +68,46 @@ def _xdist_group(item: pytest.Item) -> str:
     return item.nodeid.split("::")[0]
 
 
-# CPU seconds of the largest groups' default-suite tests, builds included (measured under -n 2,
-# see README: Testing), so the scheduler hands them out first: the last group to start then is a
-# small one, and the two workers finish together. Another group counts ``TEST_COST`` a test; an
-# integration test adds ``INTEGRATION_TEST_COST`` (subprocess builds, Prefect, Dask), so under
-# CI's command the groups carrying them (`tiny`, `default`: the full-size build) go first.
+# Wall seconds of each group's default-suite tests on one worker, builds and waits included (the
+# mean of two runs under -n 2, see README: Testing), so the scheduler hands out the costliest first
+# and the last groups to start are small ones: the two workers finish together. Another group
+# counts ``TEST_COST`` a test; an integration test adds ``INTEGRATION_TEST_COST`` (subprocess
+# builds, Prefect, Dask), so under CI's command the groups carrying them (`tiny`, `default`: the
+# full-size build) go first.
 GROUP_COST = {
-    "tiny": 35.0,
-    "smm": 28.0,
+    "tiny": 43.5,
+    "smm": 34.6,
     "default": 45.0,
-    "tests/test_memeye_units.py": 15.0,  # 6 with a warm MiniLM cache, 28 with an empty one
-    "memeye": 13.0,
-    "tests/test_image_diffusers.py": 11.5,  # with test_render_backends' diffusers build (its mark)
-    "tests/test_second_theme.py": 5.5,
-    "tests/test_video.py": 4.7,
-    "tests/test_speech.py": 3.8,
-    "tests/test_model_shots.py": 3.3,
-    "tests/test_concurrency.py": 3.0,
-    "tests/test_gate_failures.py": 2.5,
+    "tests/test_image_diffusers.py": 15.0,  # with test_render_backends' diffusers build (its mark)
+    "memeye": 10.4,
+    "tests/test_memeye_units.py": 7.8,  # 26 with an empty MiniLM cache
+    "tests/test_text_backends.py": 6.3,
+    "tests/test_video.py": 5.1,
+    "tests/test_second_theme.py": 4.9,
+    "tests/test_model_shots.py": 4.8,
+    "tests/test_speech.py": 3.7,
+    "tests/test_concurrency.py": 3.7,
+    "ferry": 3.1,
+    "tests/test_panel_gates.py": 3.0,
+    "tests/test_icm_dialogue_model.py": 2.9,
+    "tests/test_gate_failures.py": 2.8,
+    "tests/test_paraphrase.py": 2.8,
+    "tests/test_documents.py": 2.3,
+    "tests/test_layering.py": 2.2,
+    "tests/test_wording.py": 2.1,
+    "tests/test_minilm.py": 1.9,
+    "tests/test_smm_units.py": 1.9,
+    "tests/test_shortfall.py": 1.9,
+    "tests/test_render_speed.py": 1.7,
+    "tests/test_memeye_drawables.py": 1.6,
+    "bakery": 1.4,
+    "tests/test_libraries.py": 1.2,
+    "tests/test_shortcut_rules.py": 1.1,
+    "tests/test_stages.py": 1.1,
+    "tests/test_check_theme.py": 1.0,
+    "tests/test_ledger.py": 1.0,
 }
-TEST_COST = 0.3
+TEST_COST = 0.03  # the unlisted groups: under a second each, most tests a few milliseconds
 INTEGRATION_TEST_COST = 10.0
 
 
