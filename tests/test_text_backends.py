@@ -1,7 +1,7 @@
 """Network text backends against loopback servers speaking the OpenAI and Gemini protocols.
 
 All traffic stays on 127.0.0.1; backoff sleeps go to an injected recorder, so nothing waits
-except the deliberate client timeouts (0.75 s) and the concurrency test's held replies.
+except the deliberate client timeouts (0.5 s) and the concurrency test's held replies (0.15 s).
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def test_malformed_reply_is_marked_not_raised(env: Env, case: str) -> None:
 
 def test_timeout_then_success(env: Env) -> None:
     env.server.script(Reply(200, {}, delay=5.0))  # the server wakes early when the test ends
-    res = env.backend(timeout=0.75).chat(request("hi"))
+    res = env.backend(timeout=0.5).chat(request("hi"))
     assert res.ok and res.attempts == 2 and len(env.sleeps) == 1
     assert len(env.server.requests) == 2
 
@@ -227,7 +227,7 @@ def test_api_key_only_in_auth_header(env: Env, caplog: pytest.LogCaptureFixture)
 
 
 def test_concurrency_limit_holds(env: Env) -> None:
-    env.server.default_delay = 0.25
+    env.server.default_delay = 0.15
     backend = env.backend(max_concurrency=2)
     results: list[Any] = []
     lock = threading.Lock()
