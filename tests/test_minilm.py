@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from mnemoforge.validators.answerers import embed_cache, minilm
 
@@ -76,6 +77,9 @@ def test_order_and_batching_do_not_change_a_vector() -> None:
     alone = np.stack([enc.encode([t])[0] for t in TEXTS])
     assert np.array_equal(enc.encode(list(reversed(TEXTS)))[::-1], together)
     assert np.array_equal(together, alone)  # no padding: a vector is the same alone or in a batch
+    with threadpool_limits(limits=2, user_api="blas"):  # a worker's BLAS runs on one thread
+        assert np.array_equal(enc.encode(TEXTS), together)  # nor on the BLAS thread count
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {2}  # put back
     assert enc.encode([]).shape == (0, 384)
 
 

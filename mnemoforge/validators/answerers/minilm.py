@@ -12,18 +12,33 @@ component (``tests/test_minilm.py``); it loads in about a third of a CPU-second.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
 BATCH_TOKENS = 4096  # tokens per batch (rows of one length: a few thousand keeps the products fast)
 _LOCK = threading.Lock()
+_ENCODE_LOCK = threading.Lock()  # the BLAS thread limit is process-wide: one encoding at a time
 _LOADED: dict[str, MiniLM] = {}
+
+
+@functools.cache
+def _blas() -> Any:
+    """numpy's BLAS pools (found once: a fresh scan of the loaded libraries costs about a ms)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController().select(user_api="blas")
+
+
+def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    return _blas().limit(limits=1)
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -76,6 +91,10 @@ class MiniLM:
         return x
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
+        """``x @ W + b`` on ``(b, length, dim)``: numpy multiplies each text's matrix on its own,
+        so a row's value does not depend on its place in a batch. One flattened
+        ``(b * length, dim)`` product is no faster, and BLAS rounds a row differently by where it
+        falls in its tiles (seen with OpenBLAS 0.3.31 on AVX-512)."""
         y = x @ self.w[name + ".weight"]
         y += self.w[name + ".bias"]
         return y
@@ -83,7 +102,13 @@ class MiniLM:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 vectors of ``texts``, one row each, in order. Texts are batched only
         with texts of their own token count, so nothing is padded and a text's vector does not
-        depend on what else was encoded with it (nor on what a cache already held)."""
+        depend on what else was encoded with it (nor on what a cache already held). BLAS runs on
+        one thread meanwhile: OpenBLAS rounds a product differently on two threads, and a vector
+        must not depend on the machine's core count or on an executor's thread settings."""
+        with _ENCODE_LOCK, _one_blas_thread():
+            return self._encode(texts)
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), np.float32)
         ids = [enc.ids for enc in self.tokenizer.encode_batch(list(texts))]
         by_length: dict[int, list[int]] = {}
@@ -103,7 +128,7 @@ class MiniLM:
         x = w["embeddings.word_embeddings.weight"][tokens]
         x += w["embeddings.position_embeddings.weight"][:length]
         x += w["embeddings.token_type_embeddings.weight"][0]
-        x = self._norm(x.reshape(b * length, self.dim), "embeddings.LayerNorm")
+        x = self._norm(x, "embeddings.LayerNorm")  # (b, length, dim) throughout: see _linear
         scale = np.float32(1.0 / np.sqrt(d))
         for i in range(self.layers):
             p = f"encoder.layer.{i}."
@@ -114,7 +139,7 @@ class MiniLM:
             np.exp(scores, out=scores)
             scores /= scores.sum(-1, keepdims=True)
             ctx = scores @ qkv[:, :, 2].transpose(0, 2, 1, 3)
-            ctx = ctx.transpose(0, 2, 1, 3).reshape(b * length, self.dim)
+            ctx = ctx.transpose(0, 2, 1, 3).reshape(b, length, self.dim)
             y = self._linear(ctx, p + "attention.output.dense")
             y += x
             x = self._norm(y, p + "attention.output.LayerNorm")
@@ -123,7 +148,7 @@ class MiniLM:
             y = self._linear(inner, p + "output.dense")
             y += x
             x = self._norm(y, p + "output.LayerNorm")
-        pooled = x.reshape(b, length, self.dim).mean(1)  # mean pooling (no padding to mask)
+        pooled = x.mean(1)  # mean pooling (no padding to mask)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return pooled.astype(np.float32, copy=False)
 
