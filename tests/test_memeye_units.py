@@ -47,8 +47,8 @@ def _generated(seed: int) -> tuple[World, list[Observation], list[Question]]:
 
 def _without_options(monkeypatch: pytest.MonkeyPatch) -> None:
     """For tests of which items are planned and how they are worded: ``generate`` then skips the
-    option draws (``with_options`` runs after selection and wording and changes only the options)."""
-    monkeypatch.setattr(q_mod, "with_options", lambda world, q, *args: q)
+    option draws (``options_for`` runs after selection and wording and changes only the options)."""
+    monkeypatch.setattr(q_mod, "options_for", lambda world, qs, *args: list(qs))
 
 
 @pytest.fixture(scope="module")

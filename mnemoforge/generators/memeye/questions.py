@@ -27,7 +27,7 @@ from typing import Any
 
 from mnemoforge.generators.memeye.forms import frame
 from mnemoforge.generators.memeye.labels import label_options
-from mnemoforge.generators.memeye.option_screen import Screen, clean_sets, text_screen
+from mnemoforge.generators.memeye.option_screen import Screen, clean_sets, prefetch, text_screen
 from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
@@ -218,19 +218,30 @@ def distractors(world: World, q: Question, rng: random.Random) -> list[str]:
 OPTION_DRAWS = 16
 
 
-def with_options(
-    world: World, q: Question, target: tuple[int, int] | None = None, text: Screen | None = None
-) -> Question:
-    """``q`` with four options; ``target``: the answer's rank by length and by centrality
-    (``option_balance.stratified_targets``), met among the sets no shortcut answers
-    (``option_screen``; ``text``: the text-retrieval check)."""
+def option_sets(world: World, q: Question) -> tuple[random.Random, list[list[str]]]:
+    """The item's seeded draws of distractor sets (several: ``with_options`` picks the one whose
+    length and centrality tells match a drawn rank, ``option_balance``), and the generator the
+    pick goes on with."""
     rng = derive_rng(world.seed, q.id, "options")
-    # several draws; the set whose length and centrality tells match a drawn rank (option_balance)
     sets: list[list[str]] = []
     for _ in range(OPTION_DRAWS):
         d = _distinct(q.answer, distractors(world, q, rng))[:3]
         if len(d) == options_mod.N_OPTIONS - 1 and sorted(d) not in [sorted(x) for x in sets]:
             sets.append(d)
+    return rng, sets
+
+
+def with_options(
+    world: World,
+    q: Question,
+    target: tuple[int, int] | None = None,
+    text: Screen | None = None,
+    drawn: tuple[random.Random, list[list[str]]] | None = None,
+) -> Question:
+    """``q`` with four options; ``target``: the answer's rank by length and by centrality
+    (``option_balance.stratified_targets``), met among the sets no shortcut answers
+    (``option_screen``; ``text``: the text-retrieval check); ``drawn``: ``option_sets(world, q)``."""
+    rng, sets = drawn or option_sets(world, q)
     if not sets:
         return q
     central = None if target is None else target[1] == 0
@@ -324,5 +335,15 @@ def generate(
             )
             out.append(q)
     targets = stratified_targets([q.id for q in out], world.seed)  # answer ranks spread over items
-    text = text_screen(observations)
-    return sorted((with_options(world, q, targets[q.id], text) for q in out), key=lambda q: q.id)
+    return sorted(options_for(world, out, targets, text_screen(observations)), key=lambda q: q.id)
+
+
+def options_for(
+    world: World, qs: list[Question], targets: dict[str, tuple[int, int]], text: Screen | None
+) -> list[Question]:
+    """:func:`with_options` for every item; with the text screen, every text the screens embed is
+    encoded first in one call (an item's own call would hold one or two new texts)."""
+    drawn = [option_sets(world, q) for q in qs]
+    if text is not None:
+        prefetch([(q, sets) for q, (_, sets) in zip(qs, drawn, strict=True)])
+    return [with_options(world, q, targets[q.id], text, d) for q, d in zip(qs, drawn, strict=True)]

@@ -8,6 +8,10 @@ package's ``tokenizer.json``, the weights from its ``model.safetensors``, mean p
 tokens and L2 normalisation, as the package's sentence-transformers config declares (max
 sequence length 256). Its vectors agree with sentence-transformers' to about 3e-7 per
 component (``tests/test_minilm.py``); it loads in about a third of a CPU-second.
+
+A vector is a function of its text alone, to the bit: gate verdicts round cosines to four
+decimals, so a last-bit change can move a verdict, and a release must not depend on which texts a
+cache already held or which were encoded together (see :meth:`MiniLM.encode`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import contextlib
 import functools
 import json
 import threading
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +28,8 @@ from typing import Any
 import numpy as np
 
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
-BATCH_TOKENS = 4096  # tokens per batch (rows of one length: a few thousand keeps the products fast)
+BATCH_TOKENS = 4096  # token rows per pass through the layers (a few thousand keeps memory small)
+SLOT_ROWS = 32  # rows of one product (thinner products run at under half the speed)
 _LOCK = threading.Lock()
 _ENCODE_LOCK = threading.Lock()  # the BLAS thread limit is process-wide: one encoding at a time
 _LOADED: dict[str, MiniLM] = {}
@@ -90,21 +96,26 @@ class MiniLM:
         x += self.w[name + ".bias"]
         return x
 
-    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
-        """``x @ W + b`` on ``(b, length, dim)``: numpy multiplies each text's matrix on its own,
-        so a row's value does not depend on its place in a batch. One flattened
-        ``(b * length, dim)`` product is no faster, and BLAS rounds a row differently by where it
-        falls in its tiles (seen with OpenBLAS 0.3.31 on AVX-512)."""
-        y = x @ self.w[name + ".weight"]
+    def _linear(self, x: np.ndarray, name: str, slots: int) -> np.ndarray:
+        """``x @ W + b`` on ``(b, length, dim)``, one product per block of ``slots`` texts
+        (``slots * length`` rows). numpy multiplies each block's matrix on its own, and a row's
+        value depends only on its own numbers and its place in its product: BLAS rounds a row
+        differently by where it falls in its tiles (OpenBLAS 0.3.31's Haswell kernels do), so one
+        flattened ``(b * length, dim)`` product would make a text's vector depend on its batch."""
+        b, length, dim = x.shape
+        y = x.reshape(b // slots, slots * length, dim) @ self.w[name + ".weight"]
         y += self.w[name + ".bias"]
-        return y
+        return y.reshape(b, length, -1)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit-length float32 vectors of ``texts``, one row each, in order. Texts are batched only
-        with texts of their own token count, so nothing is padded and a text's vector does not
-        depend on what else was encoded with it (nor on what a cache already held). BLAS runs on
-        one thread meanwhile: OpenBLAS rounds a product differently on two threads, and a vector
-        must not depend on the machine's core count or on an executor's thread settings."""
+        """Unit-length float32 vectors of ``texts``, one row each, in order. A text's vector depends
+        on its tokens only: never on what else is encoded with it (nor on what a cache already
+        held), on the machine's core count or on an executor's thread settings.
+
+        Texts of one token count share products: a product holds ``slots(length)`` texts (about
+        :data:`SLOT_ROWS` rows: short texts alone make products too thin to be fast), each at the
+        slot its token ids hash to, empty slots filled with [PAD] rows; nothing is padded within a
+        text. BLAS runs on one thread meanwhile (OpenBLAS rounds a product differently on two)."""
         with _ENCODE_LOCK, _one_blas_thread():
             return self._encode(texts)
 
@@ -115,14 +126,25 @@ class MiniLM:
         for i, row in enumerate(ids):
             by_length.setdefault(len(row), []).append(i)
         for length, rows in sorted(by_length.items()):
-            step = max(1, BATCH_TOKENS // max(1, length))
-            for s in range(0, len(rows), step):
-                part = rows[s : s + step]
-                out[part] = self._batch(np.array([ids[r] for r in part], np.int64).reshape(len(part), length))
+            n = slots_for(length)
+            lanes: list[list[int]] = [[] for _ in range(n)]
+            for r in rows:
+                lanes[zlib.crc32(np.asarray(ids[r], np.int64).tobytes()) % n].append(r)
+            grid = np.zeros((max(map(len, lanes)), n, length), np.int64)  # token 0 is [PAD]
+            for lane, members in enumerate(lanes):
+                for block, r in enumerate(members):
+                    grid[block, lane] = ids[r]
+            step = max(1, BATCH_TOKENS // (n * length))  # blocks per call of _batch
+            for first in range(0, len(grid), step):
+                part = grid[first : first + step]
+                vecs = self._batch(part.reshape(-1, length), n).reshape(len(part), n, self.dim)
+                for lane, members in enumerate(lanes):
+                    for block, r in enumerate(members[first : first + step]):
+                        out[r] = vecs[block, lane]
         return out
 
-    def _batch(self, tokens: np.ndarray) -> np.ndarray:
-        """Vectors of equal-length token rows (``[CLS] ... [SEP]``)."""
+    def _batch(self, tokens: np.ndarray, slots: int) -> np.ndarray:
+        """Vectors of equal-length token rows (``[CLS] ... [SEP]``), ``slots`` rows a product."""
         w, h, (b, length) = self.w, self.heads, tokens.shape
         d = self.dim // h
         x = w["embeddings.word_embeddings.weight"][tokens]
@@ -132,7 +154,7 @@ class MiniLM:
         scale = np.float32(1.0 / np.sqrt(d))
         for i in range(self.layers):
             p = f"encoder.layer.{i}."
-            qkv = self._linear(x, p + "attention.self.qkv").reshape(b, length, 3, h, d)
+            qkv = self._linear(x, p + "attention.self.qkv", slots).reshape(b, length, 3, h, d)
             scores = qkv[:, :, 0].transpose(0, 2, 1, 3) @ qkv[:, :, 1].transpose(0, 2, 3, 1)
             scores *= scale
             scores -= scores.max(-1, keepdims=True)
@@ -140,17 +162,22 @@ class MiniLM:
             scores /= scores.sum(-1, keepdims=True)
             ctx = scores @ qkv[:, :, 2].transpose(0, 2, 1, 3)
             ctx = ctx.transpose(0, 2, 1, 3).reshape(b, length, self.dim)
-            y = self._linear(ctx, p + "attention.output.dense")
+            y = self._linear(ctx, p + "attention.output.dense", slots)
             y += x
             x = self._norm(y, p + "attention.output.LayerNorm")
-            inner = self._linear(x, p + "intermediate.dense")
+            inner = self._linear(x, p + "intermediate.dense", slots)
             inner *= 0.5 * (1.0 + _erf(inner * np.float32(1.0 / np.sqrt(2.0))))  # BERT's exact GELU
-            y = self._linear(inner, p + "output.dense")
+            y = self._linear(inner, p + "output.dense", slots)
             y += x
             x = self._norm(y, p + "output.LayerNorm")
         pooled = x.mean(1)  # mean pooling (no padding to mask)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return pooled.astype(np.float32, copy=False)
+
+
+def slots_for(length: int) -> int:
+    """Texts of ``length`` tokens in one product (1 from :data:`SLOT_ROWS` tokens on)."""
+    return max(1, SLOT_ROWS // length)
 
 
 def encoder(folder: Path) -> MiniLM:
