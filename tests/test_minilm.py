@@ -81,10 +81,10 @@ def test_order_and_batching_do_not_change_a_vector() -> None:
         assert np.array_equal(enc.encode(TEXTS), together)  # nor on the BLAS thread count
         assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {2}  # put back
     assert enc.encode([]).shape == (0, 384)
-    # forty texts of one token count share products (several a product, some in the same slot)
-    short = [f"crate {i}" for i in range(40)]
+    # twenty texts of one token count share products (several a product, some in the same slot)
+    short = [f"crate {i}" for i in range(20)]
     assert len({len(e.ids) for e in enc.tokenizer.encode_batch(short)}) == 1
-    assert 40 > minilm.slots_for(len(enc.tokenizer.encode(short[0]).ids)) > 1
+    assert 10 >= minilm.slots_for(len(enc.tokenizer.encode(short[0]).ids)) > 1  # so some share a slot
     many = enc.encode(short)
     assert np.array_equal(many, np.stack([enc.encode([t])[0] for t in short]))
     assert np.array_equal(enc.encode(short[::-1])[::-1], many)
