@@ -148,7 +148,7 @@ class MiniLM:
             n = slots_for(length)
             lanes: list[list[int]] = [[] for _ in range(n)]
             for r in rows:
-                lanes[zlib.crc32(np.asarray(ids[r], np.int64).tobytes()) % n].append(r)
+                lanes[zlib.crc32(np.asarray(ids[r], "<i8").tobytes()) % n].append(r)  # any byte order
             grid = np.zeros((max(map(len, lanes)), n, length), np.int64)  # token 0 is [PAD]
             for lane, members in enumerate(lanes):
                 for block, r in enumerate(members):
