@@ -76,7 +76,7 @@ def test_order_and_batching_do_not_change_a_vector() -> None:
     together = enc.encode(TEXTS)
     alone = np.stack([enc.encode([t])[0] for t in TEXTS])
     assert np.array_equal(enc.encode(list(reversed(TEXTS)))[::-1], together)
-    assert np.array_equal(together, alone)  # no padding: a vector is the same alone or in a batch
+    assert np.array_equal(together, alone)  # a vector is the same alone or in a batch
     with threadpool_limits(limits=2, user_api="blas"):  # a worker's BLAS runs on one thread
         assert np.array_equal(enc.encode(TEXTS), together)  # nor on the BLAS thread count
         assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {2}  # put back

@@ -22,7 +22,7 @@ import numpy as np
 from mnemoforge.validators.answerers import minilm
 from mnemoforge.validators.answerers.embedding import MODEL_NAME
 
-ENCODER = "numpy-v2"  # minilm.py, per-text products on one BLAS thread (v1 flattened a batch)
+ENCODER = "numpy-v2"  # minilm.py: slotted products on one BLAS thread (v1 flattened a batch)
 
 _MEM: dict[str, np.ndarray] = {}
 _LOCK = threading.Lock()

@@ -131,7 +131,7 @@ class MiniLM:
         on its tokens only: never on what else is encoded with it (nor on what a cache already
         held), on the machine's core count or on an executor's thread settings.
 
-        Texts of one token count share products: a product holds ``slots(length)`` texts (about
+        Texts of one token count share products: a product holds ``slots_for(length)`` texts (about
         :data:`SLOT_ROWS` rows: short texts alone make products too thin to be fast), each at the
         slot its token ids hash to, empty slots filled with [PAD] rows; nothing is padded within a
         text. BLAS runs on one thread meanwhile (OpenBLAS rounds a product differently on two)."""
