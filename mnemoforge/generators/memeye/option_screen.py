@@ -50,17 +50,14 @@ def minilm_central(options: Sequence[str]) -> bool:
     return max(scores) == scores[0] and scores.count(scores[0]) == 1
 
 
-def screened_texts(q: Question, sets: Sequence[Sequence[str]]) -> list[str]:
-    """Every text the screens of ``clean_sets`` embed for ``q`` (its question, answer, options)."""
-    return [q.question, q.answer, *(o for d in sets for o in d)]
-
-
 def prefetch(items: Sequence[tuple[Question, Sequence[Sequence[str]]]]) -> None:
-    """Encode the screened texts of many items in one MiniLM call (the encoder is fastest on many
-    texts at once; every vector is the same as alone)."""
+    """Encode every text the screens of ``clean_sets`` embed for these items (question, answer,
+    options) in one MiniLM call: the encoder is fastest on many texts at once, an item's own
+    screens would each bring one or two new texts, and every vector is the same as alone."""
     from mnemoforge.validators.answerers import embed_cache
 
-    embed_cache.embed(list(dict.fromkeys(t for q, sets in items for t in screened_texts(q, sets))))
+    texts = (t for q, sets in items for t in (q.question, q.answer, *(o for d in sets for o in d)))
+    embed_cache.embed(list(dict.fromkeys(texts)))
 
 
 def clean_sets(
@@ -70,10 +67,7 @@ def clean_sets(
     ``central`` (with MiniLM): of those, the ones whose answer is (or is not) the MiniLM centroid,
     as the item's centrality target asks, so that solver too sits near chance over a release."""
     ok = [d for d in sets if not option_tell(q.question, [q.answer, *d])]
-    if text is not None:
-        from mnemoforge.validators.answerers import embed_cache
-
-        embed_cache.embed(list(dict.fromkeys(screened_texts(q, sets))))  # one call, not one per set
+    if text is not None:  # its texts are encoded beforehand, with every item's (``prefetch``)
         ok = [d for d in ok if not text(q, [q.answer, *d])] or ok
         if central is not None:
             ok = [d for d in ok if minilm_central([q.answer, *d]) == central] or ok
