@@ -1,0 +1,128 @@
+"""MkDocs hook: pages generated from the code at build time, so they cannot go stale.
+
+- ``reference/theme.md``: every theme field (type, default, limits, meaning) from the pydantic
+  schema the loader enforces (:mod:`mnemoforge.schema_docs`);
+- ``reference/cli.md``: every command and option from the typer app;
+- ``performance.md``: the figures of ``benchmarks/results/*.json`` with the machine each was
+  measured on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _rel(value: Any) -> str:
+    text = str(value)
+    return text.replace(str(ROOT) + "/", "").replace(str(Path.home()), "~")
+
+
+def _plain(text: str | None) -> str:
+    """Rich markup off: ``[bold]x[/]`` → ``x``."""
+    return re.sub(r"\[/?[a-z ]*\]", "", text or "").strip()
+
+
+def theme_reference() -> str:
+    from mnemoforge.schema_docs import markdown
+    from mnemoforge.schemas.theme import Theme
+
+    return markdown(Theme, "Theme reference")
+
+
+def cli_reference() -> str:
+    import typer
+
+    from mnemoforge.cli import app
+
+    root = typer.main.get_command(app)
+    lines = ["# Command-line reference", "", "Generated from the `mnemoforge` command itself.", ""]
+
+    def emit(cmd: Any, path: str) -> None:
+        if hasattr(cmd, "commands"):
+            for name, sub in cmd.commands.items():
+                emit(sub, f"{path} {name}")
+            return
+        lines.extend([f"## `{path}`", ""])
+        help_text = _plain(cmd.help)
+        if help_text:
+            lines.extend([help_text, ""])
+        rows = []
+        for p in cmd.params:
+            if p.name == "help":
+                continue
+            is_option = p.param_type_name == "option"
+            opts = ", ".join(f"`{o}`" for o in p.opts) if is_option else f"`{p.metavar or p.name}`"
+            default = "" if p.default in (None, False) or p.required else _rel(p.default)
+            cells = [opts, p.metavar or "", _plain(getattr(p, "help", "")), default]
+            rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        if rows:
+            lines.extend(["| option | value | meaning | default |", "|---|---|---|---|", *rows, ""])
+        epilog = _plain(cmd.epilog)
+        if epilog:
+            shown = [ln.strip() for ln in epilog.splitlines()]
+            examples = [ln.lstrip("$").strip() for ln in shown if ln.startswith("$")]
+            if examples:
+                lines.extend(["```bash", *examples, "```", ""])
+
+    emit(root, "mnemoforge")
+    return "\n".join(lines)
+
+
+def _scalars(data: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if isinstance(data, dict) and depth < 3:
+        for k, v in data.items():
+            out += _scalars(v, f"{prefix}.{k}" if prefix else str(k), depth + 1)
+    elif isinstance(data, (int, float, str, bool)) and data is not None:
+        text = _rel(data)
+        if len(text) <= 120:
+            out.append((prefix, text))
+    return out
+
+
+def performance() -> str:
+    lines = [
+        "# Performance",
+        "",
+        "Figures from the scripts in `benchmarks/`, as last committed under `benchmarks/results/`. "
+        "Each table lists a result file's figures; `machine` rows say where it was measured. "
+        "Re-run a script to refresh its file (`python benchmarks/<script>.py --help`).",
+        "",
+    ]
+    for path in sorted((ROOT / "benchmarks" / "results").glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        rows = _scalars(data)
+        if not rows:
+            continue
+        lines.extend([f"## `{path.name}`", "", "| figure | value |", "|---|---|"])
+        lines.extend(f"| `{k}` | {v.replace('|', '/')} |" for k, v in rows[:60])
+        if len(rows) > 60:
+            lines.append(f"| … | {len(rows) - 60} more in the file |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+PAGES = {
+    "reference/theme.md": theme_reference,
+    "reference/cli.md": cli_reference,
+    "performance.md": performance,
+}
+
+
+def on_files(files: Files, config: Any) -> Files:
+    for uri, make in PAGES.items():
+        existing = files.get_file_from_path(uri)
+        if existing is not None:
+            files.remove(existing)
+        files.append(File.generated(config, uri, content=make()))
+    return files
