@@ -82,6 +82,9 @@ def build_flow(
 
     t = check_theme(theme, seed)  # before the flow (and the Prefect server) starts
     seed = t.seed if seed is None else seed
+    from mnemoforge.pipeline import warn_variant
+
+    warn_variant(BuildContext(Path(theme), Path(outputs), seed, workers))
     runner = make_task_runner(task_runner, workers, dask_address)
     flow = build.with_options(task_runner=runner)
     if progress:
