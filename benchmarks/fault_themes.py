@@ -167,8 +167,19 @@ def run_mutant(m: Mutant, work: Path, build: bool) -> dict:
         rec.update(outcome="traceback", detail=f"exit {r['exit']}: {text[-800:]}")
         return rec
     rec["outcome"] = "accepted"
-    if not build:
-        return rec
+    if build:
+        rec.update(build_mutant(m, work))
+    return rec
+
+
+def build_mutant(m: Mutant, work: Path) -> dict:
+    """Build an accepted mutant (the CLI, local orchestrator, one worker): its build outcome."""
+    folder = work / "theme"
+    shutil.rmtree(folder, ignore_errors=True)
+    theme = m.write(folder)
+    out = work / "outputs"
+    shutil.rmtree(out, ignore_errors=True)
+    rec: dict[str, Any] = {}
     b = _run(
         ["build", str(theme), "--outputs", str(out), "--orchestrator", "local", "--workers", "1", "--json"],
         BUILD_DEADLINE_S,
@@ -189,6 +200,7 @@ def run_mutant(m: Mutant, work: Path, build: bool) -> dict:
             kept = None
         rec["kept"] = kept
         rec["outcome"] = "built" if kept else "built_empty"
+    shutil.rmtree(out, ignore_errors=True)
     return rec
 
 

@@ -102,7 +102,7 @@ def build(
     media counts, warnings, and the release folder and size. The release folder is the last
     line on stdout (or, with [bold]--json[/], the summary is). A re-run reuses finished stages.
     """
-    from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
     from mnemoforge.lifecycle import start_watchdog
     from mnemoforge.progress import BuildDisplay
     from mnemoforge.store.locks import LockTimeout
@@ -145,6 +145,8 @@ def build(
         _fail(str(e))
     except (ReleaseExistsError, LockTimeout) as e:
         _fail(str(e))
+    except EmptyReleaseError as e:
+        _fail(str(e), 1)
     if not as_json:
         _warn_shortfall(Path(release))
     _report_build(release, outputs, display, warnings, quiet=quiet, as_json=as_json)
@@ -201,14 +203,14 @@ def freeze(
     refused. Prints the release folder."""
     import re
 
-    from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
     from mnemoforge.pipeline import RunStateError, freeze_run
 
     if not re.match(r"^\d+\.\d+\.\d+$", version):
         _fail(f"--version must look like 1.2.3, got {version!r}")
     try:
         typer.echo(str(freeze_run(run, version, notes)))
-    except (RunStateError, ReleaseExistsError, ThemeError) as e:
+    except (RunStateError, ReleaseExistsError, ThemeError, EmptyReleaseError) as e:
         _fail(str(e))
 
 

@@ -122,8 +122,10 @@ def test_a_hang_class_is_refused_by_build_too(tmp_path: Path) -> None:
 
 def test_yaml_alias_bomb_and_huge_file_are_refused(tmp_path: Path) -> None:
     text = yaml.safe_dump(_base("icm"), sort_keys=False)
-    bomb = text + "bomb_0: &b0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"bomb_{i}: &b{i} [{', '.join([f'*b{i - 1}'] * 10)}]\n" for i in range(1, 9)
+    bomb = (
+        text
+        + "bomb_0: &b0 [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(f"bomb_{i}: &b{i} [{', '.join([f'*b{i - 1}'] * 10)}]\n" for i in range(1, 9))
     )
     _one_clean_line(_write(tmp_path, None, bomb), tmp_path, "values")
     _one_clean_line(_write(tmp_path, None, text + "# " + "p" * (1 << 20) + "\n"), tmp_path, "<file>")

@@ -144,16 +144,20 @@ def _mcq_index(root: Path, fam: str) -> int:
     return next(i for i, q in enumerate(rows) if q.get("options") and q.get("rotations"))
 
 
-def _agent_edit(root: Path, fam: str, edit: Callable[[dict], None]) -> None:
-    """Edit the first MCQ item of the agent view, in both its formats alike."""
+def _edit_first_mcq(root: Path, view: str, fam: str, edit: Callable[[dict], None]) -> None:
+    """Edit the first MCQ item of one view (``agent`` or ``data``), in both its formats alike."""
     i = _mcq_index(root, fam)
 
     def rows_edit(rows: list[dict]) -> list[dict]:
         edit(rows[i])
         return rows
 
-    _jsonl_edit(root / f"agent/{fam}/questions.jsonl", lambda rows: edit(rows[i]))
-    _parquet_edit(root / f"agent/{fam}/questions.parquet", rows_edit)
+    _jsonl_edit(root / f"{view}/{fam}/questions.jsonl", lambda rows: edit(rows[i]))
+    _parquet_edit(root / f"{view}/{fam}/questions.parquet", rows_edit)
+
+
+def _agent_edit(root: Path, fam: str, edit: Callable[[dict], None]) -> None:
+    _edit_first_mcq(root, "agent", fam, edit)
 
 
 def agent_options_reordered(root: Path, fam: str) -> None:
@@ -176,14 +180,7 @@ def _data_edit_consistently(root: Path, fam: str, edit: Callable[[dict], None]) 
     from it with the release writer's own function: every table agrees, only meaning is wrong."""
     from mnemoforge.exporters.agent_tables import write_agent_view
 
-    i = _mcq_index(root, fam)
-
-    def rows_edit(rows: list[dict]) -> list[dict]:
-        edit(rows[i])
-        return rows
-
-    _jsonl_edit(root / f"data/{fam}/questions.jsonl", lambda rows: edit(rows[i]))
-    _parquet_edit(root / f"data/{fam}/questions.parquet", rows_edit)
+    _edit_first_mcq(root, "data", fam, edit)
     for f in (root / "agent" / fam).rglob("*"):
         if f.is_file():
             f.unlink()  # new files, never writes through the hard links to the original

@@ -36,6 +36,10 @@ class ReleaseExistsError(FileExistsError):
     """A different release already holds this name and version; releases are never overwritten."""
 
 
+class EmptyReleaseError(ValueError):
+    """No candidate survived the gates: an empty release is never frozen."""
+
+
 @dataclass
 class RunContents:
     theme: Theme
@@ -256,6 +260,12 @@ def freeze(c: RunContents, dest: Path, version: str, notes: str | None = None) -
     An empty folder at ``dest`` (a copy that never happened) is replaced; any other folder without
     a MANIFEST.json is refused. Staging folders that killed freezes left beside it are swept.
     """
+    kept = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
+    if not kept:
+        raise EmptyReleaseError(
+            f"no question survived the gates ({len(c.questions)} candidates; see "
+            f"{c.run_root / 'gates' / 'funnel.json'}); nothing was frozen"
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
     sweep_stale_staging(dest.parent, c.run_root.parent)
     # staging owned by this run and this call (mkdtemp): concurrent freezes never share one, and
