@@ -14,6 +14,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
 ALLOWED_ENV = "MNEMOFORGE_ALLOWED_PATHS"
 """Extra folders (``os.pathsep``-separated) a theme may name files in, besides its own folder."""
 
@@ -45,8 +46,6 @@ def read_capped(path: Path | str, limit: int, what: str = "file") -> bytes:
 
 def allowed_roots(own: Iterable[Path] = ()) -> list[Path]:
     """``own`` folders, the project's ``assets/`` and the folders in ``MNEMOFORGE_ALLOWED_PATHS``."""
-    from mnemoforge.theme_io import ASSETS
-
     roots = [Path(p) for p in own] + [ASSETS]
     roots += [Path(p).expanduser() for p in os.environ.get(ALLOWED_ENV, "").split(os.pathsep) if p.strip()]
     return [r.resolve() for r in roots]
