@@ -140,9 +140,10 @@ def load_theme(path: Path | str, base: Path | None = None) -> Theme:
     return resolved(parse_theme(read_theme_file(path), path), path.parent if base is None else base)
 
 
-def theme_as_written(theme_bytes: bytes, path: Path = Path("theme.yaml")) -> Theme:
-    """The theme of these bytes with its path fields as written (what a release records)."""
-    return parse_theme(read_theme_bytes(theme_bytes), path)
+def theme_as_written(theme_bytes: bytes) -> Theme:
+    """The theme of these (already checked) bytes with its path fields as written: what a release
+    records in ``config.resolved.json``."""
+    return Theme.model_validate(read_theme_bytes(theme_bytes))
 
 
 def read_theme_file(path: Path) -> Any:
