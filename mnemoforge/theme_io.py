@@ -70,20 +70,21 @@ def _describe(err: dict[str, Any]) -> tuple[str, str]:
     return loc or "<root>", msg
 
 
-def parse_theme(data: Any, path: Path) -> Theme:
+def parse_theme(data: Any, path: Path, base: Path | None = None) -> Theme:
+    """The theme of ``data`` read from ``path``; relative paths start at ``base`` (its folder)."""
     if not isinstance(data, dict):
         raise ThemeError(path, [("<root>", f"expected a mapping of theme fields, got {type(data).__name__}")])
     try:
         theme = Theme.model_validate(data)
     except ValidationError as e:
         raise ThemeError(path, [_describe(err) for err in e.errors()]) from None
-    problems = voice_problems(theme, path)
+    problems = voice_problems(theme, path.parent if base is None else base)
     if problems:
         raise ThemeError(path, problems)
     return theme
 
 
-def voice_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
+def voice_problems(theme: Theme, base: Path) -> list[tuple[str, str]]:
     """Voices the speech engines cannot produce (checked here, before anything renders)."""
     from mnemoforge.backends.speech.espeak import available_languages, available_variants
 
@@ -99,7 +100,7 @@ def voice_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
                 out.append(
                     (f"cast.{i}.voice.variant", f"espeak has no variant {v.variant!r} (e.g. m1..m8, f1..f5)")
                 )
-        elif v.engine == "coqui" and not (v.reference_wav and (path.parent / v.reference_wav).is_file()):
+        elif v.engine == "coqui" and not (v.reference_wav and (Path(base) / v.reference_wav).is_file()):
             out.append((f"cast.{i}.voice.reference_wav", "coqui voices need an existing reference clip"))
     return out
 
@@ -137,7 +138,8 @@ def load_theme(path: Path | str, base: Path | None = None) -> Theme:
     from mnemoforge.theme_paths import resolved
 
     path = Path(path)
-    return resolved(parse_theme(read_theme_file(path), path), path.parent if base is None else base)
+    base = path.parent if base is None else base
+    return resolved(parse_theme(read_theme_file(path), path, base), base)
 
 
 def theme_as_written(theme_bytes: bytes) -> Theme:
