@@ -124,7 +124,7 @@ def _scalar_mutants(value: Any, last: str) -> list[tuple[str, Any, str]]:
             ("negative", -1, "either"),
             ("zero", 0, "either"),
             ("huge_number", HUGE_NUMBER, "either" if last in HUGE_OK else "reject"),
-            ("wrong_type", 2.5, "reject"),
+            ("wrong_type", "many", "reject"),  # not 2.5: an integer in the file may fill a float field
         ]
     if isinstance(value, float):
         return [
@@ -251,7 +251,7 @@ def targeted_mutants(family: str, base: dict) -> list[Mutant]:
         if _has(base, "memeye.targets"):
             zero = {k: 0 for k in base["memeye"]["targets"]}
             nothing = _set(_set(base, "memeye.targets", zero), "memeye.per_cell", 0)
-            add("zero_questions", "memeye.per_cell", nothing)
+            add("zero_questions", "memeye.targets", nothing)
     # YAML: an alias bomb (a few hundred bytes that expand to 10^9 nodes), and a 64 MB file
     bomb = "\n".join(
         [_dump(base).rstrip(), "bomb_0: &b0 [x, x, x, x, x, x, x, x, x, x]"]

@@ -18,6 +18,9 @@ THEMES_DIR = ASSETS / "themes"
 DEFAULT_THEME = THEMES_DIR / "life_album.yaml"
 
 
+UNION_ARMS = frozenset({"str", "int", "float", "bool", "list", "dict", "constrained-str", "LineBank"})
+
+
 class ThemeError(ValueError):
     """A theme file is unreadable or invalid; ``problems`` lists (field path, message)."""
 
@@ -49,7 +52,9 @@ def shown(value: Any, limit: int = 60) -> str:
 
 
 def _describe(err: dict[str, Any]) -> tuple[str, str]:
-    loc = ".".join(str(x) for x in err["loc"])
+    # pydantic names the arm of a union it tried (`list[constrained-str]`, `function-after[...]`):
+    # not a field the user wrote, so it is left out of the path
+    loc = ".".join(str(x) for x in err["loc"] if "[" not in str(x) and str(x) not in UNION_ARMS)
     msg = str(err["msg"])
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]

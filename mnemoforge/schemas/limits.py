@@ -13,9 +13,9 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-MAX_THEME_BYTES = 512 << 10
+MAX_THEME_BYTES = 256 << 10
 """A theme file is read whole, parsed and hashed into every cache key; the shipped ones are under
-16 KB, and 512 KB of YAML parses in well under a second."""
+16 KB, and 256 KB of YAML parses in well under a second."""
 
 MAX_YAML_NODES = 200_000
 """YAML aliases can expand a few hundred bytes into billions of nodes (an alias bomb); no theme
@@ -88,6 +88,9 @@ Name = Annotated[str, StringConstraints(max_length=MAX_NAME)]
 
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
 """A string bounded by :data:`MAX_TEXT`."""
+
+Line = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT)]
+"""A wording that is spoken or written: not empty, bounded by :data:`MAX_TEXT`."""
 
 Lines = Annotated[list[Text], Field(max_length=MAX_LINES)]
 """A list of wordings bounded by :data:`MAX_LINES` (for mapping values)."""

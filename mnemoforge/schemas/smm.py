@@ -25,8 +25,8 @@ from mnemoforge.schemas.limits import (
     MAX_ROUNDS,
     MAX_ROUNDS_PER_DAY,
     MAX_SETTINGS,
+    Line,
     Name,
-    Text,
 )
 from mnemoforge.schemas.smm_checks import check_routes, check_values
 from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
@@ -134,13 +134,15 @@ class PreferenceSpec(_Strict):
     key: str = Field(pattern=ID, max_length=MAX_NAME)
     noun: str = Field(max_length=MAX_NAME, description="'seat', 'locker number'")
     values: list[Name] = Field(min_length=4, max_length=MAX_ITEMS)
-    phrases: list[Text] = Field(
+    phrases: list[Line] = Field(
+        min_length=1,
         max_length=MAX_LINES,
         default_factory=lambda: ["I'll go with {value} this time.", "{value} for me, please."],
         description="first-person lines with {value}; no habit markers ('again', 'as always'): a "
         "single line must not reveal the preference",
     )
-    reports: list[Text] = Field(
+    reports: list[Line] = Field(
+        min_length=1,
         max_length=MAX_LINES,
         default_factory=lambda: ["{name} went for the {value}.", "{name} picked the {value}."],
         description="third-person lines with {name} and {value}",
@@ -157,7 +159,7 @@ class ToolArgSpec(_Strict):
 
 class ToolSpec(_Strict):
     name: str = Field(pattern=ID, max_length=MAX_NAME)
-    description: str
+    description: str = Field(min_length=1)
     arguments: list[ToolArgSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
 
 
