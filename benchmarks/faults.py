@@ -77,16 +77,16 @@ def theme_rows(bases: dict[str, dict], label: str, limit: int | None, builds_per
         classes[r["class"]].append(r)
     for cls, rs in sorted(classes.items()):
         outcomes = Counter(r["outcome"] for r in rs)
-        slowest = max(r["check_seconds"] for r in rs)
+        slowest = max(r.get("check_cpu_seconds") or r["check_seconds"] for r in rs)
         good = sum(r["at_goal"] for r in rs)
         expect = "refused" if all(r["expect"] == "reject" for r in rs) else "refused, or built"
         out.append(
             row(
                 "themes" + label,
                 f"{cls} ({len(rs)} mutants)",
-                f"{expect}; one line; < {fault_themes.CHECK_GOAL_S:g} s",
+                f"{expect}; one line; < {fault_themes.CHECK_GOAL_S:g} CPU-s",
                 ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))
-                + f"; slowest check {slowest:.2f} s",
+                + f"; slowest check {slowest:.2f} CPU-s",
                 good == len(rs),
                 off_goal=[
                     {k: r.get(k) for k in ("id", "outcome", "message", "detail", "stack")}
