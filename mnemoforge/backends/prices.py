@@ -108,11 +108,15 @@ class PriceTable:
 
     @classmethod
     def load(cls, path: Path) -> PriceTable:
+        from mnemoforge.bounded_io import BoundedReadError, read_capped
+
         path = Path(path)
-        try:
-            data = yaml_io.safe_load(path.read_text())
-        except OSError as exc:
-            raise PriceError(f"{path}: cannot read the price table ({exc.strerror or exc})") from None
+        try:  # a regular file of at most 1 MB: a path to /dev/zero is refused, never read
+            data = yaml_io.safe_load(read_capped(path, 1 << 20, "price table").decode("utf-8"))
+        except BoundedReadError as exc:
+            raise PriceError(str(exc)) from None
+        except UnicodeDecodeError:
+            raise PriceError(f"{path}: the price table is not UTF-8 text") from None
         except yaml.YAMLError as exc:
             raise PriceError(f"{path}: not valid YAML ({exc})") from None
         return cls.from_mapping(data, str(path))

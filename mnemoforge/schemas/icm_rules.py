@@ -6,7 +6,10 @@ from __future__ import annotations
 import string
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from mnemoforge.schemas.limits import MAX_CAST, MAX_ITEMS, MAX_LINES, Lines, Name, Text
+from mnemoforge.schemas.strict import Strict
 
 Day = Literal[
     "weekday", "weekend", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"
@@ -28,8 +31,7 @@ outing is most often one of the people who come to it, so the line would answer 
 who-came-along items from text alone."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+_Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas/strict.py)
 
 
 class WhoSpec(_Strict):
@@ -43,10 +45,10 @@ class WhoSpec(_Strict):
     """
 
     protagonist: Literal["required", "optional", "excluded"] = "optional"
-    relations: list[str] = Field(default_factory=list)
-    roles: list[str] = Field(default_factory=list)
-    people: list[str] = Field(default_factory=list)
-    exclude: list[str] = Field(default_factory=list)
+    relations: list[Name] = Field(default_factory=list, max_length=MAX_ITEMS)
+    roles: list[Name] = Field(default_factory=list, max_length=MAX_ITEMS)
+    people: list[Name] = Field(default_factory=list, max_length=MAX_CAST)
+    exclude: list[Name] = Field(default_factory=list, max_length=MAX_CAST)
     linked: bool = False
 
 
@@ -62,14 +64,14 @@ class LineBank(_Strict):
     ever fills a drink template. Slots allowed per function: see ``SLOTS``.
     """
 
-    small_talk: list[str] = Field(default_factory=list)
-    relation: list[str] = Field(default_factory=list)
-    habit: list[str] = Field(default_factory=list)
-    choice: dict[str, list[str]] = Field(default_factory=dict)
-    place: list[str] = Field(default_factory=list)
-    promise: list[str] = Field(default_factory=list)
+    small_talk: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
+    relation: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
+    habit: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
+    choice: dict[Name, Lines] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    place: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
+    promise: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
     """The speaker will bring their ``{object}`` to the next ``{noun}`` (of this activity)."""
-    plan: list[str] = Field(default_factory=list)
+    plan: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
     """The speaker's next outing: the ``{noun}`` of the activity they plan, at ``{place}``."""
 
     @model_validator(mode="after")

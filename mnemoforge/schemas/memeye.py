@@ -12,7 +12,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from mnemoforge.schemas.limits import MAX_ITEMS, MAX_NAME, MAX_SETTINGS, MAX_SPAN_DAYS, Name
+from mnemoforge.schemas.strict import Strict
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
@@ -23,8 +26,7 @@ Y_LABELS = ("Y1", "Y2", "Y3")
 CELLS = tuple(f"{x}_{y}" for x in X_LABELS for y in Y_LABELS)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+_Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas/strict.py)
 
 
 ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label", "order", "presence"]
@@ -41,11 +43,13 @@ class ChangeSpec(_Strict):
         "count or label (X4)"
     )
     scenes: list[int] | None = Field(
-        default=None, description="indexes of the scenes it applies to; default all"
+        default=None, max_length=4, description="indexes of the scenes it applies to; default all"
     )
     after: dt.date | None = Field(default=None, description="one change, at the first photo after this date")
     dates: list[dt.date] = Field(
-        default_factory=list, description="a change at the first photo on/after each"
+        default_factory=list,
+        max_length=MAX_SPAN_DAYS,
+        description="a change at the first photo on/after each",
     )
     every_days: int | None = Field(default=None, ge=1, le=365, description="a change at most every N days")
     restock: bool = Field(default=False, description="count only: drops photo by photo, then is restocked")
@@ -65,9 +69,15 @@ class ChangeSpec(_Strict):
 class BoardDraw(_Strict):
     """X1 gist as a board with a short text list (a whiteboard surgery list, a chalkboard menu)."""
 
-    noun: str = Field(min_length=1, description="what the board is, as questions say it: 'the whiteboard'")
-    lists: list[list[str]] = Field(
-        min_length=4, description="the lists the board can show (>= 4: the options), 1-4 short lines each"
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="what the board is, as questions say it: 'the whiteboard'",
+    )
+    lists: list[list[Name]] = Field(
+        min_length=4,
+        max_length=MAX_ITEMS,
+        description="the lists the board can show (>= 4: the options), 1-4 short lines each",
     )
 
     @model_validator(mode="after")
@@ -85,14 +95,22 @@ class ColourDraw(_Strict):
     """X4 colour on a drawable of the library (an animal's collar, a mug, a door, a vehicle...)."""
 
     drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap", "vehicle"]
-    noun: str = Field(min_length=1, description='the coloured part as questions say it: "the dog\'s collar"')
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description='the coloured part as questions say it: "the dog\'s collar"',
+    )
 
 
 class CountDraw(_Strict):
     """X4 count drawn as a row of one drawable of the library (boxes, bottles, tins, coins)."""
 
     drawable: Literal["box", "bottle", "tin", "coin", "book", "cone"]
-    noun: str = Field(min_length=1, description="plural, as questions say it: 'gauze boxes on the shelf'")
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="plural, as questions say it: 'gauze boxes on the shelf'",
+    )
     colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$")
 
 
@@ -109,15 +127,23 @@ class LabelDraw(_Strict):
     """X4 small text on a sign on a post (instead of the kind's tag)."""
 
     drawable: Literal["sign"] = "sign"
-    noun: str = Field(min_length=1, description="the text as questions say it: 'the number on the gate sign'")
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="the text as questions say it: 'the number on the gate sign'",
+    )
 
 
 class TableDraw(_Strict):
     """A table-top arrangement: four objects in a row, each with its name written on a card in
     front of it; carries the ``order`` variable (X3), which replaces the scene gist (X1)."""
 
-    noun: str = Field(min_length=1, description="the table as questions say it: 'the counter top'")
-    items: list[str] = Field(min_length=4, max_length=4, description="the four objects on it")
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="the table as questions say it: 'the counter top'",
+    )
+    items: list[Name] = Field(min_length=4, max_length=4, description="the four objects on it")
 
     @model_validator(mode="after")
     def _names(self) -> TableDraw:
@@ -130,8 +156,8 @@ class PersonDraw(_Strict):
     declared set; carries the ``presence`` variable (X2: which one is there), which replaces the
     left region item."""
 
-    cast: str = Field(description="cast id of the person")
-    holds: list[str] = Field(min_length=4, max_length=8, description="the objects they may hold (>= 4)")
+    cast: str = Field(max_length=MAX_NAME, description="cast id of the person")
+    holds: list[Name] = Field(min_length=4, max_length=8, description="the objects they may hold (>= 4)")
 
     @model_validator(mode="after")
     def _names(self) -> PersonDraw:
@@ -160,18 +186,19 @@ class DrawsSpec(_Strict):
 class ScenarioSpec(_Strict):
     """One life scenario: recurring scenes shown across sessions (each scene in ≥ 2 sessions)."""
 
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    title: str = Field(min_length=1)
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=MAX_NAME)
+    title: str = Field(min_length=1, max_length=MAX_NAME)
     kind: SceneKind
-    scenes: list[str] = Field(
+    scenes: list[Name] = Field(
         min_length=2, max_length=4, description="scene names as the user says them, e.g. 'the boathouse'"
     )
     sessions: int = Field(default=4, ge=2, le=20)
     chat_rounds: int = Field(default=1, ge=0, le=4, description="image-free rounds per session")
-    place: str | None = Field(default=None, description="place id where the scenes are")
+    place: str | None = Field(default=None, max_length=MAX_NAME, description="place id where the scenes are")
     draws: DrawsSpec = Field(default_factory=DrawsSpec, description="drawables of the library to use")
     changes: list[ChangeSpec] = Field(
         default_factory=list,
+        max_length=MAX_SETTINGS,
         description="declared state variables with schedules; none: changes_per_scene keys change once",
     )
 
@@ -179,15 +206,19 @@ class ScenarioSpec(_Strict):
 class MemEyeSpec(_Strict):
     """The ``memeye:`` section of a theme."""
 
-    user: str | None = Field(default=None, description="cast id of the user; default: the protagonist")
-    assistant: str = "Assistant"
-    scenarios: list[ScenarioSpec] = Field(min_length=1)
+    user: str | None = Field(
+        default=None, max_length=MAX_NAME, description="cast id of the user; default: the protagonist"
+    )
+    assistant: str = Field(default="Assistant", max_length=MAX_NAME)
+    scenarios: list[ScenarioSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
     per_cell: int = Field(default=5, ge=0, le=200, description="candidates planned per X×Y cell")
     changes_per_scene: int = Field(
         default=2, ge=1, le=5, description="keys that change once in each scene (more feeds the Y3 cells)"
     )
-    targets: dict[str, int] = Field(
-        default_factory=dict, description="per-cell overrides, keys like 'X3_Y2' (candidates)"
+    targets: dict[Name, int] = Field(
+        default_factory=dict,
+        max_length=len(CELLS),
+        description="per-cell overrides, keys like 'X3_Y2' (candidates, at most 200 each)",
     )
     pack: str | None = Field(
         default=None,
@@ -210,8 +241,11 @@ class MemEyeSpec(_Strict):
         for key, n in self.targets.items():
             if key not in CELLS:
                 raise ValueError(f"memeye.targets.{key}: unknown cell; cells are {', '.join(CELLS)}")
-            if n < 0:
-                raise ValueError(f"memeye.targets.{key}: must be >= 0, got {n}")
+            if not 0 <= n <= 200:
+                raise ValueError(f"memeye.targets.{key}: must be between 0 and 200 (as per_cell), got {n}")
+        if sum(self.cell_targets().values()) == 0:
+            field = "memeye.targets" if self.targets else "memeye.per_cell"
+            raise ValueError(f"{field}: the theme asks for no questions (a release needs at least one)")
         if self.pack is not None:
             from mnemoforge.schemas.packs import load_pack
 

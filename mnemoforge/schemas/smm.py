@@ -13,10 +13,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from mnemoforge.schemas.limits import (
+    MAX_CAST,
+    MAX_DAYS_GAP,
+    MAX_ITEMS,
+    MAX_LINES,
+    MAX_NAME,
+    MAX_QUESTIONS,
+    MAX_ROUNDS,
+    MAX_ROUNDS_PER_DAY,
+    MAX_SETTINGS,
+    Line,
+    Name,
+)
 from mnemoforge.schemas.smm_checks import check_routes, check_values
 from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
+from mnemoforge.schemas.strict import Strict
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
@@ -40,55 +54,59 @@ ArgType = Literal["string", "integer", "number", "boolean", "date", "time", "arr
 TASKS = ("single_hop", "multi_hop", "conflict_resolution", "preference", "function_calling")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+_Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas/strict.py)
 
 
 class SourceSpec(_Strict):
     """One source object: its own context boundary, purpose, members and authority."""
 
-    id: str = Field(pattern=ID)
+    id: str = Field(pattern=ID, max_length=MAX_NAME)
     kind: SourceKind
-    title: str
+    title: str = Field(max_length=MAX_NAME)
     purpose: str = ""
-    members: list[str] = Field(default_factory=list, description="person ids (chats)")
+    members: list[Name] = Field(default_factory=list, max_length=MAX_CAST, description="person ids (chats)")
     authority: int = Field(default=1, ge=0, le=5, description="higher beats lower in a conflict")
-    topics: list[str] = Field(default_factory=list, description="small-talk and work topics of the chat")
+    topics: list[Name] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="small-talk and work topics of the chat"
+    )
     activity: float = Field(default=1.0, gt=0, le=10, description="relative amount of background talk")
 
 
 class AttributeSpec(_Strict):
     """An attribute of an entity kind; ``values`` is the pool drawn from (dates come from the timeline)."""
 
-    key: str = Field(pattern=ID)
-    label: str
+    key: str = Field(pattern=ID, max_length=MAX_NAME)
+    label: str = Field(max_length=MAX_NAME)
     type: ValueType = "string"
-    values: list[str] = Field(default_factory=list)
+    values: list[Name] = Field(default_factory=list, max_length=MAX_ITEMS)
     mutable: bool = Field(default=False, description="may be updated later (conflict items)")
-    roles: list[str] = Field(
-        default_factory=list, description="type person: only cast members with one of these roles"
+    roles: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="type person: only cast members with one of these roles",
     )
 
 
 class EntityKindSpec(_Strict):
-    kind: str = Field(pattern=ID)
-    noun: str = Field(description="how questions call it: 'project', 'field survey'")
+    kind: str = Field(pattern=ID, max_length=MAX_NAME)
+    noun: str = Field(max_length=MAX_NAME, description="how questions call it: 'project', 'field survey'")
     membership: Literal["one", "many"] = Field(
         default="many", description="one: every person belongs to exactly one entity of this kind"
     )
     members: tuple[int, int] = (2, 4)
-    attributes: list[AttributeSpec] = Field(min_length=1)
+    attributes: list[AttributeSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
 
     def attribute(self, key: str) -> AttributeSpec:
         return next(a for a in self.attributes if a.key == key)
 
 
 class EntitySpec(_Strict):
-    id: str = Field(pattern=ID)
-    kind: str
-    name: str
-    values: dict[str, str] = Field(
+    id: str = Field(pattern=ID, max_length=MAX_NAME)
+    kind: str = Field(max_length=MAX_NAME)
+    name: str = Field(max_length=MAX_NAME)
+    values: dict[Name, Name] = Field(
         default_factory=dict,
+        max_length=MAX_SETTINGS,
         description="fixed attribute values (the first value of a mutable one): key -> value; a person "
         "attribute takes a cast id, a date an ISO date inside the theme's span",
     )
@@ -107,28 +125,32 @@ class ConflictRouteSpec(_Strict):
 class ProfileFieldSpec(_Strict):
     """A field of everyone's profile card (office city, phone extension…)."""
 
-    key: str = Field(pattern=ID)
-    label: str
-    values: list[str] = Field(min_length=1)
+    key: str = Field(pattern=ID, max_length=MAX_NAME)
+    label: str = Field(max_length=MAX_NAME)
+    values: list[Name] = Field(min_length=1, max_length=MAX_ITEMS)
 
 
 class PreferenceSpec(_Strict):
-    key: str = Field(pattern=ID)
-    noun: str = Field(description="'seat', 'locker number'")
-    values: list[str] = Field(min_length=4)
-    phrases: list[str] = Field(
+    key: str = Field(pattern=ID, max_length=MAX_NAME)
+    noun: str = Field(max_length=MAX_NAME, description="'seat', 'locker number'")
+    values: list[Name] = Field(min_length=4, max_length=MAX_ITEMS)
+    phrases: list[Line] = Field(
+        min_length=1,
+        max_length=MAX_LINES,
         default_factory=lambda: ["I'll go with {value} this time.", "{value} for me, please."],
         description="first-person lines with {value}; no habit markers ('again', 'as always'): a "
         "single line must not reveal the preference",
     )
-    reports: list[str] = Field(
+    reports: list[Line] = Field(
+        min_length=1,
+        max_length=MAX_LINES,
         default_factory=lambda: ["{name} went for the {value}.", "{name} picked the {value}."],
         description="third-person lines with {name} and {value}",
     )
 
 
 class ToolArgSpec(_Strict):
-    name: str = Field(pattern=ID)
+    name: str = Field(pattern=ID, max_length=MAX_NAME)
     type: ArgType
     required: bool = True
     default: str | int | float | bool | None = None
@@ -136,9 +158,9 @@ class ToolArgSpec(_Strict):
 
 
 class ToolSpec(_Strict):
-    name: str = Field(pattern=ID)
-    description: str
-    arguments: list[ToolArgSpec] = Field(min_length=1)
+    name: str = Field(pattern=ID, max_length=MAX_NAME)
+    description: str = Field(min_length=1)
+    arguments: list[ToolArgSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
 
 
 class BindingSpec(_Strict):
@@ -150,17 +172,17 @@ class BindingSpec(_Strict):
     of that kind, its current value), ``<kind>.name``, or ``<kind>.members`` (sorted member names).
     """
 
-    tool: str
-    subject: str = Field(description="entity kind the call is about")
-    arguments: dict[str, str]
+    tool: str = Field(max_length=MAX_NAME)
+    subject: str = Field(max_length=MAX_NAME, description="entity kind the call is about")
+    arguments: dict[Name, Name] = Field(max_length=MAX_SETTINGS)
 
 
 class TaskMix(_Strict):
-    single_hop: int = Field(default=16, ge=0)
-    multi_hop: int = Field(default=16, ge=0)
-    conflict_resolution: int = Field(default=14, ge=0)
-    preference: int = Field(default=10, ge=0)
-    function_calling: int = Field(default=14, ge=0)
+    single_hop: int = Field(default=16, ge=0, le=MAX_QUESTIONS)
+    multi_hop: int = Field(default=16, ge=0, le=MAX_QUESTIONS)
+    conflict_resolution: int = Field(default=14, ge=0, le=MAX_QUESTIONS)
+    preference: int = Field(default=10, ge=0, le=MAX_QUESTIONS)
+    function_calling: int = Field(default=14, ge=0, le=MAX_QUESTIONS)
 
     def counts(self) -> dict[str, int]:
         return {t: getattr(self, t) for t in TASKS}
@@ -169,18 +191,24 @@ class TaskMix(_Strict):
 class SmmSpec(_Strict):
     """The ``smm:`` section of a theme."""
 
-    sources: list[SourceSpec] = Field(min_length=2)
-    entity_kinds: list[EntityKindSpec] = Field(min_length=1)
-    entities: list[EntitySpec] = Field(min_length=1)
-    profile: list[ProfileFieldSpec] = Field(default_factory=list)
-    preferences: list[PreferenceSpec] = Field(default_factory=list)
-    tools: list[ToolSpec] = Field(default_factory=list)
-    calls: list[BindingSpec] = Field(default_factory=list, description="function-calling item forms")
+    sources: list[SourceSpec] = Field(min_length=2, max_length=MAX_SETTINGS * 2)
+    entity_kinds: list[EntityKindSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
+    entities: list[EntitySpec] = Field(min_length=1, max_length=MAX_ITEMS)
+    profile: list[ProfileFieldSpec] = Field(default_factory=list, max_length=MAX_SETTINGS)
+    preferences: list[PreferenceSpec] = Field(default_factory=list, max_length=MAX_SETTINGS)
+    tools: list[ToolSpec] = Field(default_factory=list, max_length=MAX_SETTINGS)
+    calls: list[BindingSpec] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="function-calling item forms"
+    )
     conflicts: list[ConflictRouteSpec] = Field(
-        default_factory=list, description="per-conflict routing of stale, updated and rumoured values"
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="per-conflict routing of stale, updated and rumoured values",
     )
     tasks: TaskMix = Field(default_factory=TaskMix)
-    conflict_gap: int = Field(default=6, ge=1, description="rounds between a stale fact and its update")
+    conflict_gap: int = Field(
+        default=6, ge=1, le=MAX_DAYS_GAP, description="rounds between a stale fact and its update"
+    )
     update_days: tuple[int, int] = Field(default=(5, 12), description="days between stale and update")
     preference_support: int = Field(
         default=3,
@@ -188,8 +216,13 @@ class SmmSpec(_Strict):
         le=6,
         description="choices of the preferred value; as many contrary choices are shown, one beside each",
     )
-    target_sources_per_question: float = Field(default=2.5, ge=1.0)
-    rounds_per_day: float = Field(default=6.0, gt=0, description="background rounds per day, all sources")
+    target_sources_per_question: float = Field(default=2.5, ge=1.0, le=MAX_SETTINGS * 2)
+    rounds_per_day: float = Field(
+        default=6.0,
+        gt=0,
+        le=MAX_ROUNDS_PER_DAY,
+        description=f"background rounds per day, all sources (at most {MAX_ROUNDS_PER_DAY:g})",
+    )
     paraphrase_turns: bool = Field(
         default=False, description="reword fact-stating turns with text.backend (validated, else kept)"
     )
@@ -218,8 +251,10 @@ class SmmSpec(_Strict):
                 raise ValueError(f"entities.{i}.kind: unknown entity kind {e.kind!r}")
         for i, k in enumerate(self.entity_kinds):
             lo, hi = k.members
-            if not 1 <= lo <= hi:
-                raise ValueError(f"entity_kinds.{i}.members: expected 1 <= lo <= hi, got {k.members}")
+            if not 1 <= lo <= hi <= MAX_CAST:
+                raise ValueError(
+                    f"entity_kinds.{i}.members: expected 1 <= lo <= hi <= {MAX_CAST}, got {k.members}"
+                )
             for j, a in enumerate(k.attributes):
                 if a.type in ("string", "time", "integer") and len(a.values) < 4:
                     raise ValueError(
@@ -227,9 +262,13 @@ class SmmSpec(_Strict):
                     )
                 if a.type == "integer" and not all(v.lstrip("-").isdigit() for v in a.values):
                     raise ValueError(f"entity_kinds.{i}.attributes.{j}.values: not all integers")
+        if sum(self.tasks.counts().values()) == 0:
+            raise ValueError("tasks: the theme asks for no questions (a release needs at least one)")
         lo, hi = self.update_days
-        if not 1 <= lo <= hi:
-            raise ValueError(f"update_days: expected [lo, hi] with 1 <= lo <= hi, got [{lo}, {hi}]")
+        if not 1 <= lo <= hi <= MAX_DAYS_GAP:
+            raise ValueError(
+                f"update_days: expected [lo, hi] with 1 <= lo <= hi <= {MAX_DAYS_GAP}, got [{lo}, {hi}]"
+            )
         if self.target_sources_per_question > len(self.sources):
             raise ValueError(
                 f"target_sources_per_question: {self.target_sources_per_question} is more than the "
@@ -245,6 +284,13 @@ class SmmSpec(_Strict):
     def check(self, theme: Theme) -> None:
         """Raise ``ValueError('smm.<path>: …')`` for references the section alone cannot check."""
         people = {p.id for p in theme.cast}
+        days = (theme.end - theme.start).days
+        rounds = days * self.rounds_per_day
+        if rounds > MAX_ROUNDS:
+            raise ValueError(
+                f"smm.rounds_per_day: {self.rounds_per_day:g} a day over {days} days "
+                f"is {rounds:.0f} rounds; at most {MAX_ROUNDS} (every round is written and indexed)"
+            )
         for i, s in enumerate(self.sources):
             for j, m in enumerate(s.members):
                 if m not in people:

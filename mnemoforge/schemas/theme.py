@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field, model_serializer, model_validator
 
@@ -23,11 +23,27 @@ from mnemoforge.schemas.build_settings import (
     drop_defaults,
 )
 from mnemoforge.schemas.icm_rules import Day, LineBank, WhoSpec
+from mnemoforge.schemas.limits import (
+    MAX_ALIASES,
+    MAX_CAST,
+    MAX_DESCRIPTION,
+    MAX_ITEMS,
+    MAX_NAME,
+    MAX_PATH,
+    MAX_QUESTIONS,
+    MAX_SPAN_DAYS,
+    MAX_YEAR,
+    MIN_YEAR,
+    Lines,
+    Name,
+    Text,
+)
 from mnemoforge.schemas.memeye import MemEyeSpec
 from mnemoforge.schemas.smm import SmmSpec
 from mnemoforge.schemas.strict import Strict
 
 ID_RE = r"^[a-z][a-z0-9_]*$"
+MAX_SHOTS_PER_CLIP = 20  # a clip is at most a few minutes of 4-8 s shots
 MAX_SEED = 2**63 - 1  # seeds are stored as BIGINT (catalog) and fed to derive_rng
 HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 # re-exported: the build settings live in schemas/build_settings.py
@@ -52,8 +68,6 @@ Pattern = Literal["plain", "stripes", "dots", "check"]
 Build = Literal["slim", "medium", "broad"]
 
 
-
-
 def _hex(v: str) -> str:
     if not HEX_RE.match(v):
         raise ValueError(f"expected a colour like '#a1b2c3', got {v!r}")
@@ -66,8 +80,8 @@ HexColor = Annotated[str, AfterValidator(_hex)]
 class Outfit(Strict):
     """One wardrobe option; a shot plan names the outfit a person wears."""
 
-    id: str = Field(pattern=ID_RE)
-    label: str
+    id: str = Field(pattern=ID_RE, max_length=MAX_NAME)
+    label: str = Field(max_length=MAX_NAME)
     top_style: TopStyle = "tshirt"
     top_color: HexColor
     bottom_color: HexColor
@@ -112,34 +126,40 @@ class VoiceSpec(Strict):
     """A fixed voice per person (espeak-ng by default)."""
 
     engine: Literal["espeak", "piper", "coqui"] = "espeak"
-    voice: str = "en-us"
-    variant: str = ""
+    voice: str = Field(default="en-us", max_length=MAX_NAME)
+    variant: str = Field(default="", max_length=MAX_NAME)
     pitch: int = Field(default=50, ge=0, le=99)
     pitch_range: int = Field(default=50, ge=0, le=99)
     rate: int = Field(default=165, ge=80, le=400)
     semitones: float = Field(default=0.0, ge=-12, le=12)
-    reference_wav: str | None = Field(default=None, description="coqui: clip whose voice is cloned")
+    reference_wav: str | None = Field(
+        default=None, max_length=MAX_PATH, description="coqui: clip whose voice is cloned (theme-relative)"
+    )
 
 
 class PersonSpec(Strict):
-    id: str = Field(pattern=ID_RE)
-    name: str = Field(min_length=1)
-    aliases: list[str] = Field(default_factory=list)
-    role: str
+    id: str = Field(pattern=ID_RE, max_length=MAX_NAME)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    aliases: list[Name] = Field(default_factory=list, max_length=MAX_ALIASES)
+    role: str = Field(max_length=MAX_NAME)
     gender: Literal["female", "male", "nonbinary"]
     age: int = Field(ge=18, le=100)
     appearance: AppearanceSpec
     voice: VoiceSpec = Field(default_factory=VoiceSpec)
-    signature_object: str | None = None
-    habits: list[str] = Field(default_factory=list)
-    preferences: dict[str, str] = Field(default_factory=dict)
+    signature_object: str | None = Field(default=None, max_length=MAX_NAME)
+    habits: list[Text] = Field(default_factory=list, max_length=MAX_ITEMS)
+    preferences: dict[Name, Name] = Field(default_factory=dict, max_length=MAX_ITEMS)
 
 
 class RelationSpec(Strict):
-    a: str
-    b: str
-    kind: str = Field(min_length=1, description="e.g. spouse, sibling, friend, colleague, parent")
-    a_calls_b: str | None = Field(default=None, description="how a refers to b, e.g. 'my sister'")
+    a: str = Field(max_length=MAX_NAME)
+    b: str = Field(max_length=MAX_NAME)
+    kind: str = Field(
+        min_length=1, max_length=MAX_NAME, description="e.g. spouse, sibling, friend, colleague, parent"
+    )
+    a_calls_b: str | None = Field(
+        default=None, max_length=MAX_NAME, description="how a refers to b, e.g. 'my sister'"
+    )
 
     @model_validator(mode="after")
     def _two_people(self) -> RelationSpec:
@@ -149,11 +169,11 @@ class RelationSpec(Strict):
 
 
 class PlaceSpec(Strict):
-    id: str = Field(pattern=ID_RE)
-    name: str
+    id: str = Field(pattern=ID_RE, max_length=MAX_NAME)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
     kind: Literal["home", "outdoor", "venue", "work", "shop", "transit"] = "venue"
     indoor: bool = True
-    sign: str | None = Field(default=None, description="legible text shown in the scene")
+    sign: str | None = Field(default=None, max_length=MAX_NAME, description="legible text shown in the scene")
     palette: list[HexColor] = Field(default_factory=list, max_length=3)
 
 
@@ -175,29 +195,37 @@ PropShape = Literal[
 
 
 class ObjectSpec(Strict):
-    id: str = Field(pattern=ID_RE)
-    name: str
-    owner: str | None = None
+    id: str = Field(pattern=ID_RE, max_length=MAX_NAME)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    owner: str | None = Field(default=None, max_length=MAX_NAME)
     color: HexColor = "#808080"
-    label: str | None = Field(default=None, description="small text printed on it (a pixel fact)")
+    label: str | None = Field(
+        default=None, max_length=MAX_NAME, description="small text printed on it (a pixel fact)"
+    )
     shape: PropShape | None = Field(default=None, description="what it is drawn as (default: from its name)")
 
 
 class ActivitySpec(Strict):
     """An event kind the planner schedules on the timeline."""
 
-    id: str = Field(pattern=ID_RE)
-    verb: str = Field(description="past-tense phrase, e.g. 'went rowing'")
-    noun: str = Field(description="noun phrase, e.g. 'the hike'")
-    places: list[str] = Field(min_length=1)
+    id: str = Field(pattern=ID_RE, max_length=MAX_NAME)
+    verb: str = Field(min_length=1, max_length=MAX_NAME, description="past-tense phrase, e.g. 'went rowing'")
+    noun: str = Field(min_length=1, max_length=MAX_NAME, description="noun phrase, e.g. 'the hike'")
+    places: list[Name] = Field(min_length=1, max_length=MAX_ITEMS)
     min_people: int = Field(default=2, ge=1, le=6)
     max_people: int = Field(default=4, ge=1, le=6)
-    weight: float = Field(default=1.0, gt=0, description="how often, relative to the other activities")
-    max_per_month: int | None = Field(default=None, ge=1, description="at most this many events a month")
+    weight: float = Field(
+        default=1.0, gt=0, le=1000, description="how often, relative to the other activities (<= 1000)"
+    )
+    max_per_month: int | None = Field(
+        default=None, ge=1, le=100, description="at most this many events a month"
+    )
     who: WhoSpec = Field(default_factory=WhoSpec)
     hours: tuple[int, int] | None = Field(default=None, description="start hour window [from, to], 0-23")
-    days: list[Day] = Field(default_factory=list, description="allowed days (weekday, weekend, monday, ...)")
-    lines: list[str] | LineBank = Field(
+    days: list[Day] = Field(
+        default_factory=list, max_length=9, description="allowed days (weekday, weekend, monday, ...)"
+    )
+    lines: Lines | LineBank = Field(
         default_factory=list,
         description="small-talk templates, or a line bank per function (small_talk, relation, habit, "
         "choice, place)",
@@ -227,10 +255,10 @@ class QuestionMix(Strict):
     Categories left unset share ``total`` in ICM-Bench's proportions (400 / 500 / 317).
     """
 
-    total: int = Field(default=60, ge=0)
-    identity_recall: int | None = Field(default=None, ge=0)
-    cross_episode_retrieval: int | None = Field(default=None, ge=0)
-    profile_inference: int | None = Field(default=None, ge=0)
+    total: int = Field(default=60, ge=0, le=MAX_QUESTIONS)
+    identity_recall: int | None = Field(default=None, ge=0, le=MAX_QUESTIONS)
+    cross_episode_retrieval: int | None = Field(default=None, ge=0, le=MAX_QUESTIONS)
+    profile_inference: int | None = Field(default=None, ge=0, le=MAX_QUESTIONS)
 
     def counts(self) -> dict[str, int]:
         fixed = {c: getattr(self, c) for c in ICM_MIX if getattr(self, c) is not None}
@@ -259,15 +287,22 @@ class AlbumSpec(Strict):
         description="chance a procedural shot keeps the pan or zoom it drew (0: every shot static)",
     )  # fmt: skip
     dialogue: LineBank = Field(default_factory=LineBank, description="wordings shared by every activity")
-    max_line_repeats: int = Field(default=3, ge=1, description="no line text more often in a release")
-    min_face_px: int = Field(default=48, ge=0, description="render audit: least face height, close/medium")
+    max_line_repeats: int = Field(
+        default=3, ge=1, le=1000, description="no line text more often in a release"
+    )
+    min_face_px: int = Field(
+        default=48, ge=0, le=1080, description="render audit: least face height, close/medium"
+    )
     dialogue_model: bool = Field(default=False, description="reword lines with text.backend (validated)")
 
     @model_validator(mode="after")
     def _ranges(self) -> AlbumSpec:
         lo, hi = self.shots_per_clip
-        if not 1 <= lo <= hi:
-            raise ValueError(f"shots_per_clip: expected [lo, hi] with 1 <= lo <= hi, got [{lo}, {hi}]")
+        if not 1 <= lo <= hi <= MAX_SHOTS_PER_CLIP:
+            raise ValueError(
+                f"shots_per_clip: expected [lo, hi] with 1 <= lo <= hi <= {MAX_SHOTS_PER_CLIP}, "
+                f"got [{lo}, {hi}]"
+            )
         for side in ("width", "height"):
             if getattr(self, side) % 2:
                 raise ValueError(f"{side}: must be even (H.264 video), got {getattr(self, side)}")
@@ -277,23 +312,25 @@ class AlbumSpec(Strict):
 class Theme(Strict):
     """The root of a theme file."""
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
-    title: str
-    description: str = ""
-    version: str = Field(default="0.1.0", pattern=r"^\d+\.\d+\.\d+$")
-    license: str = "cc-by-4.0"
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=MAX_NAME)
+    title: str = Field(max_length=200)
+    description: str = Field(default="", max_length=MAX_DESCRIPTION)
+    version: str = Field(default="0.1.0", pattern=r"^\d+\.\d+\.\d+$", max_length=32)
+    license: str = Field(default="cc-by-4.0", max_length=MAX_NAME)
     family: Literal["icm", "smm", "memeye"] = Field(
         default="icm", description="icm: identity-centric video; smm: source-distributed; memeye: visual"
     )
-    protagonist: str | None = None
+    protagonist: str | None = Field(default=None, max_length=MAX_NAME)
     start: dt.date
     end: dt.date
     seed: int = Field(default=0, ge=0, le=MAX_SEED)
-    cast: list[PersonSpec] = Field(min_length=1)
-    relations: list[RelationSpec] = Field(default_factory=list)
-    places: list[PlaceSpec] = Field(min_length=1)
-    objects: list[ObjectSpec] = Field(default_factory=list)
-    activities: list[ActivitySpec] = Field(default_factory=list, description="required for icm")
+    cast: list[PersonSpec] = Field(min_length=1, max_length=MAX_CAST)
+    relations: list[RelationSpec] = Field(default_factory=list, max_length=MAX_ITEMS)
+    places: list[PlaceSpec] = Field(min_length=1, max_length=MAX_ITEMS)
+    objects: list[ObjectSpec] = Field(default_factory=list, max_length=MAX_ITEMS)
+    activities: list[ActivitySpec] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="required for icm"
+    )
     album: AlbumSpec = Field(default_factory=AlbumSpec)
     smm: SmmSpec | None = Field(default=None, description="required for family smm")
     memeye: MemEyeSpec | None = Field(default=None, description="required for family memeye")
@@ -302,7 +339,10 @@ class Theme(Strict):
     text: TextSpec = Field(default_factory=TextSpec)
     questions: QuestionMix = Field(default_factory=QuestionMix)
     prices: dict[str, Any] | str | None = Field(
-        default=None, description="price overrides over assets/prices.yaml (a mapping, or a YAML file path)"
+        default=None,
+        max_length=MAX_PATH,
+        description="price overrides over assets/prices.yaml (a mapping, or a YAML file path relative "
+        "to the theme's folder)",
     )
 
     @model_serializer(mode="wrap")
@@ -313,7 +353,8 @@ class Theme(Strict):
     @classmethod
     def _family_section(cls, data: Any) -> Any:
         """A family section belongs to its family only (checked before the section's own fields)."""
-        if isinstance(data, dict):
+        known = get_args(cls.model_fields["family"].annotation)  # an unknown one is said at `family`
+        if isinstance(data, dict) and data.get("family", "icm") in known:
             family = data.get("family", "icm")
             for fam in ("smm", "memeye"):
                 if data.get(fam) is not None and family != fam:
@@ -324,6 +365,15 @@ class Theme(Strict):
     def _referential_integrity(self) -> Theme:
         if self.end <= self.start:
             raise ValueError(f"end: {self.end} must be after start ({self.start})")
+        for side in ("start", "end"):
+            year = getattr(self, side).year
+            if not MIN_YEAR <= year <= MAX_YEAR:
+                raise ValueError(f"{side}: year {year} is outside {MIN_YEAR}-{MAX_YEAR} (holiday tables)")
+        if (self.end - self.start).days > MAX_SPAN_DAYS:
+            raise ValueError(
+                f"end: the theme spans {(self.end - self.start).days} days; at most {MAX_SPAN_DAYS} "
+                "(ten years: the calendar and planners walk it day by day)"
+            )
         if self.family == "icm" and not self.activities:
             raise ValueError("activities: at least one activity is required for family icm")
         if self.family in ("smm", "memeye") and getattr(self, self.family) is None:
