@@ -42,12 +42,17 @@ class WhoSpec(_Strict):
     must be related to another participant (so strangers never meet).
     """
 
-    protagonist: Literal["required", "optional", "excluded"] = "optional"
-    relations: list[str] = Field(default_factory=list)
-    roles: list[str] = Field(default_factory=list)
-    people: list[str] = Field(default_factory=list)
-    exclude: list[str] = Field(default_factory=list)
-    linked: bool = False
+    protagonist: Literal["required", "optional", "excluded"] = Field(
+        default="optional", description="whether every event of the activity includes the protagonist"
+    )
+    relations: list[str] = Field(
+        default_factory=list,
+        description="relation kinds linking a participant to the protagonist (either way)",
+    )
+    roles: list[str] = Field(default_factory=list, description="roles a participant may have")
+    people: list[str] = Field(default_factory=list, description="person ids who may take part")
+    exclude: list[str] = Field(default_factory=list, description="person ids who never take part")
+    linked: bool = Field(default=False, description="every participant is related to another participant")
 
 
 def template_slots(template: str) -> set[str]:
@@ -62,14 +67,30 @@ class LineBank(_Strict):
     ever fills a drink template. Slots allowed per function: see ``SLOTS``.
     """
 
-    small_talk: list[str] = Field(default_factory=list)
-    relation: list[str] = Field(default_factory=list)
-    habit: list[str] = Field(default_factory=list)
-    choice: dict[str, list[str]] = Field(default_factory=dict)
-    place: list[str] = Field(default_factory=list)
-    promise: list[str] = Field(default_factory=list)
+    small_talk: list[str] = Field(
+        default_factory=list,
+        description="slots {other}, {name}, {place}, {noun}, {object} (the album fills no {place})",
+    )
+    relation: list[str] = Field(
+        default_factory=list, description="a relation said aloud: {name}, {relation}, {other}"
+    )
+    habit: list[str] = Field(default_factory=list, description="a habit mentioned: {name}, {habit}")
+    choice: dict[str, list[str]] = Field(
+        default_factory=dict, description="per preference kind (drink, food, ...): {value}, {other}"
+    )
+    place: list[str] = Field(
+        default_factory=list,
+        description="names a sign-less place: {place}, {other} (wordings without {other} first)",
+    )
+    promise: list[str] = Field(
+        default_factory=list,
+        description="the speaker will bring their {object} to the next {noun}; names no one else",
+    )
     """The speaker will bring their ``{object}`` to the next ``{noun}`` (of this activity)."""
-    plan: list[str] = Field(default_factory=list)
+    plan: list[str] = Field(
+        default_factory=list,
+        description="the speaker's next outing: the {noun} at {place}; names no one else",
+    )
     """The speaker's next outing: the ``{noun}`` of the activity they plan, at ``{place}``."""
 
     @model_validator(mode="after")

@@ -47,11 +47,13 @@ class _Strict(BaseModel):
 class SourceSpec(_Strict):
     """One source object: its own context boundary, purpose, members and authority."""
 
-    id: str = Field(pattern=ID)
-    kind: SourceKind
-    title: str
-    purpose: str = ""
-    members: list[str] = Field(default_factory=list, description="person ids (chats)")
+    id: str = Field(pattern=ID, description="source id")
+    kind: SourceKind = Field(
+        description="what the source is (images: phone photos; email: messages with sender, subject, date)"
+    )
+    title: str = Field(description="its name as the agent sees it, e.g. 'Launch crew'")
+    purpose: str = Field(default="", description="what it is for; background talk follows it")
+    members: list[str] = Field(default_factory=list, description="person ids (chats; a dm has exactly 2)")
     authority: int = Field(default=1, ge=0, le=5, description="higher beats lower in a conflict")
     topics: list[str] = Field(default_factory=list, description="small-talk and work topics of the chat")
     activity: float = Field(default=1.0, gt=0, le=10, description="relative amount of background talk")
@@ -60,10 +62,12 @@ class SourceSpec(_Strict):
 class AttributeSpec(_Strict):
     """An attribute of an entity kind; ``values`` is the pool drawn from (dates come from the timeline)."""
 
-    key: str = Field(pattern=ID)
-    label: str
-    type: ValueType = "string"
-    values: list[str] = Field(default_factory=list)
+    key: str = Field(pattern=ID, description="attribute key")
+    label: str = Field(description="how questions name it, e.g. 'deadline'")
+    type: ValueType = Field(default="string", description="value type (date: drawn inside the span)")
+    values: list[str] = Field(
+        default_factory=list, description="the pool values are drawn from (>= 4 for string, time, integer)"
+    )
     mutable: bool = Field(default=False, description="may be updated later (conflict items)")
     roles: list[str] = Field(
         default_factory=list, description="type person: only cast members with one of these roles"
@@ -71,22 +75,22 @@ class AttributeSpec(_Strict):
 
 
 class EntityKindSpec(_Strict):
-    kind: str = Field(pattern=ID)
+    kind: str = Field(pattern=ID, description="entity kind id, e.g. project")
     noun: str = Field(description="how questions call it: 'project', 'field survey'")
     membership: Literal["one", "many"] = Field(
         default="many", description="one: every person belongs to exactly one entity of this kind"
     )
-    members: tuple[int, int] = (2, 4)
-    attributes: list[AttributeSpec] = Field(min_length=1)
+    members: tuple[int, int] = Field(default=(2, 4), description="[lo, hi] people per entity")
+    attributes: list[AttributeSpec] = Field(min_length=1, description="what its entities have")
 
     def attribute(self, key: str) -> AttributeSpec:
         return next(a for a in self.attributes if a.key == key)
 
 
 class EntitySpec(_Strict):
-    id: str = Field(pattern=ID)
-    kind: str
-    name: str
+    id: str = Field(pattern=ID, description="entity id")
+    kind: str = Field(description="its entity kind")
+    name: str = Field(description="its name; a weekday in it ('Thursday Paint Drop') sets its dates' weekday")
     values: dict[str, str] = Field(
         default_factory=dict,
         description="fixed attribute values (the first value of a mutable one): key -> value; a person "
@@ -97,25 +101,25 @@ class EntitySpec(_Strict):
 class ConflictRouteSpec(_Strict):
     """Where one conflict's values appear: the stale value, its update, and optionally a rumour."""
 
-    entity: str
-    key: str
+    entity: str = Field(description="entity id")
+    key: str = Field(description="a mutable attribute of its kind")
     stale: str = Field(description="source id that carries the first (stale) value")
-    update: str = Field(description="source id that carries the update")
+    update: str = Field(description="source id that carries the update (authority >= the stale one's)")
     rumour: str | None = Field(default=None, description="a lowest-authority chat that carries hearsay")
 
 
 class ProfileFieldSpec(_Strict):
     """A field of everyone's profile card (office city, phone extension…)."""
 
-    key: str = Field(pattern=ID)
-    label: str
-    values: list[str] = Field(min_length=1)
+    key: str = Field(pattern=ID, description="profile field key")
+    label: str = Field(description="how the card and questions name it")
+    values: list[str] = Field(min_length=1, description="the pool values are drawn from")
 
 
 class PreferenceSpec(_Strict):
-    key: str = Field(pattern=ID)
+    key: str = Field(pattern=ID, description="preference key")
     noun: str = Field(description="'seat', 'locker number'")
-    values: list[str] = Field(min_length=4)
+    values: list[str] = Field(min_length=4, description="the choices (>= 4: the options)")
     phrases: list[str] = Field(
         default_factory=lambda: ["I'll go with {value} this time.", "{value} for me, please."],
         description="first-person lines with {value}; no habit markers ('again', 'as always'): a "
@@ -128,17 +132,19 @@ class PreferenceSpec(_Strict):
 
 
 class ToolArgSpec(_Strict):
-    name: str = Field(pattern=ID)
-    type: ArgType
-    required: bool = True
-    default: str | int | float | bool | None = None
-    description: str = ""
+    name: str = Field(pattern=ID, description="argument name")
+    type: ArgType = Field(description="argument type")
+    required: bool = Field(default=True, description="false: optional, with a default")
+    default: str | int | float | bool | None = Field(
+        default=None, description="value of an optional argument left out"
+    )
+    description: str = Field(default="", description="shown in the tool schema")
 
 
 class ToolSpec(_Strict):
-    name: str = Field(pattern=ID)
-    description: str
-    arguments: list[ToolArgSpec] = Field(min_length=1)
+    name: str = Field(pattern=ID, description="tool (function) name")
+    description: str = Field(description="what the tool does, as its schema says")
+    arguments: list[ToolArgSpec] = Field(min_length=1, description="its arguments")
 
 
 class BindingSpec(_Strict):
@@ -150,17 +156,27 @@ class BindingSpec(_Strict):
     of that kind, its current value), ``<kind>.name``, or ``<kind>.members`` (sorted member names).
     """
 
-    tool: str
+    tool: str = Field(description="tool name")
     subject: str = Field(description="entity kind the call is about")
-    arguments: dict[str, str]
+    arguments: dict[str, str] = Field(
+        description="argument -> where its value comes from: person, profile.<key>, preference.<key>, "
+        "<kind>.<key>, <kind>.name or <kind>.members"
+    )
 
 
 class TaskMix(_Strict):
-    single_hop: int = Field(default=16, ge=0)
-    multi_hop: int = Field(default=16, ge=0)
-    conflict_resolution: int = Field(default=14, ge=0)
-    preference: int = Field(default=10, ge=0)
-    function_calling: int = Field(default=14, ge=0)
+    """Items planned per task; a World that supports fewer distinct items is planned short, with a
+    warning."""
+
+    single_hop: int = Field(default=16, ge=0, description="one attribute of a named entity")
+    multi_hop: int = Field(
+        default=16, ge=0, description="person -> their entity -> an attribute (or lead -> profile)"
+    )
+    conflict_resolution: int = Field(
+        default=14, ge=0, description="the current value: authority, then recency"
+    )
+    preference: int = Field(default=10, ge=0, description="a person's most frequent choice")
+    function_calling: int = Field(default=14, ge=0, description="a tool call filled from the World")
 
     def counts(self) -> dict[str, int]:
         return {t: getattr(self, t) for t in TASKS}
@@ -169,17 +185,25 @@ class TaskMix(_Strict):
 class SmmSpec(_Strict):
     """The ``smm:`` section of a theme."""
 
-    sources: list[SourceSpec] = Field(min_length=2)
-    entity_kinds: list[EntityKindSpec] = Field(min_length=1)
-    entities: list[EntitySpec] = Field(min_length=1)
-    profile: list[ProfileFieldSpec] = Field(default_factory=list)
-    preferences: list[PreferenceSpec] = Field(default_factory=list)
-    tools: list[ToolSpec] = Field(default_factory=list)
+    sources: list[SourceSpec] = Field(
+        min_length=2, description="what the agent observes: chats, sheets, documents ..."
+    )
+    entity_kinds: list[EntityKindSpec] = Field(
+        min_length=1, description="kinds of things in the world (projects, trips)"
+    )
+    entities: list[EntitySpec] = Field(min_length=1, description="the things themselves")
+    profile: list[ProfileFieldSpec] = Field(
+        default_factory=list, description="fields of everyone's profile card"
+    )
+    preferences: list[PreferenceSpec] = Field(
+        default_factory=list, description="what people choose, shown by choices"
+    )
+    tools: list[ToolSpec] = Field(default_factory=list, description="tool schemas of function-calling items")
     calls: list[BindingSpec] = Field(default_factory=list, description="function-calling item forms")
     conflicts: list[ConflictRouteSpec] = Field(
         default_factory=list, description="per-conflict routing of stale, updated and rumoured values"
     )
-    tasks: TaskMix = Field(default_factory=TaskMix)
+    tasks: TaskMix = Field(default_factory=TaskMix, description="items planned per task")
     conflict_gap: int = Field(default=6, ge=1, description="rounds between a stale fact and its update")
     update_days: tuple[int, int] = Field(default=(5, 12), description="days between stale and update")
     preference_support: int = Field(
@@ -188,7 +212,9 @@ class SmmSpec(_Strict):
         le=6,
         description="choices of the preferred value; as many contrary choices are shown, one beside each",
     )
-    target_sources_per_question: float = Field(default=2.5, ge=1.0)
+    target_sources_per_question: float = Field(
+        default=2.5, ge=1.0, description="least mean sources per question; the build fails below it"
+    )
     rounds_per_day: float = Field(default=6.0, gt=0, description="background rounds per day, all sources")
     paraphrase_turns: bool = Field(
         default=False, description="reword fact-stating turns with text.backend (validated, else kept)"
