@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from mnemoforge import yaml_io
 from mnemoforge.hashing import sha256_bytes
+from mnemoforge.schema_docs import error_path
 from mnemoforge.schemas.theme import Theme
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -30,7 +31,7 @@ class ThemeError(ValueError):
 
 
 def _describe(err: dict[str, Any]) -> tuple[str, str]:
-    loc = ".".join(str(x) for x in err["loc"])
+    loc = error_path(Theme, err["loc"])
     msg = str(err["msg"])
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
@@ -43,7 +44,7 @@ def _describe(err: dict[str, Any]) -> tuple[str, str]:
     if typ == "missing":
         msg = "required field is missing"
     elif typ == "extra_forbidden":
-        msg = "unknown field (check the spelling; see README 'Theme schema')"
+        msg = "unknown field (check the spelling; every field is in the docs' theme reference)"
     elif "input" in err and typ not in ("value_error",):
         got = err["input"]
         if not isinstance(got, dict | list):
