@@ -104,6 +104,16 @@ def test_docs_and_readme_name_no_path_outside_the_repository() -> None:
         assert not found, (path.relative_to(ROOT).as_posix(), found)
 
 
+def test_generated_pages_name_no_path_outside_the_repository() -> None:
+    hook = _hook()
+    assert hook._rel("/elsewhere/checkout/.venv/bin/ffmpeg") == "…/ffmpeg"
+    assert hook._rel(f"{ROOT}/outputs") == "outputs" and hook._rel("https://x.org/a/b") == "https://x.org/a/b"
+    for uri, make in hook.PAGES.items():
+        page = make()
+        assert str(ROOT) not in page, uri
+        assert not MACHINE_PATHS.findall(page), (uri, MACHINE_PATHS.findall(page))
+
+
 def test_readme_is_short_and_its_relative_links_resolve() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 250

@@ -21,9 +21,14 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[2]
 
 
+ABSOLUTE = re.compile(r"(?<![\w.~:/])/(?:[\w.@+-]+/)+[\w.@+-]+")  # two parts or more: not /proc
+
+
 def _rel(value: Any) -> str:
-    text = str(value)
-    return text.replace(str(ROOT) + "/", "").replace(str(Path.home()), "~")
+    """``value`` as text naming no path outside the repository: a path inside it is relative, any
+    other absolute path (a result file recorded on another machine) is cut to ``…/<file name>``."""
+    text = str(value).replace(str(ROOT) + "/", "")
+    return ABSOLUTE.sub(lambda m: "…/" + m.group(0).rsplit("/", 1)[-1], text)
 
 
 def _plain(text: str | None) -> str:
