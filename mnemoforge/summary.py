@@ -64,7 +64,7 @@ def build_summary(
     warnings: list[str] | None = None,
     stages: dict[str, dict] | None = None,
 ) -> dict[str, Any]:
-    """The summary of a finished build as a JSON-able dict (see the README's "Build summary")."""
+    """The summary of a finished build as a JSON-able dict (see docs/quickstart.md)."""
     release = Path(release)
     manifest = json.loads((release / "MANIFEST.json").read_text())
     stats = json.loads((release / "dataset_statistics.json").read_text())

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from mnemoforge import yaml_io
 from mnemoforge.hashing import sha256_bytes
+from mnemoforge.schema_docs import error_path
 from mnemoforge.schemas.theme import Theme
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -18,7 +19,6 @@ THEMES_DIR = ASSETS / "themes"
 DEFAULT_THEME = THEMES_DIR / "life_album.yaml"
 
 
-UNION_ARMS = frozenset({"str", "int", "float", "bool", "list", "dict", "constrained-str", "LineBank"})
 
 
 class ThemeError(ValueError):
@@ -52,9 +52,7 @@ def shown(value: Any, limit: int = 60) -> str:
 
 
 def _describe(err: dict[str, Any]) -> tuple[str, str]:
-    # pydantic names the arm of a union it tried (`list[constrained-str]`, `function-after[...]`):
-    # not a field the user wrote, so it is left out of the path
-    loc = ".".join(str(x) for x in err["loc"] if "[" not in str(x) and str(x) not in UNION_ARMS)
+    loc = error_path(Theme, err["loc"])
     msg = str(err["msg"])
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
@@ -67,7 +65,7 @@ def _describe(err: dict[str, Any]) -> tuple[str, str]:
     if typ == "missing":
         msg = "required field is missing"
     elif typ == "extra_forbidden":
-        msg = "unknown field (check the spelling; see README 'Theme schema')"
+        msg = "unknown field (check the spelling; every field is in the docs' theme reference)"
     elif "input" in err and typ not in ("value_error",):
         got = err["input"]
         if not isinstance(got, dict | list):

@@ -1,10 +1,12 @@
 """MkDocs hook: pages generated from the code at build time, so they cannot go stale.
 
 - ``reference/theme.md``: every theme field (type, default, limits, meaning) from the pydantic
-  schema the loader enforces (:mod:`mnemoforge.schema_docs`);
+  schema the loader enforces (:mod:`mnemoforge.schema_docs`), and ``reference/pack.md`` the same
+  for content packs;
 - ``reference/cli.md``: every command and option from the typer app;
 - ``performance.md``: the figures of ``benchmarks/results/*.json`` with the machine each was
-  measured on.
+  measured on;
+- ``changelog.md``: the repository's ``CHANGELOG.md``.
 """
 
 from __future__ import annotations
@@ -19,9 +21,14 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[2]
 
 
+ABSOLUTE = re.compile(r"(?<![\w.~:/])/(?:[\w.@+-]+/)+[\w.@+-]+")  # two parts or more: not /proc
+
+
 def _rel(value: Any) -> str:
-    text = str(value)
-    return text.replace(str(ROOT) + "/", "").replace(str(Path.home()), "~")
+    """``value`` as text naming no path outside the repository: a path inside it is relative, any
+    other absolute path (a result file recorded on another machine) is cut to ``…/<file name>``."""
+    text = str(value).replace(str(ROOT) + "/", "")
+    return ABSOLUTE.sub(lambda m: "…/" + m.group(0).rsplit("/", 1)[-1], text)
 
 
 def _plain(text: str | None) -> str:
@@ -29,11 +36,30 @@ def _plain(text: str | None) -> str:
     return re.sub(r"\[/?[a-z ]*\]", "", text or "").strip()
 
 
-def theme_reference() -> str:
-    from mnemoforge.schema_docs import markdown
-    from mnemoforge.schemas.theme import Theme
+def _yaml_files(folder: Path) -> list[Any]:
+    from mnemoforge import yaml_io
 
-    return markdown(Theme, "Theme reference")
+    return [yaml_io.safe_load(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.yaml"))]
+
+
+def theme_reference() -> str:
+    """Every theme field; its example is the first value the starter and shipped themes give it."""
+    from mnemoforge import yaml_io
+    from mnemoforge.schema_docs import examples, markdown
+    from mnemoforge.schemas.theme import Theme
+    from mnemoforge.theme_starter import starter_theme
+
+    starters = [yaml_io.safe_load(starter_theme("my_theme", f)) for f in ("icm", "smm", "memeye")]
+    shipped = _yaml_files(ROOT / "assets" / "themes") + _yaml_files(ROOT / "tests" / "themes")
+    return markdown(Theme, "Theme reference", example=examples(Theme, starters + shipped))
+
+
+def pack_reference() -> str:
+    from mnemoforge.schema_docs import examples, markdown
+    from mnemoforge.schemas.packs import Pack
+
+    packs = _yaml_files(ROOT / "assets" / "packs")
+    return markdown(Pack, "Content pack reference", root_name="(pack)", example=examples(Pack, packs))
 
 
 def cli_reference() -> str:
@@ -112,10 +138,17 @@ def performance() -> str:
     return "\n".join(lines)
 
 
+def changelog() -> str:
+    """``CHANGELOG.md`` of the repository as it is."""
+    return (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
 PAGES = {
     "reference/theme.md": theme_reference,
+    "reference/pack.md": pack_reference,
     "reference/cli.md": cli_reference,
     "performance.md": performance,
+    "changelog.md": changelog,
 }
 
 

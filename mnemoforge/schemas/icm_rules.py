@@ -44,12 +44,24 @@ class WhoSpec(_Strict):
     must be related to another participant (so strangers never meet).
     """
 
-    protagonist: Literal["required", "optional", "excluded"] = "optional"
-    relations: list[Name] = Field(default_factory=list, max_length=MAX_ITEMS)
-    roles: list[Name] = Field(default_factory=list, max_length=MAX_ITEMS)
-    people: list[Name] = Field(default_factory=list, max_length=MAX_CAST)
-    exclude: list[Name] = Field(default_factory=list, max_length=MAX_CAST)
-    linked: bool = False
+    protagonist: Literal["required", "optional", "excluded"] = Field(
+        default="optional", description="whether every event of the activity includes the protagonist"
+    )
+    relations: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="relation kinds linking a participant to the protagonist (either way)",
+    )
+    roles: list[Name] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="roles a participant may have"
+    )
+    people: list[Name] = Field(
+        default_factory=list, max_length=MAX_CAST, description="person ids who may take part"
+    )
+    exclude: list[Name] = Field(
+        default_factory=list, max_length=MAX_CAST, description="person ids who never take part"
+    )
+    linked: bool = Field(default=False, description="every participant is related to another participant")
 
 
 def template_slots(template: str) -> set[str]:
@@ -64,14 +76,40 @@ class LineBank(_Strict):
     ever fills a drink template. Slots allowed per function: see ``SLOTS``.
     """
 
-    small_talk: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
-    relation: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
-    habit: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
-    choice: dict[Name, Lines] = Field(default_factory=dict, max_length=MAX_ITEMS)
-    place: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
-    promise: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
+    small_talk: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="slots {other}, {name}, {place}, {noun}, {object} (the album fills no {place})",
+    )
+    relation: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="a relation said aloud: {name}, {relation}, {other}",
+    )
+    habit: list[Text] = Field(
+        default_factory=list, max_length=MAX_LINES, description="a habit mentioned: {name}, {habit}"
+    )
+    choice: dict[Name, Lines] = Field(
+        default_factory=dict,
+        max_length=MAX_ITEMS,
+        description="per preference kind (drink, food, ...): {value}, {other}",
+    )
+    place: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="names a sign-less place: {place}, {other} (wordings without {other} first)",
+    )
+    promise: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="the speaker will bring their {object} to the next {noun}; names no one else",
+    )
     """The speaker will bring their ``{object}`` to the next ``{noun}`` (of this activity)."""
-    plan: list[Text] = Field(default_factory=list, max_length=MAX_LINES)
+    plan: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="the speaker's next outing: the {noun} at {place}; names no one else",
+    )
     """The speaker's next outing: the ``{noun}`` of the activity they plan, at ``{place}``."""
 
     @model_validator(mode="after")

@@ -94,7 +94,9 @@ class BoardDraw(_Strict):
 class ColourDraw(_Strict):
     """X4 colour on a drawable of the library (an animal's collar, a mug, a door, a vehicle...)."""
 
-    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap", "vehicle"]
+    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap", "vehicle"] = Field(
+        description="what carries the colour (dog, cat: the collar; vehicle: a van's body)"
+    )
     noun: str = Field(
         min_length=1,
         max_length=MAX_NAME,
@@ -105,13 +107,13 @@ class ColourDraw(_Strict):
 class CountDraw(_Strict):
     """X4 count drawn as a row of one drawable of the library (boxes, bottles, tins, coins)."""
 
-    drawable: Literal["box", "bottle", "tin", "coin", "book", "cone"]
+    drawable: Literal["box", "bottle", "tin", "coin", "book", "cone"] = Field(description="what is counted")
     noun: str = Field(
         min_length=1,
         max_length=MAX_NAME,
         description="plural, as questions say it: 'gauze boxes on the shelf'",
     )
-    colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$")
+    colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$", description="their colour")
 
 
 def _short_names(names: list[str], what: str) -> None:
@@ -126,7 +128,7 @@ def _short_names(names: list[str], what: str) -> None:
 class LabelDraw(_Strict):
     """X4 small text on a sign on a post (instead of the kind's tag)."""
 
-    drawable: Literal["sign"] = "sign"
+    drawable: Literal["sign"] = Field(default="sign", description="a sign on a post (top right)")
     noun: str = Field(
         min_length=1,
         max_length=MAX_NAME,
@@ -169,12 +171,16 @@ class DrawsSpec(_Strict):
     """What a scenario's pictures draw instead of the kind's built-in board, colour object,
     countables or tag, and the extra drawables (a table-top arrangement, a cast person)."""
 
-    board: BoardDraw | None = None
-    colour: ColourDraw | None = None
-    count: CountDraw | None = None
-    label: LabelDraw | None = None
-    table: TableDraw | None = None
-    person: PersonDraw | None = None
+    board: BoardDraw | None = Field(
+        default=None, description="X1 gist: a board with one of the declared lists"
+    )
+    colour: ColourDraw | None = Field(default=None, description="X4 colour on a declared drawable")
+    count: CountDraw | None = Field(default=None, description="X4 count of a declared drawable")
+    label: LabelDraw | None = Field(default=None, description="X4 text on a sign")
+    table: TableDraw | None = Field(default=None, description="four named objects in a row (order, X3)")
+    person: PersonDraw | None = Field(
+        default=None, description="a cast member holding one object (presence, X2)"
+    )
 
     @model_validator(mode="after")
     def _one_centre(self) -> DrawsSpec:
@@ -186,13 +192,15 @@ class DrawsSpec(_Strict):
 class ScenarioSpec(_Strict):
     """One life scenario: recurring scenes shown across sessions (each scene in ≥ 2 sessions)."""
 
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=MAX_NAME)
-    title: str = Field(min_length=1, max_length=MAX_NAME)
-    kind: SceneKind
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=MAX_NAME, description="scenario id")
+    title: str = Field(min_length=1, max_length=MAX_NAME, description="its title, e.g. 'Home Renovation'")
+    kind: SceneKind = Field(description="the renderer and its visual vocabulary")
     scenes: list[Name] = Field(
         min_length=2, max_length=4, description="scene names as the user says them, e.g. 'the boathouse'"
     )
-    sessions: int = Field(default=4, ge=2, le=20)
+    sessions: int = Field(
+        default=4, ge=2, le=20, description="chat sessions; each shows two scenes (>= scenes)"
+    )
     chat_rounds: int = Field(default=1, ge=0, le=4, description="image-free rounds per session")
     place: str | None = Field(default=None, max_length=MAX_NAME, description="place id where the scenes are")
     draws: DrawsSpec = Field(default_factory=DrawsSpec, description="drawables of the library to use")
@@ -209,24 +217,30 @@ class MemEyeSpec(_Strict):
     user: str | None = Field(
         default=None, max_length=MAX_NAME, description="cast id of the user; default: the protagonist"
     )
-    assistant: str = Field(default="Assistant", max_length=MAX_NAME)
-    scenarios: list[ScenarioSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
-    per_cell: int = Field(default=5, ge=0, le=200, description="candidates planned per X×Y cell")
+    assistant: str = Field(
+        default="Assistant", max_length=MAX_NAME, description="the assistant's name in the chat"
+    )
+    scenarios: list[ScenarioSpec] = Field(
+        min_length=1, max_length=MAX_SETTINGS, description="life scenarios, each a few recurring scenes"
+    )
+    per_cell: int = Field(
+        default=5, ge=0, le=200, description="items kept per X×Y cell (1.5 x + 1 candidates are planned)"
+    )
     changes_per_scene: int = Field(
         default=2, ge=1, le=5, description="keys that change once in each scene (more feeds the Y3 cells)"
     )
     targets: dict[Name, int] = Field(
         default_factory=dict,
         max_length=len(CELLS),
-        description="per-cell overrides, keys like 'X3_Y2' (candidates, at most 200 each)",
+        description="per-cell overrides of per_cell, keys X1_Y1 .. X4_Y3 (at most 200 each)",
     )
     pack: str | None = Field(
         default=None,
         pattern=r"^[a-z][a-z0-9_]*$",
         description="content pack (assets/packs/<pack>.yaml) of chat lines; none: composed from the theme",
     )
-    image_width: int = Field(default=512, ge=256, le=1024)
-    image_height: int = Field(default=384, ge=192, le=768)
+    image_width: int = Field(default=512, ge=256, le=1024, description="picture width in pixels")
+    image_height: int = Field(default=384, ge=192, le=768, description="picture height in pixels")
 
     def cell_targets(self) -> dict[str, int]:
         """Candidates to plan per cell (all 12 cells, in X-then-Y order)."""

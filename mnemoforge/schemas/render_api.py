@@ -34,10 +34,17 @@ class ApiSpec(_Strict):
     api_key_env: str | None = Field(
         default=None, max_length=MAX_NAME, description="environment variable holding the key"
     )
-    timeout_s: float = Field(default=120.0, gt=0, le=3600)
-    max_retries: int = Field(default=3, ge=0, le=20)
-    max_concurrency: int = Field(default=2, ge=1, le=64)
-    requests_per_second: float | None = Field(default=None, gt=0, le=1000)
+    timeout_s: float = Field(default=120.0, gt=0, le=3600, description="seconds before a request times out")
+    max_retries: int = Field(
+        default=3,
+        ge=0,
+        le=20,
+        description="retries of timeouts, connection errors, 408/429/5xx (seeded backoff)",
+    )
+    max_concurrency: int = Field(default=2, ge=1, le=64, description="requests in flight at once")
+    requests_per_second: float | None = Field(
+        default=None, gt=0, le=1000, description="request-rate limit (none: no limit)"
+    )
     retry: dict[str, Any] = Field(
         default_factory=dict, max_length=MAX_SETTINGS, description="RetryPolicy fields (delays, budget)"
     )
@@ -47,21 +54,36 @@ class ImageApiSpec(ApiSpec):
     """Gemini or OpenAI image generation. ``size``/``quality`` are OpenAI's (the still is resized
     to the album's frame size either way)."""
 
-    size: str | None = Field(default=None, pattern=r"^\d+x\d+$")
-    quality: str | None = None
-    portrait_size: int = Field(default=512, ge=64, le=2048)
+    size: str | None = Field(
+        default=None, pattern=r"^\d+x\d+$", description="openai: image size asked for, WxH"
+    )
+    quality: str | None = Field(default=None, description="openai: image quality asked for")
+    portrait_size: int = Field(
+        default=512, ge=64, le=2048, description="side of a generated face anchor, pixels"
+    )
 
 
 class VideoApiSpec(ApiSpec):
     """Veo image-to-video (Vertex AI ``predictLongRunning``, polled until done)."""
 
-    durations: list[int] = Field(default_factory=lambda: [4, 6, 8], min_length=1, max_length=MAX_SETTINGS)
-    poll_interval_s: float = Field(default=10.0, ge=0, le=3600)
-    max_wait_s: float = Field(default=900.0, gt=0, le=86400)
+    durations: list[int] = Field(
+        default_factory=lambda: [4, 6, 8],
+        min_length=1,
+        max_length=MAX_SETTINGS,
+        description="clip lengths the model offers; the shortest covering the shot is asked for",
+    )
+    poll_interval_s: float = Field(
+        default=10.0, ge=0, le=3600, description="seconds between polls of a running generation"
+    )
+    max_wait_s: float = Field(
+        default=900.0, gt=0, le=86400, description="give up on a generation after this many seconds"
+    )
     project: str | None = Field(default=None, description="Vertex project (omit with an API key)")
-    location: str | None = None
-    generate_audio: bool | None = None
-    resolution: str | None = None
+    location: str | None = Field(default=None, description="Vertex region, e.g. us-central1")
+    generate_audio: bool | None = Field(
+        default=None, description="ask the model for audio (default: the model's)"
+    )
+    resolution: str | None = Field(default=None, description="video resolution asked for, e.g. 720p")
 
     @field_validator("durations")
     @classmethod
@@ -75,4 +97,8 @@ class SpeechApiSpec(ApiSpec):
     """Gemini TTS: one fixed prebuilt voice per person (``voices`` maps a person id to a voice
     name; people not listed get distinct voices from the prebuilt list, in person-id order)."""
 
-    voices: dict[Name, Name] = Field(default_factory=dict, max_length=MAX_CAST)
+    voices: dict[Name, Name] = Field(
+        default_factory=dict,
+        max_length=MAX_CAST,
+        description="person id -> prebuilt voice name; others get distinct voices",
+    )

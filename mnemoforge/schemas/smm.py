@@ -60,11 +60,15 @@ _Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas
 class SourceSpec(_Strict):
     """One source object: its own context boundary, purpose, members and authority."""
 
-    id: str = Field(pattern=ID, max_length=MAX_NAME)
-    kind: SourceKind
-    title: str = Field(max_length=MAX_NAME)
-    purpose: str = ""
-    members: list[Name] = Field(default_factory=list, max_length=MAX_CAST, description="person ids (chats)")
+    id: str = Field(pattern=ID, max_length=MAX_NAME, description="source id")
+    kind: SourceKind = Field(
+        description="what the source is (images: phone photos; email: messages with sender, subject, date)"
+    )
+    title: str = Field(max_length=MAX_NAME, description="its name as the agent sees it, e.g. 'Launch crew'")
+    purpose: str = Field(default="", description="what it is for; background talk follows it")
+    members: list[Name] = Field(
+        default_factory=list, max_length=MAX_CAST, description="person ids (chats; a dm has exactly 2)"
+    )
     authority: int = Field(default=1, ge=0, le=5, description="higher beats lower in a conflict")
     topics: list[Name] = Field(
         default_factory=list, max_length=MAX_ITEMS, description="small-talk and work topics of the chat"
@@ -75,10 +79,14 @@ class SourceSpec(_Strict):
 class AttributeSpec(_Strict):
     """An attribute of an entity kind; ``values`` is the pool drawn from (dates come from the timeline)."""
 
-    key: str = Field(pattern=ID, max_length=MAX_NAME)
-    label: str = Field(max_length=MAX_NAME)
-    type: ValueType = "string"
-    values: list[Name] = Field(default_factory=list, max_length=MAX_ITEMS)
+    key: str = Field(pattern=ID, max_length=MAX_NAME, description="attribute key")
+    label: str = Field(max_length=MAX_NAME, description="how questions name it, e.g. 'deadline'")
+    type: ValueType = Field(default="string", description="value type (date: drawn inside the span)")
+    values: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="the pool values are drawn from (>= 4 for string, time, integer)",
+    )
     mutable: bool = Field(default=False, description="may be updated later (conflict items)")
     roles: list[Name] = Field(
         default_factory=list,
@@ -88,22 +96,27 @@ class AttributeSpec(_Strict):
 
 
 class EntityKindSpec(_Strict):
-    kind: str = Field(pattern=ID, max_length=MAX_NAME)
+    kind: str = Field(pattern=ID, max_length=MAX_NAME, description="entity kind id, e.g. project")
     noun: str = Field(max_length=MAX_NAME, description="how questions call it: 'project', 'field survey'")
     membership: Literal["one", "many"] = Field(
         default="many", description="one: every person belongs to exactly one entity of this kind"
     )
-    members: tuple[int, int] = (2, 4)
-    attributes: list[AttributeSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
+    members: tuple[int, int] = Field(default=(2, 4), description="[lo, hi] people per entity")
+    attributes: list[AttributeSpec] = Field(
+        min_length=1, max_length=MAX_SETTINGS, description="what its entities have"
+    )
 
     def attribute(self, key: str) -> AttributeSpec:
         return next(a for a in self.attributes if a.key == key)
 
 
 class EntitySpec(_Strict):
-    id: str = Field(pattern=ID, max_length=MAX_NAME)
-    kind: str = Field(max_length=MAX_NAME)
-    name: str = Field(max_length=MAX_NAME)
+    id: str = Field(pattern=ID, max_length=MAX_NAME, description="entity id")
+    kind: str = Field(max_length=MAX_NAME, description="its entity kind")
+    name: str = Field(
+        max_length=MAX_NAME,
+        description="its name; a weekday in it ('Thursday Paint Drop') sets its dates' weekday",
+    )
     values: dict[Name, Name] = Field(
         default_factory=dict,
         max_length=MAX_SETTINGS,
@@ -115,25 +128,29 @@ class EntitySpec(_Strict):
 class ConflictRouteSpec(_Strict):
     """Where one conflict's values appear: the stale value, its update, and optionally a rumour."""
 
-    entity: str
-    key: str
+    entity: str = Field(description="entity id")
+    key: str = Field(description="a mutable attribute of its kind")
     stale: str = Field(description="source id that carries the first (stale) value")
-    update: str = Field(description="source id that carries the update")
+    update: str = Field(description="source id that carries the update (authority >= the stale one's)")
     rumour: str | None = Field(default=None, description="a lowest-authority chat that carries hearsay")
 
 
 class ProfileFieldSpec(_Strict):
     """A field of everyone's profile card (office city, phone extension…)."""
 
-    key: str = Field(pattern=ID, max_length=MAX_NAME)
-    label: str = Field(max_length=MAX_NAME)
-    values: list[Name] = Field(min_length=1, max_length=MAX_ITEMS)
+    key: str = Field(pattern=ID, max_length=MAX_NAME, description="profile field key")
+    label: str = Field(max_length=MAX_NAME, description="how the card and questions name it")
+    values: list[Name] = Field(
+        min_length=1, max_length=MAX_ITEMS, description="the pool values are drawn from"
+    )
 
 
 class PreferenceSpec(_Strict):
-    key: str = Field(pattern=ID, max_length=MAX_NAME)
+    key: str = Field(pattern=ID, max_length=MAX_NAME, description="preference key")
     noun: str = Field(max_length=MAX_NAME, description="'seat', 'locker number'")
-    values: list[Name] = Field(min_length=4, max_length=MAX_ITEMS)
+    values: list[Name] = Field(
+        min_length=4, max_length=MAX_ITEMS, description="the choices (>= 4: the options)"
+    )
     phrases: list[Line] = Field(
         min_length=1,
         max_length=MAX_LINES,
@@ -150,17 +167,19 @@ class PreferenceSpec(_Strict):
 
 
 class ToolArgSpec(_Strict):
-    name: str = Field(pattern=ID, max_length=MAX_NAME)
-    type: ArgType
-    required: bool = True
-    default: str | int | float | bool | None = None
-    description: str = ""
+    name: str = Field(pattern=ID, max_length=MAX_NAME, description="argument name")
+    type: ArgType = Field(description="argument type")
+    required: bool = Field(default=True, description="false: optional, with a default")
+    default: str | int | float | bool | None = Field(
+        default=None, description="value of an optional argument left out"
+    )
+    description: str = Field(default="", description="shown in the tool schema")
 
 
 class ToolSpec(_Strict):
-    name: str = Field(pattern=ID, max_length=MAX_NAME)
-    description: str = Field(min_length=1)
-    arguments: list[ToolArgSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
+    name: str = Field(pattern=ID, max_length=MAX_NAME, description="tool (function) name")
+    description: str = Field(min_length=1, description="what the tool does, as its schema says")
+    arguments: list[ToolArgSpec] = Field(min_length=1, max_length=MAX_SETTINGS, description="its arguments")
 
 
 class BindingSpec(_Strict):
@@ -172,17 +191,33 @@ class BindingSpec(_Strict):
     of that kind, its current value), ``<kind>.name``, or ``<kind>.members`` (sorted member names).
     """
 
-    tool: str = Field(max_length=MAX_NAME)
+    tool: str = Field(max_length=MAX_NAME, description="tool name")
     subject: str = Field(max_length=MAX_NAME, description="entity kind the call is about")
-    arguments: dict[Name, Name] = Field(max_length=MAX_SETTINGS)
+    arguments: dict[Name, Name] = Field(
+        max_length=MAX_SETTINGS,
+        description="argument -> where its value comes from: person, profile.<key>, preference.<key>, "
+        "<kind>.<key>, <kind>.name or <kind>.members",
+    )
 
 
 class TaskMix(_Strict):
-    single_hop: int = Field(default=16, ge=0, le=MAX_QUESTIONS)
-    multi_hop: int = Field(default=16, ge=0, le=MAX_QUESTIONS)
-    conflict_resolution: int = Field(default=14, ge=0, le=MAX_QUESTIONS)
-    preference: int = Field(default=10, ge=0, le=MAX_QUESTIONS)
-    function_calling: int = Field(default=14, ge=0, le=MAX_QUESTIONS)
+    """Items planned per task; a World that supports fewer distinct items is planned short, with a
+    warning."""
+
+    single_hop: int = Field(default=16, ge=0, le=MAX_QUESTIONS, description="one attribute of a named entity")
+    multi_hop: int = Field(
+        default=16,
+        ge=0,
+        le=MAX_QUESTIONS,
+        description="person -> their entity -> an attribute (or lead -> profile)",
+    )
+    conflict_resolution: int = Field(
+        default=14, ge=0, le=MAX_QUESTIONS, description="the current value: authority, then recency"
+    )
+    preference: int = Field(default=10, ge=0, le=MAX_QUESTIONS, description="a person's most frequent choice")
+    function_calling: int = Field(
+        default=14, ge=0, le=MAX_QUESTIONS, description="a tool call filled from the World"
+    )
 
     def counts(self) -> dict[str, int]:
         return {t: getattr(self, t) for t in TASKS}
@@ -191,12 +226,26 @@ class TaskMix(_Strict):
 class SmmSpec(_Strict):
     """The ``smm:`` section of a theme."""
 
-    sources: list[SourceSpec] = Field(min_length=2, max_length=MAX_SETTINGS * 2)
-    entity_kinds: list[EntityKindSpec] = Field(min_length=1, max_length=MAX_SETTINGS)
-    entities: list[EntitySpec] = Field(min_length=1, max_length=MAX_ITEMS)
-    profile: list[ProfileFieldSpec] = Field(default_factory=list, max_length=MAX_SETTINGS)
-    preferences: list[PreferenceSpec] = Field(default_factory=list, max_length=MAX_SETTINGS)
-    tools: list[ToolSpec] = Field(default_factory=list, max_length=MAX_SETTINGS)
+    sources: list[SourceSpec] = Field(
+        min_length=2,
+        max_length=MAX_SETTINGS * 2,
+        description="what the agent observes: chats, sheets, documents ...",
+    )
+    entity_kinds: list[EntityKindSpec] = Field(
+        min_length=1, max_length=MAX_SETTINGS, description="kinds of things in the world (projects, trips)"
+    )
+    entities: list[EntitySpec] = Field(
+        min_length=1, max_length=MAX_ITEMS, description="the things themselves"
+    )
+    profile: list[ProfileFieldSpec] = Field(
+        default_factory=list, max_length=MAX_SETTINGS, description="fields of everyone's profile card"
+    )
+    preferences: list[PreferenceSpec] = Field(
+        default_factory=list, max_length=MAX_SETTINGS, description="what people choose, shown by choices"
+    )
+    tools: list[ToolSpec] = Field(
+        default_factory=list, max_length=MAX_SETTINGS, description="tool schemas of function-calling items"
+    )
     calls: list[BindingSpec] = Field(
         default_factory=list, max_length=MAX_ITEMS, description="function-calling item forms"
     )
@@ -205,7 +254,7 @@ class SmmSpec(_Strict):
         max_length=MAX_ITEMS,
         description="per-conflict routing of stale, updated and rumoured values",
     )
-    tasks: TaskMix = Field(default_factory=TaskMix)
+    tasks: TaskMix = Field(default_factory=TaskMix, description="items planned per task")
     conflict_gap: int = Field(
         default=6, ge=1, le=MAX_DAYS_GAP, description="rounds between a stale fact and its update"
     )
@@ -216,7 +265,12 @@ class SmmSpec(_Strict):
         le=6,
         description="choices of the preferred value; as many contrary choices are shown, one beside each",
     )
-    target_sources_per_question: float = Field(default=2.5, ge=1.0, le=MAX_SETTINGS * 2)
+    target_sources_per_question: float = Field(
+        default=2.5,
+        ge=1.0,
+        le=MAX_SETTINGS * 2,
+        description="least mean sources per question; the build fails below it",
+    )
     rounds_per_day: float = Field(
         default=6.0,
         gt=0,

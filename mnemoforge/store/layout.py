@@ -1,4 +1,4 @@
-"""The fixed run-folder layout under ``outputs/`` (tests assert it; see README 'Run folder')."""
+"""The fixed run-folder layout under ``outputs/`` (tests assert it; see docs/releases.md)."""
 
 from __future__ import annotations
 

@@ -30,17 +30,18 @@ def visual_word_problems(theme: Theme) -> list[str]:
             out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(v, name)]
     pack = load_pack(spec.pack).memeye if spec.pack else None
     if pack is not None:
-        where = f"memeye.pack ({spec.pack}.yaml)"
+        # the theme's field is memeye.pack; the message names the pack file and its own field
+        where = f"memeye.pack: assets/packs/{spec.pack}.yaml, memeye"
         for k, kp in sorted(pack.kinds.items()):
             if k not in kinds:
                 continue
             lines = [(f"kinds.{k}.share.{n}", x) for n, x in enumerate(kp.share)]
             lines += [(f"kinds.{k}.chat.{n}", f"{a} {b}") for n, (a, b) in enumerate(kp.chat)]
             for path, text in lines:
-                out += [f"{where} {path}: {m}" for m in words(base[k], text.replace("{s}", ""))]
+                out += [f"{where}.{path}: {m}" for m in words(base[k], text.replace("{s}", ""))]
         for n, x in enumerate(pack.image_replies):
             for k in kinds:
-                out += [f"{where} image_replies.{n}: {m}" for m in words(base[k], x.replace("{s}", ""))]
+                out += [f"{where}.image_replies.{n}: {m}" for m in words(base[k], x.replace("{s}", ""))]
     return list(dict.fromkeys(out))
 
 
