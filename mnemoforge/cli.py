@@ -93,6 +93,9 @@ def build(
     prices: Path | None = typer.Option(
         None, metavar="FILE", help="--preflight: a price table laid over assets/prices.yaml"
     ),
+    fit_length: bool = typer.Option(
+        False, "--fit-length", help="--preflight: search album knobs that bring its length to the reference"
+    ),
 ) -> None:
     """Build a release from THEME: plan, episodes, render, questions, gates, freeze.
 
@@ -111,7 +114,7 @@ def build(
     if preflight:
         from mnemoforge.cli_production import preflight_command
 
-        return preflight_command(theme, seed, prices, as_json=as_json)
+        return preflight_command(theme, seed, prices, as_json=as_json, fit=fit_length)
     try:
         check_theme(theme, seed)  # every theme problem, before any work starts
         start_watchdog()  # helpers (render workers, the Prefect server) die with this process

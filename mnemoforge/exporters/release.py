@@ -90,7 +90,7 @@ def _count(items) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return dict(sorted(out.items()))
 
 
-EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit"})
+EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit", "video_paths"})
 """Media-index kinds that name people or facts (speaker-labelled transcripts, what each shot drew
 and where, the render audit): evaluator keys, so a release keeps them out of ``media/`` (which a
 memory system reads) under ``data/<family>/annotations/``."""
@@ -128,6 +128,9 @@ def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> s
         f"- {get_family(c.theme.family).contents_line(stats)}, {stats['world']['people']} people.",
         f"- {q['kept']} questions kept of {q['candidates']} candidates: {cats}.",
     ]
+    from mnemoforge.production import video_card
+
+    lines += video_card.changelog_lines(c.run_root, c.media)
     if notes:
         lines.append(f"- {notes.strip()}")
     return "\n".join(lines) + "\n"
@@ -191,9 +194,11 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         family.contents_line(stats),
         c.funnel,
     )
+    from mnemoforge.production import video_card
     from mnemoforge.production.ledger_card import card_section
 
     card += card_section(c.run_root)  # the call ledger's totals ("" for an offline build)
+    card += video_card.card_section(c.run_root, c.media)  # fallback paths ("" without generated video)
     atomic.write_text(root / "README.md", card)
     atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))
     files = sorted(p for p in root.rglob("*") if p.is_file())

@@ -2,7 +2,11 @@
 
 A reviewer passes or excludes each shot and each candidate item, with reason tags and a note
 (``mnemoforge review RUN``). The file holds the latest decision per (kind, id), sorted, one JSON
-object a line, rewritten atomically on every save. The gate applies it: an excluded item is
+object a line. It is the run's one transactional store of decisions: ``record_decision`` reads,
+updates and rewrites it under an exclusive ``flock`` on ``review/.decisions.lock`` (threads and
+processes alike, so two review servers on one run never lose each other's decisions), and the new
+file is fsync'd, renamed into place and its folder fsync'd before the call returns. The gate
+applies it: an excluded item is
 rejected with its tags; an item citing an excluded shot (directly, or through a line spoken in
 it) becomes unanswerable, as in ICM-Bench, since the media it stands on no longer hold. With no
 decisions file the gate is not in the gate list at all, so a build without review is unchanged.
@@ -10,8 +14,14 @@ decisions file the gate is not in the gate list at all, so a build without revie
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
+import os
+import threading
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -36,6 +46,7 @@ REASON_TAGS = (
     "unnatural",
 )
 DECISIONS = Path("review") / "decisions.jsonl"
+STORE_LOCK = Path("review") / ".decisions.lock"
 
 
 class Decision(BaseModel):
@@ -75,13 +86,28 @@ class DecisionsError(ValueError):
     """A malformed decisions file (names the file and line)."""
 
 
-def load_decisions(run_root: Path) -> dict[tuple[str, str], Decision]:
-    """The decisions of a run, keyed by (kind, id); empty when there is no file."""
+Decisions = dict[tuple[str, str], Decision]
+_PARSED: dict[str, tuple[str, Decisions]] = {}  # path -> (digest of the bytes parsed, decisions)
+_PARSED_LOCK = threading.Lock()
+
+
+def load_decisions(run_root: Path) -> Decisions:
+    """The decisions of a run, keyed by (kind, id); empty when there is no file.
+
+    Bytes parsed before (the same digest) are not parsed again: a reviewer's thousands of
+    decisions are re-read, not re-validated, on every save."""
     path = decisions_path(run_root)
-    if not path.is_file():
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
         return {}
-    out: dict[tuple[str, str], Decision] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    with _PARSED_LOCK:
+        got = _PARSED.get(str(path))
+    if got is not None and got[0] == digest:
+        return dict(got[1])
+    out: Decisions = {}
+    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -89,16 +115,46 @@ def load_decisions(run_root: Path) -> dict[tuple[str, str], Decision]:
         except ValueError as e:
             raise DecisionsError(f"{path}:{n}: {first_error(e)}") from None
         out[(d.kind, d.id)] = d
+    with _PARSED_LOCK:
+        _PARSED[str(path)] = (digest, dict(out))
     return out
 
 
-def save_decisions(run_root: Path, decisions: dict[tuple[str, str], Decision]) -> Path:
-    """Write every decision, sorted by (kind, id), atomically."""
+def save_decisions(run_root: Path, decisions: Decisions) -> Path:
+    """Write every decision, sorted by (kind, id), atomically and durably (file and folder fsync'd)."""
     rows = [decisions[k].model_dump(mode="json") for k in sorted(decisions)]
-    return atomic.write_text(
+    path = atomic.write_text(
         decisions_path(run_root),
         "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows),
     )
+    atomic.fsync_dir(path.parent)
+    return path
+
+
+@contextlib.contextmanager
+def store_lock(run_root: Path) -> Iterator[None]:
+    """The decisions store's writer lock (a blocking ``flock``; the kernel drops it if we die)."""
+    path = Path(run_root) / STORE_LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def record_decision(run_root: Path, decision: Decision) -> Decision:
+    """Store one decision as a transaction: read, update and rewrite the file under the store lock;
+    when this returns the decision is on disk."""
+    with store_lock(run_root):
+        decisions = load_decisions(run_root)
+        decisions[(decision.kind, decision.id)] = decision
+        save_decisions(run_root, decisions)
+    return decision
 
 
 def decisions_hash(run_root: Path) -> str | None:

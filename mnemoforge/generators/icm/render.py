@@ -20,10 +20,11 @@ from mnemoforge import faults
 from mnemoforge.backends.image.png_fast import still_png_bytes
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
-from mnemoforge.backends.image.scene_prompt import scene_prompt
+from mnemoforge.backends.image.scene_prompt import scene_prompt_parts
 from mnemoforge.backends.registry import SpeechBackends, image_backend, person_voices, video_backend
 from mnemoforge.backends.speech.protocol import read_wav
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip
+from mnemoforge.backends.video import fallback as video_fallback
 from mnemoforge.backends.video.mp4_header import mp4_info
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.render_audit import (
@@ -214,14 +215,16 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
             "none" if clip.calibration else ("outdoor" if not world.place(shot.place).indoor else "room")
         )
         video = None
-        if st.video is not None:  # a generated clip of the shot, from its still
-            video = run.media / "veo" / f"{shot.id}.mp4"
-            prompt = scene_prompt(scene_request(theme, world, shot))
+        if st.video is not None:  # a generated clip of the shot, from its still (else the still moves)
+            parts = scene_prompt_parts(scene_request(theme, world, shot))
             seed = derive_seed(world.seed, "video", shot.id)
             a = theme.album
-            st.video.shot_clip(
-                still, video, float(shot.duration_s), prompt, shot.camera, seed, a.width, a.height
-            )
+            got = video_fallback.shot_video(
+                st.video, shot.id, still, run.media / "veo" / f"{shot.id}.mp4", float(shot.duration_s),
+                parts, shot.camera, seed, a.width, a.height,
+            )  # fmt: skip
+            video = got.clip
+            drawn_shots[-1]["video"] = got.record["path"]
         specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient, video))
         t0 += shot.duration_s
     atomic.write_text(
@@ -325,6 +328,12 @@ def finish_render(
         + [_row(run, p, "render_record") for p in drawn]
         + [_row(run, audit_path(run.media), "render_audit")]
     )
+    if theme.render.video != "ffmpeg":  # generated clips: which shots took which path of the chain
+        logs = [run.media / "veo" / f"{s.id}.json" for c in clips for s in c.shots]
+        records = [json.loads(p.read_text()) for p in logs if p.is_file()]
+        paths = run.media / "video_paths.json"
+        atomic.write_json(paths, video_fallback.summary(records))
+        rows.append(_row(run, paths, "video_paths"))
     rows = render_anchors(run, theme, world) + rows
     rows.sort(key=lambda r: r["path"])
     atomic.write_jsonl(run.media_index, rows)

