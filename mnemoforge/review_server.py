@@ -137,6 +137,8 @@ def _handler(server: ReviewServer) -> type[BaseHTTPRequestHandler]:
                 self._json(200, server.decisions())
             elif path.startswith("/media/"):
                 self._media(path)
+            elif path == "/favicon.ico":
+                self._send(204, b"", "image/x-icon")
             else:
                 self._json(404, {"error": "not found"})
 

@@ -146,54 +146,97 @@ def _browser():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.integration
-def test_review_page_round_trips_decisions_into_the_funnel(run_copy: Path, tmp_path: Path) -> None:
+def test_review_page_keyboard_flow_round_trips_decisions_into_the_funnel(run_copy: Path) -> None:
+    """The reviewer's keyboard: find, tag (1-9), note (e), reject (x), next unreviewed (n), approve
+    (a), switch lists (t); filters; a reload shows the saved decisions; freezing applies them."""
     pw = _browser()
     from mnemoforge.pipeline import freeze_run
     from mnemoforge.review_server import ReviewServer
-    from mnemoforge.validators.human_review import load_decisions
+    from mnemoforge.validators.human_review import REASON_TAGS, load_decisions
     from mnemoforge.validators.release_check import verify_release
 
     shot, q_cites, q_other = _pick(run_copy)
     all_shots = [
-        s["id"]
+        s
         for c in (json.loads(x) for x in (run_copy / "episodes/clips.jsonl").read_text().splitlines())
         for s in c["shots"]
     ]
-    passed_shot = next(s for s in all_shots if s != shot)
+    key = {t: str(n + 1) for n, t in enumerate(REASON_TAGS)}
     srv = ReviewServer(run_copy).start()
     try:
         with pw.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
-            page = browser.new_context().new_page()
+            page = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
             page.goto(srv.url)
             page.wait_for_selector("body[data-ready='1']")
-            card = page.locator(f".card[data-kind=shot][data-id='{shot}']")
-            assert card.locator("img").count() == 1 and card.locator("video").count() == 1
-            assert card.locator(".plan").inner_text().startswith("plan:")
-            card.locator("input[data-tag=face_drift]").check()
-            card.locator("textarea.note").fill("face differs from the anchor")
-            card.locator("button.exclude").click()
-            page.wait_for_function(
-                f"document.querySelector(\".card[data-id='{shot}'] .status\").textContent"
-                " === 'saved: exclude'"
-            )
-            ok = page.locator(f".card[data-kind=shot][data-id='{passed_shot}']")
-            ok.locator("button.pass").click()
-            ok.locator(".status", has_text="saved: pass").wait_for()
-            item = page.locator(f".card[data-kind=item][data-id='{q_other}']")
-            want = next(q for q in _questions(run_copy) if q["id"] == q_other)
-            assert item.locator(".question").inner_text() == want["question"]
-            assert item.locator(".opts li").count() == len(want["options"] or [])
-            assert item.locator(".answer").inner_text() == f"answer: {want['answer']}"
-            item.locator("input[data-tag=ambiguous]").check()
-            item.locator("input[data-tag=wrong_key]").check()
-            item.locator("button.exclude").click()
+            assert page.locator(".card").count() < len(all_shots) or len(all_shots) <= 8  # virtualised
+            # find the shot, tag it, write a note, reject it
+            page.keyboard.press("/")
+            page.keyboard.type(shot)
+            page.keyboard.press("Escape")
+            card = page.locator(".card.current")
+            assert card.get_attribute("data-id") == shot
+            want = next(s for s in all_shots if s["id"] == shot)
+            assert card.locator("img.still").count() == 1 and card.locator("video").count() == 1
+            assert card.locator(".anchors img").count() == len(want["visible"])  # face anchors beside it
+            assert [li.inner_text() for li in card.locator(".lines li").all()][: len(want["dialogue"])] == [
+                f"{_name(run_copy, ln['speaker'])}: {ln['text']}" + _at(li)
+                for ln, li in zip(want["dialogue"], card.locator(".lines li").all(), strict=False)
+            ]
+            assert card.locator(".plan").first.inner_text().startswith("plan:")
+            page.keyboard.press(key["face_drift"])
+            page.keyboard.press("e")
+            page.keyboard.type("face differs from the anchor")
+            page.keyboard.press("Escape")
+            page.keyboard.press("x")
+            card.locator(".status", has_text="saved: exclude").wait_for()
+            # back to all shots: next unreviewed, approve it
+            page.fill("#f-text", "")
+            page.dispatch_event("#f-text", "input")
+            page.locator("#list").focus()
+            page.keyboard.press("n")
+            passed_shot = page.locator(".card.current").get_attribute("data-id")
+            assert passed_shot and passed_shot != shot
+            page.keyboard.press("a")
+            page.locator(f".card[data-id='{passed_shot}'] .status", has_text="saved: pass").wait_for()
+            if passed_shot != all_shots[-1]["id"]:  # a decision by key moves on to the next row
+                page.wait_for_function(
+                    f"document.querySelector('.card.current').dataset.id !== '{passed_shot}'"
+                )
+            # the items list: find one, two tags, reject
+            page.keyboard.press("t")
+            page.keyboard.press("/")
+            page.keyboard.type(q_other)
+            page.keyboard.press("Escape")
+            item = page.locator(".card.current")
+            assert item.get_attribute("data-id") == q_other
+            want_q = next(q for q in _questions(run_copy) if q["id"] == q_other)
+            assert item.locator(".question").inner_text() == want_q["question"]
+            assert item.locator(".opts li").count() == len(want_q["options"] or [])
+            assert item.locator(".answer").inner_text() == f"answer: {want_q['answer']}"
+            page.keyboard.press(key["ambiguous"])
+            page.keyboard.press(key["wrong_key"])
+            page.keyboard.press("x")
             item.locator(".status", has_text="saved: exclude").wait_for()
             assert "reviewed 2 of" in page.locator("#summary").inner_text()
+            assert "1 of" in page.locator("#summary").inner_text().split("shots,")[1]
+            # filters: the excluded shot alone under status "excluded"
+            page.keyboard.press("t")
+            page.fill("#f-text", "")
+            page.dispatch_event("#f-text", "input")
+            page.select_option("#f-status", "exclude")
+            assert [c.get_attribute("data-id") for c in page.locator(".card").all()] == [shot]
+            person = want["visible"][0]
+            page.select_option("#f-status", "")
+            page.select_option("#f-person", person)
+            shown = {c.get_attribute("data-id") for c in page.locator(".card").all()}
+            assert shown and shown <= {s["id"] for s in all_shots if person in s["visible"]}
             page.reload()  # the decisions come back from the file
             page.wait_for_selector("body[data-ready='1']")
+            page.fill("#f-text", shot)
+            page.dispatch_event("#f-text", "input")
             again = page.locator(f".card[data-kind=shot][data-id='{shot}']")
-            assert again.get_attribute("class") == "card exclude"
+            assert "exclude" in (again.get_attribute("class") or "").split()
             assert again.locator("input[data-tag=face_drift]").is_checked()
             assert again.locator("textarea.note").input_value() == "face differs from the anchor"
             browser.close()
@@ -201,6 +244,7 @@ def test_review_page_round_trips_decisions_into_the_funnel(run_copy: Path, tmp_p
         srv.stop()
     d = load_decisions(run_copy)
     assert d[("shot", shot)].reasons == ["face_drift"] and d[("shot", passed_shot)].decision == "pass"
+    assert d[("shot", shot)].note == "face differs from the anchor"
     assert d[("item", q_other)].reasons == ["ambiguous", "wrong_key"]
     release = freeze_run(run_copy, "0.2.0")
     assert verify_release(release) == []
@@ -215,6 +259,17 @@ def test_review_page_round_trips_decisions_into_the_funnel(run_copy: Path, tmp_p
         "excluded": 1,
         "reasons": {},
     }
+
+
+def _name(run: Path, pid: str) -> str:
+    world = json.loads((run / "world/world.json").read_text())
+    return next(p["name"] for p in world["people"] if p["id"] == pid)
+
+
+def _at(li) -> str:  # type: ignore[no-untyped-def]
+    """The ``[t s]`` a line ends with on the page (its start in the album clip), as shown."""
+    text = li.inner_text()
+    return text[text.rindex(" [") :] if text.endswith(" s]") else ""
 
 
 def test_review_command_names_a_bad_run_folder(tmp_path: Path) -> None:
