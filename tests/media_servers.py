@@ -341,12 +341,15 @@ def _handler(server: MediaServer) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(n) if n else b""
             status, out, extra = server.handle(self.path, dict(self.headers.items()), body)
             data = json.dumps(out).encode()
-            self.send_response(status)
-            for k, v in {"Content-Type": "application/json", **extra}.items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.send_response(status)
+                for k, v in {"Content-Type": "application/json", **extra}.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client was killed meanwhile
+                self.close_connection = True
 
         do_GET = do_POST
 

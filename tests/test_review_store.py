@@ -47,7 +47,8 @@ def _cli_server(run: Path) -> tuple[subprocess.Popen, str]:
     line = proc.stdout.readline() if proc.stdout else ""
     if " at http" not in line:
         proc.kill()
-        raise AssertionError(f"the review server did not start: {line!r} {proc.stderr.read() if proc.stderr else ''}")
+        err = proc.stderr.read() if proc.stderr else ""
+        raise AssertionError(f"the review server did not start: {line!r} {err}")
     return proc, line.split(" at ", 1)[1].split(" ", 1)[0]
 
 

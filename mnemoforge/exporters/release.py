@@ -130,7 +130,7 @@ def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> s
     ]
     from mnemoforge.production import video_card
 
-    lines += video_card.changelog_lines(c.run_root, c.media)
+    lines += video_card.changelog_lines(c.run_root, c.media, lambda m: release_media_path(c.theme.family, m))
     if notes:
         lines.append(f"- {notes.strip()}")
     return "\n".join(lines) + "\n"
@@ -198,7 +198,8 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
     from mnemoforge.production.ledger_card import card_section
 
     card += card_section(c.run_root)  # the call ledger's totals ("" for an offline build)
-    card += video_card.card_section(c.run_root, c.media)  # fallback paths ("" without generated video)
+    where = lambda m: release_media_path(fam, m)  # noqa: E731
+    card += video_card.card_section(c.run_root, c.media, where)  # fallback paths ("" without model video)
     atomic.write_text(root / "README.md", card)
     atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))
     files = sorted(p for p in root.rglob("*") if p.is_file())
