@@ -40,7 +40,7 @@ from mnemoforge.run_inputs import (  # re-exported: callers import these from th
 )
 from mnemoforge.schemas.packs import packs_hash
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.store import atomic, ledger, locks
+from mnemoforge.store import atomic, ledger, locks, retakes
 from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.code_deps import reachable_sources
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
@@ -131,6 +131,9 @@ class BuildContext:
             )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
         if STAGES.index(stage) >= STAGES.index("questions") and not option_balance.semantic_available():
             parts.append("no-minilm")  # option sets and shortcut gates read MiniLM where `ml` is installed
+        takes = retakes.retakes_hash(self.run.root)
+        if takes and STAGES.index(stage) >= STAGES.index("render"):
+            parts.append(takes)  # shots a reviewer sent back are rendered again (absent: key unchanged)
         if stage == "gates" and (review := human_review.decisions_hash(self.run.root)):
             parts.append(review)  # a reviewer's decisions re-run the gates (absent: key unchanged)
         return content_hash(*parts)

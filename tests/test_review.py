@@ -279,3 +279,36 @@ def test_review_command_names_a_bad_run_folder(tmp_path: Path) -> None:
 
     r = CliRunner().invoke(app, ["review", str(tmp_path / "nope"), "--port", "0"])
     assert r.exit_code == 2 and "not a run folder (no run.json)" in r.output
+
+
+@pytest.mark.integration
+def test_a_rerender_draws_the_shot_again_with_fresh_seeds(run_copy: Path) -> None:
+    """A reviewer's ``rerender``: the next build draws that shot (and re-encodes its clip) with a
+    take seed of its own; every other file is left as it was."""
+    from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.pipeline import build, freeze_run
+    from mnemoforge.store.retakes import load_retakes
+    from mnemoforge.validators.human_review import Decision, record_decision
+    from mnemoforge.validators.release_check import verify_release
+
+    clips = [json.loads(x) for x in (run_copy / "episodes/clips.jsonl").read_text().splitlines()]
+    clip = clips[2]
+    shot = clip["shots"][0]["id"]
+    media = run_copy / "media"
+    before = {p: p.read_bytes() for p in (media / "shots").glob("*.png")}
+    clip_files = {p: p.read_bytes() for p in (media / "clips").glob("*.mp4")}
+    record_decision(run_copy, Decision(kind="shot", id=shot, decision="rerender", reasons=["face_drift"]))
+    assert load_retakes(run_copy) == {shot: 1}
+    with pytest.raises(ReleaseExistsError):  # new pixels: the release needs a new version
+        build(run_copy / "theme.yaml", outputs=run_copy.parent.parent, workers=1)
+    after = {p: p.read_bytes() for p in (media / "shots").glob("*.png")}
+    changed = {p.stem for p in before if before[p] != after[p]}
+    assert changed == {shot}
+    redone = {p.stem for p in clip_files if clip_files[p] != p.read_bytes()}
+    assert redone == {clip["id"]}
+    drawn = json.loads((media / "drawn" / f"{clip['id']}.json").read_text())
+    assert next(s for s in drawn["shots"] if s["shot"] == shot)["take"] == 1
+    release = freeze_run(run_copy, "0.1.1")
+    assert verify_release(release) == []
+    funnel = json.loads((release / "gates/funnel.json").read_text())
+    assert funnel["human_review"]["shots"]["rerender"] == 1

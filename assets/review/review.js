@@ -57,7 +57,7 @@ function writeFilters(f) {
 function matches(list, x, f) {
   const d = S.data.decisions[keyOf(list, x.id)];
   if (f.status === "unreviewed" && d) return false;
-  if ((f.status === "pass" || f.status === "exclude") && (!d || d.decision !== f.status)) return false;
+  if (f.status && f.status !== "unreviewed" && (!d || d.decision !== f.status)) return false;
   if (f.person && !x.people.includes(f.person)) return false;
   if (f.place && (list === "shots" ? x.place !== f.place : !x.places.includes(f.place))) return false;
   if (f.day && x.day !== f.day) return false;
@@ -100,8 +100,10 @@ function controls(list, x) {
   const excl = el("button", {class: "exclude", text: "Exclude (x)"});
   pass.onclick = () => decide(list, x.id, "pass");
   excl.onclick = () => decide(list, x.id, "exclude");
+  const again = list === "shots" ? el("button", {class: "rerender", text: "Re-render (r)"}) : null;
+  if (again) again.onclick = () => decide(list, x.id, "rerender");
   const status = el("span", {class: "status", text: saved ? "saved: " + saved.decision : "not reviewed"});
-  return el("div", {class: "controls"}, tags, note, el("div", {class: "buttons"}, pass, excl, status));
+  return el("div", {class: "controls"}, tags, note, el("div", {class: "buttons"}, pass, excl, again, status));
 }
 
 function shotRow(s) {
@@ -247,7 +249,7 @@ async function decide(list, id, decision) {
   if (!ok) { if (st) st.textContent = "error: " + out.error; return false; }
   S.data.decisions[key] = out.decision;
   if (now) {
-    now.classList.remove("pass", "exclude");
+    now.classList.remove("pass", "exclude", "rerender");
     now.classList.add(decision);
     st.textContent = "saved: " + decision;
   }
@@ -307,9 +309,9 @@ function onKey(ev) {
   if (k === "j" || k === "ArrowDown") setCurrent(S.cur + 1);
   else if (k === "k" || k === "ArrowUp") setCurrent(S.cur - 1);
   else if (k === "n") nextUnreviewed();
-  else if ((k === "a" || k === "x") && x) {
-    const cur = S.cur;
-    decide(S.list, x.id, k === "a" ? "pass" : "exclude").then((ok) => { if (ok && S.cur === cur) setCurrent(cur + 1); });
+  else if ((k === "a" || k === "x" || (k === "r" && S.list === "shots")) && x) {
+    const cur = S.cur, decision = {a: "pass", x: "exclude", r: "rerender"}[k];
+    decide(S.list, x.id, decision).then((ok) => { if (ok && S.cur === cur) setCurrent(cur + 1); });
   } else if (k >= "1" && k <= "9") toggleTag(Number(k) - 1);
   else if (k === "t") switchTab(S.list === "shots" ? "items" : "shots");
   else if (k === "/") $("f-text").focus();

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mnemoforge.hashing import content_hash
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
-from mnemoforge.store import atomic
+from mnemoforge.store import atomic, retakes
 from mnemoforge.validators.gates import GateContext, verdict
 
 REASON_TAGS = (
@@ -56,9 +56,15 @@ class Decision(BaseModel):
 
     kind: Literal["shot", "item"]
     id: str = Field(min_length=1, max_length=200)
-    decision: Literal["pass", "exclude"]
+    decision: Literal["pass", "exclude", "rerender"]
     reasons: list[str] = Field(default_factory=list)
     note: str = Field(default="", max_length=2000)
+
+    @model_validator(mode="after")
+    def _rerender_shots_only(self) -> Decision:
+        if self.decision == "rerender" and self.kind != "shot":
+            raise ValueError("decision: rerender is for shots (an item is passed or excluded)")
+        return self
 
     @field_validator("reasons")
     @classmethod
@@ -149,10 +155,13 @@ def store_lock(run_root: Path) -> Iterator[None]:
 
 def record_decision(run_root: Path, decision: Decision) -> Decision:
     """Store one decision as a transaction: read, update and rewrite the file under the store lock;
-    when this returns the decision is on disk."""
+    when this returns the decision is on disk. A ``rerender`` also counts the shot's next take
+    (``review/retakes.json``), which the next build renders with fresh seeds."""
     with store_lock(run_root):
         decisions = load_decisions(run_root)
         decisions[(decision.kind, decision.id)] = decision
+        if decision.decision == "rerender":
+            retakes.next_take(run_root, decision.id)
         save_decisions(run_root, decisions)
     return decision
 
@@ -232,6 +241,7 @@ def coverage(run_root: Path, questions: list[Question]) -> dict | None:
             "reviewed": len(ds),
             "passed": sum(d.decision == "pass" for d in ds),
             "excluded": sum(d.decision == "exclude" for d in ds),
+            **({"rerender": n} if (n := sum(d.decision == "rerender" for d in ds)) else {}),
             "reasons": dict(
                 sorted(Counter(t for d in ds if d.decision == "exclude" for t in d.reasons).items())
             ),

@@ -47,12 +47,19 @@ from mnemoforge.schemas.theme import Theme, VoiceSpec
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic, ledger
 from mnemoforge.store.layout import RunLayout
+from mnemoforge.store.retakes import load_retakes
 
 if TYPE_CHECKING:
     from mnemoforge.backends.video.veo import VeoBackend
 
 
-def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
+def shot_seed(world: World, kind: str, shot_id: str, take: int = 0) -> int:
+    """The seed of a shot's still (``kind`` "scene") or generated clip ("video"); a re-render take
+    (``review/retakes.json``) gets its own, so a model asked again answers afresh."""
+    return derive_seed(world.seed, kind, shot_id, *([take] if take else []))
+
+
+def scene_request(theme: Theme, world: World, shot: Shot, take: int = 0) -> SceneRequest:
     place = world.place(shot.place)
     shapes = {o.id: o.shape for o in theme.objects}
     people = tuple(PersonPlacement(world.person(p).appearance, shot.outfits[p]) for p in shot.visible)
@@ -82,7 +89,7 @@ def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
         props=props,
         composition=shot.composition,
         focus_index=focus,
-        seed=derive_seed(world.seed, "scene", shot.id),
+        seed=shot_seed(world, "scene", shot.id, take),
         safe=camera_safe(shot.camera, theme.album.width, theme.album.height),
     )
 
@@ -98,6 +105,8 @@ class RenderState:
     speech: SpeechBackends
     voices: dict[str, VoiceSpec] = field(default_factory=dict)
     video: VeoBackend | None = None
+    takes: dict[str, int] = field(default_factory=dict)
+    """Shot id -> its re-render take (``review/retakes.json``; absent: the first)."""
 
     @classmethod
     def create(cls, theme: Theme, world: World, run: RunLayout) -> RenderState:
@@ -107,7 +116,7 @@ class RenderState:
             torch.set_num_threads(1)
         voices = person_voices(theme.render, [(p.id, p.voice) for p in world.people])
         return cls(theme, world, run, image_backend(theme.render), SpeechBackends(theme.render), voices,
-                   video_backend(theme.render))  # fmt: skip
+                   video_backend(theme.render), load_retakes(run.root))  # fmt: skip
 
 
 _STATE: dict[str, Any] = {}
@@ -152,7 +161,7 @@ def place_lines(durations: list[float], shot_s: float) -> list[float]:
 
 def _still(st: RenderState, shot: Shot, still: Path) -> dict:
     """Draw (or reuse) one shot still; return what was drawn."""
-    req = scene_request(st.theme, st.world, shot)
+    req = scene_request(st.theme, st.world, shot, st.takes.get(shot.id, 0))
     with_layout = getattr(st.images, "scene_with_layout", None)
     layout = None
     if with_layout is not None:
@@ -175,6 +184,7 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     specs, transcript, t0 = [], [], 0.0
     record_path = run.media / "drawn" / f"{clip.id}.json"
     drawn_shots, timing = [], []
+    _drop_stale_takes(st, clip, record_path)
     for shot in clip.shots:
         still = run.media / "shots" / f"{shot.id}.png"
         drawn_shots.append(_still(st, shot, still))
@@ -216,8 +226,9 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
         )
         video = None
         if st.video is not None:  # a generated clip of the shot, from its still (else the still moves)
-            parts = scene_prompt_parts(scene_request(theme, world, shot))
-            seed = derive_seed(world.seed, "video", shot.id)
+            take = st.takes.get(shot.id, 0)
+            parts = scene_prompt_parts(scene_request(theme, world, shot, take))
+            seed = shot_seed(world, "video", shot.id, take)
             a = theme.album
             got = video_fallback.shot_video(
                 st.video, shot.id, still, run.media / "veo" / f"{shot.id}.mp4", float(shot.duration_s),
@@ -225,6 +236,8 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
             )  # fmt: skip
             video = got.clip
             drawn_shots[-1]["video"] = got.record["path"]
+        if st.takes.get(shot.id):
+            drawn_shots[-1]["take"] = st.takes[shot.id]
         specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient, video))
         t0 += shot.duration_s
     atomic.write_text(
@@ -264,6 +277,24 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     )
     faults.checkpoint("render:clip")
     return rows
+
+
+def _drop_stale_takes(st: RenderState, clip: Clip, record_path: Path) -> None:
+    """Remove what an earlier take of a re-rendered shot left (its still, its generated clip and
+    what the fallback chain decided, the album clip holding it), so this render makes them anew."""
+    if not any(s.id in st.takes for s in clip.shots):
+        return
+    try:
+        rendered = {r["shot"]: r.get("take", 0) for r in json.loads(record_path.read_text())["shots"]}
+    except (OSError, ValueError, KeyError):
+        rendered = {}
+    stale = [s.id for s in clip.shots if st.takes.get(s.id, 0) != rendered.get(s.id, 0)]
+    media = st.run.media
+    for sid in stale:
+        for p in (media / "shots" / f"{sid}.png", *(media / "veo" / f"{sid}{x}" for x in (".mp4", ".json"))):
+            p.unlink(missing_ok=True)
+    if stale:
+        (media / "clips" / f"{clip.id}.mp4").unlink(missing_ok=True)
 
 
 def _row(run: RunLayout, path: Path, kind: str, **extra: object) -> dict:
