@@ -252,6 +252,7 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
     if (reviewed := human_review.coverage(run.root, qs)) is not None:
         funnel["human_review"] = reviewed  # review coverage, carried into the release and its card
+        funnel["human_review"]["changes"] = human_review.review_changes(qs, result.verdicts, gctx)
     short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
     short = shortfall.after_gates(ctx.theme, qs, result.verdicts, short)  # kept < requested: why
     if short:  # categories the theme asked more of than its World supports (listed by the card)

@@ -312,3 +312,47 @@ def test_a_rerender_draws_the_shot_again_with_fresh_seeds(run_copy: Path) -> Non
     assert verify_release(release) == []
     funnel = json.loads((release / "gates/funnel.json").read_text())
     assert funnel["human_review"]["shots"]["rerender"] == 1
+
+
+def test_an_exclusion_reruns_only_what_depends_on_it_and_the_changelog_says_what_replaced_it(
+    run_copy: Path, built: Built
+) -> None:
+    """Excluding a kept item: its category's next survivor takes its slot, the other categories keep
+    their items (no quota cascade), only the review and the family-level gates are recomputed (every
+    panel verdict comes from the cache), and the changelog names what left and what replaced it."""
+    from mnemoforge.pipeline import BuildContext, freeze_run, gate_run, load_run_meta
+    from mnemoforge.validators.human_review import Decision, save_decisions
+
+    verdicts = [json.loads(x) for x in (built.release_dir / "gates/verdicts.jsonl").read_text().splitlines()]
+    kept = [json.loads(x) for x in (built.release_dir / "data/icm/questions.jsonl").read_text().splitlines()]
+    cands = {q["id"]: q for q in _questions(run_copy)}
+    only_quota = {
+        v["item"]
+        for v in verdicts
+        if v["gate"] == "category_quota" and not v["keep"]
+        and all(w["keep"] for w in verdicts if w["item"] == v["item"] and w["gate"] != "category_quota")
+    }  # fmt: skip
+    spare = {cands[i]["category"] for i in only_quota}
+    victim = next((q for q in sorted(kept, key=lambda q: q["id"]) if q["category"] in spare), None)
+    if victim is None:
+        pytest.skip("this build has no category with surplus survivors")
+    save_decisions(run_copy, {("item", victim["id"]): Decision(kind="item", id=victim["id"],
+                   decision="exclude", reasons=["wrong_key"])})  # fmt: skip
+    meta = load_run_meta(run_copy)
+    result = gate_run(BuildContext(run_copy / "theme.yaml", run_copy.parent.parent, int(meta["seed"])))
+    recomputed = {g for g, n in result.computed.items() if n}
+    assert recomputed <= {"human_review", "answer_balance", "category_quota"}, result.computed
+    release = freeze_run(run_copy, "0.3.0")
+    now = [json.loads(x) for x in (release / "data/icm/questions.jsonl").read_text().splitlines()]
+    before_ids, now_ids = {q["id"] for q in kept}, {q["id"] for q in now}
+    assert before_ids - now_ids == {victim["id"]}
+    [replaced] = now_ids - before_ids  # one survivor of the same category took the slot
+    assert cands[replaced]["category"] == victim["category"]
+    for cat in {q["category"] for q in kept} - {victim["category"]}:  # no cascade through the quotas
+        same = {q["id"] for q in kept if q["category"] == cat}
+        assert same == {q["id"] for q in now if q["category"] == cat}
+    changelog = (release / "CHANGELOG.md").read_text()
+    left = f"- Human review: 1 item left the release: `{victim['id']}` ({victim['category']}: item excluded"
+    assert left in changelog
+    assert f"1 took its place (the next survivors of the same categories): `{replaced}`" in changelog
+    assert "took their places (listed in `CHANGELOG.md`)" in (release / "README.md").read_text()

@@ -131,9 +131,25 @@ def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> s
     from mnemoforge.production import video_card
 
     lines += video_card.changelog_lines(c.run_root, c.media, lambda m: release_media_path(c.theme.family, m))
+    lines += review_lines(c.funnel)
     if notes:
         lines.append(f"- {notes.strip()}")
     return "\n".join(lines) + "\n"
+
+
+def review_lines(funnel: dict) -> list[str]:
+    """The human review's changes: which items left the release and why, which took their places."""
+    changes = (funnel.get("human_review") or {}).get("changes")
+    if not changes or not (changes["left"] or changes["entered"]):
+        return []
+    left = ", ".join(f"`{x['id']}` ({x['category']}: {x['why']})" for x in changes["left"]) or "none"
+    entered = ", ".join(f"`{x['id']}` ({x['category']})" for x in changes["entered"]) or "none"
+    n, m = len(changes["left"]), len(changes["entered"])
+    return [
+        f"- Human review: {n} item{'s' * (n != 1)} left the release: {left}.",
+        f"  - {m} took {'their places' if n != 1 else 'its place'} (the next survivors of the same "
+        f"categories): {entered}.",
+    ]
 
 
 def _write_contents(c: RunContents, root: Path, version: str, notes: str | None = None) -> ReleaseManifest:

@@ -247,3 +247,32 @@ def coverage(run_root: Path, questions: list[Question]) -> dict | None:
             ),
         }
     return out
+
+
+def review_changes(questions: list[Question], verdicts: list[Verdict], gctx: GateContext) -> dict:
+    """What the review changed in the release: the items it took out (excluded, or citing an excluded
+    shot) and the survivors that took their places, found by running the family-level gates
+    (answer balance, category quotas) once more as if there had been no review."""
+    from dataclasses import replace
+
+    from mnemoforge.validators.balance_gates import AnswerBalance, CategoryQuota
+
+    family_level = {"answer_balance", "category_quota"}
+    by_id = {q.id: q for q in questions}
+    review = {v.item: v for v in verdicts if v.gate == "human_review" and not v.keep}
+    before = {v.item for v in verdicts if not v.keep and v.gate not in family_level | {"human_review"}}
+    ctx = replace(gctx, survivors={q.id for q in questions} - before, review_excluded=set())
+    dropped = {q.id for q in questions if not AnswerBalance().check(q, ctx).keep}
+    ctx = replace(ctx, survivors=ctx.survivors - dropped)
+    dropped |= {q.id for q in questions if not CategoryQuota().check(q, ctx).keep}
+    unreviewed = {q.id for q in questions} - before - dropped
+    kept = {v.item for v in verdicts} - {v.item for v in verdicts if not v.keep}
+    left = sorted(unreviewed - kept)
+    entered = sorted(kept - unreviewed)
+    return {
+        "left": [
+            {"id": i, "category": by_id[i].category, "why": review[i].reason if i in review else "rebalanced"}
+            for i in left
+        ],
+        "entered": [{"id": i, "category": by_id[i].category} for i in entered],
+    }
