@@ -161,3 +161,14 @@ def test_a_build_killed_while_polling_resumes_without_paying_twice(tmp_path: Pat
     assert got["cost"] == pytest.approx(
         sum(r.cost for r in pf.rows if r.stage == "render"), rel=0.1
     )  # the estimate's speech seconds are an estimate; everything else is counted exactly
+    from typer.testing import CliRunner
+
+    from mnemoforge.cli import app
+
+    r = CliRunner().invoke(app, ["ledger", str(run_dir), "--preflight", "--json"])
+    assert r.exit_code == 0, r.output
+    both = json.loads(r.stdout)["drivers"]
+    assert both["ledger"] == got
+    assert [d["name"] for d in both["estimate"]][:3] == ["clips", "video minutes", "shots"]
+    table = CliRunner().invoke(app, ["ledger", str(run_dir), "--preflight"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and "cost drivers of tiny" in table.output and "ledger" in table.output
