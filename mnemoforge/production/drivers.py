@@ -76,10 +76,10 @@ def album_drivers(
             "clips",
             clips,
             ref.get("clips"),
-            _ratio(clips, ref.get("clips")),
+            None,  # the scale every other reference is brought to, not a driver of its own
             None,
-            f"{name}: {ref.get('clips')}" if ref.get("clips") else "",
-        ),  # fmt: skip
+            f"{name}'s figures below are scaled to {clips} clips" if ref.get("clips") else "",
+        ),
         Driver(
             "video minutes",
             round(minutes, 1),
