@@ -81,8 +81,9 @@ def main() -> None:
         print(cli("build", str(theme), "--preflight", env=env).stdout)
         build = ["build", str(theme), "--outputs", str(out), "--orchestrator", "local", "--workers", "1"]
         srv.hold_polls = True
-        proc = subprocess.Popen([sys.executable, "-m", "mnemoforge.cli", *build, "--quiet"], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+        cmd = [sys.executable, "-m", "mnemoforge.cli", *build, "--quiet"]
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+        proc = subprocess.Popen(cmd, env=env, start_new_session=True, **pipes)  # type: ignore[call-overload]
         while srv.polls_held == 0 and proc.poll() is None:
             time.sleep(0.05)
         os.killpg(proc.pid, signal.SIGKILL)
