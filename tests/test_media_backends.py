@@ -326,10 +326,11 @@ def test_veo_is_paid_once_and_resumes_a_journaled_operation(
 
 
 def test_video_fallback_chain_rewrites_then_falls_back_to_the_still(
-    server: MediaServer, tmp_path: Path
+    server: MediaServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Filtered: asked again without the refused parts; refused again or unavailable: the still."""
-    from mnemoforge.backends.video.fallback import rewrite, shot_video, summary
+    from mnemoforge.backends.video import fallback
+    from mnemoforge.backends.video.fallback import OUTAGE, VideoUnavailable, rewrite, shot_video, summary
     from mnemoforge.backends.video.veo import VeoBackend
     from mnemoforge.store import ledger
 
@@ -351,6 +352,7 @@ def test_video_fallback_chain_rewrites_then_falls_back_to_the_still(
         return None
 
     server.refuse = refuse
+    monkeypatch.setitem(fallback._IN_A_ROW, "unavailable", 0)
     run = tmp_path / "run"
     veo_spec = VideoApiSpec(base_url=server.url, poll_interval_s=0, retry=NO_WAIT, max_retries=1)
     with ledger.current_run(run), ledger.current_stage("render"):
@@ -372,6 +374,17 @@ def test_video_fallback_chain_rewrites_then_falls_back_to_the_still(
         n = len(server.requests)
         again = shot_video(veo, "s1", still, tmp_path / "veo/s1.mp4", 4.0, parts, "static", 1, 320, 180)
         assert again.record == ok.record and len(server.requests) == n  # read back, nothing asked
+        s3 = tmp_path / "veo/s3.mp4"
+        back = shot_video(veo, "s3", still, s3, 4.0, parts[:2], "static", 3, 320, 180)
+        assert back.record["path"] == "veo" and back.redo_clip  # unavailable before: asked again
+        # an outage: OUTAGE shots in a row unavailable stop the build (resumable), not one shot
+        server.fail("predictLongRunning", 503, times=2 * OUTAGE)
+        for k in range(OUTAGE - 1):
+            out = tmp_path / f"veo/o{k}.mp4"
+            got = shot_video(veo, f"o{k}", still, out, 4.0, parts[:1], "static", 10 + k, 320, 180)
+            assert got.record["reason"] == "unavailable"
+        with pytest.raises(VideoUnavailable, match=f"unavailable for {OUTAGE} shots in a row"):
+            shot_video(veo, "o9", still, tmp_path / "veo/o9.mp4", 4.0, parts[:1], "static", 19, 320, 180)
     paths = summary([ok.record, gone.record, down.record])
     assert paths["counts"] == {"veo": 0, "veo_rewritten": 1, "still": 2}
     assert rewrite(parts, ["logo on a sign"])[1] == ["prop", "sign"]

@@ -10,15 +10,20 @@ For each shot the chain tries, in order:
    renderer makes every shot (the still was drawn for that camera, so the render audit holds).
 
 A transient failure that outlasted its retries (the API unreachable, overloaded) goes straight to
-``still``: a rewritten prompt would not help. What happened is written beside the clip, at
-``media/veo/<shot>.json`` (``path``, ``reason``, the refusal, the rewrite), before the clip is
-encoded; a resumed render reads it back and asks nothing again. Delete that file (and the album
-clip ``media/clips/<clip>.mp4``) to try a shot again.
+``still`` (``reason: unavailable``): a rewritten prompt would not help. Such a shot is asked again
+by the next render (its album clip is re-encoded when the model answers), and ``OUTAGE`` of them
+in a row stop the build (``VideoUnavailable``): an API that is down would otherwise turn the rest
+of the album into stills. Nothing paid is lost: the run resumes where it stopped.
+
+What happened is written beside the clip, at ``media/veo/<shot>.json`` (``path``, ``reason``, the
+refusal, the rewrite), before the clip is encoded; a resumed render reads it back and asks nothing
+again. Delete that file (and the album clip ``media/clips/<clip>.mp4``) to try a shot again.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -32,6 +37,13 @@ from mnemoforge.store import atomic
 
 RULES_FILE = Path(__file__).resolve().parents[3] / "assets" / "video" / "filter_rewrites.yaml"
 PATHS = ("veo", "veo_rewritten", "still")
+OUTAGE = 3  # shots in a row the API was unavailable for: the build stops (resumable) instead
+_IN_A_ROW = {"unavailable": 0}
+_ROW_LOCK = threading.Lock()
+
+
+class VideoUnavailable(MediaApiError):
+    """The video API failed (after its retries) for ``OUTAGE`` shots in a row: an outage, not a shot."""
 
 
 class ShotVideoBackend(Protocol):
@@ -89,10 +101,13 @@ def rewrite(parts: list[PromptPart], reasons: list[str], rules: Rules | None = N
 
 @dataclass
 class ShotVideo:
-    """The shot's generated clip (``None``: the still with its camera move) and what happened."""
+    """The shot's generated clip (``None``: the still with its camera move) and what happened;
+    ``redo_clip``: an earlier render made the shot from its still because the API was unavailable
+    and it has a generated clip now, so the album clip holding it must be encoded again."""
 
     clip: Path | None
     record: dict[str, Any]
+    redo_clip: bool = False
 
 
 def _reasons(err: MediaApiError) -> list[str]:
@@ -115,14 +130,17 @@ def shot_video(
     width: int,
     height: int,
 ) -> ShotVideo:
-    """Run the chain for one shot (or read back what it decided before)."""
+    """Run the chain for one shot (or read back what it decided before; a shot the API was
+    unavailable for is asked again)."""
     log = out.with_suffix(".json")
+    again = False
     if log.is_file():
         rec = json.loads(log.read_text(encoding="utf-8"))
+        again = rec.get("path") == "still" and rec.get("reason") == "unavailable"
         clip = out if rec.get("path") != "still" and out.is_file() else None
-        if clip is not None or rec.get("path") == "still":
+        if not again and (clip is not None or rec.get("path") == "still"):
             return ShotVideo(clip, rec)
-    rec: dict[str, Any] = {"shot": shot_id, "path": "veo"}
+    rec = {"shot": shot_id, "path": "veo"}
     prompt = " ".join(t for _, t in parts)
 
     def attempt(description: str) -> None:
@@ -148,7 +166,27 @@ def shot_video(
             rec["path"] = "still"
         rec["reason"] = rec["refused"]["kind"]
     atomic.write_text(log, canonical_json(rec) + "\n")
-    return ShotVideo(out if rec["path"] != "still" else None, rec)
+    _count_outage(rec)
+    return ShotVideo(out if rec["path"] != "still" else None, rec, again and rec["path"] != "still")
+
+
+def _count_outage(rec: dict[str, Any]) -> None:
+    """Raise ``VideoUnavailable`` at the ``OUTAGE``-th shot in a row the API was unavailable for."""
+    with _ROW_LOCK:
+        if rec.get("reason") != "unavailable":
+            _IN_A_ROW["unavailable"] = 0
+            return
+        _IN_A_ROW["unavailable"] += 1
+        n = _IN_A_ROW["unavailable"]
+        if n >= OUTAGE:
+            _IN_A_ROW["unavailable"] = 0
+    if n >= OUTAGE:
+        why = "; ".join(rec["refused"]["reasons"])[:300]
+        raise VideoUnavailable(
+            f"the video API was unavailable for {n} shots in a row (last {rec['shot']}: {why}); stopping "
+            "rather than making the rest of the album from stills. Nothing paid is lost: run the same "
+            "command again when the API answers (those shots are asked again)"
+        )
 
 
 def summary(records: list[dict[str, Any]]) -> dict[str, Any]:

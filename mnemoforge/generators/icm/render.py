@@ -236,6 +236,8 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
             )  # fmt: skip
             video = got.clip
             drawn_shots[-1]["video"] = got.record["path"]
+            if got.redo_clip:  # the API answers now: the album clip is encoded again with this shot
+                (run.media / "clips" / f"{clip.id}.mp4").unlink(missing_ok=True)
         if st.takes.get(shot.id):
             drawn_shots[-1]["take"] = st.takes[shot.id]
         specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient, video))
