@@ -27,13 +27,16 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from mnemoforge import yaml_io
 from mnemoforge.backends.image.scene_prompt import PromptPart
 from mnemoforge.backends.media_api import MediaApiError
 from mnemoforge.hashing import canonical_json
 from mnemoforge.store import atomic
+
+if TYPE_CHECKING:
+    from mnemoforge.backends.video.veo import VeoBackend
 
 RULES_FILE = Path(__file__).resolve().parents[3] / "assets" / "video" / "filter_rewrites.yaml"
 PATHS = ("veo", "veo_rewritten", "still")
@@ -44,20 +47,6 @@ _ROW_LOCK = threading.Lock()
 
 class VideoUnavailable(MediaApiError):
     """The video API failed (after its retries) for ``OUTAGE`` shots in a row: an outage, not a shot."""
-
-
-class ShotVideoBackend(Protocol):
-    def shot_clip(
-        self,
-        still: Path,
-        out: Path,
-        shot_s: float,
-        description: str,
-        camera: str,
-        seed: int,
-        width: int,
-        height: int,
-    ) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -119,7 +108,7 @@ def _kind(err: MediaApiError) -> str:
 
 
 def shot_video(
-    backend: ShotVideoBackend,
+    backend: VeoBackend,
     shot_id: str,
     still: Path,
     out: Path,
