@@ -136,8 +136,8 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
     for pid in ev.participants:
         person = world.person(pid)
         others = [q for q in ev.participants if q != pid]
-        drawn = rng.random() < HABIT_MENTION_RATE * talk.density
-        if person.habits and others and _mention(talk, f"f_habit_{pid}", drawn):
+        rate = HABIT_MENTION_RATE * talk.density  # the draw is made only where a habit can be said
+        if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < rate):
             i = rng.randrange(len(person.habits))
             speaker = rng.choice(others)
             got = talk.pick(act, "habit", {"name": person.name, "habit": person.habits[i]}, rng)
