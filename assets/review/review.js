@@ -301,7 +301,7 @@ function switchTab(list) {
 }
 
 function onKey(ev) {
-  const typing = ev.target.matches("input[type=search], textarea");
+  const typing = ev.target.matches("input[type=search], input[type=text], textarea, select");
   if (ev.key === "Escape") { ev.target.blur(); $("list").focus(); return; }
   if (typing || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   const x = currentRow();
