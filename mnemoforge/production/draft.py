@@ -184,9 +184,7 @@ def draft_theme(
                 f"{continuations} continuation{'s' if continuations != 1 else ''}"
             )
             tried.append(DraftAttempt(str(e), [why], continuations=continuations))
-            raise DraftError(
-                f"{why.removeprefix('model: ')}; raise --max-tokens", [why], tried
-            ) from None
+            raise DraftError(f"{why.removeprefix('model: ')}; raise --max-tokens", [why], tried) from None
         text = extract_yaml(reply)
         problems = check_draft(text, family, folder)
         tried.append(DraftAttempt(reply, problems, usage, asked))

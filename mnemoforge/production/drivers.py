@@ -146,3 +146,19 @@ def ledger_drivers(rows: list[dict[str, Any]]) -> dict[str, float]:
         "speech lines": sum(1 for r in ok if r.get("operation") == "speech"),
         "cost": round(sum(float(r.get("cost") or 0) for r in rows), 9),
     }
+
+
+def add_drivers(pf: Any, album: dict[str, Any]) -> None:
+    """Set ``pf.drivers`` (the album's cost drivers beside the family's reference) and ``pf.hints``
+    from a preflight's priced render rows and ``album`` (its counts and the length alternatives)."""
+    render = {r.operation: r for r in pf.rows if r.stage == "render"}
+    video = render.get("video") or render.get("video_audio")
+    costs = {k: r.cost for k, r in (("video", video), ("image", render.get("image")),
+                                    ("speech", render.get("speech"))) if r is not None}  # fmt: skip
+    pf.drivers = album_drivers(
+        pf.family, album["clips"], album["minutes"], album["shots"], album["images"], album["people"],
+        album["speech_s"], album["lines"], costs,
+    )  # fmt: skip
+    per_minute = video.cost / (video.video_seconds / 60) if video is not None and video.video_seconds else 0.0
+    ref = next(d.reference for d in pf.drivers if d.name == "video minutes")
+    pf.hints = length_hints(album["minutes"], ref, album["alternatives"], per_minute)

@@ -99,3 +99,20 @@ def fit_length(
             high = mid
     fit.found = best
     return fit
+
+
+def length_alternatives(theme: Theme, world: Any, shots: list[Any]) -> dict[str, float]:
+    """Minutes the same plan takes with ``album.shot_length: shortest``: each shot at the shortest
+    duration that holds its speech (exact: the knob changes nothing else). The other knobs change
+    the shots themselves, so only re-planning (``fit_length``) tells what they give."""
+    from mnemoforge.generators.icm.album import SPEECH_DURATIONS, speech_need
+
+    def shortest(allowed: list[int], need: float) -> int:
+        fits = [x for x in sorted(allowed) if x >= need]
+        return fits[0] if fits else ([x for x in SPEECH_DURATIONS if x >= need] or [max(SPEECH_DURATIONS)])[0]
+
+    needs = [speech_need(world, [(ln.speaker, ln.text) for ln in s.dialogue]) for s in shots]
+    out = {}
+    if theme.album.shot_length != "shortest":
+        out["album.shot_length: shortest"] = sum(shortest(theme.album.shot_durations, n) for n in needs) / 60
+    return out

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.prices import PriceTable, resolve_prices
-from mnemoforge.production.drivers import Driver, album_drivers, length_hints
+from mnemoforge.production.drivers import Driver, add_drivers
+from mnemoforge.production.fit_length import length_alternatives
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.validators.prompts import load_prompt
 
@@ -121,24 +122,6 @@ def _video_seconds(theme: Theme, durations: list[float]) -> float:
     return float(sum(veo_duration(d, allowed) for d in durations))
 
 
-def _alternatives(theme: Theme, world: Any, shots: list[Any]) -> dict[str, float]:
-    """Minutes the same plan takes under the length knobs: each shot at the shortest duration that
-    holds its speech (``shot_length: shortest``), and at 4 s unless its speech needs more."""
-    from mnemoforge.generators.icm.album import SPEECH_DURATIONS, speech_need
-
-    def shortest(allowed: list[int], need: float) -> int:
-        fits = [x for x in sorted(allowed) if x >= need]
-        return fits[0] if fits else ([x for x in SPEECH_DURATIONS if x >= need] or [max(SPEECH_DURATIONS)])[0]
-
-    needs = [speech_need(world, [(ln.speaker, ln.text) for ln in s.dialogue]) for s in shots]
-    out = {}
-    if theme.album.shot_length != "shortest":
-        out["album.shot_length: shortest"] = sum(shortest(theme.album.shot_durations, n) for n in needs) / 60
-    if sorted(set(theme.album.shot_durations)) != [4]:
-        out["album.shot_durations: [4]"] = sum(shortest([4], n) for n in needs) / 60
-    return out
-
-
 def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any]) -> tuple[list[Row], dict]:
     from mnemoforge.generators.icm.dialogue import estimate_seconds
 
@@ -224,7 +207,7 @@ def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any])
         "people": faces,
         "speech_s": speech_s,
         "lines": len(lines),
-        "alternatives": _alternatives(theme, world, shots),
+        "alternatives": length_alternatives(theme, world, shots),
     }
     return rows, album
 
@@ -415,20 +398,5 @@ def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | Non
         theme.name, theme.family, seed, prices.currency, rows, plan, time.perf_counter() - t0, warnings
     )
     if album is not None:
-        _add_drivers(pf, album)
+        add_drivers(pf, album)
     return pf
-
-
-def _add_drivers(pf: Preflight, album: dict[str, Any]) -> None:
-    """The album's cost drivers beside the family's reference, and the length hints."""
-    render = {r.operation: r for r in pf.rows if r.stage == "render"}
-    video = render.get("video") or render.get("video_audio")
-    costs = {k: r.cost for k, r in (("video", video), ("image", render.get("image")),
-                                    ("speech", render.get("speech"))) if r is not None}  # fmt: skip
-    pf.drivers = album_drivers(
-        pf.family, album["clips"], album["minutes"], album["shots"], album["images"], album["people"],
-        album["speech_s"], album["lines"], costs,
-    )  # fmt: skip
-    per_minute = video.cost / (video.video_seconds / 60) if video is not None and video.video_seconds else 0.0
-    ref = next(d.reference for d in pf.drivers if d.name == "video minutes")
-    pf.hints = length_hints(album["minutes"], ref, album["alternatives"], per_minute)

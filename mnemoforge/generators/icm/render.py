@@ -35,6 +35,7 @@ from mnemoforge.generators.icm.render_audit import (
     drawn_record,
 )
 from mnemoforge.generators.icm.render_speech import speak, speech_cache
+from mnemoforge.generators.icm.render_takes import drop_stale_takes, shot_seed
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.render_voice import limit_blas_in_worker
 from mnemoforge.generators.icm.render_voice import stratified_sample as stratified_sample
@@ -51,12 +52,6 @@ from mnemoforge.store.retakes import load_retakes
 
 if TYPE_CHECKING:
     from mnemoforge.backends.video.veo import VeoBackend
-
-
-def shot_seed(world: World, kind: str, shot_id: str, take: int = 0) -> int:
-    """The seed of a shot's still (``kind`` "scene") or generated clip ("video"); a re-render take
-    (``review/retakes.json``) gets its own, so a model asked again answers afresh."""
-    return derive_seed(world.seed, kind, shot_id, *([take] if take else []))
 
 
 def scene_request(theme: Theme, world: World, shot: Shot, take: int = 0) -> SceneRequest:
@@ -184,7 +179,7 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     specs, transcript, t0 = [], [], 0.0
     record_path = run.media / "drawn" / f"{clip.id}.json"
     drawn_shots, timing = [], []
-    _drop_stale_takes(st, clip, record_path)
+    drop_stale_takes(st.run.media, st.takes, clip, record_path)
     for shot in clip.shots:
         still = run.media / "shots" / f"{shot.id}.png"
         drawn_shots.append(_still(st, shot, still))
@@ -279,24 +274,6 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     )
     faults.checkpoint("render:clip")
     return rows
-
-
-def _drop_stale_takes(st: RenderState, clip: Clip, record_path: Path) -> None:
-    """Remove what an earlier take of a re-rendered shot left (its still, its generated clip and
-    what the fallback chain decided, the album clip holding it), so this render makes them anew."""
-    if not any(s.id in st.takes for s in clip.shots):
-        return
-    try:
-        rendered = {r["shot"]: r.get("take", 0) for r in json.loads(record_path.read_text())["shots"]}
-    except (OSError, ValueError, KeyError):
-        rendered = {}
-    stale = [s.id for s in clip.shots if st.takes.get(s.id, 0) != rendered.get(s.id, 0)]
-    media = st.run.media
-    for sid in stale:
-        for p in (media / "shots" / f"{sid}.png", *(media / "veo" / f"{sid}{x}" for x in (".mp4", ".json"))):
-            p.unlink(missing_ok=True)
-    if stale:
-        (media / "clips" / f"{clip.id}.mp4").unlink(missing_ok=True)
 
 
 def _row(run: RunLayout, path: Path, kind: str, **extra: object) -> dict:
