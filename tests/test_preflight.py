@@ -168,8 +168,8 @@ def test_cost_drivers_stand_beside_icm_bench_and_the_length_knobs_are_exact(tmp_
         141.0 * 24 / 839, abs=0.05
     )
     assert d["video minutes"].ratio == pytest.approx(
-        d["video minutes"].planned / d["video minutes"].reference, abs=1e-3
-    )
+        d["video minutes"].planned / d["video minutes"].reference, rel=0.01
+    )  # planned minutes are shown to a tenth
     assert d["shots"].reference == round(2.8 * 24) and d["speech seconds"].reference is None
     assert d["images"].planned == d["shots"].planned + len(data["cast"])
     theme = load_theme(path)

@@ -51,7 +51,8 @@ def test_the_history_is_embedded_once_per_release(
     from mnemoforge.validators.answerers import embed_cache
 
     view = load_agent_view(peer_release)
-    cfg = MethodConfig(retriever="minilm", top_k=3)
+    # frames of clips go to this test's folder: the session's release is read-only
+    cfg = MethodConfig(retriever="minilm", top_k=3, frames_dir=fresh_cache.parent / "frames")
     sizes = _counting(monkeypatch)
     inp = MethodInput(view, cfg)
     got = [retrieval(inp, item).observation_ids for item in view.items]
