@@ -94,6 +94,9 @@ def build(
     prices: Path | None = typer.Option(
         None, metavar="FILE", help="--preflight: a price table laid over assets/prices.yaml"
     ),
+    fit_length: bool = typer.Option(
+        False, "--fit-length", help="--preflight: search album knobs that bring its length to the reference"
+    ),
 ) -> None:
     """Build a release from THEME: plan, episodes, render, questions, gates, freeze.
 
@@ -112,7 +115,7 @@ def build(
     if preflight:
         from mnemoforge.cli_production import preflight_command
 
-        return preflight_command(theme, seed, prices, as_json=as_json)
+        return preflight_command(theme, seed, prices, as_json=as_json, fit=fit_length)
     try:
         check_theme(theme, seed)  # every theme problem, before any work starts
         cli_output.writable_folder(outputs, "--outputs")

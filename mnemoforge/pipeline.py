@@ -42,7 +42,7 @@ from mnemoforge.run_inputs import (  # re-exported: callers import these from th
 )
 from mnemoforge.schemas.packs import packs_hash
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.store import atomic, ledger, locks
+from mnemoforge.store import atomic, ledger, locks, retakes
 from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.code_deps import reachable_sources
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
@@ -142,6 +142,9 @@ class BuildContext:
             parts.append(
                 prompts_hash(self.theme)
             )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
+        takes = retakes.retakes_hash(self.run.root)
+        if takes and STAGES.index(stage) >= STAGES.index("render"):
+            parts.append(takes)  # shots a reviewer sent back are rendered again (absent: key unchanged)
         if stage == "gates" and (review := human_review.decisions_hash(self.run.root)):
             parts.append(review)  # a reviewer's decisions re-run the gates (absent: key unchanged)
         return content_hash(*parts)
@@ -261,6 +264,7 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
     if (reviewed := human_review.coverage(run.root, qs)) is not None:
         funnel["human_review"] = reviewed  # review coverage, carried into the release and its card
+        funnel["human_review"]["changes"] = human_review.review_changes(qs, result.verdicts, gctx)
     short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
     short = shortfall.after_gates(ctx.theme, qs, result.verdicts, short)  # kept < requested: why
     if short:  # categories the theme asked more of than its World supports (listed by the card)

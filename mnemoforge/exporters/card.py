@@ -72,9 +72,15 @@ def review_note(funnel: dict) -> str:
         tags = ", ".join(f"{t} {n}" for t, n in c["reasons"].items())
         parts.append(f"{c['reviewed']} of {c['total']} {kind} reviewed, {c['passed']} passed, "
                      f"{c['excluded']} excluded" + (f" ({tags})" if tags else ""))  # fmt: skip
+    changes = cov.get("changes") or {}
+    moved = ""
+    if changes.get("left") or changes.get("entered"):
+        moved = (f" {len(changes['left'])} items left the release and {len(changes['entered'])} other "
+                 "survivors of their categories took their places (listed in `CHANGELOG.md`); the other "
+                 "categories kept their quotas.")  # fmt: skip
     return (
         "\n\n**Human review.** " + "; ".join(parts) + ". Items citing an excluded shot are rejected as "
-        "unanswerable by the `human_review` gate; the coverage is in `gates/funnel.json`."
+        "unanswerable by the `human_review` gate; the coverage is in `gates/funnel.json`." + moved
     )
 
 

@@ -96,7 +96,7 @@ def _count(items) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return dict(sorted(out.items()))
 
 
-EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit"})
+EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit", "video_paths"})
 """Media-index kinds that name people or facts (speaker-labelled transcripts, what each shot drew
 and where, the render audit): evaluator keys, so a release keeps them out of ``media/`` (which a
 memory system reads) under ``data/<family>/annotations/``."""
@@ -134,9 +134,28 @@ def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> s
         f"- {get_family(c.theme.family).contents_line(stats)}, {stats['world']['people']} people.",
         f"- {q['kept']} questions kept of {q['candidates']} candidates: {cats}.",
     ]
+    from mnemoforge.production import video_card
+
+    lines += video_card.changelog_lines(c.run_root, c.media, lambda m: release_media_path(c.theme.family, m))
+    lines += review_lines(c.funnel)
     if notes:
         lines.append(f"- {notes.strip()}")
     return "\n".join(lines) + "\n"
+
+
+def review_lines(funnel: dict) -> list[str]:
+    """The human review's changes: which items left the release and why, which took their places."""
+    changes = (funnel.get("human_review") or {}).get("changes")
+    if not changes or not (changes["left"] or changes["entered"]):
+        return []
+    left = ", ".join(f"`{x['id']}` ({x['category']}: {x['why']})" for x in changes["left"]) or "none"
+    entered = ", ".join(f"`{x['id']}` ({x['category']})" for x in changes["entered"]) or "none"
+    n, m = len(changes["left"]), len(changes["entered"])
+    return [
+        f"- Human review: {n} item{'s' * (n != 1)} left the release: {left}.",
+        f"  - {m} took {'their places' if n != 1 else 'its place'} (the next survivors of the same "
+        f"categories): {entered}.",
+    ]
 
 
 def _write_contents(c: RunContents, root: Path, version: str, notes: str | None = None) -> ReleaseManifest:
@@ -198,9 +217,12 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         c.funnel,
         identity=(c.theme.name, version, c.run_id),
     )
+    from mnemoforge.production import video_card
     from mnemoforge.production.ledger_card import card_section
 
     card += card_section(c.run_root)  # the call ledger's totals ("" for an offline build)
+    where = lambda m: release_media_path(fam, m)  # noqa: E731
+    card += video_card.card_section(c.run_root, c.media, where)  # fallback paths ("" without model video)
     atomic.write_text(root / "README.md", card)
     atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))
     files = sorted(p for p in root.rglob("*") if p.is_file())

@@ -267,7 +267,7 @@ def _assemble(
                     {"slot": sid, "reason": "activity rules: monthly cap across the timeline"}
                 )
     renamed = [e.model_copy(update={"id": f"ev_{i:04d}", "index": i}) for i, e in enumerate(events)]
-    facts = world_mod._facts(seed, people, relations, objects, renamed)
+    facts = world_mod._facts(seed, people, relations, objects, renamed, talk=theme.album.talk_density)
     return assemble_world(theme, seed, base.protagonist, people, facts, renamed)
 
 

@@ -365,6 +365,23 @@ class AlbumSpec(Strict):
         default=48, ge=0, le=1080, description="render audit: least face height, close/medium"
     )
     dialogue_model: bool = Field(default=False, description="reword lines with text.backend (validated)")
+    shot_length: Literal["any", "shortest"] = Field(
+        default="any",
+        description="any: each shot draws one of shot_durations its speech fits; shortest: the shortest "
+        "that fits (album length, and video cost, near ICM-Bench's 10 s a clip; see build --preflight)",
+    )
+
+    talk_density: float = Field(
+        default=1.0,
+        gt=0,
+        le=1,
+        description="how often choices, promises, plans, habits and relations come up (and are spoken): "
+        "1 as planned; lower shortens the album and its speech (fewer such items to ask about)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: Any) -> dict[str, Any]:  # themes before them dump as they did
+        return drop_defaults(self, handler(self), ("shot_length", "talk_density"))
 
     @model_validator(mode="after")
     def _ranges(self) -> AlbumSpec:

@@ -92,6 +92,15 @@ def atomic_path(path: Path) -> Iterator[Path]:
             tmp.unlink()
 
 
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries (a rename into it survives a power cut once this returns)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_bytes(path: Path, data: bytes) -> Path:
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)

@@ -32,6 +32,10 @@ class GateContext:
     """Per category, how many items the release keeps (families that over-generate candidates)."""
     keep_split: bool = False
     """Scale every quota down with the scarcest category, so the requested shares hold."""
+    review_excluded: set[str] = field(default_factory=set)
+    """Ids only the human review rejected: they still count when quotas are scaled, so excluding an
+    item frees its own slot (filled by the next survivor of its category) instead of shrinking every
+    category (set by the gate runner before ``answer_balance``)."""
     """Ids no earlier gate rejected (set by the gate runner before ``answer_balance``)."""
 
     @cached_property

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mnemoforge.dates import weekday_name
@@ -135,7 +136,8 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
     for pid in ev.participants:
         person = world.person(pid)
         others = [q for q in ev.participants if q != pid]
-        if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < HABIT_MENTION_RATE):
+        rate = HABIT_MENTION_RATE * talk.density  # the draw is made only where a habit can be said
+        if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < rate):
             i = rng.randrange(len(person.habits))
             speaker = rng.choice(others)
             got = talk.pick(act, "habit", {"name": person.name, "habit": person.habits[i]}, rng)
@@ -145,7 +147,7 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
     for r in world.relations:
         if r.a in ev.participants and r.b in ev.participants and r.a_calls_b:
             fid = f"f_rel_{r.a}_{r.b}"
-            if _mention(talk, fid, rng.random() < RELATION_MENTION_RATE):
+            if _mention(talk, fid, rng.random() < RELATION_MENTION_RATE * talk.density):
                 others = [q for q in ev.participants if q not in (r.a, r.b)]
                 other = rng.choice(others) if others else None
                 slots = {"name": world.person(r.b).name, "relation": r.a_calls_b}
@@ -264,6 +266,18 @@ def _fit_speech(theme: Theme, world: World, drafts: list[_ShotDraft]) -> list[_S
     return out
 
 
+def _duration_choice(theme: Theme, fitting: list[int], longer: int, rng: random.Random) -> Callable[[], int]:
+    """How a shot's duration is drawn: one of the theme's durations that hold its speech (the
+    shortest of them with ``album.shot_length: shortest``: the draw is made all the same, so the
+    album's other draws stay as they were), else the standard length that does."""
+
+    def draw() -> int:
+        got = rng.choice(fitting)
+        return min(fitting) if theme.album.shot_length == "shortest" else got
+
+    return draw if fitting else (lambda: longer)
+
+
 def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogue) -> Clip:
     rng = derive_rng(world.seed, "clip", ev.id)
     cid = f"c{index:04d}"
@@ -283,7 +297,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
         fitting = [x for x in theme.album.shot_durations if x >= need]
         # no theme duration holds the speech: the shot lengthens to the shortest standard one that does
         longer = [x for x in SPEECH_DURATIONS if x >= need] or [max(SPEECH_DURATIONS)]
-        choose = (lambda f=fitting: rng.choice(f)) if fitting else (lambda n=longer[0]: n)
+        choose = _duration_choice(theme, fitting, longer[0], rng)
         choice = ShotChoice(cid, s, t, d.visible, props, d.composition, d.camera, dialogue)
         shot = shot_record(world, ev, choice, outfits, rng, duration=choose)
         shots.append(shot)

@@ -39,6 +39,7 @@ class Dialogue:
 
     def __init__(self, theme: Theme) -> None:
         self.max_repeats = theme.album.max_line_repeats
+        self.density = theme.album.talk_density  # scales how often habits and relations are mentioned
         self.used: Counter[str] = Counter()
         self.mentioned: Counter[str] = Counter()  # habit / relation facts stated so far
         base = generic_lines()[0].merged(theme.album.dialogue)

@@ -45,7 +45,7 @@ def plan_world(theme: Theme, seed: int, n_events: int) -> World:
     protagonist = theme.protagonist or theme.cast[0].id
     events = _plan_events(theme, seed, n_events, protagonist)
     changes = preference_changes(seed, people, theme.start, theme.end)
-    facts = _facts(seed, people, relations, objects, events, changes)
+    facts = _facts(seed, people, relations, objects, events, changes, talk=theme.album.talk_density)
     return assemble_world(theme, seed, protagonist, people, facts, events)
 
 
@@ -115,7 +115,11 @@ def _facts(
     objects: list[WorldObject],
     events: list[Event],
     changes: dict[tuple[str, str], tuple[dt.date, str]] | None = None,
+    *,
+    talk: float = 1.0,
 ) -> list[Fact]:
+    """Every fact of the World; ``talk`` (``album.talk_density``) scales how often choices, promises
+    and plans are made (and so spoken): the same draws, compared with a scaled rate."""
     changes = changes or {}
     facts: list[Fact] = []
     for p in people:
@@ -171,8 +175,8 @@ def _facts(
                     at=at,
                 )
             )
-        facts += _choices(seed, people, e, changes)
-    facts += statements(seed, events, owner)
+        facts += _choices(seed, people, e, changes, talk)
+    facts += statements(seed, events, owner, talk)
     return facts
 
 
@@ -206,7 +210,7 @@ def preference_at(p: Person, key: str, d: dt.date, changes: dict) -> str:
     return ch[1] if ch is not None and d >= ch[0] else p.preferences[key]
 
 
-def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> list[Fact]:
+def statements(seed: int, events: list[Event], owner: dict[str, str | None], talk: float = 1.0) -> list[Fact]:
     """Promises and plans said at events, each true of the speaker's next events by construction.
 
     A promise: the participant's object goes with them to their next event of the same activity,
@@ -224,7 +228,7 @@ def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> 
             nxt = evs[i + 1] if i + 1 < len(evs) else None
             same = next((x for x in evs[i + 1 :] if x.activity == e.activity), None)
             items = [o for o in same.objects if owner.get(o) == pid] if same else []
-            if same is not None and items and rng.random() < PROMISE_RATE:
+            if same is not None and items and rng.random() < PROMISE_RATE * talk:
                 out.append(
                     Fact(
                         id=f"f_{e.id}_promise_{pid}",
@@ -236,7 +240,7 @@ def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> 
                         at=e.start,
                     )
                 )
-            if nxt is not None and nxt.start.date() > e.start.date() and rng.random() < PLAN_RATE:
+            if nxt is not None and nxt.start.date() > e.start.date() and rng.random() < PLAN_RATE * talk:
                 out.append(
                     Fact(
                         id=f"f_{e.id}_plan_{pid}",
@@ -251,7 +255,9 @@ def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> 
     return out
 
 
-def _choices(seed: int, people: list[Person], e: Event, changes: dict | None = None) -> list[Fact]:
+def _choices(
+    seed: int, people: list[Person], e: Event, changes: dict | None = None, talk: float = 1.0
+) -> list[Fact]:
     """Behaviour instances: what each participant chose at this event, mostly their preference.
 
     Preferences are never stated outright; they are inferred from these scattered choices.
@@ -261,7 +267,7 @@ def _choices(seed: int, people: list[Person], e: Event, changes: dict | None = N
     for pid in e.participants:
         prefs = by_id[pid].preferences
         rng = derive_rng(seed, "chose", e.id, pid)
-        if not prefs or rng.random() >= CHOICE_RATE:
+        if not prefs or rng.random() >= CHOICE_RATE * talk:
             continue
         key = rng.choice(sorted(prefs))
         usual = preference_at(by_id[pid], key, e.start.date(), changes or {})
