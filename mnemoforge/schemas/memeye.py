@@ -23,6 +23,13 @@ Y_LABELS = ("Y1", "Y2", "Y3")
 CELLS = tuple(f"{x}_{y}" for x in X_LABELS for y in Y_LABELS)
 
 
+# state key -> the declared drawable that carries it (``DrawsSpec``)
+SHARED_DRAWABLES = {
+    "gist": "board", "colour": "colour", "count": "count", "label": "label", "order": "table",
+    "presence": "person",
+}  # fmt: skip
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -69,6 +76,11 @@ class BoardDraw(_Strict):
     lists: list[list[str]] = Field(
         min_length=4, description="the lists the board can show (>= 4: the options), 1-4 short lines each"
     )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
     @model_validator(mode="after")
     def _lines(self) -> BoardDraw:
@@ -86,6 +98,11 @@ class ColourDraw(_Strict):
 
     drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap", "vehicle"]
     noun: str = Field(min_length=1, description='the coloured part as questions say it: "the dog\'s collar"')
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 class CountDraw(_Strict):
@@ -94,6 +111,11 @@ class CountDraw(_Strict):
     drawable: Literal["box", "bottle", "tin", "coin", "book", "cone"]
     noun: str = Field(min_length=1, description="plural, as questions say it: 'gauze boxes on the shelf'")
     colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$")
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 def _short_names(names: list[str], what: str) -> None:
@@ -110,6 +132,11 @@ class LabelDraw(_Strict):
 
     drawable: Literal["sign"] = "sign"
     noun: str = Field(min_length=1, description="the text as questions say it: 'the number on the gate sign'")
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 class TableDraw(_Strict):
@@ -118,6 +145,11 @@ class TableDraw(_Strict):
 
     noun: str = Field(min_length=1, description="the table as questions say it: 'the counter top'")
     items: list[str] = Field(min_length=4, max_length=4, description="the four objects on it")
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
     @model_validator(mode="after")
     def _names(self) -> TableDraw:
@@ -155,6 +187,16 @@ class DrawsSpec(_Strict):
         if self.board is not None and self.table is not None:
             raise ValueError("table: a table-top arrangement takes the board's place; declare one of them")
         return self
+
+    def shared_keys(self) -> dict[str, str]:
+        """key -> drawable for the declared drawables that are one object across the scenario's
+        scenes (a person always is; the others unless ``per_scene``): one timeline each."""
+        out = {}
+        for key, name in SHARED_DRAWABLES.items():
+            d = getattr(self, name)
+            if d is not None and not getattr(d, "per_scene", False):
+                out[key] = name
+        return out
 
 
 class ScenarioSpec(_Strict):
@@ -220,7 +262,17 @@ class MemEyeSpec(_Strict):
             except ValueError as e:
                 raise ValueError(f"memeye.pack: {e}") from None
         seen: set[str] = set()
+        drawn: dict[str, int] = {}
         for i, s in enumerate(self.scenarios):
+            if s.draws.person is not None:
+                who = s.draws.person.cast
+                if who in drawn:
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.draws.person.cast: {who!r} is drawn in scenario "
+                        f"{drawn[who]} too; a person is in one place and holds one thing at a time, so "
+                        "draw them in one scenario"
+                    )
+                drawn[who] = i
             if s.id in seen:
                 raise ValueError(f"memeye.scenarios.{i}.id: duplicate scenario id {s.id!r}")
             seen.add(s.id)
@@ -254,6 +306,13 @@ class MemEyeSpec(_Strict):
                             f"memeye.scenarios.{i}.changes.{j}: {d} is outside the theme's span "
                             f"{theme.start}..{theme.end}"
                         )
+                shared = s.draws.shared_keys()
+                if c.key in shared and c.scenes is not None:
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.changes.{j}.scenes: `draws.{shared[c.key]}` is one object "
+                        f"seen in every scene of the scenario, so its {c.key} cannot change in some scenes "
+                        "only; drop `scenes` or declare `per_scene: true` on the drawable (one per scene)"
+                    )
                 keys = [(c.key, k) for c in s.changes[:j] for k in (c.scenes or range(len(s.scenes)))]
                 if any((c.key, k) in keys for k in (c.scenes or range(len(s.scenes)))):
                     raise ValueError(f"memeye.scenarios.{i}.changes.{j}: a second schedule for key {c.key!r}")

@@ -11,9 +11,9 @@ the rest of the theme and raises ``ValueError('smm.<path>: …')`` naming the fi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from mnemoforge.schemas.smm_checks import check_routes, check_values
 from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
@@ -44,6 +44,22 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
+BUILTIN_TOPICS = (
+    "schedule",
+    "assignment",
+    "quantity",
+    "detail",
+    "profile",
+    "preference",
+    "membership",
+    "record",
+)
+"""What facts are about, for routing (``SourceSpec.carries``): an attribute's topic defaults by its
+type (date/time: schedule, person: assignment, integer: quantity, string: detail); profile fields,
+choices, memberships and record codes have their own. A theme may name more (``conditions``,
+``policy``, ``correspondence``...) on its attributes and sources."""
+
+
 class SourceSpec(_Strict):
     """One source object: its own context boundary, purpose, members and authority."""
 
@@ -51,7 +67,13 @@ class SourceSpec(_Strict):
     kind: SourceKind
     title: str
     purpose: str = ""
-    members: list[str] = Field(default_factory=list, description="person ids (chats)")
+    carries: list[str] = Field(
+        default_factory=list,
+        description="topics of the facts it may carry (schedule, assignment, conditions, ...); empty: any",
+    )
+    members: list[str] = Field(
+        default_factory=list, description="person ids (chats; an email inbox: its owners, the recipients)"
+    )
     authority: int = Field(default=1, ge=0, le=5, description="higher beats lower in a conflict")
     topics: list[str] = Field(default_factory=list, description="small-talk and work topics of the chat")
     activity: float = Field(default=1.0, gt=0, le=10, description="relative amount of background talk")
@@ -68,6 +90,17 @@ class AttributeSpec(_Strict):
     roles: list[str] = Field(
         default_factory=list, description="type person: only cast members with one of these roles"
     )
+    topic: str | None = Field(
+        default=None,
+        pattern=ID,
+        description="what the fact is about, for routing (default by type: schedule, assignment, quantity, "
+        "detail); only sources that carry it show it",
+    )
+
+    def topic_of(self) -> str:
+        """The declared topic, else the type's (``BUILTIN_TOPICS``)."""
+        default = {"date": "schedule", "time": "schedule", "person": "assignment", "integer": "quantity"}
+        return self.topic or default.get(self.type, "detail")
 
 
 class EntityKindSpec(_Strict):
@@ -92,6 +125,16 @@ class EntitySpec(_Strict):
         description="fixed attribute values (the first value of a mutable one): key -> value; a person "
         "attribute takes a cast id, a date an ISO date inside the theme's span",
     )
+
+
+class ContactSpec(_Strict):
+    """Someone outside the cast who writes to it (a supplier, an owner, an agency): an email
+    sender about the topics they deal with. Contacts have no face and no voice."""
+
+    id: str = Field(pattern=ID)
+    name: str = Field(min_length=1)
+    role: str = Field(min_length=1, description="what they are to the cast: 'supplier', 'owner'")
+    topics: list[str] = Field(default_factory=list, description="topics they write about; empty: any")
 
 
 class ConflictRouteSpec(_Strict):
@@ -139,6 +182,16 @@ class ToolSpec(_Strict):
     name: str = Field(pattern=ID)
     description: str
     arguments: list[ToolArgSpec] = Field(min_length=1)
+    reflexive: bool = Field(
+        default=False, description="a call may name one person in two arguments (a note to oneself)"
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_default(self, handler: Any) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not self.reflexive:  # the schema an agent sees stays as it was
+            out.pop("reflexive", None)
+        return out
 
 
 class BindingSpec(_Strict):
@@ -170,6 +223,9 @@ class SmmSpec(_Strict):
     """The ``smm:`` section of a theme."""
 
     sources: list[SourceSpec] = Field(min_length=2)
+    contacts: list[ContactSpec] = Field(
+        default_factory=list, description="people outside the cast who send emails (a supplier, an owner)"
+    )
     entity_kinds: list[EntityKindSpec] = Field(min_length=1)
     entities: list[EntitySpec] = Field(min_length=1)
     profile: list[ProfileFieldSpec] = Field(default_factory=list)
@@ -208,6 +264,7 @@ class SmmSpec(_Strict):
             ("entity_kinds", [k.kind for k in self.entity_kinds]),
             ("entities", [e.id for e in self.entities]),
             ("tools", [t.name for t in self.tools]),
+            ("contacts", [c.id for c in self.contacts]),
         ):
             for i, x in enumerate(ids):
                 if x in ids[:i]:
@@ -280,6 +337,7 @@ class SmmSpec(_Strict):
                     )
         check_values(self, theme, by_kind)
         check_routes(self, by_kind)
+        self._check_topics(people)
         tools = {t.name: t for t in self.tools}
         for i, c in enumerate(self.calls):
             if c.tool not in tools:
@@ -296,6 +354,43 @@ class SmmSpec(_Strict):
             missing = [a.name for a in tools[c.tool].arguments if a.required and a.name not in c.arguments]
             if missing:
                 raise ValueError(f"smm.calls.{i}.arguments: required arguments {missing} are not bound")
+
+    def topics(self) -> dict[str, str]:
+        """topic -> where a fact of it comes from (a path in the theme), for every topic in use."""
+        out: dict[str, str] = {"membership": "smm.entities", "record": "smm.entities"}
+        if self.profile:
+            out["profile"] = "smm.profile"
+        if self.preferences:
+            out["preference"] = "smm.preferences"
+        used = {e.kind for e in self.entities}
+        for i, k in enumerate(self.entity_kinds):
+            for j, a in enumerate(k.attributes):
+                if k.kind in used:
+                    out.setdefault(a.topic_of(), f"smm.entity_kinds.{i}.attributes.{j}")
+        return out
+
+    def _check_topics(self, people: set[str]) -> None:
+        known = set(BUILTIN_TOPICS) | set(self.topics())
+        for i, c in enumerate(self.contacts):
+            if c.id in people:
+                raise ValueError(f"smm.contacts.{i}.id: {c.id!r} is a cast id; a contact is outside the cast")
+            for j, t in enumerate(c.topics):
+                if t not in known:
+                    raise ValueError(
+                        f"smm.contacts.{i}.topics.{j}: no fact has topic {t!r} (topics: {sorted(known)})"
+                    )
+        for i, src in enumerate(self.sources):
+            for j, t in enumerate(src.carries):
+                if t not in known:
+                    raise ValueError(
+                        f"smm.sources.{i}.carries.{j}: no fact has topic {t!r} (topics: {sorted(known)})"
+                    )
+        for topic, where in self.topics().items():
+            if not any(not src.carries or topic in src.carries for src in self.sources):
+                raise ValueError(
+                    f"smm.sources: no source carries {topic!r} facts ({where}); add {topic!r} to the "
+                    "`carries` of a source whose purpose fits"
+                )
 
     def route(self, entity: str, key: str) -> ConflictRouteSpec | None:
         return next((r for r in self.conflicts if r.entity == entity and r.key == key), None)

@@ -22,6 +22,7 @@ from mnemoforge.schemas.build_settings import (
     TextSpec,
     drop_defaults,
 )
+from mnemoforge.schemas.calendar import AvailabilitySpec, CalendarSpec
 from mnemoforge.schemas.icm_rules import Day, LineBank, WhoSpec
 from mnemoforge.schemas.memeye import MemEyeSpec
 from mnemoforge.schemas.smm import SmmSpec
@@ -50,8 +51,6 @@ Accessory = Literal["glasses", "sunglasses", "earrings", "hat", "cap", "scarf", 
 TopStyle = Literal["tshirt", "shirt", "sweater", "jacket", "dress", "hoodie", "blazer"]
 Pattern = Literal["plain", "stripes", "dots", "check"]
 Build = Literal["slim", "medium", "broad"]
-
-
 
 
 def _hex(v: str) -> str:
@@ -133,6 +132,9 @@ class PersonSpec(Strict):
     signature_object: str | None = None
     habits: list[str] = Field(default_factory=list)
     preferences: dict[str, str] = Field(default_factory=dict)
+    availability: AvailabilitySpec | None = Field(
+        default=None, description="when they can take part: days, hours, stretches away"
+    )
 
 
 class RelationSpec(Strict):
@@ -293,6 +295,9 @@ class Theme(Strict):
     relations: list[RelationSpec] = Field(default_factory=list)
     places: list[PlaceSpec] = Field(min_length=1)
     objects: list[ObjectSpec] = Field(default_factory=list)
+    calendar: CalendarSpec | None = Field(
+        default=None, description="country/region holidays, weekend, seasons and daylight (docs/calendar.md)"
+    )
     activities: list[ActivitySpec] = Field(default_factory=list, description="required for icm")
     album: AlbumSpec = Field(default_factory=AlbumSpec)
     smm: SmmSpec | None = Field(default=None, description="required for family smm")
@@ -307,7 +312,7 @@ class Theme(Strict):
 
     @model_serializer(mode="wrap")
     def _drop_prices_default(self, handler: Any) -> dict[str, Any]:
-        return drop_defaults(self, handler(self), ("prices",))
+        return drop_defaults(self, handler(self), ("prices", "calendar"))
 
     @model_validator(mode="before")
     @classmethod

@@ -43,6 +43,7 @@ class Unit:
     forbidden: set[str] = field(default_factory=set)
     answer_bearing: bool = False
     negative: bool = False  # a hard negative: a true fact no question reads
+    unrouted: str = ""  # why no source can show it (then ``source`` is empty and it is never shown)
 
 
 def answer_words(answer: str) -> set[str]:
@@ -90,11 +91,37 @@ def pixel_choices(seed: int, person: str, key: str) -> bool:
     return derive_rng(seed, "smm", "choice_medium", person, key).random() < PIXEL_CHOICE
 
 
-def _compatible(s: SmmSpec, f: Fact, people: set[str], seed: int) -> dict[str, list[str]]:
-    """source id -> media that can carry fact ``f`` there."""
+def fact_topics(s: SmmSpec, world: World) -> dict[str, str]:
+    """fact id -> its topic (``SourceSpec.carries``): profile, preference, membership, record, or the
+    attribute's own (declared, else by its type)."""
+    people = {p.id for p in world.people}
+    kind_of = {e.id: e.kind for e in world.entities}
+    attrs = {(k.kind, a.key): a.topic_of() for k in s.entity_kinds for a in k.attributes}
+    out = {}
+    for f in world.facts:
+        if f.kind == "chose":
+            out[f.id] = "preference"
+        elif f.kind == "member":
+            out[f.id] = "membership"
+        elif f.object == CODE:
+            out[f.id] = "record"
+        elif f.kind == "attribute" and f.subject in people:
+            out[f.id] = "profile"
+        elif f.kind == "attribute":
+            out[f.id] = attrs.get((kind_of.get(f.subject, ""), f.object), "detail")
+    return out
+
+
+def _compatible(
+    s: SmmSpec, f: Fact, people: set[str], seed: int, topic: str | None = None
+) -> dict[str, list[str]]:
+    """source id -> media that can carry fact ``f`` there (only sources whose purpose, their
+    ``carries``, takes the fact's ``topic``)."""
     out: dict[str, list[str]] = {}
     profile = f.kind == "attribute" and f.subject in people
     for src in s.sources:
+        if topic is not None and src.carries and topic not in src.carries:
+            continue
         k = src.kind
         if k == "profile_cards":
             media = ["profile_card"] if profile else []
@@ -176,6 +203,7 @@ def route(theme: Theme, world: World, cands: list[Candidate]) -> list[Unit]:
     has_cards = any(x.kind == "profile_cards" for x in s.sources)
     authority = source_authority(world)
     units, q_units = _units(theme, world, cands, has_cards)
+    topics = fact_topics(s, world)
     rules = _Authority(world, units, authority, has_cards, s)
     load: dict[str, float] = {src.id: 0.0 for src in s.sources}
     capacity = {src.id: (2.0 if src.kind in CONVERSATIONAL else 1.5) for src in s.sources}
@@ -189,7 +217,10 @@ def route(theme: Theme, world: World, cands: list[Candidate]) -> list[Unit]:
             if u.source:
                 continue
             f = world.fact(u.facts[0])
-            comp = rules.filter(u, _compatible(s, f, people, world.seed))
+            comp = rules.filter(u, _compatible(s, f, people, world.seed, topics.get(f.id)))
+            if not comp:  # no source whose purpose fits can show it: said nowhere, with the reason
+                u.unrouted = rules.why or f"no source carries {topics.get(f.id)!r} facts in a medium for it"
+                continue
             rng = derive_rng(world.seed, "smm", "route", key)
             ctx = _Scoring(world, f, u, used, load, capacity, authority, conv, rules.ids)
             src = min(sorted(comp), key=lambda src, ctx=ctx, rng=rng: (ctx.score(src), rng.random()))
@@ -200,8 +231,10 @@ def route(theme: Theme, world: World, cands: list[Candidate]) -> list[Unit]:
                 u.medium = rng.choice(media[1:])
             load[src] += 1
             used.add(src)
-    _improve(world, s, units, q_units, rules, people)
+    _improve(world, s, units, q_units, rules, people, topics)
     for u in units.values():
+        if u.unrouted:
+            continue
         rng = derive_rng(world.seed, "smm", "time", u.id)
         facts = [world.fact(x) for x in u.facts]
         if u.medium == "profile_card":
@@ -226,6 +259,7 @@ class _Authority:
 
     def __post_init__(self) -> None:
         self.ids = {f.id for f in self.world.facts}
+        self.why = ""  # why the last ``filter`` left no source
         conv = [x.id for x in self.spec.sources if x.kind in CONVERSATIONAL]
         self.low = min(self.authority[x] for x in conv)
 
@@ -259,17 +293,26 @@ class _Authority:
         return (stale is None or a >= stale) and (not has_rumour or a > self.low) and (rum is None or a > rum)
 
     def filter(self, u: Unit, comp: dict[str, list[str]]) -> dict[str, list[str]]:
+        """The sources of ``comp`` where the unit keeps its conflict's rules; none (``why`` says
+        why) when a conflict value has no source that lets authority, then recency, decide it."""
         f = self.world.fact(u.facts[0])
-        if conflict_role(f, self.ids) == "rumour":  # hearsay is said in a chat
+        self.why = ""
+        role = conflict_role(f, self.ids)
+        if role == "rumour":  # hearsay is said in a chat
             comp = {k: ["text"] for k, m in comp.items() if "text" in m}
         good = {k: m for k, m in comp.items() if self.ok(u, k)}
-        want = self.routed(f, conflict_role(f, self.ids))
+        want = self.routed(f, role)
         if want is not None and not good:
             raise ValueError(
                 f"smm.conflicts: {f.subject}.{f.object} cannot be shown in source {want!r} "
                 f"(no medium of that source carries this value)"
             )
-        return good or comp
+        if role and comp and not good:
+            self.why = (
+                f"conflict: no source carrying the {role} of {f.subject}.{f.object} keeps authority "
+                "before recency"
+            )
+        return good if role else good or comp
 
 
 @dataclass
@@ -305,6 +348,7 @@ def _improve(
     q_units: list[tuple[Candidate, list[str]]],
     rules: _Authority,
     people: set[str],
+    topics: dict[str, str],
     passes: int = 3,
 ) -> None:
     """Local search after the greedy pass: move single units to another compatible source when
@@ -324,9 +368,10 @@ def _improve(
         for key in sorted(units):
             u = units[key]
             qs = of_unit.get(key, [])
-            if not qs:
+            if not qs or u.unrouted:
                 continue
-            comp = rules.filter(u, _compatible(s, world.fact(u.facts[0]), people, world.seed))
+            f = world.fact(u.facts[0])
+            comp = rules.filter(u, _compatible(s, f, people, world.seed, topics.get(f.id)))
             best, best_val, original = u.source, value(qs), (u.source, u.medium)
             for src in sorted(comp):
                 if src == original[0] or not rules.ok(u, src):
@@ -350,3 +395,33 @@ def conflict_pairs(world: World) -> list[tuple[str, str]]:
     attrs = [f.id for f in world.facts if f.id.startswith("f_attr_")]
     out = [(f, f[:-2] + "_1") for f in attrs if f.endswith("_0") and f[:-2] + "_1" in ids]
     return out + [(f[:-2] + "_1", f) for f in attrs if f.endswith("_r")]
+
+
+def topic_problems(theme: Theme) -> list[str]:
+    """A topic in use that no source can show: none carries it (``carries``), or none that does
+    has a medium for that kind of fact (a membership is said in a chat, a profile field goes on a
+    card...). Each names the topic and where its facts come from."""
+    s = theme.smm
+    assert s is not None
+    person = theme.cast[0].id
+    samples = {  # one fact of each kind, as the World states it
+        "membership": Fact(id="f_member_x", kind="member", subject=person, object="x"),
+        "record": Fact(id="f_code_x", kind="attribute", subject="x", object=CODE, value="X-1"),
+        "preference": Fact(id="f_chose_x_0", kind="chose", subject=person, object="x", value="x"),
+        "profile": Fact(id="f_profile_x", kind="attribute", subject=person, object="x", value="x"),
+    }
+    people = {p.id for p in theme.cast}
+    out = []
+    for topic, where in sorted(s.topics().items()):
+        f = samples.get(topic, Fact(id="f_attr_x_x_0", kind="attribute", subject="x", object="x", value="x"))
+        media = [
+            m
+            for seed in (0, 1, 2, 3)  # a choice is drawn in a screenshot or said, by seed
+            for m in _compatible(s, f, people, seed, topic).values()
+        ]
+        if not media:
+            out.append(
+                f"smm.sources: no source can show {topic!r} facts ({where}): the sources that carry it "
+                "have no medium for them; add the topic to the `carries` of a chat or a fitting source"
+            )
+    return out

@@ -17,7 +17,7 @@ from typing import Any
 from mnemoforge.generators.grammar import fix_articles
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
-from mnemoforge.generators.smm.injection import Unit, answer_words
+from mnemoforge.generators.smm.injection import Unit, answer_words, fact_topics
 from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for callers)
     CLARIFY,
     CODE_LINES,
@@ -64,6 +64,7 @@ class Lookup:
     nouns: dict[str, str]
     codes: dict[str, str] = field(default_factory=dict)
     bk: SmmBanks | None = None
+    topics: dict[str, str] = field(default_factory=dict)  # fact id -> topic (injection.fact_topics)
 
     @property
     def banks(self) -> SmmBanks:
@@ -79,7 +80,9 @@ class Lookup:
         labels |= {("person", f.key): f.label for f in s.profile}
         codes = {f.subject: f.value or "" for f in world.facts if f.object == CODE}
         nouns = {k.kind: k.noun for k in s.entity_kinds}
-        return cls(theme, world, {x.id: x for x in s.sources}, labels, nouns, codes)
+        return cls(
+            theme, world, {x.id: x for x in s.sources}, labels, nouns, codes, topics=fact_topics(s, world)
+        )
 
     def name(self, x: str) -> str:
         for p in self.world.people:
@@ -101,6 +104,24 @@ class Lookup:
             "person" if f.subject in {p.id for p in self.world.people} else self.world.entity(f.subject).kind
         )
         return self.labels[(kind, f.object)]
+
+
+def email_parties(
+    lk: Lookup, src: SourceSpec, rng: Any, topic: str | None = None, forbidden: set[str] | None = None
+) -> tuple[str, list[str]]:
+    """(sender, recipients) of an email in inbox ``src``: the recipients are the inbox's owners
+    (its members, else the protagonist); the sender is a declared outside contact who writes about
+    the topic, else a cast member who is no recipient. Nobody whose name is (part of) an answer the
+    email supports is chosen (a name in a header would give the answer away)."""
+    forbidden = forbidden or set()
+    owners = list(src.members) or [lk.world.protagonist]
+    names = {p.id: p.name for p in lk.world.people}
+    spec = lk.theme.smm
+    contacts = [c.name for c in (spec.contacts if spec else []) if not c.topics or topic in c.topics]
+    cast = [names[p] for p in names if p not in owners]
+    pool = [n for n in contacts or cast or list(names.values()) if not answer_words(n) & forbidden]
+    sender = rng.choice(pool or contacts or cast or list(names.values()))
+    return sender, [names.get(p, p) for p in owners]
 
 
 def fact_sentence(lk: Lookup, f: Fact, sender: str, rng: Any) -> str:
@@ -177,11 +198,11 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "footer": f"{ref} - {src.title}",
         }
     elif u.medium == "email":
-        sender = rng.choice([p.name for p in lk.world.people])
+        sender, recipients = email_parties(lk, src, rng, lk.topics.get(f.id), u.forbidden)
         spec = {
             "kind": "email",
             "sender": sender,
-            "to": src.title,
+            "to": ", ".join(recipients),
             "subject": f"{what}: {label}",
             "date": u.at.date().isoformat() if u.at else "",
             "body": [f"{label.capitalize()}: {value}"],
@@ -320,7 +341,7 @@ def unit_block(lk: Lookup, u: Unit, refs: dict[str, str]) -> list[Draft]:
     else:
         ref = refs[u.id]
         spec, cap = attachment(lk, u, facts, ref, rng)
-        who = rng.choice(lk.world.people).name
+        who = spec["sender"] if u.medium == "email" else rng.choice(lk.world.people).name
         add("note", None, NOTE[src.kind].format(who=who))
         add(u.medium, None, f"[{ref}] {src.title}", expresses=expresses, attachment=spec, caption=cap)
     return out
@@ -342,10 +363,11 @@ def background_drafts(lk: Lookup, turns: list[Turn]) -> list[Draft]:
             }
             rng = derive_rng(t.filler["seed"], "note")
             who = rng.choice(lk.world.people).name
+            if src.kind == "email":  # from a contact (or a colleague) to the inbox's owners
+                who, recipients = email_parties(lk, src, rng)
+                spec |= {"to": ", ".join(recipients), "date": t.at.date().isoformat()}
             if src.kind in ("screenshots", "email"):
                 spec["sender"] = who
-            if src.kind == "email":
-                spec |= {"to": src.title, "date": t.at.date().isoformat()}
             out.append(Draft(t.source, t.at, "note", NOTE[src.kind].format(who=who)))
             out.append(
                 Draft(
