@@ -94,6 +94,13 @@ def ranked(
     feasible = [
         r for r in range(N) if 0 <= r - below_req <= len(below) and 0 <= need - (r - below_req) <= len(above)
     ]
+    # a side drawn from barely more values than it needs gives near neighbours only ("2027-04-20,
+    # -21, -23" beside "2027-04-19": an odd one out); near the span's edge, prefer ranks whose draws
+    # come from at least twice as many values (dates never leave the span)
+    spread = [
+        r for r in feasible if len(below) >= 2 * (r - below_req) and len(above) >= 2 * (need - r + below_req)
+    ]
+    feasible = spread or feasible
     if not feasible:
         return req + rng.sample(rest, need)
     r = rng.choice(feasible)

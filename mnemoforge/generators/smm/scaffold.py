@@ -117,7 +117,8 @@ def email_parties(
     owners = list(src.members) or [lk.world.protagonist]
     names = {p.id: p.name for p in lk.world.people}
     spec = lk.theme.smm
-    contacts = [c.name for c in (spec.contacts if spec else []) if topic is None or not c.topics or topic in c.topics]
+    declared = spec.contacts if spec else []
+    contacts = [c.name for c in declared if topic is None or not c.topics or topic in c.topics]
     cast = [names[p] for p in names if p not in owners]
     pool = [n for n in contacts or cast or list(names.values()) if not answer_words(n) & forbidden]
     sender = rng.choice(pool or contacts or cast or list(names.values()))

@@ -31,7 +31,6 @@ from mnemoforge.schemas.world import Entity, Fact, World
 WORK_START, WORK_END = 9 * 60, 18 * 60  # minutes of the day
 CODE = "code"  # attribute key of an entity's record code
 RUMOUR_PROB = 0.4
-DATE_MARGIN_DAYS = 14  # a date value keeps this far from the span's end (its options stay inside it)
 
 
 def spec(theme: Theme) -> SmmSpec:
@@ -75,10 +74,7 @@ def _value(
         pool = [p for p in cast if p != avoid and (not a.roles or roles[p] in a.roles)]
     elif a.type == "date":
         n = days(theme)
-        # the later half of the span, short of its last weeks: the item's date options, all inside
-        # the span, have room on both sides of the answer
-        last = max(int(0.45 * n), n - DATE_MARGIN_DAYS)
-        dates = [theme.start + dt.timedelta(days=d) for d in range(int(0.45 * n), last + 1)]
+        dates = [theme.start + dt.timedelta(days=d) for d in range(int(0.45 * n), n + 1)]
         pool = [d.isoformat() for d in dates if date_allowed(theme, a.label, entity, d)]
         pool = [d for d in pool if d != avoid] or pool
     else:
