@@ -191,7 +191,7 @@ def relation_problems(theme: Theme | None, world: World) -> list[Incoherence]:
 def _smm_value_problems(theme: Theme, world: World) -> list[Incoherence]:
     """Person values of the roles an attribute admits; date values inside the span, on the days
     their label or entity name asks for."""
-    from mnemoforge.dates import named_days
+    from mnemoforge.dates import named_days, weekday_name
 
     assert theme.smm is not None
     roles = {p.id: p.role for p in theme.cast}
@@ -215,7 +215,9 @@ def _smm_value_problems(theme: Theme, world: World) -> list[Incoherence]:
                 want = named_days(text, world.calendar.weekend)
                 if want is not None and d.weekday() not in want:
                     out.append(
-                        Incoherence("weekday_mismatch", (f.subject, f.id), f"{text!r} on {d} ({d:%A})")
+                        Incoherence(
+                            "weekday_mismatch", (f.subject, f.id), f"{text!r} on {d} ({weekday_name(d)})"
+                        )
                     )
                     break
     return out

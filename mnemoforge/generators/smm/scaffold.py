@@ -302,11 +302,14 @@ def unit_block(lk: Lookup, u: Unit, refs: dict[str, str]) -> list[Draft]:
         # would hand the answer to a text-only reader
         members = [m for m in src.members if not answer_words(names[m]) & u.forbidden]
         subj = f.subject if f.kind in ("member", "chose") else None
+        # a fact about a person that is not said in the first person (a profile field) is posted by
+        # someone else: nobody names themselves in their own line (coherence: self_relation)
+        about = f.subject if f.subject in names and subj is None else None
         if src.kind == "assistant_chat":
-            poster = members[0] if members else ASSISTANT
-            others = [ASSISTANT] if members else src.members
+            poster = members[0] if members and members[0] != about else ASSISTANT
+            others = [ASSISTANT] if poster != ASSISTANT else src.members
         else:
-            members = members or list(src.members)
+            members = [m for m in members or list(src.members) if m != about] or members or list(src.members)
             poster = subj if subj in members and rng.random() < 0.8 else rng.choice(members)
             others = [m for m in src.members if m != poster] or list(src.members)
         other = rng.choice(others)
@@ -316,8 +319,13 @@ def unit_block(lk: Lookup, u: Unit, refs: dict[str, str]) -> list[Draft]:
                 add("message", src.members[0] if poster == ASSISTANT else poster, lead)
                 if poster == ASSISTANT:
                     others = [src.members[0]]
-            else:
-                add("message", rng.choice(others), rng.choice(TEXT_LEAD).format(entity=subject_name))
+            else:  # the lead-in names the subject: said by someone who is not that person
+                leads = [m for m in others if names.get(m) != subject_name]
+                if not leads and subj in members and poster != subj:  # a DM: the subject posts it
+                    poster, leads = subj, [m for m in src.members if m != subj]
+                    others = leads or others
+                if leads:
+                    add("message", rng.choice(leads), rng.choice(TEXT_LEAD).format(entity=subject_name))
             # one message (a choice pair: both choices, in random order, so neither can be dropped alone)
             lines = [fact_sentence(lk, x, poster, rng) for x in facts]
             rng.shuffle(lines)
