@@ -53,3 +53,10 @@ def weekend_days(
     if country is None:
         return DEFAULT_WEEKEND
     return country_days(country, subdiv, year, year)[1]
+
+
+def holidays_version() -> str:
+    """The ``holidays`` library's version (its data is part of a calendar theme's cache keys)."""
+    import holidays
+
+    return str(holidays.__version__)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mnemoforge import __version__, faults
 from mnemoforge import progress as progress_bus
+from mnemoforge.country_calendars import holidays_version
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators import coherence, option_balance, shortfall
@@ -118,6 +119,8 @@ class BuildContext:
         parts: list[object] = [self.theme_sha, self.seed, __version__, self.theme.family]
         parts.append(packs_hash(self.theme))  # the content packs the theme names
         parts.append(lexicon_hash())  # the shipped word lists (assets/lexicon/)
+        if self.theme.calendar is not None and self.theme.calendar.country:  # the holiday data's version
+            parts.append(holidays_version())
         fam = self.family.stage_modules
         for s in STAGES[: STAGES.index(stage) + 1]:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from mnemoforge.schemas.smm_checks import check_routes, check_values
-from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
+from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
 
-__all__ = ["CONVERSATIONAL", "WEEKDAYS", "named_weekday"]  # re-exported (smm_terms)
+__all__ = ["CONVERSATIONAL", "WEEKDAYS"]  # re-exported (smm_terms)
 
 ID = r"^[a-z][a-z0-9_]*$"
 SourceKind = Literal[
