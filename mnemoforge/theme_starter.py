@@ -18,6 +18,8 @@ protagonist: ana              # whose album it is (defaults to the first cast me
 start: 2025-06-01
 end: 2025-09-01               # must be after start
 seed: 1                       # default world seed (override with --seed)
+# calendar: {{country: PT, latitude: 38.7}}   # optional: holidays and weekend of a country, seasons
+#                                           # and daylight at a latitude (docs/calendar.md)
 
 cast:                         # recurring people: face anchor (appearance) + voice anchor (voice)
   - id: ana

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 
 import pytest
+import yaml
 
 from mnemoforge.generators.coherence import (
     IncoherentWorld,
@@ -221,3 +222,59 @@ def test_line_filter_counts_rejections_by_code(smm: World) -> None:
     assert not lf.ok("okafor", "Amara, say hello to Hemi for us.")
     assert not lf.ok("okafor", "Meet on Wednesday 13 February 2027.")
     assert lf.summary() == {"rejected": 2, "reasons": {"self_relation": 1, "weekday_mismatch": 1}}
+
+
+def _theme_dict(name: str) -> dict:
+    from mnemoforge import yaml_io
+
+    return yaml_io.safe_load((TEST_THEMES / name).read_text(encoding="utf-8"))
+
+
+def test_theme_check_names_a_fact_topic_no_source_carries(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from mnemoforge.theme_checks import check_theme
+    from mnemoforge.theme_io import ThemeError
+
+    data = _theme_dict("pilot_station_smm.yaml")
+    for src in data["smm"]["sources"]:  # nobody carries the bar conditions any more
+        src["carries"] = [t for t in src.get("carries", []) if t != "conditions"] or ["schedule", "detail"]
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(
+        ThemeError, match=r"no source carries 'conditions' facts \(smm.entity_kinds.1.attributes.0"
+    ):
+        check_theme(path)
+    data["smm"]["sources"][0]["carries"] = ["nonsense"]
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ThemeError, match=r"smm.sources.0.carries.0: no fact has topic 'nonsense'"):
+        check_theme(path)
+
+
+def test_theme_check_rejects_split_copies_of_one_memeye_object(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from mnemoforge.theme_io import ThemeError, load_theme
+
+    data = _theme_dict("fjord_hut_memeye.yaml")
+    data["memeye"]["scenarios"][0]["changes"][0]["scenes"] = [
+        0
+    ]  # the one collar, changed at the car park only
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ThemeError, match=r"changes.0.scenes: `draws.colour` is one object"):
+        load_theme(path)
+    data = _theme_dict("fjord_hut_memeye.yaml")
+    data["memeye"]["scenarios"][1]["draws"]["person"] = {"cast": "eirik", "holds": ["a", "b", "c", "d"]}
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ThemeError, match=r"draws.person.cast: 'eirik' is drawn in scenario 0 too"):
+        load_theme(path)
+
+
+def test_an_incoherent_world_fails_theme_check_naming_rule_and_person(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The guide is away the whole winter, yet drawn in every trail picture: no session time fits."""
+    from mnemoforge.theme_checks import check_theme
+    from mnemoforge.theme_io import ThemeError
+
+    data = _theme_dict("fjord_hut_memeye.yaml")
+    data["cast"][1]["availability"] = {"away": [{"from": "2026-11-01", "to": "2027-04-30"}]}
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ThemeError, match=r"unavailable: eirik is not available|unavailable: at 'trailhead'"):
+        check_theme(path)
