@@ -240,7 +240,13 @@ def test_theme_check_names_a_fact_topic_no_source_carries(tmp_path) -> None:  # 
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     with pytest.raises(
-        ThemeError, match=r"no source carries 'conditions' facts \(smm.entity_kinds.1.attributes.0"
+        ThemeError, match=r"conflicts.0.stale: source 'station_chat' does not carry 'conditions'"
+    ):
+        check_theme(path)  # the routed conflict first
+    data["smm"]["conflicts"] = []
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(
+        ThemeError, match=r"no source carries 'conditions' facts \(smm.entity_kinds.1.attributes"
     ):
         check_theme(path)
     data["smm"]["sources"][0]["carries"] = ["nonsense"]
@@ -278,3 +284,28 @@ def test_an_incoherent_world_fails_theme_check_naming_rule_and_person(tmp_path) 
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     with pytest.raises(ThemeError, match=r"unavailable: eirik is not available|unavailable: at 'trailhead'"):
         check_theme(path)
+
+
+def test_an_unroutable_conflict_is_dropped_with_a_reason() -> None:
+    """Only the bar bulletin (a document, authority 4) carries the harbour's conditions, so a
+    rumour about a bar check's swell (hearsay: said in a lowest-authority chat) has nowhere to go: its
+    conflict item is not asked, and the stream says why (the funnel's ``unrouted``)."""
+    from mnemoforge.generators.smm import questions, stream
+    from mnemoforge.generators.smm import world as smm_world
+    from mnemoforge.schemas.theme import Theme
+
+    data = SMM.model_dump(mode="json", by_alias=True)
+    for src in data["smm"]["sources"]:
+        if src["id"] != "bar_bulletin":
+            src["carries"] = [t for t in src["carries"] or ["schedule", "assignment", "detail", "membership",
+                              "record", "preference", "profile"] if t != "conditions"]  # fmt: skip
+    data["smm"]["conflicts"] = []
+    theme = Theme.model_validate(data)
+    world = smm_world.plan_world(theme, 18)  # this seed draws a rumour about a bar check's swell
+    st = stream.build_stream(theme, world)
+    assert st.unrouted["items"] >= 1 and st.unrouted["reasons"]
+    rumours = sorted(st.unrouted["facts"])  # the rumours a planned item reads
+    assert rumours and all(f.endswith("_swell_r") for f in rumours)
+    assert all("'conditions'" in st.unrouted["facts"][f] for f in rumours)
+    made = questions.make_questions(theme, world, st.observations)
+    assert not [q for q in made if set(rumours) & set(q.facts_read)]

@@ -385,6 +385,21 @@ class SmmSpec(_Strict):
                     raise ValueError(
                         f"smm.sources.{i}.carries.{j}: no fact has topic {t!r} (topics: {sorted(known)})"
                     )
+        by_id = {src.id: src for src in self.sources}
+        kinds = {k.kind: k for k in self.entity_kinds}
+        ents = {e.id: e.kind for e in self.entities}
+        for i, r in enumerate(self.conflicts):  # a routed conflict's sources must carry its topic
+            k = kinds.get(ents.get(r.entity, ""))
+            if k is None or r.key not in {a.key for a in k.attributes}:
+                continue
+            topic = k.attribute(r.key).topic_of()
+            for role in ("stale", "update", "rumour"):
+                src = by_id.get(getattr(r, role) or "")
+                if src is not None and src.carries and topic not in src.carries:
+                    raise ValueError(
+                        f"smm.conflicts.{i}.{role}: source {src.id!r} does not carry {topic!r} facts "
+                        f"(its `carries`: {src.carries}); route the {role} to a source that does"
+                    )
         for topic, where in self.topics().items():
             if not any(not src.carries or topic in src.carries for src in self.sources):
                 raise ValueError(
