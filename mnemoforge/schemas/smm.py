@@ -17,11 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_valid
 
 from mnemoforge.schemas.smm_checks import check_routes, check_values
 from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS
+from mnemoforge.schemas.smm_topics import BUILTIN_TOPICS, check_topics, topics_in_use
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
 
-__all__ = ["CONVERSATIONAL", "WEEKDAYS"]  # re-exported (smm_terms)
+__all__ = ["BUILTIN_TOPICS", "CONVERSATIONAL", "WEEKDAYS"]  # re-exported (smm_terms, smm_topics)
 
 ID = r"^[a-z][a-z0-9_]*$"
 SourceKind = Literal[
@@ -42,22 +43,6 @@ TASKS = ("single_hop", "multi_hop", "conflict_resolution", "preference", "functi
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-BUILTIN_TOPICS = (
-    "schedule",
-    "assignment",
-    "quantity",
-    "detail",
-    "profile",
-    "preference",
-    "membership",
-    "record",
-)
-"""What facts are about, for routing (``SourceSpec.carries``): an attribute's topic defaults by its
-type (date/time: schedule, person: assignment, integer: quantity, string: detail); profile fields,
-choices, memberships and record codes have their own. A theme may name more (``conditions``,
-``policy``, ``correspondence``...) on its attributes and sources."""
 
 
 class SourceSpec(_Strict):
@@ -337,7 +322,7 @@ class SmmSpec(_Strict):
                     )
         check_values(self, theme, by_kind)
         check_routes(self, by_kind)
-        self._check_topics(people)
+        check_topics(self, people)
         tools = {t.name: t for t in self.tools}
         for i, c in enumerate(self.calls):
             if c.tool not in tools:
@@ -357,55 +342,7 @@ class SmmSpec(_Strict):
 
     def topics(self) -> dict[str, str]:
         """topic -> where a fact of it comes from (a path in the theme), for every topic in use."""
-        out: dict[str, str] = {"membership": "smm.entities", "record": "smm.entities"}
-        if self.profile:
-            out["profile"] = "smm.profile"
-        if self.preferences:
-            out["preference"] = "smm.preferences"
-        used = {e.kind for e in self.entities}
-        for i, k in enumerate(self.entity_kinds):
-            for j, a in enumerate(k.attributes):
-                if k.kind in used:
-                    out.setdefault(a.topic_of(), f"smm.entity_kinds.{i}.attributes.{j}")
-        return out
-
-    def _check_topics(self, people: set[str]) -> None:
-        known = set(BUILTIN_TOPICS) | set(self.topics())
-        for i, c in enumerate(self.contacts):
-            if c.id in people:
-                raise ValueError(f"smm.contacts.{i}.id: {c.id!r} is a cast id; a contact is outside the cast")
-            for j, t in enumerate(c.topics):
-                if t not in known:
-                    raise ValueError(
-                        f"smm.contacts.{i}.topics.{j}: no fact has topic {t!r} (topics: {sorted(known)})"
-                    )
-        for i, src in enumerate(self.sources):
-            for j, t in enumerate(src.carries):
-                if t not in known:
-                    raise ValueError(
-                        f"smm.sources.{i}.carries.{j}: no fact has topic {t!r} (topics: {sorted(known)})"
-                    )
-        by_id = {src.id: src for src in self.sources}
-        kinds = {k.kind: k for k in self.entity_kinds}
-        ents = {e.id: e.kind for e in self.entities}
-        for i, r in enumerate(self.conflicts):  # a routed conflict's sources must carry its topic
-            k = kinds.get(ents.get(r.entity, ""))
-            if k is None or r.key not in {a.key for a in k.attributes}:
-                continue
-            topic = k.attribute(r.key).topic_of()
-            for role in ("stale", "update", "rumour"):
-                src = by_id.get(getattr(r, role) or "")
-                if src is not None and src.carries and topic not in src.carries:
-                    raise ValueError(
-                        f"smm.conflicts.{i}.{role}: source {src.id!r} does not carry {topic!r} facts "
-                        f"(its `carries`: {src.carries}); route the {role} to a source that does"
-                    )
-        for topic, where in self.topics().items():
-            if not any(not src.carries or topic in src.carries for src in self.sources):
-                raise ValueError(
-                    f"smm.sources: no source carries {topic!r} facts ({where}); add {topic!r} to the "
-                    "`carries` of a source whose purpose fits"
-                )
+        return topics_in_use(self)
 
     def route(self, entity: str, key: str) -> ConflictRouteSpec | None:
         return next((r for r in self.conflicts if r.entity == entity and r.key == key), None)

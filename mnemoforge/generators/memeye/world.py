@@ -25,7 +25,7 @@ import json
 import random
 from dataclasses import dataclass
 
-from mnemoforge.generators.declared import assemble_world, cast_people, world_calendar
+from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.generators.memeye.labels import changed_label, make_label
 from mnemoforge.generators.memeye.vocab import (
     CHANGE_CYCLE,
@@ -39,16 +39,16 @@ from mnemoforge.generators.memeye.vocab import (
     vocab_for,
     vocab_json,
 )
+from mnemoforge.generators.memeye.whereabouts import available_time, whereabouts
 from mnemoforge.generators.short_names import short_name
-from mnemoforge.generators.timelines import from_facts, windows
+from mnemoforge.generators.timelines import from_facts
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.memeye import SHARED_DRAWABLES, ChangeSpec, MemEyeSpec, ScenarioSpec
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.schemas.world import Entity, Fact, Span, Timeline, World
+from mnemoforge.schemas.world import Entity, Fact, World
 
 COUNT_RANGE = (3, 9)
-SESSION_MINUTES = 60  # how long the user (and a drawn person) is at a session's place
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def schedule(theme: Theme, seed: int) -> list[SessionPlan]:
         when = start + dt.timedelta(
             days=min(day, span - 1), hours=rng.randint(9, 19), minutes=rng.choice([0, 15, 30, 45])
         )
-        when = _available(theme, sc, when)
+        when = available_time(theme, sc, when)
         m = len(sc.scenes)
         shown = (scene_id(sc, i % m), scene_id(sc, (i + 1) % m))
         out.append(SessionPlan(f"s{k + 1:0{width}d}", sc.id, i, when, shown))
@@ -99,24 +99,6 @@ def schedule(theme: Theme, seed: int) -> list[SessionPlan]:
         SessionPlan(f"s{k + 1:0{width}d}", *(s.scenario, s.index, s.start, s.scenes))
         for k, s in enumerate(out)
     ]
-
-
-def _available(theme: Theme, sc: ScenarioSpec, when: dt.datetime) -> dt.datetime:
-    """``when``, or the nearest time (within three days, 9:00-19:00, inside the span) at which the
-    user and the scenario's drawn person are available (their declared ``availability``)."""
-    spec = spec_of(theme)
-    ids = [spec.user or theme.protagonist or theme.cast[0].id]
-    ids += [sc.draws.person.cast] if sc.draws.person is not None else []
-    rules = [p.availability for p in theme.cast if p.id in ids and p.availability is not None]
-    if not rules:
-        return when
-    weekend = world_calendar(theme).weekend
-    for off in (0, 1, -1, 2, -2, 3, -3):
-        for h in sorted(range(9, 20), key=lambda h: (abs(h - when.hour), h)):
-            t = (when + dt.timedelta(days=off)).replace(hour=h)
-            if theme.start <= t.date() < theme.end and all(r.allows(t, weekend) for r in rules):
-                return t
-    return when  # nobody free nearby: the coherence check names the rule and the person
 
 
 def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
@@ -335,7 +317,7 @@ def plan_world(theme: Theme, seed: int) -> World:
             facts += _key_facts(
                 seed, oid, [key], (key,) if rotated else (), declared, sc, -1, mine, values, rng, v
             )
-    timelines = from_facts(facts) + _whereabouts(theme, spec, sessions, user)
+    timelines = from_facts(facts) + whereabouts(spec, sessions, user)
     for s in sessions:
         entities.append(
             Entity(
@@ -389,21 +371,6 @@ def _key_facts(
                      value=value, at=first if n == 0 else sess.start)
             )  # fmt: skip
     return out
-
-
-def _whereabouts(theme: Theme, spec: MemEyeSpec, sessions: list[SessionPlan], user: str) -> list[Timeline]:
-    """Where the user, and a scenario's drawn cast person, are during each session: the scenario's
-    place (else the scenario id), for ``SESSION_MINUTES``."""
-    by_id = {sc.id: sc for sc in spec.scenarios}
-    spans: dict[str, list[Span]] = {}
-    for s in sessions:
-        sc = by_id[s.scenario]
-        where = sc.place or sc.id
-        end = s.start + dt.timedelta(minutes=SESSION_MINUTES)
-        people = [user] + ([sc.draws.person.cast] if sc.draws.person is not None else [])
-        for p in dict.fromkeys(people):
-            spans.setdefault(p, []).append(Span(start=s.start, end=end, value=where, fact=None))
-    return [windows(p, "location", sp) for p, sp in sorted(spans.items())]
 
 
 def subjects_of(world: World, scene: str) -> set[str]:

@@ -15,8 +15,8 @@ def review(theme: Theme) -> Review:
     def stages(r: Review) -> None:
         from mnemoforge.generators.coherence import observation_problems, world_problems
         from mnemoforge.generators.smm import questions, stream, world
+        from mnemoforge.generators.smm.carriers import topic_problems
         from mnemoforge.generators.smm.filler import banks
-        from mnemoforge.generators.smm.injection import topic_problems
 
         s = theme.smm
         if s is None:

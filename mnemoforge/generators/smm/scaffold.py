@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemoforge.generators.grammar import fix_articles
+from mnemoforge.generators.smm.carriers import fact_topics
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
-from mnemoforge.generators.smm.injection import Unit, answer_words, fact_topics
+from mnemoforge.generators.smm.injection import Unit, answer_words
 from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for callers)
     CLARIFY,
     CODE_LINES,
@@ -64,7 +65,7 @@ class Lookup:
     nouns: dict[str, str]
     codes: dict[str, str] = field(default_factory=dict)
     bk: SmmBanks | None = None
-    topics: dict[str, str] = field(default_factory=dict)  # fact id -> topic (injection.fact_topics)
+    topics: dict[str, str] = field(default_factory=dict)  # fact id -> topic (carriers.fact_topics)
 
     @property
     def banks(self) -> SmmBanks:
