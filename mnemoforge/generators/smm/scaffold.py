@@ -19,6 +19,7 @@ from mnemoforge.generators.smm.carriers import fact_topics
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.injection import Unit, answer_words
+from mnemoforge.generators.smm.mail import email_parties
 from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for callers)
     CLARIFY,
     CODE_LINES,
@@ -105,25 +106,6 @@ class Lookup:
             "person" if f.subject in {p.id for p in self.world.people} else self.world.entity(f.subject).kind
         )
         return self.labels[(kind, f.object)]
-
-
-def email_parties(
-    lk: Lookup, src: SourceSpec, rng: Any, topic: str | None = None, forbidden: set[str] | None = None
-) -> tuple[str, list[str]]:
-    """(sender, recipients) of an email in inbox ``src``: the recipients are the inbox's owners
-    (its members, else the protagonist); the sender is a declared outside contact who writes about
-    the topic, else a cast member who is no recipient. Nobody whose name is (part of) an answer the
-    email supports is chosen (a name in a header would give the answer away)."""
-    forbidden = forbidden or set()
-    owners = list(src.members) or [lk.world.protagonist]
-    names = {p.id: p.name for p in lk.world.people}
-    spec = lk.theme.smm
-    declared = spec.contacts if spec else []
-    contacts = [c.name for c in declared if topic is None or not c.topics or topic in c.topics]
-    cast = [names[p] for p in names if p not in owners]
-    pool = [n for n in contacts or cast or list(names.values()) if not answer_words(n) & forbidden]
-    sender = rng.choice(pool or contacts or cast or list(names.values()))
-    return sender, [names.get(p, p) for p in owners]
 
 
 def fact_sentence(lk: Lookup, f: Fact, sender: str, rng: Any) -> str:
