@@ -168,11 +168,11 @@ class WorldCalendar(_Record):
         m = self.month(d)
         return m.season if m is not None else None
 
-    def daylight(self, d: dt.date) -> tuple[int, int] | None:
-        """(first full hour of light, last hour that starts before sunset) on ``d``'s month, or None."""
+    def daylight(self, d: dt.date) -> tuple[float, float] | None:
+        """(sunrise, sunset) on ``d``'s month in hours of the day (6.5 = 06:30), or None."""
         m = self.month(d)
         if m is None or m.sunrise is None or m.sunset is None:
             return None
         rise_h, rise_m = map(int, m.sunrise.split(":"))
-        set_h, _ = map(int, m.sunset.split(":"))
-        return rise_h + (1 if rise_m else 0), set_h - 1
+        set_h, set_m = map(int, m.sunset.split(":"))
+        return rise_h + rise_m / 60, set_h + set_m / 60

@@ -10,6 +10,7 @@ place from ``start`` to ``end`` (``EVENT_MINUTES``), and nobody is at two events
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 
 from mnemoforge.generators.calendar import weather_pool
@@ -27,6 +28,7 @@ PROMISE_RATE = 0.3  # chance a participant promises to bring their object to the
 PLAN_RATE = 0.25  # chance a participant says what they will do next (activity and place)
 CHANGE_RATE = 0.6  # chance a person's preference switches once, mid-year, to another cast member's
 EVENT_MINUTES = 60  # how long an event holds its people and the objects they bring at its place
+START_MINUTES = (0, 15, 30, 45)  # the minutes an event starts at
 ORDINARY = "ordinary day"  # the occasion of a day that is no holiday of the theme's calendar
 
 
@@ -106,7 +108,7 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCa
         date = theme.start + dt.timedelta(days=day)
         lo, hi = _hours(act, places[place].kind, places[place].indoor, cal, date)
         per_month[(act.id, date.strftime("%Y-%m"))] = per_month.get((act.id, date.strftime("%Y-%m")), 0) + 1
-        start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice([0, 15, 30, 45])))
+        start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice(START_MINUTES)))
         start, away = _free_start(theme, act, protagonist, start, lo, hi, busy, cal)
         chosen = pick_participants(theme, act, protagonist, erng, away)
         end = start + dt.timedelta(minutes=EVENT_MINUTES)
@@ -135,12 +137,17 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCa
 
 
 def _hours(act: ActivitySpec, kind: str, indoor: bool, cal: WorldCalendar, d: dt.date) -> tuple[int, int]:
-    """The activity's start hours at this place; outdoors, inside the day's daylight where the
-    calendar knows it (and the two overlap)."""
+    """The activity's start hours at this place: its declared ``hours`` (the theme's word: a
+    dawn tai chi stays at dawn); else the place kind's window, outdoors narrowed to hours at which
+    the whole event (any start minute, ``EVENT_MINUTES`` long) is in the day's daylight, where the
+    calendar knows it and the two overlap."""
     lo, hi = hour_window(act, kind)
-    light = None if indoor else cal.daylight(d)
-    if light is not None and max(lo, light[0]) <= min(hi, light[1]):
-        return max(lo, light[0]), min(hi, light[1])
+    light = None if indoor or act.hours is not None else cal.daylight(d)
+    if light is not None:
+        first = math.ceil(light[0])
+        last = math.floor(light[1] - (EVENT_MINUTES + max(START_MINUTES)) / 60)
+        if max(lo, first) <= min(hi, last):
+            return max(lo, first), min(hi, last)
     return lo, hi
 
 
