@@ -18,9 +18,10 @@ from pathlib import Path
 
 from mnemoforge import faults
 from mnemoforge import progress as progress_bus
+from mnemoforge.country_calendars import holidays_version
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators import option_balance, shortfall
+from mnemoforge.generators import coherence, option_balance, shortfall
 from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import options as icm_options
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
@@ -131,6 +132,8 @@ class BuildContext:
         parts: list[object] = [self.theme_sha, self.seed, code_version(), self.theme.family]
         parts.append(packs_hash(self.theme))  # the content packs the theme names
         parts.append(lexicon_hash())  # the shipped word lists (assets/lexicon/)
+        if self.theme.calendar is not None and self.theme.calendar.country:  # the holiday data's version
+            parts.append(holidays_version())
         fam = self.family.stage_modules
         for s in STAGES[: STAGES.index(stage) + 1]:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))
@@ -200,7 +203,8 @@ def stage_plan(ctx: BuildContext) -> bool:
             from mnemoforge.production import plan_icm
 
             return plan_icm.plan_stage(ctx.theme, ctx.seed, run)
-        return [atomic.write_json(run.world, ctx.family.plan(ctx.theme, ctx.seed))]
+        world = coherence.check_world(ctx.family.plan(ctx.theme, ctx.seed), ctx.theme)  # fails loudly
+        return [atomic.write_json(run.world, world)]
 
     return run_stage(run, "plan", ctx.key("plan"), work)[1]
 
@@ -209,7 +213,13 @@ def stage_episodes(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        return ctx.family.episodes(ctx.theme, load_world(run), run)
+        world = load_world(run)
+        written = ctx.family.episodes(ctx.theme, world, run)
+        # what the agent will see agrees with the World's timelines (else: a planner bug, loudly)
+        broken = coherence.observation_problems(world, load_observations(run))
+        if broken:
+            raise coherence.IncoherentWorld(broken)
+        return written
 
     return run_stage(run, "episodes", ctx.key("episodes"), work)[1]
 
@@ -265,6 +275,11 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     if (reviewed := human_review.coverage(run.root, qs)) is not None:
         funnel["human_review"] = reviewed  # review coverage, carried into the release and its card
         funnel["human_review"]["changes"] = human_review.review_changes(qs, result.verdicts, gctx)
+    dropped = run.root / "episodes" / "coherence.json"
+    if dropped.is_file():  # lines left out as incoherent by rule (coherence_text.py), unroutable items
+        for key, block in json.loads(dropped.read_text()).items():
+            if block.get("rejected") or block.get("items"):
+                funnel[key] = {k: v for k, v in block.items() if k != "facts"}
     short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
     short = shortfall.after_gates(ctx.theme, qs, result.verdicts, short)  # kept < requested: why
     if short:  # categories the theme asked more of than its World supports (listed by the card)

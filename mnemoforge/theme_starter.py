@@ -20,6 +20,8 @@ HEADER = """\
 # Edit freely; `mnemoforge theme check {name}.yaml` validates it, `mnemoforge build {name}.yaml` builds it.
 # Ids are lower_snake_case; colours are '#rrggbb'. Each comment is its field's description in the
 # schema; the docs' theme reference (Reference > Theme) lists every field with its type, default and limits.
+# Optional: `calendar: {{country: PT, latitude: 38.7}}` adds a country's holidays and weekend, and
+# seasons and daylight at a latitude (docs: Concepts > Calendar); without it no holiday is invented.
 """
 
 # the album starter's values; its comments are added by ``annotate``

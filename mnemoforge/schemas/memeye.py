@@ -27,6 +27,11 @@ CELLS = tuple(f"{x}_{y}" for x in X_LABELS for y in Y_LABELS)
 
 
 _Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas/strict.py)
+# state key -> the declared drawable that carries it (``DrawsSpec``)
+SHARED_DRAWABLES = {
+    "gist": "board", "colour": "colour", "count": "count", "label": "label", "order": "table",
+    "presence": "person",
+}  # fmt: skip
 
 
 ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label", "order", "presence"]
@@ -79,6 +84,11 @@ class BoardDraw(_Strict):
         max_length=MAX_ITEMS,
         description="the lists the board can show (>= 4: the options), 1-4 short lines each",
     )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
     @model_validator(mode="after")
     def _lines(self) -> BoardDraw:
@@ -113,7 +123,17 @@ class CountDraw(_Strict):
         max_length=MAX_NAME,
         description="plural, as questions say it: 'gauze boxes on the shelf'",
     )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
     colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$", description="their colour")
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 def _short_names(names: list[str], what: str) -> None:
@@ -145,7 +165,17 @@ class TableDraw(_Strict):
         max_length=MAX_NAME,
         description="the table as questions say it: 'the counter top'",
     )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
     items: list[Name] = Field(min_length=4, max_length=4, description="the four objects on it")
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
     @model_validator(mode="after")
     def _names(self) -> TableDraw:
@@ -187,6 +217,16 @@ class DrawsSpec(_Strict):
         if self.board is not None and self.table is not None:
             raise ValueError("table: a table-top arrangement takes the board's place; declare one of them")
         return self
+
+    def shared_keys(self) -> dict[str, str]:
+        """key -> drawable for the declared drawables that are one object across the scenario's
+        scenes (a person always is; the others unless ``per_scene``): one timeline each."""
+        out = {}
+        for key, name in SHARED_DRAWABLES.items():
+            d = getattr(self, name)
+            if d is not None and not getattr(d, "per_scene", False):
+                out[key] = name
+        return out
 
 
 class ScenarioSpec(_Strict):
@@ -268,7 +308,17 @@ class MemEyeSpec(_Strict):
             except ValueError as e:
                 raise ValueError(f"memeye.pack: {e}") from None
         seen: set[str] = set()
+        drawn: dict[str, int] = {}
         for i, s in enumerate(self.scenarios):
+            if s.draws.person is not None:
+                who = s.draws.person.cast
+                if who in drawn:
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.draws.person.cast: {who!r} is drawn in scenario "
+                        f"{drawn[who]} too; a person is in one place and holds one thing at a time, so "
+                        "draw them in one scenario"
+                    )
+                drawn[who] = i
             if s.id in seen:
                 raise ValueError(f"memeye.scenarios.{i}.id: duplicate scenario id {s.id!r}")
             seen.add(s.id)
@@ -302,6 +352,13 @@ class MemEyeSpec(_Strict):
                             f"memeye.scenarios.{i}.changes.{j}: {d} is outside the theme's span "
                             f"{theme.start}..{theme.end}"
                         )
+                shared = s.draws.shared_keys()
+                if c.key in shared and c.scenes is not None:
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.changes.{j}.scenes: `draws.{shared[c.key]}` is one object "
+                        f"seen in every scene of the scenario, so its {c.key} cannot change in some scenes "
+                        "only; drop `scenes` or declare `per_scene: true` on the drawable (one per scene)"
+                    )
                 keys = [(c.key, k) for c in s.changes[:j] for k in (c.scenes or range(len(s.scenes)))]
                 if any((c.key, k) in keys for k in (c.scenes or range(len(s.scenes)))):
                     raise ValueError(f"memeye.scenarios.{i}.changes.{j}: a second schedule for key {c.key!r}")

@@ -11,9 +11,9 @@ the rest of the theme and raises ``ValueError('smm.<path>: …')`` naming the fi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, model_serializer, model_validator
 
 from mnemoforge.schemas.limits import (
     MAX_CAST,
@@ -29,13 +29,14 @@ from mnemoforge.schemas.limits import (
     Name,
 )
 from mnemoforge.schemas.smm_checks import check_routes, check_values
-from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
+from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS
+from mnemoforge.schemas.smm_topics import BUILTIN_TOPICS, check_topics, topics_in_use
 from mnemoforge.schemas.strict import Strict
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
 
-__all__ = ["CONVERSATIONAL", "WEEKDAYS", "named_weekday"]  # re-exported (smm_terms)
+__all__ = ["BUILTIN_TOPICS", "CONVERSATIONAL", "WEEKDAYS"]  # re-exported (smm_terms, smm_topics)
 
 ID = r"^[a-z][a-z0-9_]*$"
 SourceKind = Literal[
@@ -66,8 +67,15 @@ class SourceSpec(_Strict):
     )
     title: str = Field(max_length=MAX_NAME, description="its name as the agent sees it, e.g. 'Launch crew'")
     purpose: str = Field(default="", description="what it is for; background talk follows it")
+    carries: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="topics of the facts it may carry (schedule, assignment, conditions, ...); empty: any",
+    )
     members: list[Name] = Field(
-        default_factory=list, max_length=MAX_CAST, description="person ids (chats; a dm has exactly 2)"
+        default_factory=list,
+        max_length=MAX_CAST,
+        description="person ids (chats; a dm has exactly 2; an email inbox: its owners, the recipients)",
     )
     authority: int = Field(default=1, ge=0, le=5, description="higher beats lower in a conflict")
     topics: list[Name] = Field(
@@ -93,6 +101,17 @@ class AttributeSpec(_Strict):
         max_length=MAX_ITEMS,
         description="type person: only cast members with one of these roles",
     )
+    topic: str | None = Field(
+        default=None,
+        pattern=ID,
+        description="what the fact is about, for routing (default by type: schedule, assignment, quantity, "
+        "detail); only sources that carry it show it",
+    )
+
+    def topic_of(self) -> str:
+        """The declared topic, else the type's (``BUILTIN_TOPICS``)."""
+        default = {"date": "schedule", "time": "schedule", "person": "assignment", "integer": "quantity"}
+        return self.topic or default.get(self.type, "detail")
 
 
 class EntityKindSpec(_Strict):
@@ -122,6 +141,20 @@ class EntitySpec(_Strict):
         max_length=MAX_SETTINGS,
         description="fixed attribute values (the first value of a mutable one): key -> value; a person "
         "attribute takes a cast id, a date an ISO date inside the theme's span",
+    )
+
+
+class ContactSpec(_Strict):
+    """Someone outside the cast who writes to it (a supplier, an owner, an agency): an email
+    sender about the topics they deal with. Contacts have no face and no voice."""
+
+    id: str = Field(pattern=ID, max_length=MAX_NAME, description="contact id")
+    name: str = Field(min_length=1, max_length=MAX_NAME, description="their name as an email shows it")
+    role: str = Field(
+        min_length=1, max_length=MAX_NAME, description="what they are to the cast: 'supplier', 'owner'"
+    )
+    topics: list[Name] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="topics they write about; empty: any"
     )
 
 
@@ -180,6 +213,16 @@ class ToolSpec(_Strict):
     name: str = Field(pattern=ID, max_length=MAX_NAME, description="tool (function) name")
     description: str = Field(min_length=1, description="what the tool does, as its schema says")
     arguments: list[ToolArgSpec] = Field(min_length=1, max_length=MAX_SETTINGS, description="its arguments")
+    reflexive: bool = Field(
+        default=False, description="a call may name one person in two arguments (a note to oneself)"
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_default(self, handler: Any) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not self.reflexive:  # the schema an agent sees stays as it was
+            out.pop("reflexive", None)
+        return out
 
 
 class BindingSpec(_Strict):
@@ -230,6 +273,11 @@ class SmmSpec(_Strict):
         min_length=2,
         max_length=MAX_SETTINGS * 2,
         description="what the agent observes: chats, sheets, documents ...",
+    )
+    contacts: list[ContactSpec] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="people outside the cast who send emails (a supplier, an owner)",
     )
     entity_kinds: list[EntityKindSpec] = Field(
         min_length=1, max_length=MAX_SETTINGS, description="kinds of things in the world (projects, trips)"
@@ -295,6 +343,7 @@ class SmmSpec(_Strict):
             ("entity_kinds", [k.kind for k in self.entity_kinds]),
             ("entities", [e.id for e in self.entities]),
             ("tools", [t.name for t in self.tools]),
+            ("contacts", [c.id for c in self.contacts]),
         ):
             for i, x in enumerate(ids):
                 if x in ids[:i]:
@@ -380,6 +429,7 @@ class SmmSpec(_Strict):
                     )
         check_values(self, theme, by_kind)
         check_routes(self, by_kind)
+        check_topics(self, people)
         tools = {t.name: t for t in self.tools}
         for i, c in enumerate(self.calls):
             if c.tool not in tools:
@@ -396,6 +446,10 @@ class SmmSpec(_Strict):
             missing = [a.name for a in tools[c.tool].arguments if a.required and a.name not in c.arguments]
             if missing:
                 raise ValueError(f"smm.calls.{i}.arguments: required arguments {missing} are not bound")
+
+    def topics(self) -> dict[str, str]:
+        """topic -> where a fact of it comes from (a path in the theme), for every topic in use."""
+        return topics_in_use(self)
 
     def route(self, entity: str, key: str) -> ConflictRouteSpec | None:
         return next((r for r in self.conflicts if r.entity == entity and r.key == key), None)

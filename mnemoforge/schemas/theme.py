@@ -22,6 +22,7 @@ from mnemoforge.schemas.build_settings import (
     TextSpec,
     drop_defaults,
 )
+from mnemoforge.schemas.calendar import AvailabilitySpec, CalendarSpec
 from mnemoforge.schemas.icm_rules import Day, LineBank, WhoSpec
 from mnemoforge.schemas.limits import (
     MAX_ALIASES,
@@ -191,6 +192,9 @@ class PersonSpec(Strict):
         default_factory=dict,
         max_length=MAX_ITEMS,
         description="choices by kind, e.g. {drink: black coffee}, made at events",
+    )
+    availability: AvailabilitySpec | None = Field(
+        default=None, description="when they can take part: days, hours, stretches away"
     )
 
 
@@ -438,6 +442,9 @@ class Theme(Strict):
     objects: list[ObjectSpec] = Field(
         default_factory=list, max_length=MAX_ITEMS, description="things people own and bring along"
     )
+    calendar: CalendarSpec | None = Field(
+        default=None, description="country/region holidays, weekend, seasons and daylight (docs/calendar.md)"
+    )
     activities: list[ActivitySpec] = Field(
         default_factory=list,
         max_length=MAX_ITEMS,
@@ -461,7 +468,7 @@ class Theme(Strict):
 
     @model_serializer(mode="wrap")
     def _drop_prices_default(self, handler: Any) -> dict[str, Any]:
-        return drop_defaults(self, handler(self), ("prices",))
+        return drop_defaults(self, handler(self), ("prices", "calendar"))
 
     @model_validator(mode="before")
     @classmethod

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mnemoforge.dates import weekday_name
+from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.grammar import with_article
 from mnemoforge.generators.icm.dialogue import Dialogue, estimate_seconds
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
@@ -32,9 +33,11 @@ TAIL_S = 0.3  # silence kept after the last line of a shot
 SPEECH_DURATIONS = (4, 6, 8)  # a shot whose speech no theme duration holds lengthens to one of these
 
 
-def plan_album(theme: Theme, world: World) -> tuple[list[Clip], list[Observation]]:
+def plan_album(
+    theme: Theme, world: World, lines_ok: LineFilter | None = None
+) -> tuple[list[Clip], list[Observation]]:
     clips = [_calibration_clip(world)]
-    talk = Dialogue(theme)  # one per album: it counts every line text handed out
+    talk = Dialogue(theme, lines_ok or LineFilter(world))  # one per album: it counts every line text
     clips += [_event_clip(theme, world, ev, i + 1, talk) for i, ev in enumerate(world.events)]
     obs: list[Observation] = []
     for clip in clips:
@@ -64,7 +67,7 @@ def _calibration_clip(world: World) -> Clip:
                 place=world.places[0].id,
                 time_of_day="morning",
                 day_of_week=weekday_name(start),
-                season=season_of(start.date()),
+                season=season_of(world.calendar, start.date()),
                 occasion="calibration",
                 weather="clear",
                 visible=[p.id],
@@ -85,7 +88,7 @@ def _calibration_clip(world: World) -> Clip:
         event=None,
         start=start,
         day_of_week=weekday_name(start),
-        season=season_of(start.date()),
+        season=season_of(world.calendar, start.date()),
         occasion="calibration",
         calibration=True,
         shots=shots,
@@ -116,9 +119,9 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
         others = [q for q in ev.participants if q != speaker]
         # the place's name is said beside nobody's: a line naming a person at a place tells a text
         # search who goes where (a bank with only {other} wordings still names one, as a last resort)
-        got = talk.pick(act, "place", {"place": place.name}, rng, required=True)
+        got = talk.pick(act, "place", {"place": place.name}, rng, required=True, speaker=speaker)
         slots = {"place": place.name} | ({"other": world.person(rng.choice(others)).name} if others else {})
-        got = got or talk.pick(act, "place", slots, rng, required=True)
+        got = got or talk.pick(act, "place", slots, rng, required=True, speaker=speaker)
         if got:
             tpl, text = got
             names = [q for q in others if "{other}" in tpl and world.person(q).name == slots.get("other")][:1]
@@ -128,7 +131,7 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
             others = [q for q in ev.participants if q != f.subject]
             other = rng.choice(others) if others else None
             slots = {"value": str(f.value)} | ({"other": world.person(other).name} if other else {})
-            got = talk.pick(act, "choice", slots, rng, key=f.object, required=True)
+            got = talk.pick(act, "choice", slots, rng, key=f.object, required=True, speaker=f.subject)
             if got:
                 names = [other] if other and "{other}" in got[0] else []
                 lines.append((f.subject, got[1], names, [f.id]))
@@ -140,7 +143,9 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
         if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < rate):
             i = rng.randrange(len(person.habits))
             speaker = rng.choice(others)
-            got = talk.pick(act, "habit", {"name": person.name, "habit": person.habits[i]}, rng)
+            got = talk.pick(
+                act, "habit", {"name": person.name, "habit": person.habits[i]}, rng, speaker=speaker
+            )
             if got:
                 talk.mentioned[f"f_habit_{pid}"] += 1
                 lines.append((speaker, got[1], [pid], [f"f_habit_{pid}_{i}"]))
@@ -152,7 +157,7 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
                 other = rng.choice(others) if others else None
                 slots = {"name": world.person(r.b).name, "relation": r.a_calls_b}
                 slots |= {"other": world.person(other).name} if other else {}
-                got = talk.pick(act, "relation", slots, rng)
+                got = talk.pick(act, "relation", slots, rng, speaker=r.a)
                 if got:
                     talk.mentioned[fid] += 1
                     names = [r.b] + ([other] if other and "{other}" in got[0] else [])
@@ -170,10 +175,10 @@ def _statements(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng:
             continue
         if f.kind == "promised":
             slots = {"object": world.object(f.object).name, "noun": nouns[str(f.value)]}
-            got = talk.pick(act, "promise", slots, rng, required=True)
+            got = talk.pick(act, "promise", slots, rng, required=True, speaker=f.subject)
         else:
             slots = {"noun": nouns[f.object], "place": world.place(str(f.value)).name}
-            got = talk.pick(act, "plan", slots, rng, required=True)
+            got = talk.pick(act, "plan", slots, rng, required=True, speaker=f.subject)
         if got:
             out.append((f.subject, got[1], [], [f.id]))
     return out
@@ -206,7 +211,7 @@ def _small_talk(
     brought = [o for o in ev.objects if world.object(o).owner not in (other, None)]
     if brought:
         slots["object"] = world.object(brought[0]).name
-    got = talk.pick(act, "small_talk", slots, rng)
+    got = talk.pick(act, "small_talk", slots, rng, speaker=speaker, self_intro=True)
     if got is None:
         return None
     return (speaker, got[1], [other] if other and "{other}" in got[0] else [], [])
@@ -308,7 +313,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
         event=ev.id,
         start=ev.start,
         day_of_week=weekday_name(ev.start),
-        season=season_of(ev.start.date()),
+        season=season_of(world.calendar, ev.start.date()),
         occasion=ev.occasion,
         shots=shots,
     )

@@ -8,6 +8,7 @@ from collections import Counter
 from functools import cache
 
 from mnemoforge import yaml_io
+from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.schemas.icm_rules import LineBank, template_slots
 from mnemoforge.schemas.theme import ActivitySpec, Theme
 from mnemoforge.theme_io import ASSETS
@@ -37,7 +38,8 @@ def generic_lines() -> tuple[LineBank, tuple[str, ...]]:
 class Dialogue:
     """Picks line wordings for one album, counting every text it hands out."""
 
-    def __init__(self, theme: Theme) -> None:
+    def __init__(self, theme: Theme, lines_ok: LineFilter | None = None) -> None:
+        self.lines_ok = lines_ok  # coherence rules of a line and its speaker (counted rejections)
         self.max_repeats = theme.album.max_line_repeats
         self.density = theme.album.talk_density  # scales how often habits and relations are mentioned
         self.used: Counter[str] = Counter()
@@ -63,18 +65,24 @@ class Dialogue:
         *,
         key: str | None = None,
         required: bool = False,
+        speaker: str | None = None,
+        self_intro: bool = False,
     ) -> tuple[str, str] | None:
         """A (template, text) whose slots are all filled and whose text is under the repeat cap.
 
         A template needing a slot not in ``slots`` (no object brought, nobody else there) is
         skipped, never filled with a stand-in. ``required`` lines (they carry facts) fall back to
-        the least-used wording when every one is at the cap; others are dropped (``None``).
+        the least-used wording when every one is at the cap; others are dropped (``None``). With a
+        ``speaker`` and the album's line filter, a wording breaking a coherence rule is never picked
+        (``self_intro``: the slot ``name`` is the speaker's own, as in small talk).
         """
         options = []
         for tpl in self.templates(act, function, key):
             need = template_slots(tpl)
             if need <= set(slots):
                 options.append((tpl, tpl.format(**{k: slots[k] for k in need})))
+        if self.lines_ok is not None and speaker is not None:  # never a line naming its own speaker...
+            options = [o for o in options if self.lines_ok.ok(speaker, o[1], self_intro=self_intro)]
         if not options:
             return None
         rng.shuffle(options)

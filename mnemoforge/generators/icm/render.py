@@ -61,7 +61,7 @@ def scene_request(theme: Theme, world: World, shot: Shot, take: int = 0) -> Scen
     props = tuple(
         PropPlacement(
             world.object(o).name,
-            world.object(o).color,
+            world.value_at(o, "colour", shot.start) or world.object(o).color,  # the colour timeline
             world.object(o).label,
             shot.visible.index(shot.holders[o]) if shot.holders.get(o) in shot.visible else None,
             shapes.get(o),

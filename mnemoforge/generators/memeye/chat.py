@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mnemoforge.generators.memeye.vocab import visual_word_problems, vocab_for
+from mnemoforge.generators.short_names import short_name
 from mnemoforge.schemas.packs import MemEyePack, load_pack
 from mnemoforge.schemas.theme import Theme
 
@@ -44,9 +45,10 @@ def _composed_chat(theme: Theme, title: str, place: str | None) -> tuple[Pair, .
             out.append((f"My {_esc(r.a_calls_b)} asked about {{s}}.", "Nice that they follow along."))
     for p in theme.cast:
         if p.id != user:
-            out.append((f"{_esc(p.name.split()[0])} came by {{s}} earlier.", "Good to have company."))
-    for o in theme.objects:
-        out.append((f"I keep the {_esc(o.name)} close by these days.", "Handy to have it around."))
+            out.append((f"{_esc(short_name(p))} came by {{s}} earlier.", "Good to have company."))
+    for o in theme.objects:  # only what is the user's own (or nobody's): the theme gives the rest away
+        if o.owner in (None, user):
+            out.append((f"I keep the {_esc(o.name)} close by these days.", "Handy to have it around."))
     return tuple(out)
 
 
@@ -69,8 +71,7 @@ def chat_banks(theme: Theme) -> ChatBanks:
         share[sc.id] = (
             tuple(kp.share)
             if kp and kp.share
-            else tuple(x for x in composed if not visual_word_problems(v, x))
-            or composed[:1]
+            else tuple(x for x in composed if not visual_word_problems(v, x)) or composed[:1]
         )
         if kp and kp.chat:
             chat[sc.id] = tuple(kp.chat)

@@ -47,6 +47,7 @@ def visual_word_problems(theme: Theme) -> list[str]:
 
 def review(theme: Theme) -> Review:
     def stages(r: Review) -> None:
+        from mnemoforge.generators.coherence import observation_problems, world_problems
         from mnemoforge.generators.memeye import captions, questions, render, sessions, world
 
         spec = theme.memeye
@@ -62,7 +63,11 @@ def review(theme: Theme) -> Review:
         if r.problems:
             return
         w = world.plan_world(theme, theme.seed)
+        r.problems += [f"world: {p}" for p in world_problems(w, theme)]
+        if r.problems:
+            return
         obs = sessions.plan_sessions(theme, w)
+        r.problems += [f"world: {p}" for p in observation_problems(w, obs)]
         captions.dense_captions(w, obs)
         from mnemoforge.backends.image.visual_scene import render_scene
 

@@ -108,11 +108,12 @@ class KindVocab:
     holds: tuple[str, ...] = ()
 
     def where(self, scene: str) -> str:
-        return f"{self.prep} {scene}"
+        return f"{self.prep} {scene}" if scene else ""
 
     def question(self, key: str, scene: str, when: str = "", other: str | None = None) -> str:
         """The question about ``key`` of one scene (or of ``scene`` and ``other``, answered in that
-        order), present tense; ``when`` is '' or ' now' etc."""
+        order), present tense; ``when`` is '' or ' now' etc.; ``scene`` '' asks about a shared
+        object wherever it is seen."""
         w = self.where(scene)
         if other is not None:
             scene, w, when = f"{scene} and {other}", f"{w} and {self.where(other)}", f"{when}, respectively"
@@ -129,7 +130,8 @@ class KindVocab:
             "{w}{t}?",
             "presence": f"What is {self.person} holding {{w}}{{t}}?",
         }
-        return forms[key].format(s=scene, w=w, t=when)
+        text = forms[key].format(s=scene, w=w, t=when)
+        return re.sub(r"\s+([?,])", r"\1", " ".join(text.split()))
 
 
 # neutral background tints (never asked, never a COLOURS value): wall, tablecloth, header, facade

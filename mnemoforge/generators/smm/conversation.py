@@ -17,6 +17,8 @@ import random
 from dataclasses import dataclass, field
 
 from mnemoforge.dates import weekday_name
+from mnemoforge.generators.coherence_text import LineFilter
+from mnemoforge.generators.declared import world_calendar
 from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.world import WORK_END, WORK_START, days
 from mnemoforge.rng import derive_rng
@@ -24,6 +26,7 @@ from mnemoforge.schemas.smm import CONVERSATIONAL, SourceSpec
 from mnemoforge.schemas.theme import Theme
 
 ASSISTANT = "Assistant"
+RETRIES = 4  # other wordings tried for a line that breaks a coherence rule, before it is left out
 
 FOLLOW_UP = [  # the lead-ins and checks evidence scaffolds use, here around no fact at all
     "Quick one about {entity}. Can we sync tomorrow?",
@@ -71,7 +74,13 @@ def _fill(
 
 
 def _session(
-    theme: Theme, src: SourceSpec, rng: random.Random, at: dt.datetime, entities: list[str], bk: SmmBanks
+    theme: Theme,
+    src: SourceSpec,
+    rng: random.Random,
+    at: dt.datetime,
+    entities: list[str],
+    bk: SmmBanks,
+    lines_ok: LineFilter | None = None,
 ) -> list[Turn]:
     names = {p.id: p.name for p in theme.cast}
     roles = {p.id: p.role for p in theme.cast}
@@ -105,7 +114,12 @@ def _session(
                 who = rng.choice([p for p in people if p != last])
             last = who
             line = _fill(rng.choice(pool), rng, src, entities, roles[who], at, bk.default_topic)
-            lines.append((names[who], line))
+            tries = RETRIES
+            while lines_ok is not None and not lines_ok.ok(who, line) and tries:  # another wording
+                line = _fill(rng.choice(pool), rng, src, entities, roles[who], at, bk.default_topic)
+                tries -= 1
+            if lines_ok is None or tries or lines_ok.ok(who, line, count=False):
+                lines.append((names[who], line))
     out, t = [], at
     for speaker, text in lines:
         out.append(Turn(src.id, t, speaker, text))
@@ -120,8 +134,10 @@ def filler_titles(bk: SmmBanks, src: SourceSpec) -> tuple[str, ...]:
     return bk.filler_titles.get(src.kind) or (src.title,)
 
 
-def background(theme: Theme, seed: int) -> list[Turn]:
-    """Background rounds of every source over the timeline (seeded; no facts expressed)."""
+def background(theme: Theme, seed: int, lines_ok: LineFilter | None = None) -> list[Turn]:
+    """Background rounds of every source over the timeline (seeded; no facts expressed); with
+    ``lines_ok``, a line breaking a coherence rule (its speaker named in it...) is worded anew or
+    left out, and counted."""
     assert theme.smm is not None
     s = theme.smm
     entities = [e.name for e in s.entities]
@@ -129,18 +145,21 @@ def background(theme: Theme, seed: int) -> list[Turn]:
     total = s.rounds_per_day * days(theme)
     weight = sum(src.activity for src in s.sources)
     out: list[Turn] = []
+    cal = world_calendar(theme)
+    if not any(cal.is_working_day(theme.start + dt.timedelta(days=d)) for d in range(days(theme))):
+        return out  # no working day in the span: nobody posts
     for src in s.sources:
         rng = derive_rng(seed, "smm", "background", src.id)
         budget = int(total * src.activity / weight)
         n = 0
         while n < budget:
             day = theme.start + dt.timedelta(days=rng.randrange(days(theme)))
-            if day.weekday() >= 5:
+            if not cal.is_working_day(day):  # the theme's calendar: no weekend, no holiday
                 continue
             minute = rng.randint(WORK_START, WORK_END - 45)
             at = dt.datetime.combine(day, dt.time(minute // 60, minute % 60))
             if src.kind in CONVERSATIONAL:
-                turns = _session(theme, src, rng, at, entities, bk)
+                turns = _session(theme, src, rng, at, entities, bk, lines_ok)
             elif src.kind in FILLER_KINDS:
                 title = rng.choice(filler_titles(bk, src))
                 turns = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mnemoforge.generators.short_names import short_name
 from mnemoforge.schemas.packs import SmmPack, load_pack
 from mnemoforge.schemas.theme import Theme
 
@@ -55,7 +56,7 @@ def theme_talk(theme: Theme) -> tuple[str, ...]:
     """Small talk about the theme's own places, objects and relations (used with or without a pack)."""
     out = [f"Anyone at {_esc(p.name)} today?" for p in theme.places]
     out += [f"Has anyone seen the {_esc(o.name)}?" for o in theme.objects]
-    first = {p.id: _esc(p.name.split()[0]) for p in theme.cast}
+    first = {p.id: _esc(short_name(p)) for p in theme.cast}
     out += [f"{first[r.a]}, say hello to {first[r.b]} for us." for r in theme.relations]
     return tuple(out)
 
