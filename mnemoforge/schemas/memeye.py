@@ -112,6 +112,11 @@ class ColourDraw(_Strict):
         max_length=MAX_NAME,
         description='the coloured part as questions say it: "the dog\'s collar"',
     )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 class CountDraw(_Strict):
@@ -122,11 +127,6 @@ class CountDraw(_Strict):
         min_length=1,
         max_length=MAX_NAME,
         description="plural, as questions say it: 'gauze boxes on the shelf'",
-    )
-    per_scene: bool = Field(
-        default=False,
-        description="each scene has its own (one per place); default: one object seen in every scene "
-        "of the scenario, holding one value at a time",
     )
     colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$", description="their colour")
     per_scene: bool = Field(
@@ -154,6 +154,11 @@ class LabelDraw(_Strict):
         max_length=MAX_NAME,
         description="the text as questions say it: 'the number on the gate sign'",
     )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 class TableDraw(_Strict):
@@ -164,11 +169,6 @@ class TableDraw(_Strict):
         min_length=1,
         max_length=MAX_NAME,
         description="the table as questions say it: 'the counter top'",
-    )
-    per_scene: bool = Field(
-        default=False,
-        description="each scene has its own (one per place); default: one object seen in every scene "
-        "of the scenario, holding one value at a time",
     )
     items: list[Name] = Field(min_length=4, max_length=4, description="the four objects on it")
     per_scene: bool = Field(
