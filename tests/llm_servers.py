@@ -104,6 +104,9 @@ class LLMServer:
         self.queue: deque[Reply] = deque()
         # optional per-request script: return a Reply for this request, or None for the usual one
         self.reply_for: Callable[[Recorded], Reply | None] | None = None
+        # GET routes (path -> JSON body), e.g. llama.cpp's /props; every GET path is logged
+        self.gets: dict[str, Any] = {}
+        self.get_paths: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -159,6 +162,12 @@ def _handler(server: LLMServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
+            path = urlsplit(self.path).path
+            with server.lock:
+                server.get_paths.append(path)
+            if path in server.gets:
+                self._send(Reply(200, server.gets[path]))
+                return
             self._send(Reply(404, error_body(server.flavor, 404, "not found")))
 
         def do_POST(self) -> None:
