@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -219,3 +220,19 @@ def _handler(server: LLMServer) -> type[BaseHTTPRequestHandler]:
                 pass  # the client timed out and hung up: expected in timeout tests
 
     return Handler
+
+
+def model_spec(tmp_path: Path, srv: LLMServer, **extra: object) -> Path:
+    """A model SPEC file (``mnemoforge evaluate --model``) for this server, plus ``extra`` fields."""
+    import yaml
+
+    path = tmp_path / f"model-{len(list(tmp_path.glob('model-*')))}.yaml"
+    block = {
+        "provider": "openai",
+        "model": "loop",
+        "base_url": srv.base_url,
+        "api_key_env": None,
+        "max_retries": 0,
+    }
+    path.write_text(yaml.safe_dump({"name": "loop", "text": {"backend": block}, **extra}))
+    return path

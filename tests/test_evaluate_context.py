@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import json
 from importlib.util import find_spec
-from pathlib import Path
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from mnemoforge.cli import app
@@ -17,24 +15,12 @@ from mnemoforge.evaluation import context
 from mnemoforge.evaluation.runner import evaluate
 
 from .llm_servers import LLMServer
+from .llm_servers import model_spec as spec
 
 # found, not imported: importing openai costs ~1 CPU-s at collection on every worker
 pytestmark = pytest.mark.skipif(find_spec("openai") is None, reason="needs the openai package")
 
 CTX = 4096  # an 8k-class small model: an smm release's history (tens of thousands of characters) overflows
-
-
-def spec(tmp_path: Path, srv: LLMServer, **extra: object) -> Path:
-    path = tmp_path / "model.yaml"
-    block = {
-        "provider": "openai",
-        "model": "loop",
-        "base_url": srv.base_url,
-        "api_key_env": None,
-        "max_retries": 0,
-    }
-    path.write_text(yaml.safe_dump({"name": "loop", "text": {"backend": block}, **extra}))
-    return path
 
 
 def _prompt_chars(srv: LLMServer) -> list[int]:

@@ -163,7 +163,8 @@ def test_m3_agent_runs_with_no_manual_step(checkout: Path, peer_release: Path) -
     for model in API_MODELS:  # the checkout's blank template completed, its own fields kept, no key
         assert config[model] == {"base_url": "", "api_key": "", "azure_endpoint": "", "api_version": ""}
     meta = json.loads((checkout / MARKER).read_text())
-    assert meta["api_config"] == "completed" and "warning" not in meta
+    assert meta["api_config"] == {"path": "configs/api_config.json", "complete": True, "filled": False}
+    assert "warning" not in meta
     assert "configs/api_config.json" not in meta["files"]  # the user's to fill: never removed
     assert {f"data/memory_graphs/{name}", "data/results", "logs"} <= set(meta["folders"])
 
@@ -181,7 +182,7 @@ def test_an_empty_folder_export_gets_the_template_and_folders(peer_release: Path
     (out / "configs/api_config.json").write_text(json.dumps(config))
     export_release(peer_release, "m3bench", out)
     assert json.loads((out / "configs/api_config.json").read_text()) == config
-    assert json.loads((out / MARKER).read_text())["api_config"] == "kept"
+    assert json.loads((out / MARKER).read_text())["api_config"]["filled"] is True
 
 
 def test_a_filled_config_missing_fields_is_kept_with_one_warning(peer_release: Path, tmp_path: Path) -> None:
@@ -192,3 +193,4 @@ def test_a_filled_config_missing_fields_is_kept_with_one_warning(peer_release: P
     export_release(peer_release, "m3bench", root, warn=warnings.append)
     assert json.loads((root / "configs/api_config.json").read_text()) == mine  # never rewritten
     assert len(warnings) == 1 and "azure_endpoint" in warnings[0] and "api_config.json" in warnings[0]
+    assert json.loads((root / MARKER).read_text())["api_config"]["complete"] is False

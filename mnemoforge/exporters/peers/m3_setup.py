@@ -81,22 +81,25 @@ def template(existing: dict | None = None) -> dict:
     return out
 
 
-def write_api_config(out: Path) -> tuple[str, str | None]:
-    """Write or keep ``configs/api_config.json``; returns ``(what happened, warning or None)``."""
+def write_api_config(out: Path) -> tuple[dict, str | None]:
+    """Write, complete or keep ``configs/api_config.json``; returns what the marker records of it
+    (its path, whether it has every field M3-Agent reads, whether a value is filled in: the same
+    on a re-export) and a warning or None."""
     path = out / API_CONFIG
     existing = None
     if path.is_file():
         try:
             existing = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as e:
-            return "kept", f"{path}: not JSON ({e}); M3-Agent's control.py cannot read it"
+            existing = e
         if not isinstance(existing, dict):
-            return "kept", f"{path}: not a JSON object; M3-Agent's control.py cannot read it"
+            note = {"path": API_CONFIG, "complete": False, "filled": None}
+            return note, f"{path}: not a JSON object; M3-Agent's control.py cannot read it"
         lacking = missing_fields(existing)
+        if lacking and _filled(existing):
+            note = {"path": API_CONFIG, "complete": False, "filled": True}
+            return note, f"{path}: lacks {', '.join(lacking)}, which M3-Agent's code reads; add them"
         if not lacking:
-            return "kept", None
-        if _filled(existing):
-            return "kept", f"{path}: lacks {', '.join(lacking)}, which M3-Agent's code reads; add them"
-    text = json.dumps(template(existing), indent=4) + "\n"
-    readable(write_text(path, text))
-    return ("completed" if existing is not None else "written"), None
+            return {"path": API_CONFIG, "complete": True, "filled": _filled(existing)}, None
+    readable(write_text(path, json.dumps(template(existing), indent=4) + "\n"))
+    return {"path": API_CONFIG, "complete": True, "filled": False}, None
