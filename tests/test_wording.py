@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mnemoforge.english.check import broken_patterns
 from mnemoforge.generators.icm import forms as icm_forms
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.questions import _candidates as icm_candidates
@@ -21,7 +22,6 @@ from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, sol
 from mnemoforge.generators.realise import FORMS, Slots, fill
 from mnemoforge.generators.smm import questions as smm_q
 from mnemoforge.generators.smm import world as smm_world
-from mnemoforge.generators.wording import broken_patterns
 from mnemoforge.schemas.world import World
 from mnemoforge.theme_io import THEMES_DIR, load_theme
 

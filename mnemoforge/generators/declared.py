@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mnemoforge.generators.names import parts
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Entity, Event, Fact, Person, Place, Relation, World, WorldObject
 
 
 def cast_people(theme: Theme) -> list[Person]:
-    """The cast as World people, in theme order."""
-    return [
-        Person(**p.model_dump(exclude={"appearance", "voice"}), appearance=p.appearance, voice=p.voice)
-        for p in theme.cast
-    ]
+    """The cast as World people, in theme order, with their name parts resolved (``names.parts``)."""
+    out = []
+    for p in theme.cast:
+        n = parts(p)
+        fields = p.model_dump(exclude={"appearance", "voice", "given", "family", "title"})
+        out.append(Person(**fields, given=n.given, family=n.family, title=n.title, appearance=p.appearance,
+                          voice=p.voice))  # fmt: skip
+    return out
 
 
 def declared_records(theme: Theme) -> tuple[list[Relation], list[Place], list[WorldObject]]:

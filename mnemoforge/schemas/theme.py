@@ -122,9 +122,23 @@ class VoiceSpec(Strict):
 
 
 class PersonSpec(Strict):
+    """A cast member. Name parts (``given``, ``family``, ``title``) may be given; those left out are
+    read from ``name`` (``generators/names.py``), and ``name`` left out is composed from them."""
+
     id: str = Field(pattern=ID_RE)
-    name: str = Field(min_length=1)
-    aliases: list[str] = Field(default_factory=list)
+    name: str = Field(min_length=1, description="display name (default: title, given and family name)")
+    given: str | None = Field(default=None, min_length=1, description="given name (default: from name)")
+    family: str | None = Field(default=None, min_length=1, description="family name (default: from name)")
+    title: str | None = Field(default=None, min_length=1, description="e.g. 'Dr.' (default: from name)")
+    name_order: Literal["given_first", "family_first"] = Field(
+        default="given_first", description="family_first: the family name is written first (王芳)"
+    )
+    aliases: list[str] = Field(default_factory=list, description="what friends call them, first one used")
+    spoken: str | None = Field(
+        default=None,
+        min_length=1,
+        description="the name in Latin letters as an English voice should say it (default: anyascii)",
+    )
     role: str
     gender: Literal["female", "male", "nonbinary"]
     age: int = Field(ge=18, le=100)
@@ -134,12 +148,49 @@ class PersonSpec(Strict):
     habits: list[str] = Field(default_factory=list)
     preferences: dict[str, str] = Field(default_factory=dict)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _compose_name(cls, data: Any) -> Any:
+        """``name`` left out: composed from the parts given."""
+        if isinstance(data, dict) and not data.get("name") and (data.get("given") or data.get("family")):
+            from mnemoforge.generators.names import compose
+
+            order = data.get("name_order") or "given_first"
+            parts = (str(data.get(k) or "") for k in ("given", "family", "title"))
+            data = {**data, "name": compose(*parts, order=order)}
+        return data
+
+    @model_validator(mode="after")
+    def _name_parts(self) -> PersonSpec:
+        from mnemoforge.generators.names import parts, scripts, split_name
+
+        try:
+            n = parts(self)
+        except ValueError as e:
+            raise ValueError(f"name: {e}") from None
+        if not (n.given or n.family):
+            raise ValueError(f"name: {self.name!r} has no given or family name, only a title")
+        for key in ("given", "family", "title"):
+            value = getattr(self, key)
+            if value is not None and value not in self.name:
+                raise ValueError(f"{key}: {value!r} is not part of name {self.name!r}")
+        if self.spoken is not None:
+            if scripts(self.spoken) - {"LATIN"}:
+                raise ValueError(f"spoken: {self.spoken!r} must be in Latin letters (a voice reads it)")
+            split_name(self.spoken, self.name_order)
+        return self
+
 
 class RelationSpec(Strict):
     a: str
     b: str
     kind: str = Field(min_length=1, description="e.g. spouse, sibling, friend, colleague, parent")
     a_calls_b: str | None = Field(default=None, description="how a refers to b, e.g. 'my sister'")
+    address: Literal["formal", "colleague", "friend"] | None = Field(
+        default=None,
+        description="the register the two address each other in (default: from the kind, "
+        "assets/lexicon/names.yaml)",
+    )
 
     @model_validator(mode="after")
     def _two_people(self) -> RelationSpec:

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mnemoforge.dates import weekday_name
-from mnemoforge.generators.grammar import with_article
-from mnemoforge.generators.icm.dialogue import Dialogue, estimate_seconds
+from mnemoforge.english.words import with_article
+from mnemoforge.generators.icm.dialogue import Dialogue, line_seconds
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.shot_record import ShotChoice, shot_record
 from mnemoforge.generators.icm.world import season_of
+from mnemoforge.generators.names import addressed, form
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.observations import Channel, Expression, Observation
@@ -46,12 +48,8 @@ def _calibration_clip(world: World) -> Clip:
     shots = []
     t = start
     for i, p in enumerate(world.people):
-        line = DialogueLine(
-            id=f"c0000_s{i:02d}_l0",
-            speaker=p.id,
-            text=f"Hi, I'm {p.name}. I'm {with_article(p.role)}, nice to meet you.",
-            names_said=[p.id],
-        )
+        line = DialogueLine(id=f"c0000_s{i:02d}_l0", speaker=p.id, text=calibration_text(world, p.id),
+                            names_said=[p.id])  # fmt: skip
         duration = 6 if speech_need(world, [(p.id, line.text, [], [])]) <= 6 else 8
         shots.append(
             Shot(
@@ -91,6 +89,14 @@ def _calibration_clip(world: World) -> Clip:
     )
 
 
+def calibration_text(world: World, pid: str) -> str:
+    """A person's calibration line: their full name and role, or only the name where the whole
+    line would not fit the longest shot (``theme check`` refuses a name too long even alone)."""
+    p = world.person(pid)
+    text = f"Hi, I'm {p.name}. I'm {with_article(p.role)}, nice to meet you."
+    return text if _fits(world, pid)(text) else f"Hi, I'm {p.name}."
+
+
 Line = tuple[str, str, list[str], list[str]]  # speaker, text, names said, facts
 
 
@@ -115,19 +121,22 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
         others = [q for q in ev.participants if q != speaker]
         # the place's name is said beside nobody's: a line naming a person at a place tells a text
         # search who goes where (a bank with only {other} wordings still names one, as a last resort)
-        got = talk.pick(act, "place", {"place": place.name}, rng, required=True)
-        slots = {"place": place.name} | ({"other": world.person(rng.choice(others)).name} if others else {})
-        got = got or talk.pick(act, "place", slots, rng, required=True)
+        fits = _fits(world, speaker)
+        got = talk.pick(act, "place", {"place": place.name}, rng, required=True, fits=fits)
+        addressee = rng.choice(others) if others else None
+        slots = {"place": place.name} | ({"other": addressed(world, speaker, addressee)} if addressee else {})
+        got = got or talk.pick(act, "place", slots, rng, required=True, fits=fits)
         if got:
             tpl, text = got
-            names = [q for q in others if "{other}" in tpl and world.person(q).name == slots.get("other")][:1]
+            names = [addressee] if addressee and "{other}" in tpl and "other" in slots else []
             lines.append((speaker, text, names, [f"f_{ev.id}_place"]))
     for f in world.facts:
         if f.kind == "chose" and f.event == ev.id:
             others = [q for q in ev.participants if q != f.subject]
             other = rng.choice(others) if others else None
-            slots = {"value": str(f.value)} | ({"other": world.person(other).name} if other else {})
-            got = talk.pick(act, "choice", slots, rng, key=f.object, required=True)
+            slots = {"value": str(f.value)} | ({"other": addressed(world, f.subject, other)} if other else {})
+            fits = _fits(world, f.subject)
+            got = talk.pick(act, "choice", slots, rng, key=f.object, required=True, fits=fits)
             if got:
                 names = [other] if other and "{other}" in got[0] else []
                 lines.append((f.subject, got[1], names, [f.id]))
@@ -138,7 +147,8 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
         if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < HABIT_MENTION_RATE):
             i = rng.randrange(len(person.habits))
             speaker = rng.choice(others)
-            got = talk.pick(act, "habit", {"name": person.name, "habit": person.habits[i]}, rng)
+            slots = {"name": addressed(world, speaker, pid), "habit": person.habits[i]}
+            got = talk.pick(act, "habit", slots, rng, fits=_fits(world, speaker))
             if got:
                 talk.mentioned[f"f_habit_{pid}"] += 1
                 lines.append((speaker, got[1], [pid], [f"f_habit_{pid}_{i}"]))
@@ -148,9 +158,10 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
             if _mention(talk, fid, rng.random() < RELATION_MENTION_RATE):
                 others = [q for q in ev.participants if q not in (r.a, r.b)]
                 other = rng.choice(others) if others else None
-                slots = {"name": world.person(r.b).name, "relation": r.a_calls_b}
-                slots |= {"other": world.person(other).name} if other else {}
-                got = talk.pick(act, "relation", slots, rng)
+                # an introduction names the person in full (given and family name)
+                slots = {"name": form(world.person(r.b), "plain"), "relation": r.a_calls_b}
+                slots |= {"other": addressed(world, r.a, other)} if other else {}
+                got = talk.pick(act, "relation", slots, rng, fits=_fits(world, r.a))
                 if got:
                     talk.mentioned[fid] += 1
                     names = [r.b] + ([other] if other and "{other}" in got[0] else [])
@@ -168,10 +179,10 @@ def _statements(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng:
             continue
         if f.kind == "promised":
             slots = {"object": world.object(f.object).name, "noun": nouns[str(f.value)]}
-            got = talk.pick(act, "promise", slots, rng, required=True)
+            got = talk.pick(act, "promise", slots, rng, required=True, fits=_fits(world, f.subject))
         else:
             slots = {"noun": nouns[f.object], "place": world.place(str(f.value)).name}
-            got = talk.pick(act, "plan", slots, rng, required=True)
+            got = talk.pick(act, "plan", slots, rng, required=True, fits=_fits(world, f.subject))
         if got:
             out.append((f.subject, got[1], [], [f.id]))
     return out
@@ -185,8 +196,13 @@ def _mention(talk: Dialogue, key: str, drawn: bool) -> bool:
 
 def speech_need(world: World, lines: list[Line]) -> float:
     """Seconds a shot needs for ``lines`` (estimated speech, the renderer's lead-in and gaps)."""
-    est = sum(estimate_seconds(text, world.person(sp).voice.rate) for sp, text, *_ in lines)
+    est = sum(line_seconds(world, sp, text) for sp, text, *_ in lines)
     return LINE_START_S + est + LINE_GAP_S * max(0, len(lines) - 1) + TAIL_S
+
+
+def _fits(world: World, speaker: str) -> Callable[[str], bool]:
+    """Whether a line said by ``speaker`` fits the longest shot a line may lengthen to (alone)."""
+    return lambda text: speech_need(world, [(speaker, text, [], [])]) <= max(SPEECH_DURATIONS)
 
 
 def _small_talk(
@@ -198,13 +214,13 @@ def _small_talk(
     # establishing line, so the transcripts do not tell where people go)
     slots = {"name": world.person(speaker).name, "noun": act.noun}
     if other:
-        slots["other"] = world.person(other).name
+        slots["other"] = addressed(world, speaker, other)
     # an object is named only beside someone who did not bring it: a line pairing a person's name
     # with what they brought would answer the object items from text alone
     brought = [o for o in ev.objects if world.object(o).owner not in (other, None)]
     if brought:
         slots["object"] = world.object(brought[0]).name
-    got = talk.pick(act, "small_talk", slots, rng)
+    got = talk.pick(act, "small_talk", slots, rng, fits=_fits(world, speaker))
     if got is None:
         return None
     return (speaker, got[1], [other] if other and "{other}" in got[0] else [], [])

@@ -1,15 +1,25 @@
-"""Dialogue for the album: wordings drawn from line banks with typed slots, a cap on how often
-one line text recurs in a release, and a speech-length estimate used to size shots."""
+"""Dialogue for the album: wordings drawn from line banks with typed slots (filled through the
+English layer, ``mnemoforge/english``), a cap on how often one line text recurs in a release, and
+a speech-length estimate used to size shots.
+
+A wording is skipped when its speech cannot fit the longest shot (``fits``), and when it says how
+often something happens while a slot value says so too ("Every week {name} {habit}." with "digs a
+snow pit every morning")."""
 
 from __future__ import annotations
 
 import random
+import string
 from collections import Counter
+from collections.abc import Callable
 from functools import cache
 
 from mnemoforge import yaml_io
+from mnemoforge.english import fill, has_frequency
+from mnemoforge.generators.names import speech_text
 from mnemoforge.schemas.icm_rules import LineBank, template_slots
 from mnemoforge.schemas.theme import ActivitySpec, Theme
+from mnemoforge.schemas.world import World
 from mnemoforge.theme_io import ASSETS
 
 LINE_BANKS_FILE = ASSETS / "lexicon" / "line_banks.yaml"
@@ -23,6 +33,19 @@ EST_PER_CHAR = 12.0
 def estimate_seconds(text: str, rate: int) -> float:
     """A conservative estimate of how long ``text`` takes to say at ``rate`` words per minute."""
     return EST_LEAD_S + EST_PER_CHAR * len(text) / rate
+
+
+def line_seconds(world: World, speaker: str, text: str) -> float:
+    """The estimate for ``text`` as the speaker's voice is given it (names in their spoken forms,
+    other scripts transliterated: ``names.speech_text``)."""
+    return estimate_seconds(speech_text(text, world.people), world.person(speaker).voice.rate)
+
+
+def says_frequency_twice(template: str, slots: dict[str, str]) -> bool:
+    """The wording says how often (outside its slots) and a slot value it uses says so too."""
+    need = template_slots(template)
+    own = "".join(lit for lit, *_ in string.Formatter().parse(template))
+    return has_frequency(own) and any(has_frequency(slots[k]) for k in need if k in slots)
 
 
 @cache
@@ -62,18 +85,23 @@ class Dialogue:
         *,
         key: str | None = None,
         required: bool = False,
+        fits: Callable[[str], bool] | None = None,
     ) -> tuple[str, str] | None:
         """A (template, text) whose slots are all filled and whose text is under the repeat cap.
 
         A template needing a slot not in ``slots`` (no object brought, nobody else there) is
-        skipped, never filled with a stand-in. ``required`` lines (they carry facts) fall back to
-        the least-used wording when every one is at the cap; others are dropped (``None``).
+        skipped, never filled with a stand-in; so is one saying how often twice, and one whose text
+        ``fits`` refuses (too long to say in the longest shot). ``required`` lines (they carry
+        facts) fall back to the least-used wording when every one is at the cap; others are
+        dropped (``None``).
         """
         options = []
         for tpl in self.templates(act, function, key):
             need = template_slots(tpl)
-            if need <= set(slots):
-                options.append((tpl, tpl.format(**{k: slots[k] for k in need})))
+            if need <= set(slots) and not says_frequency_twice(tpl, slots):
+                options.append((tpl, fill(tpl, {k: slots[k] for k in need})))
+        if fits is not None:
+            options = [o for o in options if fits(o[1])]
         if not options:
             return None
         rng.shuffle(options)

@@ -3,16 +3,17 @@ is for smm): several wordings per template, picked per item from the seed and th
 arguments (never from its answer), so no template's wording dominates a release.
 
 A form may use the template's fields plus ``obj`` (him / her / them) and ``person_s`` (the
-possessive). Forms with a possessive are skipped when the person is named by a description
-("the man with short hair's" reads badly). A template without forms here (one added later)
-keeps its own text.
+possessive); forms are filled through the English layer (``english.fill``: ``{verb:base}`` after
+"did", articles and possessives with proper nouns). Forms with a possessive are skipped when the
+person is named by a description ("the man with short hair's" reads badly). A template without
+forms here (one added later) keeps its own text.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mnemoforge.generators.realise import possessive
+from mnemoforge.english import fill, possessive
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
 
@@ -121,9 +122,7 @@ def realise(
     slots["obj"] = OBJECT_PRONOUN.get(fields.get("subj", ""), "them")
     slots["person_s"] = possessive(fields["person"]) if fields.get("person") else ""
     if not usable:
-        out = text.format(**slots)
-        return template_id, out[0].upper() + out[1:]
+        return template_id, fill(text, slots)
     rng = derive_rng(seed, "icm", "form", template_id, content_hash(args))
     form_id, form = usable[rng.randrange(len(usable))]
-    out = form.format(**slots)
-    return form_id, out[0].upper() + out[1:]
+    return form_id, fill(form, slots)

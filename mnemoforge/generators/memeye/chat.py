@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mnemoforge.generators.memeye.vocab import visual_word_problems, vocab_for
+from mnemoforge.generators.names import addressed
 from mnemoforge.schemas.packs import MemEyePack, load_pack
 from mnemoforge.schemas.theme import Theme
 
@@ -44,7 +45,8 @@ def _composed_chat(theme: Theme, title: str, place: str | None) -> tuple[Pair, .
             out.append((f"My {_esc(r.a_calls_b)} asked about {{s}}.", "Nice that they follow along."))
     for p in theme.cast:
         if p.id != user:
-            out.append((f"{_esc(p.name.split()[0])} came by {{s}} earlier.", "Good to have company."))
+            name = _esc(addressed(theme, user, p.id))
+            out.append((f"{name} came by {{s}} earlier.", "Good to have company."))
     for o in theme.objects:
         out.append((f"I keep the {_esc(o.name)} close by these days.", "Handy to have it around."))
     return tuple(out)

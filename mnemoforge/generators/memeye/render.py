@@ -59,6 +59,7 @@ def scene_state(world: World, o: Observation, width: int, height: int) -> SceneS
         person_colours=tuple(sorted((person.get("colours") or {}).items())),
         person_holds=tuple(person.get("holds", ())),
         held=v.get("presence", ""),
+        person_name=person.get("name", ""),
     )
 
 

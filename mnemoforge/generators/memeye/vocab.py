@@ -108,7 +108,10 @@ class KindVocab:
     holds: tuple[str, ...] = ()
 
     def where(self, scene: str) -> str:
-        return f"{self.prep} {scene}"
+        from mnemoforge.english import fill
+
+        prep = self.prep.replace("{", "{{").replace("}", "}}")
+        return fill(prep + " {scene}", {"scene": scene}, capitalise=False)
 
     def question(self, key: str, scene: str, when: str = "", other: str | None = None) -> str:
         """The question about ``key`` of one scene (or of ``scene`` and ``other``, answered in that
@@ -129,7 +132,9 @@ class KindVocab:
             "{w}{t}?",
             "presence": f"What is {self.person} holding {{w}}{{t}}?",
         }
-        return forms[key].format(s=scene, w=w, t=when)
+        from mnemoforge.english import fill
+
+        return fill(forms[key], {"s": scene, "w": w, "t": when})
 
 
 # neutral background tints (never asked, never a COLOURS value): wall, tablecloth, header, facade

@@ -31,6 +31,7 @@ from mnemoforge.generators.memeye.vocab import (
     vocab_for,
     vocab_json,
 )
+from mnemoforge.generators.names import form
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.memeye import ChangeSpec, MemEyeSpec, ScenarioSpec
@@ -91,7 +92,7 @@ def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
     if theme is not None and d.get("person"):
         p = next(p for p in theme.cast if p.id == d["person"]["cast"])
         a = p.appearance
-        d["person"]["name"] = p.name.split()[0]
+        d["person"]["name"] = form(p, "colleague", among=theme.cast)  # the tag's name, never a bare title
         d["person"]["colours"] = {
             "skin": a.skin_tone,
             "hair": a.hair_color,

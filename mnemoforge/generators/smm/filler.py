@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mnemoforge.generators.names import addressed, form
 from mnemoforge.schemas.packs import SmmPack, load_pack
 from mnemoforge.schemas.theme import Theme
 
@@ -55,8 +56,10 @@ def theme_talk(theme: Theme) -> tuple[str, ...]:
     """Small talk about the theme's own places, objects and relations (used with or without a pack)."""
     out = [f"Anyone at {_esc(p.name)} today?" for p in theme.places]
     out += [f"Has anyone seen the {_esc(o.name)}?" for o in theme.objects]
-    first = {p.id: _esc(p.name.split()[0]) for p in theme.cast}
-    out += [f"{first[r.a]}, say hello to {first[r.b]} for us." for r in theme.relations]
+    # r.a is addressed by the group, r.b is named as r.a knows them (never a bare title)
+    for r in theme.relations:
+        a = _esc(form(theme.person(r.a), "colleague", among=theme.cast))
+        out.append(f"{a}, say hello to {_esc(addressed(theme, r.a, r.b))} for us.")
     return tuple(out)
 
 

@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemoforge.generators.grammar import fix_articles
+from mnemoforge.english.words import fix_articles
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.injection import Unit, answer_words
