@@ -20,7 +20,8 @@ _DET_DET = re.compile(r"\b(a|an|the|my)\s+(a|an|the|my)\b", re.I)
 _DET_POSSESSIVE = re.compile(r"\b(the|a|an|my|your|our)\s+[A-Z][\w-]*(\s+[A-Z][\w-]*)*'s?\b")
 _ROLE_VERB = re.compile(r"\bthe\s+\w+ed\s+(by|to|for|with)\s+of\b", re.I)
 # "did" + its subject (a name's capitalised words, or a pronoun) + a verb
-_DID = re.compile(r"\b[Dd]id\s+((?:[A-Z\u0080-\uffff][^\s?,.]*\s+){1,4}?|(?:he|she|they|you|we|I|it)\s+)([a-z]+)\b")
+_SUBJECT = r"(?:[A-Z\u0080-\uffff][^\s?,.]*\s+){1,4}?|(?:he|she|they|you|we|I|it)\s+"
+_DID = re.compile(rf"\b[Dd]id\s+({_SUBJECT})([a-z]+)\b")
 
 
 def broken_patterns(text: str, proper_names: Iterable[str] = ()) -> list[str]:
