@@ -48,14 +48,23 @@ class Variety:
         self.cap = cap
         self.used: Counter[str] = Counter()
 
-    def pick(self, options: Sequence[str]) -> str | None:
-        """The least used of ``options`` still under the cap (counted), or None."""
-        fresh = [o for o in options if self.used[o] < self.cap]
+    def pick(self, options: Sequence[str], force: bool = False) -> str | None:
+        """The least used of ``options`` still under the cap (counted), or None; with ``force`` the
+        least used one even past the cap (a line that must be said)."""
+        fresh = [o for o in options if self.used[o] < self.cap] or (list(options) if force else [])
         if not fresh:
             return None
         choice = min(fresh, key=lambda o: self.used[o])
         self.used[choice] += 1
         return choice
+
+    def fits(self, *texts: str) -> bool:
+        """Each of ``texts`` can be used once more (not counted)."""
+        return all(self.used[t] + list(texts).count(t) <= self.cap for t in texts)
+
+    def count(self, *texts: str) -> None:
+        """Count ``texts`` as used."""
+        self.used.update(texts)
 
     def recast(self, text: str, prefix: str = "") -> str | None:
         """``prefix + text`` when under the cap, else ``prefix`` + a listed variant of ``text`` that

@@ -82,5 +82,11 @@ def chat_banks(theme: Theme) -> ChatBanks:
                 for a, b in _composed_chat(theme, sc.title, sc.place)
                 if not visual_word_problems(v, f"{a} {b}")
             )
-    replies = tuple(pack.image_replies) or ("Kept {s} in the log.", "Logged: {s}, as of today.")
+    replies = tuple(pack.image_replies) or (
+        "Kept {s} in the log.",
+        "Logged: {s}, as of today.",
+        "Added {s} to the log.",
+        "Saved this look at {s}.",
+        "Noted {s} for today.",
+    )
     return ChatBanks(share, chat, replies)

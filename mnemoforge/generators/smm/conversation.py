@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mnemoforge.dates import weekday_name
+from mnemoforge.english import fill
+from mnemoforge.english.variety import Variety
 from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.world import WORK_END, WORK_START, days
 from mnemoforge.rng import derive_rng
@@ -62,26 +65,47 @@ def _fill(
     default_topic: str = "",
 ) -> str:
     topic = rng.choice(src.topics or [src.purpose or default_topic or src.title])
-    return template.format(
-        topic=topic,
-        entity=rng.choice(entities) if entities else topic,
-        role=f"the {role}",
-        weekday=weekday_name(at),
-    )
+    slots = {"topic": topic, "entity": rng.choice(entities) if entities else topic, "role": f"the {role}",
+             "weekday": weekday_name(at)}  # fmt: skip
+    return fill(template, slots)  # agreement: "Crampon sets need a second review"
+
+
+def _line(
+    variety: Variety, speaker: str, pool: Sequence[str], fill_one: Callable[[str], str], rng: random.Random
+) -> str | None:
+    """A wording from ``pool`` whose line (speaker included) is still under the release's cap;
+    None when every one is at it (the line is left out of this background talk)."""
+    order = list(pool)
+    rng.shuffle(order)
+    for template in order:
+        text = fill_one(template)
+        if variety.fits(f"{speaker}: {text}"):
+            variety.count(f"{speaker}: {text}")
+            return text
+    return None
 
 
 def _session(
-    theme: Theme, src: SourceSpec, rng: random.Random, at: dt.datetime, entities: list[str], bk: SmmBanks
+    theme: Theme,
+    src: SourceSpec,
+    rng: random.Random,
+    at: dt.datetime,
+    entities: list[str],
+    bk: SmmBanks,
+    variety: Variety,
 ) -> list[Turn]:
     names = {p.id: p.name for p in theme.cast}
     roles = {p.id: p.role for p in theme.cast}
+    lines: list[tuple[str, str | None]] = []
     if src.kind == "assistant_chat":
         owner = src.members[0]
-        lines = []
         for _ in range(rng.randint(1, 2)):
-            ask = _fill(rng.choice(bk.user_asks), rng, src, entities, roles[owner], at, bk.default_topic)
-            lines.append((names[owner], ask))
-            lines.append((ASSISTANT, rng.choice(bk.assistant_replies)))
+
+            def ask(t: str) -> str:
+                return _fill(t, rng, src, entities, roles[owner], at, bk.default_topic)
+
+            lines.append((names[owner], _line(variety, names[owner], bk.user_asks, ask, rng)))
+            lines.append((ASSISTANT, _line(variety, ASSISTANT, bk.assistant_replies, str, rng)))
     else:
         people = list(src.members)
         a = rng.choice(people)
@@ -98,16 +122,21 @@ def _session(
             2,
         )
         flat = [acts[0], acts[1], *[x for group in acts[2:] for x in group], bk.closes]
-        lines, last = [], ""
+        last = ""
         for i, pool in enumerate(flat):
             who = a if i % 2 == 0 else b
             if len(people) > 2 and rng.random() < 0.3:
                 who = rng.choice([p for p in people if p != last])
             last = who
-            line = _fill(rng.choice(pool), rng, src, entities, roles[who], at, bk.default_topic)
-            lines.append((names[who], line))
+
+            def said(t: str, who: str = who) -> str:
+                return _fill(t, rng, src, entities, roles[who], at, bk.default_topic)
+
+            lines.append((names[who], _line(variety, names[who], pool, said, rng)))
     out, t = [], at
     for speaker, text in lines:
+        if text is None:  # every wording of this line was said often enough in the release
+            continue
         out.append(Turn(src.id, t, speaker, text))
         t += dt.timedelta(minutes=rng.randint(1, 6))
     return out
@@ -129,6 +158,7 @@ def background(theme: Theme, seed: int) -> list[Turn]:
     total = s.rounds_per_day * days(theme)
     weight = sum(src.activity for src in s.sources)
     out: list[Turn] = []
+    variety = Variety(theme.album.max_line_repeats)  # no background line more often than this
     for src in s.sources:
         rng = derive_rng(seed, "smm", "background", src.id)
         budget = int(total * src.activity / weight)
@@ -140,7 +170,7 @@ def background(theme: Theme, seed: int) -> list[Turn]:
             minute = rng.randint(WORK_START, WORK_END - 45)
             at = dt.datetime.combine(day, dt.time(minute // 60, minute % 60))
             if src.kind in CONVERSATIONAL:
-                turns = _session(theme, src, rng, at, entities, bk)
+                turns = _session(theme, src, rng, at, entities, bk, variety)
             elif src.kind in FILLER_KINDS:
                 title = rng.choice(filler_titles(bk, src))
                 turns = [
