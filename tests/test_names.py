@@ -200,6 +200,7 @@ def test_the_default_theme_names_its_cast_family_first() -> None:
         ("What is on the {x} board?", {"x": "avalanche-risk board"}, "What is on the avalanche-risk board?"),
         ("{x} needs a second review.", {"x": "crampon sets"}, "Crampon sets need a second review."),
         ("{x} is ready.", {"x": "Atlas Dashboard"}, "Atlas Dashboard is ready."),
+        ("The date for {x} is May 3.", {"x": "crampon sets"}, "The date for crampon sets is May 3."),
         ("How many times did {p} {v:base}?", {"p": "Chen Yu", "v": "had a family dinner"},
          "How many times did Chen Yu have a family dinner?"),
         ("Bring {o:a}.", {"o": "hour glass"}, "Bring an hour glass."),

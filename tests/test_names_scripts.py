@@ -138,3 +138,16 @@ def test_name_tag_drawn_in_a_covering_font(releases: dict) -> None:
     for path, (x0, y0, x1, y1) in tagged:
         crop = Image.open(res.release_dir / path).convert("L").crop((x0 + 2, y0 + 2, x1 - 2, y1 - 2))
         assert sum(v < 128 for v in crop.tobytes()) >= 5, path  # ink of the name, not a blank tag
+
+
+@pytest.mark.parametrize("stem", THEMES)
+def test_no_line_said_or_written_more_than_the_cap(releases: dict, stem: str) -> None:
+    """Every spoken line, chat message and note: at most ``album.max_line_repeats`` times verbatim."""
+    from collections import Counter
+
+    theme, res = releases[stem]
+    lines: Counter[str] = Counter()
+    for row in read_jsonl(next((res.release_dir / "data").glob("*/observations.jsonl"))):
+        if row["kind"] in ("speech", "message", "note", "chat") or row["kind"].endswith("photo"):
+            lines.update(x for x in (row.get("content") or "").split("\n") if x)
+    assert lines and max(lines.values()) <= theme.album.max_line_repeats, lines.most_common(3)

@@ -8,8 +8,9 @@ the sentence agree with what went in:
   tin"), or a value that brings its own ("a the equipment store board" -> "the equipment store
   board");
 * a word doubled across the join is said once ("the {noun} board" with "avalanche-risk board");
-* a third-person-singular verb right after a plural value agrees with it ("{item} needs" with
-  "crampon sets" -> "crampon sets need");
+* a third-person-singular verb right after a plural value that opens a clause agrees with it
+  ("{item} needs" with "crampon sets" -> "crampon sets need"; not "the date for {item} is", whose
+  subject is "the date");
 * ``a``/``an`` are chosen for the word after them, spacing is tidied and the first letter is a
   capital.
 
@@ -98,9 +99,10 @@ def fill(template: str, slots: Mapping[str, Any], capitalise: bool = True) -> st
     """``template`` with its slots filled and made to agree (see the module docstring)."""
     out = ""
     prev: str | None = None  # the value just written, for the literal after it
+    subject = False  # that value opens a clause (it may be the subject of the verb after it)
     for literal, field, spec, _conv in string.Formatter().parse(template):
         if prev is not None:
-            literal = _after_value(prev, literal)
+            literal = _after_value(prev, literal, subject)
         out += literal
         prev = None
         if field is None:
@@ -111,18 +113,23 @@ def fill(template: str, slots: Mapping[str, Any], capitalise: bool = True) -> st
         last = _last_word(out)
         if last and last.lower() == _first_word(value).lower() and out.endswith(" "):
             out = out[: len(out) - len(last) - 1]
+        subject = _CLAUSE_START.search(out) is not None
         out += value
         prev = value
     return tidy(out, capitalise)
 
 
-def _after_value(value: str, literal: str) -> str:
-    """The literal after ``value`` with a doubled word dropped and its verb agreeing."""
+_CLAUSE_START = re.compile(r"(^|[,;:.!?]\s*|\b(and|but|so|then|because|while|when|that)\s+)$", re.I)
+
+
+def _after_value(value: str, literal: str, subject: bool) -> str:
+    """The literal after ``value`` with a doubled word dropped and, where ``value`` opens a clause,
+    its verb agreeing."""
     word = _first_word(literal)
     if word and word.lower() == _last_word(value).lower() and literal.startswith(" "):
         literal = literal[1 + len(word) :]
         word = _first_word(literal)
-    if word and literal.startswith(" ") and is_plural(value) and third_singular_lemma(word):
+    if subject and word and literal.startswith(" ") and is_plural(value) and third_singular_lemma(word):
         literal = " " + plural_verb(word) + literal[1 + len(word) :]
     return literal
 
