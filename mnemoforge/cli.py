@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from mnemoforge import cli_help
+from mnemoforge import cli_help, cli_output
 from mnemoforge.cli_help import examples
 from mnemoforge.cli_output import console
 from mnemoforge.cli_output import fail as _fail
@@ -28,6 +28,7 @@ into a checksummed release with real media, questions with computed answers, and
 Run [bold]mnemoforge COMMAND --help[/] for a command's options and examples."""
 
 app = typer.Typer(
+    cls=cli_output.CleanErrors,
     add_completion=False,
     no_args_is_help=True,
     help=APP_HELP,
@@ -93,6 +94,9 @@ def build(
     prices: Path | None = typer.Option(
         None, metavar="FILE", help="--preflight: a price table laid over assets/prices.yaml"
     ),
+    fit_length: bool = typer.Option(
+        False, "--fit-length", help="--preflight: search album knobs that bring its length to the reference"
+    ),
 ) -> None:
     """Build a release from THEME: plan, episodes, render, questions, gates, freeze.
 
@@ -101,7 +105,7 @@ def build(
     media counts, warnings, and the release folder and size. The release folder is the last
     line on stdout (or, with [bold]--json[/], the summary is). A re-run reuses finished stages.
     """
-    from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
     from mnemoforge.lifecycle import start_watchdog
     from mnemoforge.progress import BuildDisplay
     from mnemoforge.store.locks import LockTimeout
@@ -111,9 +115,10 @@ def build(
     if preflight:
         from mnemoforge.cli_production import preflight_command
 
-        return preflight_command(theme, seed, prices, as_json=as_json)
+        return preflight_command(theme, seed, prices, as_json=as_json, fit=fit_length)
     try:
         check_theme(theme, seed)  # every theme problem, before any work starts
+        cli_output.writable_folder(outputs, "--outputs")
         start_watchdog()  # helpers (render workers, the Prefect server) die with this process
         with (
             collecting_warnings() as warnings,
@@ -143,6 +148,8 @@ def build(
         _fail(str(e))
     except (ReleaseExistsError, LockTimeout) as e:
         _fail(str(e))
+    except EmptyReleaseError as e:
+        _fail(str(e), 1)
     if not as_json:
         _warn_shortfall(Path(release))
     _report_build(release, outputs, display, warnings, quiet=quiet, as_json=as_json)
@@ -199,14 +206,14 @@ def freeze(
     refused. Prints the release folder."""
     import re
 
-    from mnemoforge.exporters.release import ReleaseExistsError
+    from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
     from mnemoforge.pipeline import RunStateError, freeze_run
 
     if not re.match(r"^\d+\.\d+\.\d+$", version):
         _fail(f"--version must look like 1.2.3, got {version!r}")
     try:
         typer.echo(str(freeze_run(run, version, notes)))
-    except (RunStateError, ReleaseExistsError, ThemeError) as e:
+    except (RunStateError, ReleaseExistsError, ThemeError, EmptyReleaseError) as e:
         _fail(str(e))
 
 
@@ -225,7 +232,7 @@ def gate(
     Verdicts are cached, so after a prompt change only the calls that use that prompt are
     recomputed; each gate line says how many verdicts were computed and how many cached. Verdicts
     whose model calls failed are undecided, never cached: a re-run asks exactly them again."""
-    from mnemoforge.pipeline import BuildContext, RunStateError, gate_run, load_run_meta, run_lock
+    from mnemoforge.pipeline import BuildContext, RunStateError, gate_run, run_lock
     from mnemoforge.store.locks import LockTimeout
     from mnemoforge.validators.gate_runner import gate_names
 
@@ -233,8 +240,7 @@ def gate(
     if unknown:
         _fail(f"unknown gate(s) {unknown}; gates are {gate_names()}")
     try:
-        meta = load_run_meta(run)
-        ctx = BuildContext(run / "theme.yaml", run.parent.parent, int(meta["seed"]))
+        ctx = BuildContext.of_run(run)
         with run_lock(ctx, on_wait=lambda msg: console.print(msg, markup=False, highlight=False)):
             with _live("gates"):
                 result = gate_run(ctx, set(only) if only else None)

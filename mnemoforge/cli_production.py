@@ -87,8 +87,16 @@ def theme_draft(
         close = getattr(backend, "close", None)
         if callable(close):
             close()
-    for i, a in enumerate(draft.attempts[:-1], 1):
-        console.print(f"attempt {i}: {len(a.problems)} problem(s) sent back to the model", highlight=False)
+    for i, a in enumerate(draft.attempts, 1):
+        if a.continuations:
+            console.print(
+                f"attempt {i}: the answer was cut at the length limit; the model continued it "
+                f"{a.continuations} time(s)",
+                highlight=False,
+            )
+        if a.problems:
+            sent = f"attempt {i}: {len(a.problems)} problem(s) sent back to the model"
+            console.print(sent, highlight=False)
     path = dest or Path(f"{draft.name}.yaml")
     if path.exists():
         _fail(f"{path} already exists (the drafted theme is named {draft.name!r}; pass --dest)")
@@ -99,11 +107,15 @@ def theme_draft(
 def ledger_command(
     run: Path = typer.Argument(..., metavar="RUN", help="run folder (outputs/runs/ID) or a ledger.jsonl"),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+    against: bool = typer.Option(
+        False, "--preflight", help="also the run theme's preflight estimate beside what was paid, per driver"
+    ),
 ) -> None:
     """Summarise a run's call ledger: model calls, cache hits, errors, tokens, media and estimated cost,
     by stage and by backend:model."""
     import json
 
+    from mnemoforge.production.drivers import ledger_drivers
     from mnemoforge.store import ledger
 
     path = run if run.is_file() else ledger.ledger_path(run)
@@ -111,7 +123,12 @@ def ledger_command(
         _fail(f"{run}: no such run folder")
     rows = ledger.read_ledger(path)
     summary = ledger.summarise(rows)
+    pf = _run_preflight(path.parent) if against else None
+    paid = ledger_drivers(rows)
     if as_json:
+        if pf is not None:
+            summary["drivers"] = {"estimate": pf.as_dict()["drivers"], "ledger": paid,
+                                  "estimated_cost": pf.totals()["cost"]}  # fmt: skip
         typer.echo(json.dumps(summary, indent=2, sort_keys=True))
         return
     if not rows:
@@ -128,6 +145,50 @@ def ledger_command(
         for name, s in [*group.items(), ("total", summary["total"])]:
             table.add_row(name, *[f"{s[c]:.4f}" if c == "cost" else f"{s[c]:g}" for c in cols])
         _print_wide(table)
+    if pf is not None:
+        _print_wide(drivers_table(pf, paid))
+        out.print(
+            f"estimated {pf.totals()['cost']:.4f} {currency} before the build; the ledger's paid total is "
+            f"{paid['cost']:.4f} {currency}",
+            highlight=False,
+        )
+
+
+def _fit(theme_path: Path, pf: Any) -> dict[str, Any]:
+    """``--fit-length``: the album knobs that reach the reference's minutes (``production/fit_length``)."""
+    from mnemoforge.production.fit_length import fit_length
+    from mnemoforge.theme_io import load_theme
+
+    ref = next((d.reference for d in pf.drivers if d.name == "video minutes"), None)
+    if not ref:
+        return {"lines": ["no reference minutes for this family: nothing to fit"], "knobs": None}
+    planned = next(d.planned for d in pf.drivers if d.name == "video minutes")
+    if planned <= ref * 1.05:
+        return {"lines": [f"{planned:.1f} min is within 5% of the reference's {ref:g}: nothing to change"],
+                "knobs": {}}  # fmt: skip
+    got = fit_length(load_theme(theme_path), pf.seed, ref)
+    lines = [f"tried {t.text(ref)}" for t in got.tries]
+    if got.found is None:
+        lines.append("no setting of these knobs reaches the reference's pace")
+        return {"lines": lines, "knobs": None}
+    knobs = ", ".join(f"{k}: {v}" for k, v in got.found.knobs.items())
+    lines.append(f"set under `album:` {knobs} (album {got.found.minutes:.1f} min for {ref:g})")
+    return {"lines": lines, "knobs": got.found.knobs, "minutes": round(got.found.minutes, 1)}
+
+
+def _run_preflight(run_dir: Path) -> Any:
+    """The preflight of the run's own theme copy and seed (``RUN/theme.yaml``, ``RUN/run.json``)."""
+    import json
+
+    from mnemoforge.backends.prices import PriceError
+    from mnemoforge.production.preflight import preflight
+    from mnemoforge.theme_io import ThemeError
+
+    try:
+        seed = int(json.loads((run_dir / "run.json").read_text())["seed"])
+        return preflight(run_dir / "theme.yaml", seed)
+    except (OSError, ValueError, KeyError, ThemeError, PriceError) as e:
+        _fail(f"{run_dir}: cannot estimate the run's theme ({e})")
 
 
 def register_theme_draft() -> None:
@@ -143,7 +204,33 @@ def register_theme_draft() -> None:
     )(theme_draft)
 
 
-def preflight_command(theme: Path, seed: int | None, prices: Path | None, *, as_json: bool = False) -> None:
+def drivers_table(pf: Any, paid: dict[str, float] | None = None) -> Table:
+    """The cost drivers beside the reference (and, given a ledger's ``paid`` figures, beside those)."""
+    table = Table(title=f"cost drivers of {pf.theme} (reference scaled to {pf.plan.get('clips', 0):g} clips)")
+    cols = ["driver", "planned", "reference", "ratio", f"cost {pf.currency}"]
+    if paid is not None:
+        cols.insert(2, "ledger")
+    for c in cols:
+        table.add_column(c, justify="left" if c == "driver" else "right")
+    table.add_column("note")
+    for d in pf.drivers:
+        cells = [d.name, f"{d.planned:g}"]
+        if paid is not None:
+            got = paid.get(d.name)
+            cells.append("" if got is None else f"{got:g}")
+        cells += [
+            "not published" if d.reference is None else f"{d.reference:g}",
+            "" if d.ratio is None else f"{d.ratio:.2f}",
+            "" if d.cost is None else f"{d.cost:.4f}",
+            d.note,
+        ]
+        table.add_row(*cells)
+    return table
+
+
+def preflight_command(
+    theme: Path, seed: int | None, prices: Path | None, *, as_json: bool = False, fit: bool = False
+) -> None:
     """``build --preflight``: the estimate as a table (or JSON); nothing is built or written."""
     import json
 
@@ -155,8 +242,12 @@ def preflight_command(theme: Path, seed: int | None, prices: Path | None, *, as_
         pf = preflight(theme, seed, prices)
     except (ThemeError, PriceError) as e:
         _fail(str(e))
+    found = _fit(theme, pf) if fit else None
     if as_json:
-        typer.echo(json.dumps(pf.as_dict(), indent=2, sort_keys=True))
+        data = pf.as_dict()
+        if found is not None:
+            data["fit_length"] = found
+        typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
     plan = ", ".join(f"{v:g} {k.replace('_', ' ')}" for k, v in pf.plan.items() if isinstance(v, int | float))
     table = Table(title=f"preflight {pf.theme} (seed {pf.seed}): {plan}")
@@ -208,6 +299,13 @@ def preflight_command(theme: Path, seed: int | None, prices: Path | None, *, as_
     for r in pf.rows:
         if r.note:
             console.print(f"{r.stage}/{r.operation} {r.backend}: {r.note}", highlight=False)
+    if pf.drivers:
+        _print_wide(drivers_table(pf))
+    for h in pf.hints:
+        console.print(f"length: {h}", highlight=False)
+    if found is not None:
+        for line in found["lines"]:
+            console.print(f"fit-length: {line}", highlight=False)
     if pf.plan.get("note"):
         console.print(f"note: {pf.plan['note']}", highlight=False)
     for w in pf.warnings:

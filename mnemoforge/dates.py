@@ -7,6 +7,7 @@ Turkish locale would hash differently; every generated text and figure takes its
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 MONTHS = (
     "January",
@@ -61,4 +62,24 @@ def parse_month_day(text: str) -> dt.date | None:
                 return dt.date(int(words[2]), month, int(words[day_i]))
             except ValueError:
                 return None
+    return None
+
+
+WEEKDAY_WORDS = tuple(w.lower() for w in WEEKDAYS)
+
+
+def named_days(text: str, weekend: list[int] | tuple[int, ...] = (5, 6)) -> frozenset[int] | None:
+    """The weekdays (0 = Monday) a label or name asks for: one named weekday ('Saturday shift'),
+    the weekend ('on-call weekend') or working weekdays ('weekday rota'); None when it names none
+    or several days."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    named = {WEEKDAY_WORDS.index(w) for w in words if w in WEEKDAY_WORDS}
+    if len(named) == 1:
+        return frozenset(named)
+    if named:
+        return None
+    if words & {"weekend", "weekends"}:
+        return frozenset(weekend)
+    if words & {"weekday", "weekdays"}:
+        return frozenset(range(7)) - frozenset(weekend)
     return None

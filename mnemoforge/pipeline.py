@@ -9,21 +9,24 @@ from the run folder and the inputs of their cache keys besides code live in ``ru
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mnemoforge import __version__, faults
+from mnemoforge import faults
 from mnemoforge import progress as progress_bus
+from mnemoforge.country_calendars import holidays_version
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators import option_balance, shortfall
+from mnemoforge.generators import coherence, option_balance, shortfall
 from mnemoforge.generators.families import Family, get_family
 from mnemoforge.generators.questions import options as icm_options
 from mnemoforge.generators.questions import paraphrase as paraphrase_mod
 from mnemoforge.hashing import content_hash, sha256_bytes, source_hash
+from mnemoforge.implementation import code_version, release_version, variant_note
 from mnemoforge.run_inputs import (  # re-exported: callers import these from the pipeline
     RunStateError,
     lexicon_hash,
@@ -40,7 +43,7 @@ from mnemoforge.run_inputs import (  # re-exported: callers import these from th
 )
 from mnemoforge.schemas.packs import packs_hash
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.store import atomic, ledger, locks
+from mnemoforge.store import atomic, ledger, locks, retakes
 from mnemoforge.store.catalog import Catalog
 from mnemoforge.store.code_deps import reachable_sources
 from mnemoforge.store.layout import STAGES, OutputsLayout, RunLayout, make_run_id
@@ -87,11 +90,22 @@ class BuildContext:
     workers: int = 2
     progress: Progress | None = field(default=None, repr=False, compare=False)
     theme_bytes: bytes = b""
+    theme_dir: Path | None = None
+    """Where the theme's relative paths start (default: the theme file's folder; a run folder's
+    copy of the theme takes the folder its run was built from, ``run.json``'s ``theme_dir``)."""
     theme: Theme = field(init=False)
 
     def __post_init__(self) -> None:
-        self.theme = load_theme(self.theme_path)
+        self.theme = load_theme(self.theme_path, base=self.theme_dir)
         self.theme_bytes = Path(self.theme_path).read_bytes()
+
+    @classmethod
+    def of_run(cls, run_dir: Path) -> BuildContext:
+        """The context of an existing run folder (``gate``, ``freeze``, ``review``)."""
+        meta = load_run_meta(run_dir)
+        base = Path(meta["theme_dir"]) if meta.get("theme_dir") else None
+        run_dir = Path(run_dir)
+        return cls(run_dir / "theme.yaml", run_dir.parent.parent, int(meta["seed"]), theme_dir=base)
 
     @property
     def family(self) -> Family:
@@ -115,9 +129,11 @@ class BuildContext:
 
     def key(self, stage: str) -> str:
         """Cache key: theme content, seed, code version, and each stage's version and source so far."""
-        parts: list[object] = [self.theme_sha, self.seed, __version__, self.theme.family]
+        parts: list[object] = [self.theme_sha, self.seed, code_version(), self.theme.family]
         parts.append(packs_hash(self.theme))  # the content packs the theme names
         parts.append(lexicon_hash())  # the shipped word lists (assets/lexicon/)
+        if self.theme.calendar is not None and self.theme.calendar.country:  # the holiday data's version
+            parts.append(holidays_version())
         fam = self.family.stage_modules
         for s in STAGES[: STAGES.index(stage) + 1]:
             mods = (*fam.get(s, ()), *STAGE_SOURCES.get(s, ()))
@@ -129,8 +145,9 @@ class BuildContext:
             parts.append(
                 prompts_hash(self.theme)
             )  # a changed prompt re-runs the gates (cheaply: cached verdicts)
-        if STAGES.index(stage) >= STAGES.index("questions") and not option_balance.semantic_available():
-            parts.append("no-minilm")  # option sets and shortcut gates read MiniLM where `ml` is installed
+        takes = retakes.retakes_hash(self.run.root)
+        if takes and STAGES.index(stage) >= STAGES.index("render"):
+            parts.append(takes)  # shots a reviewer sent back are rendered again (absent: key unchanged)
         if stage == "gates" and (review := human_review.decisions_hash(self.run.root)):
             parts.append(review)  # a reviewer's decisions re-run the gates (absent: key unchanged)
         return content_hash(*parts)
@@ -170,8 +187,9 @@ def prepare(ctx: BuildContext) -> RunLayout:
             "run_id": run.run_id,
             "theme": ctx.theme.name,
             "seed": ctx.seed,
-            "code_version": __version__,
+            "code_version": code_version(),
             "theme_sha256": ctx.theme_sha,
+            "theme_dir": str(Path(ctx.theme_dir or Path(ctx.theme_path).parent).resolve()),
         },
     )
     return run
@@ -185,7 +203,8 @@ def stage_plan(ctx: BuildContext) -> bool:
             from mnemoforge.production import plan_icm
 
             return plan_icm.plan_stage(ctx.theme, ctx.seed, run)
-        return [atomic.write_json(run.world, ctx.family.plan(ctx.theme, ctx.seed))]
+        world = coherence.check_world(ctx.family.plan(ctx.theme, ctx.seed), ctx.theme)  # fails loudly
+        return [atomic.write_json(run.world, world)]
 
     return run_stage(run, "plan", ctx.key("plan"), work)[1]
 
@@ -194,7 +213,13 @@ def stage_episodes(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        return ctx.family.episodes(ctx.theme, load_world(run), run)
+        world = load_world(run)
+        written = ctx.family.episodes(ctx.theme, world, run)
+        # what the agent will see agrees with the World's timelines (else: a planner bug, loudly)
+        broken = coherence.observation_problems(world, load_observations(run))
+        if broken:
+            raise coherence.IncoherentWorld(broken)
+        return written
 
     return run_stage(run, "episodes", ctx.key("episodes"), work)[1]
 
@@ -249,6 +274,12 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     funnel = gates_mod.funnel(qs, result.verdicts, result.gates)
     if (reviewed := human_review.coverage(run.root, qs)) is not None:
         funnel["human_review"] = reviewed  # review coverage, carried into the release and its card
+        funnel["human_review"]["changes"] = human_review.review_changes(qs, result.verdicts, gctx)
+    dropped = run.root / "episodes" / "coherence.json"
+    if dropped.is_file():  # lines left out as incoherent by rule (coherence_text.py), unroutable items
+        for key, block in json.loads(dropped.read_text()).items():
+            if block.get("rejected") or block.get("items"):
+                funnel[key] = {k: v for k, v in block.items() if k != "facts"}
     short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
     short = shortfall.after_gates(ctx.theme, qs, result.verdicts, short)  # kept < requested: why
     if short:  # categories the theme asked more of than its World supports (listed by the card)
@@ -282,7 +313,7 @@ def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | Non
         funnel=json.loads(run.funnel.read_text()),
         media=read_jsonl(run.media_index),
     )
-    version = version or ctx.theme.version
+    version = release_version(version or ctx.theme.version)  # +no-minilm where MiniLM is missing
     dest = release_mod.freeze(contents, ctx.layout.release(ctx.release_name, version), version, notes)
     index_catalog(ctx, dest, version)
     return dest
@@ -292,10 +323,10 @@ def freeze_run(run_dir: Path, version: str, notes: str | None = None) -> Path:
     """Freeze an existing, finished run folder as release ``version`` (``mnemoforge freeze``)."""
     run_dir = Path(run_dir)
     meta = load_run_meta(run_dir)
-    ctx = BuildContext(run_dir / "theme.yaml", run_dir.parent.parent, int(meta["seed"]))
+    ctx = BuildContext.of_run(run_dir)
     if ctx.run.root.resolve() != run_dir.resolve():
         raise RunStateError(
-            f"{run_dir}: built by mnemoforge {meta.get('code_version')}, this is {__version__}; "
+            f"{run_dir}: built by mnemoforge {meta.get('code_version')}, this is {code_version()}; "
             "freeze it with the version that built it, or rebuild"
         )
     with run_lock(ctx):
@@ -315,7 +346,7 @@ def index_catalog(ctx: BuildContext, release_dir: Path, version: str) -> None:
     qs, verdicts = load_questions(run), load_verdicts(run)
     episode_of = {o.id: o.episode for o in load_observations(run)}
     with locks.catalog_lock(ctx.layout.catalog), Catalog(ctx.layout.catalog) as cat:
-        cat.index_run(run.run_id, ctx.theme.name, ctx.seed, __version__, ctx.theme_sha, run.root)
+        cat.index_run(run.run_id, ctx.theme.name, ctx.seed, code_version(), ctx.theme_sha, run.root)
         cat.index_questions(run.run_id, qs, gates_mod.kept_ids(verdicts), episode_of)
         cat.index_verdicts(run.run_id, verdicts)
         cat.index_media(run.run_id, read_jsonl(run.media_index))
@@ -344,6 +375,13 @@ class BuildResult:
     ran: dict[str, bool]
 
 
+def warn_variant(ctx: BuildContext) -> None:
+    """One warning line when this install builds another implementation than the standard one."""
+    note = variant_note(ctx.theme.version)
+    if note:
+        logging.getLogger("mnemoforge").warning(note)
+
+
 def build(
     theme_path: Path,
     *,
@@ -362,6 +400,7 @@ def build(
     ctx = BuildContext(
         Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers, progress
     )
+    warn_variant(ctx)
     with run_lock(ctx, on_wait=(lambda msg: progress("lock", msg)) if progress else None):
         run = prepare(ctx)
         ran = {}

@@ -64,7 +64,7 @@ def build_summary(
     warnings: list[str] | None = None,
     stages: dict[str, dict] | None = None,
 ) -> dict[str, Any]:
-    """The summary of a finished build as a JSON-able dict (see the README's "Build summary")."""
+    """The summary of a finished build as a JSON-able dict (see docs/quickstart.md)."""
     release = Path(release)
     manifest = json.loads((release / "MANIFEST.json").read_text())
     stats = json.loads((release / "dataset_statistics.json").read_text())
@@ -107,6 +107,15 @@ def build_summary(
     warn += [
         f"{r['category']}: {r['kept']} kept of {r['requested']} requested ({r['reason']})" for r in short
     ]
+    # lines the generators left out as incoherent, items no source could show (docs/world.md)
+    for key, what in (
+        ("lines", "lines left out as incoherent"),
+        ("unrouted", "planned items no source can show"),
+    ):
+        block = funnel.get(key) or {}
+        if block.get("reasons"):
+            why = ", ".join(f"{k} {n}" for k, n in block["reasons"].items())
+            warn.append(f"{block.get('rejected', block.get('items', 0))} {what} ({why})")
     return {
         "release": str(release),
         "name": manifest.get("name"),
@@ -129,6 +138,7 @@ def build_summary(
         "release_files": len(files),
         "release_bytes": sum(int(f.get("bytes", 0)) for f in files.values()),
         "stages": stages or {},
+        "coherence": {k: funnel[k] for k in ("lines", "unrouted") if k in funnel},
         "warnings": warn,
     }
 

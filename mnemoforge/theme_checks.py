@@ -16,6 +16,7 @@ from typing import Any
 
 from mnemoforge.schemas.theme import MAX_SEED, Theme
 from mnemoforge.theme_io import ThemeError, load_theme
+from mnemoforge.theme_paths import path_problems
 
 NO_CONFIG = {"symbolic", "option_prior"}
 ANSWERER_SETTINGS = {"kind"}
@@ -25,7 +26,9 @@ def check_theme(path: Path | str, seed: int | None = None) -> Theme:
     """Load ``path`` and raise one ``ThemeError`` listing every problem the build would hit."""
     path = Path(path)
     theme = load_theme(path)
-    problems = theme_problems(theme) + price_problems(theme, path)
+    problems = path_problems(theme, path.parent)  # first: the other checks read these paths
+    if not problems:
+        problems = theme_problems(theme) + price_problems(theme, path)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         problems.append(("--seed", f"must be between 0 and 2**63-1, got {seed}"))
     if problems:
@@ -60,9 +63,7 @@ def prompt_problems(theme: Theme) -> list[tuple[str, str]]:
 
     folder = _prompts_dir(theme)
     if folder is not None and not folder.is_dir():
-        return [
-            ("gates.prompts_dir", f"no such folder: {folder} (relative paths start at the current folder)")
-        ]
+        return [("gates.prompts_dir", f"no such folder: {folder} (relative to the theme's folder)")]
     wanted: list[tuple[str, str]] = []
     if theme.text.backend:
         wanted.append(("text.prompt", theme.text.prompt))
@@ -74,7 +75,7 @@ def prompt_problems(theme: Theme) -> list[tuple[str, str]]:
     for field, prompt in wanted:
         try:
             load_prompt(prompt, folder)
-        except FileNotFoundError as e:
+        except (FileNotFoundError, ValueError) as e:
             out.append((field, str(e)))
     return out
 

@@ -1,41 +1,59 @@
-"""A commented starter theme (``mnemoforge theme new NAME``) that builds as is."""
+"""A commented starter theme (``mnemoforge theme new NAME``) that builds as is.
+
+Its comments are the schema's field descriptions (``Field(description=...)`` in
+``mnemoforge/schemas/``, read through :mod:`mnemoforge.schema_docs`), the same text as the
+theme reference of the documentation, so the starter can never contradict the reference or the
+loader: each key is commented the first time its field appears.
+"""
 
 from __future__ import annotations
 
 import re
+import textwrap
 
-STARTER = """\
-# {title} — a starter theme written by `mnemoforge theme new`.
+from mnemoforge import yaml_io
+from mnemoforge.schema_docs import field_comment, resolve
+from mnemoforge.schemas.theme import Theme
+
+HEADER = """\
+# {title} — a starter theme written by `mnemoforge theme new{flag}`.
 # Edit freely; `mnemoforge theme check {name}.yaml` validates it, `mnemoforge build {name}.yaml` builds it.
-# Ids are lower_snake_case; colours are '#rrggbb'. Every field is described in the README ("Theme schema").
-name: {name}                  # release name (lowercase, digits, - and _)
+# Ids are lower_snake_case; colours are '#rrggbb'. Each comment is its field's description in the
+# schema; the docs' theme reference (Reference > Theme) lists every field with its type, default and limits.
+# Optional: `calendar: {{country: PT, latitude: 38.7}}` adds a country's holidays and weekend, and
+# seasons and daylight at a latitude (docs: Concepts > Calendar); without it no holiday is invented.
+"""
+
+# the album starter's values; its comments are added by ``annotate``
+STARTER = """\
+name: {name}
 title: "{title}"
 description: A small album of three friends over one season.
-version: 0.1.0                # release version; bump it when the theme changes
+version: 0.1.0
 license: cc-by-4.0
-family: icm                   # identity-centric video memory
-protagonist: ana              # whose album it is (defaults to the first cast member)
+family: icm
+protagonist: ana
 start: 2025-06-01
-end: 2025-09-01               # must be after start
-seed: 1                       # default world seed (override with --seed)
+end: 2025-09-01
+seed: 1
 
-cast:                         # recurring people: face anchor (appearance) + voice anchor (voice)
+cast:
   - id: ana
     name: Ana
     role: teacher
     gender: female
     age: 31
     appearance:
-      face_shape: oval        # oval | round | square | heart | long
+      face_shape: oval
       skin_tone: "#e8b98f"
-      hair_style: long        # short | long | bun | curly | bald | ponytail | bob | buzz
+      hair_style: long
       hair_color: "#3b2314"
       eye_color: "#3a2a1a"
-      accessories: [earrings] # glasses, sunglasses, earrings, hat, cap, scarf, headband, necklace
+      accessories: [earrings]
       signature_outfit: {{id: red_top, label: red top, top_style: tshirt, top_color: "#c0392b", bottom_color: "#2c3e50"}}
-      wardrobe:               # up to five more outfits; shots pick one per clip
+      wardrobe:
         - {{id: blue_dress, label: blue dress, top_style: dress, top_color: "#2e86c1", bottom_color: "#2e86c1"}}
-    voice: {{voice: en-us, variant: f2, pitch: 70, rate: 165}}   # espeak-ng voice, variant, pitch 0-99, words/min
+    voice: {{voice: en-us, variant: f2, pitch: 70, rate: 165}}
     signature_object: red_kite
   - id: ben
     name: Ben
@@ -67,19 +85,19 @@ cast:                         # recurring people: face anchor (appearance) + voi
       signature_outfit: {{id: yellow_sweater, label: yellow sweater, top_style: sweater, top_color: "#f1c40f", bottom_color: "#5d4037"}}
     voice: {{voice: en, variant: f4, pitch: 45, rate: 185}}
 
-relations:                    # a, b: person ids; a_calls_b: how a refers to b in questions
+relations:
   - {{a: ana, b: ben, kind: friend, a_calls_b: friend}}
   - {{a: ana, b: chloe, kind: sibling, a_calls_b: sister}}
 
-places:                       # kind: home | outdoor | venue | work | shop | transit; sign: legible text
+places:
   - {{id: riverside, name: the riverside, kind: outdoor, indoor: false, sign: RIVER WALK}}
   - {{id: bakery, name: Sunny Bakery, kind: shop, indoor: true, sign: SUNNY BAKERY}}
   - {{id: flat, name: Ana's flat, kind: home, indoor: true}}
 
-objects:                      # owner: a person id; label: small text printed on it
+objects:
   - {{id: red_kite, name: red kite, owner: ana, color: "#e74c3c", label: ANA}}
 
-activities:                   # event kinds on the timeline; lines: dialogue with {{other}}, {{place}}, {{noun}}, {{object}}
+activities:
   - id: picnic
     verb: had a picnic
     noun: picnic
@@ -96,46 +114,123 @@ activities:                   # event kinds on the timeline; lines: dialogue wit
     lines: ["{{other}}, knead it a bit longer.", "This {{noun}} smells wonderful."]
 
 album:
-  clips: 10                   # including the calibration clip 0
+  clips: 10
   shots_per_clip: [1, 2]
-  shot_durations: [4, 6, 8]   # seconds; each of 4, 6, 8
-  width: 640                  # up to 1280x720; close and medium faces must be >= min_face_px (48) high
+  shot_durations: [4, 6, 8]
+  width: 640
   height: 360
   fps: 12
 
 questions:
-  total: 15                   # candidates before gates, split recall : retrieval : profile as in ICM-Bench
+  total: 15
 """
 
 
 # the shipped, commented theme each non-album family starts from
 FAMILY_EXAMPLES = {"smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
 
+KEY_RE = re.compile(r"^(?P<indent>\s*)(?P<dash>- )?(?P<key>[A-Za-z_][A-Za-z0-9_]*):(?=\s|$)")
+COMMENT_COLUMN = 30
+WIDTH = 110
+
+
+def key_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
+    """(line index, key path) of every block-style key in ``text`` (list items are walked
+    through, so ``cast[0].appearance.face_shape`` is ``("cast", "appearance", "face_shape")``).
+    Keys inside flow mappings (``{a: 1}``) are not listed."""
+    out: list[tuple[int, tuple[str, ...]]] = []
+    stack: list[tuple[int, str]] = []
+    for i, line in enumerate(text.splitlines()):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = KEY_RE.match(line)
+        if m is None:
+            continue
+        column = len(m.group("indent")) + (2 if m.group("dash") else 0)
+        while stack and stack[-1][0] >= column:
+            stack.pop()
+        stack.append((column, m.group("key")))
+        out.append((i, tuple(k for _, k in stack)))
+    return out
+
+
+def strip_comments(text: str) -> str:
+    """``text`` without its comment lines and trailing comments (quoted ``#`` kept)."""
+    out = []
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        out.append(_code_part(line).rstrip())
+    stripped = "\n".join(out) + "\n"
+    if yaml_io.safe_load(stripped) != yaml_io.safe_load(text):
+        raise ValueError("stripping comments changed the theme's data")
+    return stripped
+
+
+def _code_part(line: str) -> str:
+    """The line up to a comment: a ``#`` after whitespace, outside a quoted scalar (a quote opens
+    one only where a scalar starts, so the apostrophe of ``Ana's flat`` is plain text)."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote and not (quote == '"' and line[i - 1] == "\\"):
+                quote = ""
+        elif ch in "'\"" and (not line[:i].strip() or line[:i].rstrip()[-1] in ":-[{,"):
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return line[:i]
+    return line
+
+
+def annotate(text: str) -> str:
+    """``text`` with each key commented by its field's description, the first time the field
+    appears: after the value where it fits in ``WIDTH`` columns, else on the lines above."""
+    lines = text.splitlines()
+    inline: dict[int, str] = {}
+    above: dict[int, list[str]] = {}
+    seen: set[tuple[str, ...]] = set()
+    for i, path in key_paths(text):
+        if path in seen:
+            continue
+        seen.add(path)
+        info = resolve(Theme, path)
+        comment = field_comment(info) if info is not None else ""
+        if not comment:
+            continue
+        line = lines[i]
+        padded = line.ljust(COMMENT_COLUMN - 1) + " "
+        if len(padded) + 2 + len(comment) <= WIDTH:
+            inline[i] = f"{padded}# {comment}"
+        else:
+            indent = " " * (len(line) - len(line.lstrip()))
+            width = WIDTH - len(indent) - 2
+            above[i] = [f"{indent}# {part}" for part in textwrap.wrap(comment, width)]
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        out += above.get(i, [])
+        out.append(inline.get(i, line))
+    return "\n".join(out) + "\n"
+
 
 def starter_theme(name: str, family: str = "icm") -> str:
-    """A theme that builds as is: the commented album starter, or a family's shipped example
-    renamed (its comments describe every field)."""
+    """A theme that builds as is, commented from the schema: the album starter, or a family's
+    shipped example renamed."""
     if not re.match(r"^[a-z0-9][a-z0-9_-]*$", name):
         raise ValueError(f"theme name {name!r}: use lowercase letters, digits, '-' and '_'")
     title = name.replace("_", " ").replace("-", " ").title()
     if family == "icm":
-        return STARTER.format(name=name, title=title)
+        body = STARTER.format(name=name, title=title)
+        return HEADER.format(title=title, name=name, flag="") + annotate(body)
     if family not in FAMILY_EXAMPLES:
         raise ValueError(f"family {family!r}: one of icm, {', '.join(sorted(FAMILY_EXAMPLES))}")
     from mnemoforge.theme_io import DEFAULT_THEME
 
-    text = (DEFAULT_THEME.parent / FAMILY_EXAMPLES[family]).read_text(encoding="utf-8")
+    text = strip_comments((DEFAULT_THEME.parent / FAMILY_EXAMPLES[family]).read_text(encoding="utf-8"))
     text, n = re.subn(r"(?m)^name: .*$", f"name: {name}", text, count=1)
     text = re.sub(r"(?m)^title: .*$", f'title: "{title}"', text, count=1)
     if n != 1:
         raise ValueError(f"{FAMILY_EXAMPLES[family]}: no top-level name to replace")
     # a new domain starts without the example's content pack: its background talk and filler are
     # composed from its own cast, places, objects and sources until it names a pack of its own
-    text = re.sub(
-        r"(?m)^(\s+)pack: (\S+)(.*)$",
-        r"\1# pack: \2          # content pack (assets/packs/<name>.yaml); none: composed from this theme",
-        text,
-        count=1,
-    )
-    header = f"# {title} — a starter theme written by `mnemoforge theme new --family {family}`.\n"
-    return header + text
+    text = re.sub(r"(?m)^(\s+pack:) \S+$", r"\1 null", text, count=1)
+    return HEADER.format(title=title, name=name, flag=f" --family {family}") + annotate(text)

@@ -81,6 +81,7 @@ GROUP_COST = {
     "tests/test_image_diffusers.py": 15.0,  # with test_render_backends' diffusers build (its mark)
     "memeye": 10.4,
     "tests/test_memeye_units.py": 7.8,  # 13 with an empty MiniLM cache
+    "tests/test_coherence.py": 7.0,  # plans three test themes' worlds, one smm stream
     "tests/test_text_backends.py": 6.3,
     "tests/test_video.py": 5.1,
     "tests/test_second_theme.py": 4.9,

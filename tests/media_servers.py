@@ -17,6 +17,14 @@
 ``srv.fail(route, status, times=1, retry_after=None)`` makes the next ``times`` requests of a route
 (``"generateContent"``, ``"predictLongRunning"``, ``"fetchPredictOperation"``, ``"images"``) fail
 with that status in the provider's error shape. Every request is recorded in ``srv.requests``.
+
+Veo extras: ``srv.refuse(request_json)`` (a callable, default none) decides per started operation
+whether it ends filtered (return ``{"filtered": [reasons]}``: no video, ``raiMediaFilteredReasons``,
+as Veo answers a safety refusal) or failed (``{"error": {"code": 3, "message": ...}}``); a request
+repeating an ``Idempotency-Key`` gets the operation that key started (as a provider honouring the
+header would), and ``srv.submissions[key]`` counts the starts per key; ``srv.hold_polls = True``
+holds every poll until ``srv.release`` is set (``srv.polls_held`` counts the polls waiting), which
+is how a test kills a build in the middle of polling.
 """
 
 from __future__ import annotations
@@ -151,6 +159,12 @@ class MediaServer:
         self.failures: dict[str, list[tuple[int, str | None]]] = {}
         self.operations: dict[str, dict[str, Any]] = {}
         self.polls_until_done = polls_until_done
+        self.refuse: Any = None
+        self.submissions: dict[str, int] = {}
+        self.by_key: dict[str, str] = {}
+        self.hold_polls = False
+        self.release = threading.Event()
+        self.polls_held = 0
         self.lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -209,7 +223,8 @@ class MediaServer:
         if route == "generateContent":
             return 200, self._generate(data), {}
         if route == "predictLongRunning":
-            return 200, self._start(path, data), {}
+            key = next((v for k, v in headers.items() if k.lower() == "idempotency-key"), "")
+            return 200, self._start(path, data, key), {}
         return 200, self._poll(data), {}
 
     def _generate(self, data: dict) -> dict:
@@ -239,22 +254,45 @@ class MediaServer:
             "modelVersion": "stub",
         }
 
-    def _start(self, path: str, data: dict) -> dict:
+    def _start(self, path: str, data: dict, key: str = "") -> dict:
         model = path.split("/models/")[1].split(":")[0]
         with self.lock:
+            if key:
+                self.submissions[key] = self.submissions.get(key, 0) + 1
+                if key in self.by_key:  # the provider honours the idempotency key: same operation
+                    return {"name": self.by_key[key]}
             op_id = f"op{len(self.operations)}"
             name = f"projects/stub/locations/us-central1/publishers/google/models/{model}/operations/{op_id}"
             self.operations[name] = {"request": data, "polls": 0}
+            if key:
+                self.by_key[key] = name
         return {"name": name}
 
     def _poll(self, data: dict) -> dict:
         name = data["operationName"]
+        if self.hold_polls:
+            with self.lock:
+                self.polls_held += 1
+            self.release.wait(timeout=120)
         with self.lock:
             op = self.operations[name]
             op["polls"] += 1
             polls = op["polls"]
         if polls < self.polls_until_done:
             return {"name": name, "done": False, "metadata": {}}
+        refusal = self.refuse(op["request"]) if self.refuse else None
+        if refusal and "error" in refusal:
+            return {"name": name, "done": True, "error": refusal["error"]}
+        if refusal:
+            return {
+                "name": name,
+                "done": True,
+                "response": {
+                    "@type": "type.googleapis.com/cloud.ai.large_models.vision.GenerateVideoResponse",
+                    "raiMediaFilteredCount": 1,
+                    "raiMediaFilteredReasons": refusal["filtered"],
+                },
+            }
         inst, params = op["request"]["instances"][0], op["request"]["parameters"]
         mp4 = video_mp4(_b64(inst["image"]["bytesBase64Encoded"]), float(params["durationSeconds"]))
         video = {"bytesBase64Encoded": base64.b64encode(mp4).decode(), "mimeType": "video/mp4"}
@@ -303,12 +341,15 @@ def _handler(server: MediaServer) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(n) if n else b""
             status, out, extra = server.handle(self.path, dict(self.headers.items()), body)
             data = json.dumps(out).encode()
-            self.send_response(status)
-            for k, v in {"Content-Type": "application/json", **extra}.items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.send_response(status)
+                for k, v in {"Content-Type": "application/json", **extra}.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client was killed meanwhile
+                self.close_connection = True
 
         do_GET = do_POST
 

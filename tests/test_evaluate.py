@@ -237,7 +237,11 @@ def test_cutoffs_are_respected_in_every_request(icm_release, tmp_path):  # type:
         checked = 0
         for rec in sent:
             text = prompt_of(rec)
-            q = re.search(r"^Question: (.*)$", text, re.M).group(1).strip()
+            asked = re.search(r"^Question: (.*)$", text, re.M)
+            if asked is None:  # the vision probe (one pixel, no memory): nothing to leak
+                assert "one-pixel image" in text, text
+                continue
+            q = asked.group(1).strip()
             cut = cutoff_of[q]
             if cut is None:
                 continue

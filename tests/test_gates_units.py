@@ -158,7 +158,12 @@ def test_category_rules_per_category() -> None:
 
 
 def test_exact_gates_order() -> None:
-    assert [g.name for g in EXACT_GATES] == ["evidence_resolves", "cutoff_valid", "symbolic_rederive"]
+    assert [g.name for g in EXACT_GATES] == [
+        "evidence_resolves",
+        "cutoff_valid",
+        "symbolic_rederive",
+        "coherence",
+    ]
 
 
 def _v(item: str, gate: str, keep: bool, reason: str = "ok") -> Verdict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from mnemoforge.generators.icm import change_programs  # noqa: F401  (registers the change programs)
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.candidates import _candidates, _valid
 from mnemoforge.generators.icm.world import plan_world
@@ -54,7 +55,14 @@ def test_count_items_count_one_clip_per_event(album) -> None:  # type: ignore[no
     world, _, obs = album
     pool = [c for c in solve_candidates(world, EvidenceIndex(obs), _candidates(world)) if _valid(c)]
     by_tpl = {t: [c for c in pool if c.template.id == t] for t in COUNTS}
-    assert all(by_tpl.values()), {t: len(v) for t, v in by_tpl.items()}
+    months = {e.start.strftime("%Y-%m") for e in world.events}
+    # a window of one month is no range ("between September 2025 and September 2025"): an album of
+    # one month has no window counts, the others have them all
+    ranged = [c for c in pool if "{to}" in c.template.text]  # "between {from} and {to}" items
+    assert all(c.args["from_month"] < c.args["to_month"] for c in ranged)
+    assert all(by_tpl.values()) if len(months) > 1 else not any(by_tpl.values()), {
+        t: len(v) for t, v in by_tpl.items()
+    }
     for tpl, items in by_tpl.items():
         for c in items:
             clips = {o.episode for o in c.evidence}

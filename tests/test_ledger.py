@@ -56,7 +56,7 @@ def test_rows_carry_stage_usage_and_cost(tmp_path: Path) -> None:
     chat, video, err = rows
     # gpt-4o-mini* in assets/prices.yaml: 0.15 / 0.60 per million tokens
     assert chat["cost"] == pytest.approx(1000 / 1e6 * 0.15 + 500 / 1e6 * 0.60)
-    assert video["cost"] == pytest.approx(6 * 0.40)
+    assert video["cost"] == pytest.approx(6 * 0.20)  # veo-3.0-generate*: video-only, per second
     assert err["status"] == "error" and err["error"] == "HTTP 500: boom" and err["cost"] == 0
     assert set(chat) >= {"backend", "model", "operation", "tokens_in", "tokens_out", "images", "latency_s"}
     with pytest.raises(ValueError, match="status must be one of"):

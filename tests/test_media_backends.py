@@ -286,3 +286,106 @@ def test_preflight_prices_the_api_media_backends(tmp_path: Path) -> None:
         "ffmpeg",
         "ffmpeg",
     )
+
+
+def test_veo_is_paid_once_and_resumes_a_journaled_operation(
+    server: MediaServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The operation's name is journaled before polling: a call that gave up while the operation was
+    still running is resumed by polling it, never by submitting again. generateAudio is off."""
+    from mnemoforge.backends.video.veo import VeoBackend
+    from mnemoforge.store import ledger, operations
+
+    run = tmp_path / "run"
+    still = tmp_path / "s.png"
+    Image.new("RGB", (320, 180), (40, 90, 160)).save(still)
+    server.polls_until_done = 50
+    spec = VideoApiSpec(base_url=server.url, poll_interval_s=1, max_wait_s=2, retry=NO_WAIT)
+    with ledger.current_run(run), ledger.current_stage("render"):
+        veo = VeoBackend(spec, sleep=lambda s: None)
+        with pytest.raises(MediaApiError, match="not done after"):
+            veo.shot_clip(still, tmp_path / "a.mp4", 4.0, "A calm room.", "static", 5, 320, 180)
+        [entry] = operations.entries(run)
+        assert entry["state"] == "submitted" and entry["name"].endswith("/operations/op0")
+        server.polls_until_done = 5  # it finishes meanwhile; the resumed call polls the same operation
+        veo = VeoBackend(spec, sleep=lambda s: None)
+        info = veo.shot_clip(still, tmp_path / "a.mp4", 4.0, "A calm room.", "static", 5, 320, 180)
+    assert info.has_video
+    assert server.count("predictLongRunning") == 1 and server.submissions == {entry["key"]: 1}
+    start = json.loads(next(r for r in server.requests if "predictLongRunning" in r["path"])["body"])
+    assert start["parameters"]["generateAudio"] is False  # the album dubs its own speech
+    assert start["parameters"]["seed"] == 5
+    assert next(r for r in server.requests if "predictLongRunning" in r["path"])["headers"][
+        "Idempotency-Key"
+    ] == entry["key"]
+    rows = ledger.read_ledger(run)
+    paid = [r for r in rows if r["operation"] == "video" and r["status"] == "ok"]
+    assert [r["key"] for r in paid] == [entry["key"]]  # paid once, under the request's key
+    assert all(r["key"] == entry["key"] for r in rows if r["operation"] == "video_poll")
+    assert operations.entries(run)[0]["state"] == "done"
+
+
+def test_video_fallback_chain_rewrites_then_falls_back_to_the_still(
+    server: MediaServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Filtered: asked again without the refused parts; refused again or unavailable: the still."""
+    from mnemoforge.backends.video import fallback
+    from mnemoforge.backends.video.fallback import OUTAGE, VideoUnavailable, rewrite, shot_video, summary
+    from mnemoforge.backends.video.veo import VeoBackend
+    from mnemoforge.store import ledger
+
+    still = tmp_path / "s.png"
+    Image.new("RGB", (320, 180), (40, 90, 160)).save(still)
+    parts = [
+        ("setting", "A photorealistic wide shot at Harbour Café."),
+        ("sign", 'A clearly readable sign says "OPEN".'),
+        ("person", "Person 1 (left to right): round face; their face exactly matches reference image 1."),
+        ("prop", "A red mug (mug), clearly visible."),
+    ]
+
+    def refuse(req: dict) -> dict | None:
+        prompt = req["instances"][0]["prompt"]
+        if "Harbour" in prompt and "Person 1" in prompt:
+            return {"filtered": ["Veo could not generate videos: the prompt describes a person's likeness."]}
+        if "Quay" in prompt:
+            return {"filtered": ["blocked by the safety filter"]}
+        return None
+
+    server.refuse = refuse
+    monkeypatch.setitem(fallback._IN_A_ROW, "unavailable", 0)
+    run = tmp_path / "run"
+    veo_spec = VideoApiSpec(base_url=server.url, poll_interval_s=0, retry=NO_WAIT, max_retries=1)
+    with ledger.current_run(run), ledger.current_stage("render"):
+        veo = VeoBackend(veo_spec)
+        ok = shot_video(veo, "s1", still, tmp_path / "veo/s1.mp4", 4.0, parts, "static", 1, 320, 180)
+        assert ok.clip == tmp_path / "veo/s1.mp4" and ok.record["path"] == "veo_rewritten"
+        assert ok.record["refused"]["kind"] == "filtered" and ok.record["rewrite"]["dropped"] == ["person"]
+        rewritten = ok.record["rewrite"]["prompt"]
+        assert "Person 1" not in rewritten and "Harbour" in rewritten
+        quay = [("setting", "A wide shot at Quay Street."), *parts[1:]]
+        gone = shot_video(veo, "s2", still, tmp_path / "veo/s2.mp4", 4.0, quay, "pan_left", 2, 320, 180)
+        assert gone.clip is None and gone.record["path"] == "still" and "refused_again" in gone.record
+        server.fail("predictLongRunning", 503, times=2)  # unavailable after its retries: no rewrite
+        down = shot_video(veo, "s3", still, tmp_path / "veo/s3.mp4", 4.0, parts[:2], "static", 3, 320, 180)
+        assert down.clip is None and down.record == {
+            "shot": "s3", "path": "still", "reason": "unavailable",
+            "refused": {"kind": "unavailable", "reasons": down.record["refused"]["reasons"]},
+        }  # fmt: skip
+        n = len(server.requests)
+        again = shot_video(veo, "s1", still, tmp_path / "veo/s1.mp4", 4.0, parts, "static", 1, 320, 180)
+        assert again.record == ok.record and len(server.requests) == n  # read back, nothing asked
+        s3 = tmp_path / "veo/s3.mp4"
+        back = shot_video(veo, "s3", still, s3, 4.0, parts[:2], "static", 3, 320, 180)
+        assert back.record["path"] == "veo" and back.redo_clip  # unavailable before: asked again
+        # an outage: OUTAGE shots in a row unavailable stop the build (resumable), not one shot
+        server.fail("predictLongRunning", 503, times=2 * OUTAGE)
+        for k in range(OUTAGE - 1):
+            out = tmp_path / f"veo/o{k}.mp4"
+            got = shot_video(veo, f"o{k}", still, out, 4.0, parts[:1], "static", 10 + k, 320, 180)
+            assert got.record["reason"] == "unavailable"
+        with pytest.raises(VideoUnavailable, match=f"unavailable for {OUTAGE} shots in a row"):
+            shot_video(veo, "o9", still, tmp_path / "veo/o9.mp4", 4.0, parts[:1], "static", 19, 320, 180)
+    paths = summary([ok.record, gone.record, down.record])
+    assert paths["counts"] == {"veo": 0, "veo_rewritten": 1, "still": 2}
+    assert rewrite(parts, ["logo on a sign"])[1] == ["prop", "sign"]
+    assert rewrite(parts, ["something else"])[1] == ["person", "prop", "sign"]  # the default drop

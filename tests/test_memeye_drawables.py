@@ -55,20 +55,26 @@ def _states(world: World) -> dict[tuple[str, str], list[tuple[dt.datetime, str]]
 def test_order_and_presence_follow_their_schedules(quay) -> None:  # type: ignore[no-untyped-def]
     world = World.model_validate_json((quay.release_dir / "data/world.json").read_text())
     st = _states(world)
-    for j in (1, 2):  # presence: at the first photo on/after each date, in both slip scenes
-        held = st[(f"slip_log_sc{j}", "presence")]
-        assert len(held) == 3 and all(v in HOLDS for _, v in held)
-        assert held[1][0].date() >= dt.date(2027, 7, 1) and held[2][0].date() >= dt.date(2027, 8, 10)
-        assert held[0][1] != held[1][1] != held[2][1]
-    for j in (1, 2):  # order: every 25 days at most, each state a rotation of the first
-        order = st[(f"bench_log_sc{j}", "order")]
-        assert len(order) >= 2
-        assert all((b[0] - a[0]).days >= 25 for a, b in zip(order, order[1:], strict=False))
-        assert all(v in rotations(order[0][1]) for _, v in order)
+    # presence: one person, so one timeline seen from both slip scenes, changing at the first photo
+    # on/after each date (never a copy per scene)
+    held = st[("slip_log_presence", "presence")]
+    assert ("slip_log_sc1", "presence") not in st and ("slip_log_sc2", "presence") not in st
+    assert len(held) == 3 and all(v in HOLDS for _, v in held)
+    assert held[1][0].date() >= dt.date(2027, 7, 1) and held[2][0].date() >= dt.date(2027, 8, 10)
+    assert held[0][1] != held[1][1] != held[2][1]
+    order = st[("bench_log_order", "order")]  # one workbench: every 25 days at most, rotations
+    assert len(order) >= 2
+    assert all((b[0] - a[0]).days >= 25 for a, b in zip(order, order[1:], strict=False))
+    assert all(v in rotations(order[0][1]) for _, v in order)
+    # the berth signs are one per berth (`per_scene`): only the first one is renumbered
     assert ("slip_log_sc2", "label") not in st and ("slip_log_sc1", "label") in st
+    assert world.entity("slip_log_colour").kind == "object"  # the quay van: one, in both scenes
     keys = {f.object for f in world.facts if f.subject.startswith("bench_log")}
     assert "gist" not in keys and "order" in keys  # the table stands where the gist would be
     assert "left" not in {f.object for f in world.facts if f.subject.startswith("slip_log")}
+    for t in world.timelines:  # one value per interval everywhere
+        spans = sorted(t.spans, key=lambda x: x.start)
+        assert all(a.end is not None and a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
 
 
 def test_order_and_presence_items_are_labelled_with_stale_options(quay) -> None:  # type: ignore[no-untyped-def]

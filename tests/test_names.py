@@ -159,8 +159,10 @@ def test_theme_check_refuses_a_name_too_long_to_say(tmp_path: Path) -> None:
     from mnemoforge.theme_checks import check_theme
 
     path = tmp_path / "t.yaml"
-    long_name = "Tavita " + " ".join(["Fa'asavalu"] * 14)
-    path.write_text(yaml.safe_dump(_theme_data(name=long_name), allow_unicode=True), encoding="utf-8")
+    long_name = "Tavita " + " ".join(["Fa'asavalu"] * 6)  # under the 80-character name limit...
+    data = _theme_data(name=long_name)
+    data["cast"][4]["voice"]["rate"] = 80  # ...but too long to say in 8 s at the slowest rate
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     with pytest.raises(ThemeError, match=r"cast\.4\.name: the calibration line"):
         check_theme(path)
 

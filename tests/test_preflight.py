@@ -149,3 +149,72 @@ def test_preflight_matches_what_smm_and_memeye_builds_made(
     assert pf.plan["images"] == images, name
     # smm plans its candidates exactly; memeye over-generates each cell and may fall short
     assert pf.plan["candidates"] == n if name == "office_launch" else pf.plan["candidates"] >= n, name
+
+
+def test_cost_drivers_stand_beside_icm_bench_and_the_length_knobs_are_exact(tmp_path: Path) -> None:
+    """Each cost driver beside ICM-Bench's figure scaled to the theme's clips; the hint's minutes for
+    ``album.shot_length: shortest`` are what planning with it gives; ``talk_density`` 1 and
+    ``shot_length: any`` are the album as before (same draws)."""
+    from mnemoforge.production.fit_length import measure
+    from mnemoforge.theme_io import load_theme
+
+    data = small_theme_data(clips=24)
+    path = tmp_path / "long.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    pf = preflight(path)
+    d = {x.name: x for x in pf.drivers}
+    assert list(d) == ["clips", "video minutes", "shots", "images", "speech seconds"]
+    assert d["clips"].reference == 839 and d["video minutes"].reference == pytest.approx(
+        141.0 * 24 / 839, abs=0.05
+    )
+    assert d["video minutes"].ratio == pytest.approx(
+        d["video minutes"].planned / d["video minutes"].reference, rel=0.01
+    )  # planned minutes are shown to a tenth
+    assert d["shots"].reference == round(2.8 * 24) and d["speech seconds"].reference is None
+    assert d["images"].planned == d["shots"].planned + len(data["cast"])
+    theme = load_theme(path)
+    as_is = measure(theme, theme.seed)
+    assert as_is.minutes == pytest.approx(d["video minutes"].planned, abs=0.05)
+    same = measure(
+        theme.model_copy(update={"album": theme.album.model_copy(update={"talk_density": 1.0})}), theme.seed
+    )
+    assert (same.minutes, same.shots, same.lines) == (as_is.minutes, as_is.shots, as_is.lines)
+    shortest = measure(
+        theme.model_copy(update={"album": theme.album.model_copy(update={"shot_length": "shortest"})}),
+        theme.seed,
+    )
+    assert (
+        shortest.shots == as_is.shots and shortest.lines == as_is.lines and shortest.minutes <= as_is.minutes
+    )
+    hint = next((h for h in pf.hints if "album.shot_length: shortest" in h), None)
+    if hint is not None:  # the album runs long: the hint's figure is the planned one
+        assert f"plans {shortest.minutes:.1f} min" in hint
+    quieter = measure(
+        theme.model_copy(update={"album": theme.album.model_copy(update={"talk_density": 0.3})}), theme.seed
+    )
+    assert quieter.lines < as_is.lines and quieter.minutes < as_is.minutes
+
+
+def test_fit_length_tries_the_knobs_in_order_and_bisects_talk_density() -> None:
+    from mnemoforge.production.fit_length import Try, fit_length
+    from mnemoforge.schemas.theme import Theme
+    from mnemoforge.theme_starter import starter_theme
+
+    theme = Theme.model_validate(yaml_io.safe_load(starter_theme("tiny")))
+    theme = theme.model_copy(update={"album": theme.album.model_copy(update={"shots_per_clip": (1, 3)})})
+
+    def plan(t: Theme, seed: int) -> Try:  # minutes fall with each knob; density 0.4 or less reaches 100
+        minutes = (
+            300.0 - (40 if t.album.shot_length == "shortest" else 0) - 20 * (t.album.shots_per_clip[1] == 2)
+        )
+        minutes *= 0.5 + t.album.talk_density / 2 if t.album.talk_density > 0.4 else 0.4
+        return Try({}, minutes, 10, 10)
+
+    fit = fit_length(theme, 1, ref_minutes=100.0, plan=plan)
+    knobs = [t.knobs for t in fit.tries]
+    assert knobs[0] == {"shot_length": "shortest"} and knobs[1] == {
+        "shot_length": "shortest",
+        "shots_per_clip": [1, 2],
+    }
+    assert fit.found is not None and fit.found.minutes <= 105 and fit.found.knobs["talk_density"] <= 0.4
+    assert len(fit.tries) == 2 + 5  # two knobs, then five bisection steps

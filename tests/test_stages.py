@@ -103,7 +103,7 @@ def test_stage_keys_change_from_the_bumped_stage_on(monkeypatch: pytest.MonkeyPa
 
 def test_stage_keys_change_with_the_code_version_and_the_source(monkeypatch: pytest.MonkeyPatch) -> None:
     base = _keys(monkeypatch)
-    after = _keys(monkeypatch, __version__="9.9.9")
+    after = _keys(monkeypatch, code_version=lambda: "9.9.9")
     assert all(after[s] != base[s] for s in STAGES)
     monkeypatch.undo()
     real = pipeline.source_hash

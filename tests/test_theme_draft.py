@@ -85,6 +85,44 @@ def test_draft_rejects_a_theme_of_another_family_and_a_failed_call(tmp_path: Pat
     assert r.exit_code == 2 and "the model call failed: HTTP 400: bad request" in r.output
 
 
+def test_a_truncated_answer_is_continued_not_sent_back_as_schema_errors(tmp_path: Path) -> None:
+    """OpenAI ``finish_reason: length``: the model is asked to continue and the parts are joined."""
+    dest = tmp_path / "street.yaml"
+    text = yaml.safe_dump(_fixed(), sort_keys=False)
+    cut = text.index("\n", len(text) // 2) + 1  # the reply stops at a line break half way
+    with LLMServer("openai") as srv:
+        srv.script(
+            Reply(200, openai_completion(f"Here is the theme:\n```yaml\n{text[:cut]}", finish="length")),
+            Reply(200, openai_completion(f"```yaml\n{text[cut:]}```\n")),
+        )
+        r = _draft(srv, dest)
+    assert r.exit_code == 0, r.output
+    assert len(srv.requests) == 2
+    second = srv.requests[1].json["messages"]
+    assert second[-2]["role"] == "assistant" and second[-1]["content"].startswith("Your answer was cut off")
+    assert "problem(s) sent back" not in r.output and "continued it 1 time(s)" in r.output
+    assert yaml_io.safe_load(dest.read_text())["name"] == "street_summer"
+
+
+def test_an_answer_still_cut_is_reported_as_truncation(tmp_path: Path) -> None:
+    """Gemini ``MAX_TOKENS`` every time: one error naming the length limit, no schema errors."""
+    from mnemoforge.backends.text.gemini import GeminiBackend
+    from mnemoforge.production.draft import DraftError, draft_theme
+    from tests.llm_servers import gemini_response
+
+    text = yaml.safe_dump(_fixed(), sort_keys=False)
+    with LLMServer("gemini") as srv:
+        srv.script(*[Reply(200, gemini_response(text[:200], finish="MAX_TOKENS")) for _ in range(3)])
+        backend = GeminiBackend("stub", api_key="k", base_url=srv.base_url, max_retries=0)
+        with pytest.raises(DraftError) as e:
+            draft_theme(DESCRIPTION, "icm", backend, max_tokens=300, continuations=2)
+    assert len(srv.requests) == 3
+    assert "cut at the length limit (max_tokens=300) after 2 continuations" in str(e.value)
+    assert e.value.problems == [
+        "model: the answer was still cut at the length limit (max_tokens=300) after 2 continuations"
+    ]
+
+
 @pytest.mark.slow
 def test_a_drafted_theme_builds(tmp_path: Path) -> None:
     """The drafted theme builds into a release that verifies (small: 4 clips, 8 questions)."""

@@ -139,6 +139,78 @@ def theme_edited(root: Path, fam: str) -> None:
     _replace(p, p.read_bytes() + b"\n# edited\n")
 
 
+def _mcq_index(root: Path, fam: str) -> int:
+    rows = read_jsonl(root / f"data/{fam}/questions.jsonl")
+    return next(i for i, q in enumerate(rows) if q.get("options") and q.get("rotations"))
+
+
+def _edit_first_mcq(root: Path, view: str, fam: str, edit: Callable[[dict], None]) -> None:
+    """Edit the first MCQ item of one view (``agent`` or ``data``), in both its formats alike."""
+    i = _mcq_index(root, fam)
+
+    def rows_edit(rows: list[dict]) -> list[dict]:
+        edit(rows[i])
+        return rows
+
+    _jsonl_edit(root / f"{view}/{fam}/questions.jsonl", lambda rows: edit(rows[i]))
+    _parquet_edit(root / f"{view}/{fam}/questions.parquet", rows_edit)
+
+
+def _agent_edit(root: Path, fam: str, edit: Callable[[dict], None]) -> None:
+    _edit_first_mcq(root, "agent", fam, edit)
+
+
+def agent_options_reordered(root: Path, fam: str) -> None:
+    def edit(q: dict) -> None:
+        q["choices"][0][0], q["choices"][0][1] = q["choices"][0][1], q["choices"][0][0]
+
+    _agent_edit(root, fam, edit)
+
+
+def agent_option_text(root: Path, fam: str) -> None:
+    _agent_edit(root, fam, lambda q: q["choices"][1].__setitem__(2, q["choices"][1][2] + " (edited)"))
+
+
+def agent_question_text(root: Path, fam: str) -> None:
+    _agent_edit(root, fam, lambda q: q.update(question=q["question"].rstrip("?") + " last year?"))
+
+
+def _data_edit_consistently(root: Path, fam: str, edit: Callable[[dict], None]) -> None:
+    """Edit the first MCQ item of the evaluator view in both formats, then rewrite the agent view
+    from it with the release writer's own function: every table agrees, only meaning is wrong."""
+    from mnemoforge.exporters.agent_tables import write_agent_view
+
+    _edit_first_mcq(root, "data", fam, edit)
+    for f in (root / "agent" / fam).rglob("*"):
+        if f.is_file():
+            f.unlink()  # new files, never writes through the hard links to the original
+    write_agent_view(root, fam)
+
+
+def distractor_is_the_answer(root: Path, fam: str) -> None:
+    _data_edit_consistently(root, fam, lambda q: q["options"].__setitem__(2, q["answer"]))
+
+
+def key_always_at_a(root: Path, fam: str) -> None:
+    _data_edit_consistently(root, fam, lambda q: q.update(rotations=[[0, 1, 2, 3]] * len(q["rotations"])))
+
+
+def manifest_name(root: Path, fam: str) -> None:
+    _manifest_edit(root, lambda m: m.update(name="someone-else"))
+
+
+def manifest_family(root: Path, fam: str) -> None:
+    _manifest_edit(root, lambda m: m.update(family="nosuch"))
+
+
+def manifest_other_family(root: Path, fam: str) -> None:
+    _manifest_edit(root, lambda m: m.update(family="smm" if fam != "smm" else "icm"))
+
+
+def manifest_version(root: Path, fam: str) -> None:
+    _manifest_edit(root, lambda m: m.update(version="9.9.9"))
+
+
 # (id, tampering, what the message must say; {fam} is filled in)
 ROWS: list[tuple[str, Tamper, str]] = [
     ("answer_in_parquet_only", parquet_answer, "data/{fam}/questions.parquet: row 1"),
@@ -151,6 +223,16 @@ ROWS: list[tuple[str, Tamper, str]] = [
     ("family_count", family_count_edited, "counts.{count} = "),
     ("image_with_both_checksums", image_edited, "differs from"),
     ("theme_yaml", theme_edited, "theme_sha256 does not match theme.yaml"),
+    # meaning, with every table consistent (issue 33)
+    ("agent_options_reordered", agent_options_reordered, "options of rotation 0 are reordered"),
+    ("agent_option_text", agent_option_text, "option text of rotation 1 differs"),
+    ("agent_question_text", agent_question_text, "question text differs from data/{fam}"),
+    ("distractor_is_the_answer", distractor_is_the_answer, "equals the answer"),
+    ("key_always_at_a", key_always_at_a, "rotations put the key at AAAA"),
+    ("manifest_name", manifest_name, "MANIFEST.json: name 'someone-else'"),
+    ("manifest_family_unknown", manifest_family, "family 'nosuch' is not a known family"),
+    ("manifest_family_other", manifest_other_family, "MANIFEST.json: family "),
+    ("manifest_version", manifest_version, "version '9.9.9'"),
 ]
 
 

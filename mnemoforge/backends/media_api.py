@@ -3,8 +3,12 @@
 Each backend sends attempts through the text backends' ``Retrier`` (retries on timeouts,
 connection errors, 408/429/5xx honouring ``Retry-After``; a concurrency cap; a request-rate
 limit), appends every attempt to the run's call ledger (``store/ledger.py``), and caches
-successful outputs by request so that a resumed build never pays twice. A call that fails for
-good raises ``MediaApiError`` naming the backend, the operation and the last error.
+successful outputs by request so that a resumed build never pays twice. Every request has an
+idempotency key derived from its inputs (``request_key``): it is recorded on each ledger row, sent
+as the ``Idempotency-Key`` header (providers that honour it bill a repeated request once), and
+names the request's cached output and, for long-running operations, its journal entry
+(``store/operations.py``). A call that fails for good raises ``MediaApiError`` naming the backend,
+the operation and the last error.
 """
 
 from __future__ import annotations
@@ -26,8 +30,14 @@ from mnemoforge.store import ledger
 _RETRY_FIELDS = set(inspect.signature(RetryPolicy).parameters)
 
 
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
+
 class MediaApiError(RuntimeError):
     """An API media call that failed for good (after its retries)."""
+
+    permanent = False
+    """True when asking again cannot help (a 4xx other than 408/429, a refused or failed operation)."""
 
 
 def record(stage: str, backend: str, model: str, operation: str, **fields: Any) -> None:
@@ -117,11 +127,27 @@ class MediaApi:
     def id(self) -> str:
         return f"{self.provider}:{self.model}@{safe_url(self.base_url)}"
 
+    def cache_parts(self, operation: str, key_parts: dict[str, Any]) -> dict[str, Any]:
+        """What a request's output is cached under: this backend, model, operation and the request."""
+        return {"backend": self.provider, "model": self.model, "operation": operation, **key_parts}
+
+    def request_key(self, operation: str, key_parts: dict[str, Any]) -> str:
+        """The request's idempotency key (see ``ledger.request_key``)."""
+        return ledger.request_key(self.cache_parts(operation, key_parts))
+
     def call(
-        self, operation: str, key_parts: dict[str, Any], attempt: Callable[[], Attempt], *, cache: bool = True
+        self,
+        operation: str,
+        key_parts: dict[str, Any],
+        attempt: Callable[[], Attempt],
+        *,
+        cache: bool = True,
+        key: str | None = None,
     ) -> Any:
-        """Run ``attempt`` under the retry policy, ledgering each try; the value on success (cached
-        by request unless ``cache`` is false, as for polls of a running operation)."""
+        """Run ``attempt`` under the retry policy, ledgering each try with the request's idempotency
+        ``key`` (default: ``request_key(operation, key_parts)``); the value on success (cached by
+        request unless ``cache`` is false, as for polls of a running operation)."""
+        key = key or self.request_key(operation, key_parts)
 
         def fresh() -> Any:
             holder: dict[str, Attempt] = {}
@@ -152,17 +178,18 @@ class MediaApi:
                     latency_s=round(time.monotonic() - t0, 4),
                     status="ok" if out.ok else "error",
                     error=None if out.ok else out.error,
+                    key=key,
                     **usage,
                 )
                 return out
 
             out, attempts = self.retrier.run(one, content_hash(key_parts))
             if not out.ok:
-                raise MediaApiError(f"{self.id} {operation}: {out.error} ({attempts} attempt(s))")
+                err = MediaApiError(f"{self.id} {operation}: {out.error} ({attempts} attempt(s))")
+                err.permanent = not out.retryable and out.status is not None and out.status < 500
+                raise err
             return holder["last"].value
 
         if not cache:
             return fresh()
-        return cached(
-            {"backend": self.provider, "model": self.model, "operation": operation, **key_parts}, fresh
-        )
+        return cached(self.cache_parts(operation, key_parts), fresh)

@@ -10,7 +10,9 @@ glob such as ``gemini-2.5-flash*``), else by ``default``. An entry's fields, all
 - ``per_image``: per generated image;
 - ``per_video_second`` / ``per_speech_second``: per second of generated video / speech
   (``media_seconds`` of an operation named ``video`` or ``speech``; other media use
-  ``per_media_second``).
+  ``per_media_second``);
+- ``per_video_audio_second``: per second of generated video with the model's own audio
+  (operation ``video_audio``; ``per_video_second`` when absent).
 
 ``estimates`` holds the assumptions ``build --preflight`` turns a plan into usage with
 (``ESTIMATE_FIELDS``: characters per token, tokens an input image costs, the context a chat
@@ -36,6 +38,7 @@ FIELDS = (
     "per_call",
     "per_image",
     "per_video_second",
+    "per_video_audio_second",
     "per_speech_second",
     "per_media_second",
 )
@@ -108,11 +111,15 @@ class PriceTable:
 
     @classmethod
     def load(cls, path: Path) -> PriceTable:
+        from mnemoforge.bounded_io import BoundedReadError, read_capped
+
         path = Path(path)
-        try:
-            data = yaml_io.safe_load(path.read_text())
-        except OSError as exc:
-            raise PriceError(f"{path}: cannot read the price table ({exc.strerror or exc})") from None
+        try:  # a regular file of at most 1 MB: a path to /dev/zero is refused, never read
+            data = yaml_io.safe_load(read_capped(path, 1 << 20, "price table").decode("utf-8"))
+        except BoundedReadError as exc:
+            raise PriceError(str(exc)) from None
+        except UnicodeDecodeError:
+            raise PriceError(f"{path}: the price table is not UTF-8 text") from None
         except yaml.YAMLError as exc:
             raise PriceError(f"{path}: not valid YAML ({exc})") from None
         return cls.from_mapping(data, str(path))
@@ -155,15 +162,19 @@ class PriceTable:
     ) -> float:
         """Estimated cost of ``calls`` calls with this usage (0 for what the table does not price)."""
         p, _ = self.entry(model)
-        media = {"video": "per_video_second", "speech": "per_speech_second"}.get(
-            operation, "per_media_second"
-        )
+        media = {
+            "video": "per_video_second",
+            "video_audio": "per_video_audio_second",
+            "speech": "per_speech_second",
+        }.get(operation, "per_media_second")
+        other = "per_video_second" if operation == "video_audio" else "per_media_second"
+        fallback = p.get(other, 0.0)
         total = (
             tokens_in / 1e6 * p.get("input_per_mtok", 0.0)
             + tokens_out / 1e6 * p.get("output_per_mtok", 0.0)
             + calls * p.get("per_call", 0.0)
             + images * p.get("per_image", 0.0)
-            + media_seconds * p.get(media, p.get("per_media_second", 0.0))
+            + media_seconds * p.get(media, fallback)
         )
         return round(total, 9)
 

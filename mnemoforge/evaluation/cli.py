@@ -29,12 +29,19 @@ def evaluate_command(
     retriever: str = typer.Option("bm25", "--retriever", help="retrieval methods: bm25 or minilm"),
     top_k: int = typer.Option(5, "--top-k", min=1, help="retrieval methods: observations retrieved"),
     fps: float = typer.Option(0.5, "--fps", help="multimodal methods: video frames sampled per second"),
+    allow_failures: bool = typer.Option(
+        False, "--allow-failures", help="exit 0 although some model calls failed (they stay unscored)"
+    ),
 ) -> None:
-    """Run a memory method with a model over a release; writes results.json and summary.md."""
+    """Run a memory method with a model over a release; writes results.json and summary.md.
+
+    A model call that still fails after its retries makes its item *failed*: counted apart from
+    the answered items, never scored as a wrong answer. Any failure exits 1 (after writing the
+    results; a rerun resends only the failed calls) unless [bold]--allow-failures[/] is given."""
     from mnemoforge.evaluation.keys import EvaluationError
     from mnemoforge.evaluation.matrix import default_out, run_matrix, slug
     from mnemoforge.evaluation.methods import MethodConfig
-    from mnemoforge.evaluation.runner import evaluate
+    from mnemoforge.evaluation.runner import evaluate, failure_summary
 
     def progress(msg: str) -> None:
         console.print(f"  {msg}", highlight=False)
@@ -48,8 +55,10 @@ def evaluate_command(
             for r in results:
                 typer.echo(
                     f"{r['method']:>28} × {r['model']['name']:<16} score {_pct(r['summary'].get('score'))}"
+                    + _failed(r["summary"])
                 )
             typer.echo(str(dest / "summary.md"))
+            _exit_on_failures(failure_summary(results), allow_failures)
             return
         if not method or not model:
             raise EvaluationError("give --method and --model (or --matrix MATRIX.yaml)")
@@ -70,7 +79,9 @@ def evaluate_command(
         fail(str(e))
     s = res["summary"]
     typer.echo(
-        f"{method} × {res['model']['name']}: {s['items']} items, score {_pct(s.get('score'))}"
+        f"{method} × {res['model']['name']}: {s['items']} items, {s['answered']} answered"
+        + (f", {s['failed']} failed (not scored)" if s["failed"] else "")
+        + f", score {_pct(s.get('score'))}"
         + (
             f", MCQ {_pct(s.get('accuracy'))} per rotation / {_pct(s.get('all_four'))} all four"
             if s.get("mcq")
@@ -78,6 +89,21 @@ def evaluate_command(
         )
     )
     typer.echo(str(dest / "summary.md"))
+    _exit_on_failures(failure_summary([res]), allow_failures)
+
+
+def _failed(summary: dict) -> str:
+    return f"  ({summary['failed']} of {summary['items']} items failed)" if summary.get("failed") else ""
+
+
+def _exit_on_failures(line: str | None, allowed: bool) -> None:
+    """One line on stderr for failed calls; exit 1 unless they are allowed."""
+    if line is None:
+        return
+    if allowed:
+        console.print(f"warning: {line}", markup=False, highlight=False)
+        return
+    fail(f"{line}; run the command again to resend them (answers are cached), or pass --allow-failures", 1)
 
 
 def _pct(x: float | None) -> str:

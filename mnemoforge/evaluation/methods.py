@@ -12,7 +12,8 @@ those at or before the cutoff.
                            truncated to the model's context by dropping the oldest (``keep_latest``)
 ``caption_memory``         icm: one line per clip: caption, visual details, speakerless speech
 ``asr_only``               icm: the speakerless transcripts only
-``retrieval``              the top-K observations by BM25 (or MiniLM) against the question, in time order
+``retrieval``              the top-K observations by BM25 (or MiniLM: the release's history embedded
+                           once, ``evaluation/vectors.py``) against the question, in time order
 ``full_context_multimodal`` the full text context plus the images (latest first within ``max_images``);
                            video as frames sampled at ``fps``
 ``retrieval_multimodal``   the retrieved observations with their images
@@ -236,7 +237,6 @@ def asr_only(inp: MethodInput, item: AgentItem) -> Built:
 
 def _retrieve(inp: MethodInput, item: AgentItem) -> tuple[list[dict], dict]:
     obs = [o for o in inp.view.history(item.cutoff) if (o.get("content") or "").strip() or o.get("media")]
-    texts = [text_of(o, inp) for o in obs]
     k = inp.config.top_k
     if not obs:
         return [], {"retriever": inp.config.retriever, "top_k": k, "pool": 0}
@@ -246,26 +246,39 @@ def _retrieve(inp: MethodInput, item: AgentItem) -> tuple[list[dict], dict]:
 
         key = ("bm25", item.cutoff)
         if key not in inp._indexes:  # one index per cutoff: items sharing a cutoff share the pool
-            inp._indexes[key] = BM25([tokens(t) for t in texts])
+            inp._indexes[key] = BM25([tokens(text_of(o, inp)) for o in obs])
         ranked = inp._indexes[key].rank(tokens(item.question))
     elif inp.config.retriever == "minilm":
-        ranked = _minilm_rank(inp, item.question, texts)
+        ranked = _minilm_index(inp).rank(item.question, [o["id"] for o in obs])
     else:
         raise EvaluationError(f"--retriever must be bm25 or minilm, got {inp.config.retriever!r}")
     top = sorted(ranked[:k])
     return [obs[i] for i in top], {"retriever": inp.config.retriever, "top_k": k, "pool": len(obs)}
 
 
-def _minilm_rank(inp: MethodInput, query: str, texts: list[str]) -> list[int]:
-    from mnemoforge.validators.answerers.embedding import default_model_path, load_model, missing_reason
+def retrieval_text(o: dict, inp: MethodInput) -> str:
+    """What MiniLM embeds of an observation: its content, an image as its caption (no timestamp or
+    source prefix: those are the same kind of text on every line and only blur the meaning)."""
+    body = (o.get("content") or "").strip()
+    if _media(o, IMAGE_SUFFIXES):
+        cap = inp.caption_of().get(o["id"])
+        body = f"{body} [image: {cap}]".strip() if cap else f"{body} [image]".strip()
+    return body
 
-    reason = missing_reason()
-    if reason:
-        raise EvaluationError(f"retriever minilm: {reason}")
-    model = load_model(default_model_path())
-    vecs = model.encode([query, *texts], normalize_embeddings=True)
-    sims = vecs[1:] @ vecs[0]
-    return sorted(range(len(texts)), key=lambda i: (-float(sims[i]), i))
+
+def _minilm_index(inp: MethodInput) -> Any:
+    """The release's history embedded once (per process, and on disk by content hash)."""
+    key = ("minilm", "release")
+    if key not in inp._indexes:
+        from mnemoforge.evaluation.vectors import HistoryIndex
+        from mnemoforge.validators.answerers import minilm
+
+        reason = minilm.missing()
+        if reason:
+            raise EvaluationError(f"retriever minilm: {reason}")
+        obs = [o for o in inp.view.observations if (o.get("content") or "").strip() or o.get("media")]
+        inp._indexes[key] = HistoryIndex([o["id"] for o in obs], [retrieval_text(o, inp) for o in obs])
+    return inp._indexes[key]
 
 
 def retrieval(inp: MethodInput, item: AgentItem) -> Built:

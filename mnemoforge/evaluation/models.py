@@ -7,7 +7,9 @@ A model SPEC is one of:
 
       name: qwen-7b                  # label in tables (default: the backend's model)
       max_context_chars: 60000       # what full-context methods may put in one prompt
-      vision: true                   # attach images (multimodal methods)
+      vision: auto                   # attach images? true, false, or auto (default): ask the
+                                     # model once with a one-pixel image; a model that refuses
+                                     # it is evaluated text-only and never sent an image
       max_images: 16
       decoding: {temperature: 0.0, max_tokens: 64, seed: 0}
       prices: {prompt_per_1m: 0.15, completion_per_1m: 0.60, currency: USD}
@@ -22,6 +24,7 @@ A model SPEC is one of:
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +33,11 @@ from typing import Any, Protocol
 from mnemoforge.evaluation.keys import EvaluationError, read_yaml_mapping
 
 BUILTINS = ("smollm2", "symbolic")
+# a 1x1 white PNG: what the vision probe shows a model
+PROBE_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108020000009077"
+    "53de0000000c4944415478da63f8ffff3f0005fe02fea7d6a4810000000049454e44ae426082"
+)
 DEFAULT_DECODING = {"temperature": 0.0, "max_tokens": 64, "seed": 0}
 
 
@@ -78,11 +86,49 @@ class ChatModel:
         self.id = backend.id
         self.name = str(spec.get("name") or getattr(backend, "model", backend.id))
         self.max_context_chars = int(spec.get("max_context_chars", 60000))
-        self.vision = bool(spec.get("vision", True))
+        declared = spec.get("vision", "auto")
+        if declared not in (True, False, "auto"):
+            raise EvaluationError(f"{spec.get('_path', 'model spec')}: field 'vision': true, false or auto")
+        self.declared_vision: bool | str = declared
+        self.vision = declared is True  # until a probe says otherwise
+        self.vision_note: str | None = None
+        self._probe_lock = threading.Lock()
+        self._probed: bool | None = None
         self.max_images = int(spec.get("max_images", 16))
         self.workers = int(spec.get("workers", getattr(backend.retrier, "max_concurrency", 4)))
         self.decoding = {**DEFAULT_DECODING, **(spec.get("decoding") or {})}
         self.prices = dict(spec.get("prices") or {})
+
+    def supports_images(self) -> bool:
+        """The declared ``vision``, or (``auto``) what one probe request with a one-pixel PNG
+        says: a model that refuses it (an error status, no reply) is text-only for this run."""
+        if self.declared_vision != "auto":
+            return bool(self.declared_vision)
+        with self._probe_lock:
+            if self._probed is None:
+                self._probed = self._probe()
+                self.vision = self._probed
+        return self._probed
+
+    def _probe(self) -> bool:
+        import tempfile
+
+        from mnemoforge.backends.text.protocol import ChatMessage, ChatRequest, ImagePart, user
+
+        with tempfile.TemporaryDirectory(prefix="mnemoforge-probe-") as tmp:
+            png = Path(tmp) / "probe.png"
+            png.write_bytes(PROBE_PNG)
+            msg = user("What colour is this one-pixel image? Reply with one word.", ImagePart(png))
+            res = self.backend.chat(
+                ChatRequest(messages=(ChatMessage("system", "Answer briefly."), msg), max_tokens=8)
+            )
+        if res.ok:
+            return True
+        self.vision_note = (
+            f"model {self.name}: an image request failed ({res.error}); evaluating it text-only, "
+            "no images sent (set vision: true or false in its spec to skip this probe)"
+        )
+        return False
 
     def generate(self, request: EvalRequest) -> Reply:
         from mnemoforge.backends.text.protocol import ChatMessage, ChatRequest, ImagePart, user

@@ -30,6 +30,8 @@ from mnemoforge.validators.answerers.protocol import LETTERS
 from mnemoforge.validators.prompts import load_prompt
 
 Progress = Callable[[str], None]
+RETRY_ROUNDS = 1
+"""Rounds in which the calls that still failed after the backend's own retries are sent again."""
 
 
 class CallCache:
@@ -135,7 +137,10 @@ def run_calls(
     lock = threading.Lock()
 
     def one(c: Call) -> None:
-        c.reply = model.generate(c.request)
+        try:
+            c.reply = model.generate(c.request)
+        except Exception as e:  # a model that raises is a failed call, never a crash
+            c.reply = Reply("", False, f"{type(e).__name__}: {e}")
         if c.reply.ok:
             cache.put(c.key, c.reply)
         with lock:
@@ -144,8 +149,16 @@ def run_calls(
                 progress(f"{done[0]}/{len(todo)} calls")
 
     n = max(1, min(workers, getattr(model, "workers", workers) or workers))
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        list(pool.map(one, todo))
+    for round_ in range(1 + RETRY_ROUNDS):
+        if round_:  # the backend already retried each call; a later round catches a server that
+            todo = [c for c in todo if c.reply is not None and not c.reply.ok]  # was down a while
+            if not todo:
+                break
+            if progress:
+                progress(f"retrying {len(todo)} failed calls")
+            done[0] = 0
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            list(pool.map(one, todo))
 
 
 def _call_record(c: Call, gold: str | None = None) -> dict[str, Any]:
@@ -166,7 +179,16 @@ def _call_record(c: Call, gold: str | None = None) -> dict[str, Any]:
 
 
 def score_item(item: AgentItem, key: ItemKey, calls: list[Call], world: Any) -> dict[str, Any]:
+    """One result row. An item any of whose calls failed (after the retries) is ``failed``: it
+    keeps the raw records and errors but no score, so it never counts as a wrong answer."""
     row: dict[str, Any] = {"id": item.id, "kind": key.kind, "group": key.group(), "cutoff": item.cutoff}
+    failed = [c for c in calls if c.reply is None or not c.reply.ok]
+    if failed:
+        row["failed"] = True
+        row["errors"] = sorted({str(c.reply.error if c.reply else "not sent") for c in failed})
+        row["calls"] = [_call_record(c) for c in calls if c.reply is not None]
+        row["score"] = None
+        return row
     if key.kind == "mcq":
         golds = key.gold_letters()
         rots = []
@@ -260,9 +282,12 @@ def evaluate(
     fn = METHODS[base]
     calls_by_item: list[list[Call]] = []
     contexts: list[dict] = []
+    images_ok: bool | None = None  # asked of the model once, and only if a prompt carries images
     for item in items:
         built = fn(inp, item)
-        reqs = build_requests(item, keys[item.id], built, tools, m.vision)
+        if built.images and images_ok is None:
+            images_ok = accepts_images(m, progress)
+        reqs = build_requests(item, keys[item.id], built, tools, bool(images_ok))
         decoding = canonical_json(m.decoding)
         calls_by_item.append(
             [
@@ -307,7 +332,7 @@ def evaluate(
         "method": method,
         "base_method": base,
         "concentrated": conc,
-        "model": {"id": m.id, "name": m.name, "decoding": m.decoding},
+        "model": {"id": m.id, "name": m.name, "decoding": m.decoding, "images": images_ok},
         "judge": j.record(),
         "config": cfg.record(),
         "prompts": prompts,
@@ -321,6 +346,27 @@ def evaluate(
     atomic.write_jsonl(out / "calibration.jsonl", calib["rows"])
     atomic.write_text(out / "summary.md", summary_markdown([result]))
     return result
+
+
+def accepts_images(model: EvalModel, progress: Progress | None = None) -> bool:
+    """Whether prompts may carry images: the model's declared capability, or its probe's answer
+    (``ChatModel.supports_images``); a model that cannot see is never sent one."""
+    probe = getattr(model, "supports_images", None)
+    ok = bool(probe()) if callable(probe) else bool(model.vision)
+    note = getattr(model, "vision_note", None)
+    if note and progress:
+        progress(note)
+    return ok
+
+
+def failure_summary(results: list[dict]) -> str | None:
+    """One line naming the failed items of these results (None when every call was answered)."""
+    bad = [r for r in results if r["summary"].get("failed")]
+    if not bad:
+        return None
+    parts = [f"{r['method']} × {r['model']['name']}: {r['summary']['failed']} of {r['summary']['items']}"
+             for r in bad]  # fmt: skip
+    return "model calls failed after their retries (" + "; ".join(parts) + " items failed, not scored)"
 
 
 def tables_for(family: str, rows: list[dict]) -> dict[str, Any]:

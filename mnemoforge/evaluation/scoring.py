@@ -1,8 +1,10 @@
 """Scoring replies: strict MCQ letters, normalised exact match, function calls; and aggregation.
 
-MCQ accuracy is reported per rotation (the answer sits at a different letter in each) and over
-all four rotations ("debiased": an item counts only when every rotation is right), so a model
-that always says "A" scores exactly 0.25 per rotation and 0.0 on all four.
+Items whose model call failed are counted as failed, apart from the answered ones, and never
+scored (see :func:`aggregate`). MCQ accuracy is reported per rotation (the answer sits at a
+different letter in each) and over all four rotations ("debiased": an item counts only when
+every rotation is right), so a model that always says "A" scores exactly 0.25 per rotation and
+0.0 on all four.
 """
 
 from __future__ import annotations
@@ -99,9 +101,20 @@ def _mean(xs: list[float]) -> float | None:
 
 
 def aggregate(rows: list[dict]) -> dict[str, Any]:
-    """Accuracy figures over result rows (one per item) of one method × model."""
+    """Accuracy figures over result rows (one per item) of one method × model.
+
+    A row whose model call failed (``failed``: no answer came back after the retries) is counted
+    apart and left out of every accuracy: a failure is never a wrong answer. ``answered`` and
+    ``failed`` count the items each way."""
+    failed = [r for r in rows if r.get("failed")]
+    rows = [r for r in rows if not r.get("failed")]
     mcq = [r for r in rows if r["kind"] == "mcq"]
-    out: dict[str, Any] = {"items": len(rows), "mcq": len(mcq)}
+    out: dict[str, Any] = {
+        "items": len(rows) + len(failed),
+        "answered": len(rows),
+        "failed": len(failed),
+        "mcq": len(mcq),
+    }
     if mcq:
         n_rot = max(len(r["rotations"]) for r in mcq)
         per_rot = []

@@ -93,12 +93,14 @@ def summary_markdown(results: list[dict]) -> str:
         f"# Evaluation of `{results[0]['release']}` ({fam})",
         "",
         "MCQ cells: mean per-rotation accuracy % (all-four-rotations accuracy %). "
-        "Open cells: normalised exact match % / judge %. Calls: exact match after argument normalisation.",
+        "Open cells: normalised exact match % / judge %. Calls: exact match after argument normalisation. "
+        "Failed items (no answer came back after the retries) are counted apart and never scored.",
         "",
         "## Overall",
         "",
-        "| method | model | items | accuracy (all four) | per rotation | invalid % | open / calls | score |",
-        "|---|---|---|---|---|---|---|---|",
+        "| method | model | items | answered | failed | accuracy (all four) | per rotation | invalid % "
+        "| open / calls | score |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         s = r["summary"]
@@ -116,7 +118,8 @@ def summary_markdown(results: list[dict]) -> str:
         )
         acc = f"{_pct(s.get('accuracy'))} ({_pct(s.get('all_four'))})" if s.get("mcq") else "–"
         lines.append(
-            f"| {r['method']} | {r['model']['name']} | {s['items']} | {acc} | {rot} | "
+            f"| {r['method']} | {r['model']['name']} | {s['items']} | {s.get('answered', s['items'])} | "
+            f"{s.get('failed', 0)} | {acc} | {rot} | "
             f"{_pct(s.get('invalid_rate'))} | {rest} | {_pct(s.get('score'))} |"
         )
     lines.append("")

@@ -72,9 +72,15 @@ def review_note(funnel: dict) -> str:
         tags = ", ".join(f"{t} {n}" for t, n in c["reasons"].items())
         parts.append(f"{c['reviewed']} of {c['total']} {kind} reviewed, {c['passed']} passed, "
                      f"{c['excluded']} excluded" + (f" ({tags})" if tags else ""))  # fmt: skip
+    changes = cov.get("changes") or {}
+    moved = ""
+    if changes.get("left") or changes.get("entered"):
+        moved = (f" {len(changes['left'])} items left the release and {len(changes['entered'])} other "
+                 "survivors of their categories took their places (listed in `CHANGELOG.md`); the other "
+                 "categories kept their quotas.")  # fmt: skip
     return (
         "\n\n**Human review.** " + "; ".join(parts) + ". Items citing an excluded shot are rejected as "
-        "unanswerable by the `human_review` gate; the coverage is in `gates/funnel.json`."
+        "unanswerable by the `human_review` gate; the coverage is in `gates/funnel.json`." + moved
     )
 
 
@@ -161,6 +167,18 @@ or one line per problem naming the file, and exits 1 on a problem.
 """
 
 
+def config_entry(name: str, path: str, family: str, identity: tuple[str, str, str] | None) -> dict:
+    """One card config; with an identity, a description and version of its own (see dataset_card)."""
+    entry: dict = {"config_name": name, "data_files": [{"split": "test", "path": path}]}
+    if identity is not None:
+        release, version, run_id = identity
+        entry["description"] = f"{release} {version} (run {run_id})"
+        entry["version"] = version.split("+", 1)[0]  # datasets takes X.Y.Z; the description has it all
+    if name == f"{family}_questions":
+        entry["default"] = True
+    return entry
+
+
 def dataset_card(
     theme: Theme,
     stats: dict,
@@ -170,8 +188,14 @@ def dataset_card(
     family_section: str = "",
     contents_line: str = "",
     funnel: dict | None = None,
+    identity: tuple[str, str, str] | None = None,
 ) -> str:
-    """The card: shared construction text, the family's own section, contents, fields."""
+    """The card: shared construction text, the family's own section, contents, fields.
+
+    ``identity`` is (release name, version, run id): every config carries it (its
+    ``description`` and ``version``), so ``datasets`` caches each release apart (it keys a local
+    folder's cache by the folder's name, ``0.1.0`` for every release, and the config), and the
+    family's questions table is the default config (``load_dataset(folder)`` needs no name)."""
     size = stats["questions"]["kept"]
     bucket = "n<1K" if size < 1000 else "1K<n<10K" if size < 10_000 else "10K<n<100K"
     meta = {
@@ -182,8 +206,7 @@ def dataset_card(
         "size_categories": [bucket],
         "tags": ["synthetic", "long-term-memory", "multimodal", "benchmark", "mnemoforge"],
         "configs": [
-            {"config_name": name, "data_files": [{"split": "test", "path": path}]}
-            for name, path in sorted(configs.items())
+            config_entry(name, path, theme.family, identity) for name, path in sorted(configs.items())
         ],
     }
     cats = "\n".join(

@@ -8,13 +8,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemoforge import __version__, faults, progress
+from mnemoforge import faults, progress
 from mnemoforge.exporters import release_validator
 from mnemoforge.exporters.agent_tables import write_agent_view
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.generators.families import ReleaseInput, get_family
 from mnemoforge.hashing import canonical_json, sha256_bytes, sha256_file
+from mnemoforge.implementation import code_version
 from mnemoforge.schemas import EXPORTED
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -23,6 +24,7 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
+from mnemoforge.theme_io import theme_as_written
 from mnemoforge.validators.shortcut_stats import shortcut_figures
 
 MANIFEST = "MANIFEST.json"
@@ -32,6 +34,10 @@ VALIDATOR = "scripts/validate_release.py"
 
 class ReleaseExistsError(FileExistsError):
     """A different release already holds this name and version; releases are never overwritten."""
+
+
+class EmptyReleaseError(ValueError):
+    """No candidate survived the gates: an empty release is never frozen."""
 
 
 @dataclass
@@ -90,7 +96,7 @@ def _count(items) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return dict(sorted(out.items()))
 
 
-EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit"})
+EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit", "video_paths"})
 """Media-index kinds that name people or facts (speaker-labelled transcripts, what each shot drew
 and where, the render audit): evaluator keys, so a release keeps them out of ``media/`` (which a
 memory system reads) under ``data/<family>/annotations/``."""
@@ -124,13 +130,32 @@ def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> s
         f"## {version}",
         "",
         f"- Built from theme `{c.theme.name}` (sha256 {theme_sha}…), seed {c.world.seed}, "
-        f"mnemoforge {__version__}.",
+        f"mnemoforge {code_version()}.",
         f"- {get_family(c.theme.family).contents_line(stats)}, {stats['world']['people']} people.",
         f"- {q['kept']} questions kept of {q['candidates']} candidates: {cats}.",
     ]
+    from mnemoforge.production import video_card
+
+    lines += video_card.changelog_lines(c.run_root, c.media, lambda m: release_media_path(c.theme.family, m))
+    lines += review_lines(c.funnel)
     if notes:
         lines.append(f"- {notes.strip()}")
     return "\n".join(lines) + "\n"
+
+
+def review_lines(funnel: dict) -> list[str]:
+    """The human review's changes: which items left the release and why, which took their places."""
+    changes = (funnel.get("human_review") or {}).get("changes")
+    if not changes or not (changes["left"] or changes["entered"]):
+        return []
+    left = ", ".join(f"`{x['id']}` ({x['category']}: {x['why']})" for x in changes["left"]) or "none"
+    entered = ", ".join(f"`{x['id']}` ({x['category']})" for x in changes["entered"]) or "none"
+    n, m = len(changes["left"]), len(changes["entered"])
+    return [
+        f"- Human review: {n} item{'s' * (n != 1)} left the release: {left}.",
+        f"  - {m} took {'their places' if n != 1 else 'its place'} (the next survivors of the same "
+        f"categories): {entered}.",
+    ]
 
 
 def _write_contents(c: RunContents, root: Path, version: str, notes: str | None = None) -> ReleaseManifest:
@@ -159,9 +184,9 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
     atomic.write_json(
         root / "config.resolved.json",
         {
-            "theme": c.theme.model_dump(mode="json"),
+            "theme": theme_as_written(c.theme_bytes).model_dump(mode="json"),  # paths as written
             "seed": c.world.seed,
-            "code_version": __version__,
+            "code_version": code_version(),
             "run_id": c.run_id,
             "release_version": version,
         },
@@ -186,14 +211,18 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         stats,
         configs,
         c.world.seed,
-        __version__,
+        code_version(),
         family.card_section(stats),
         family.contents_line(stats),
         c.funnel,
+        identity=(c.theme.name, version, c.run_id),
     )
+    from mnemoforge.production import video_card
     from mnemoforge.production.ledger_card import card_section
 
     card += card_section(c.run_root)  # the call ledger's totals ("" for an offline build)
+    where = lambda m: release_media_path(fam, m)  # noqa: E731
+    card += video_card.card_section(c.run_root, c.media, where)  # fallback paths ("" without model video)
     atomic.write_text(root / "README.md", card)
     atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))
     files = sorted(p for p in root.rglob("*") if p.is_file())
@@ -210,7 +239,7 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         version=version,
         family=fam,
         seed=c.world.seed,
-        code_version=__version__,
+        code_version=code_version(),
         theme_sha256=sha256_bytes(c.theme_bytes),
         run_id=c.run_id,
         counts={
@@ -231,24 +260,52 @@ def staging_glob(run_id: str) -> str:
     return f"{atomic.TMP_PREFIX}*.{run_id}.*"
 
 
+def sweep_stale_staging(releases: Path, runs_root: Path) -> list[Path]:
+    """Remove staging folders under ``releases`` (``.tmp-VERSION.RUN_ID.*``) whose run is not being
+    built (its run lock is free: the freeze that made them was killed). Live builds keep theirs."""
+    from mnemoforge.store.locks import is_held, run_lock_path
+
+    removed = []
+    for p in sorted(releases.glob(f"{atomic.TMP_PREFIX}*")):
+        parts = p.name[len(atomic.TMP_PREFIX) :].rsplit(".", 2)
+        if not p.is_dir() or len(parts) != 3 or is_held(run_lock_path(runs_root, parts[1])):
+            continue
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(p)
+    return removed
+
+
 def freeze(c: RunContents, dest: Path, version: str, notes: str | None = None) -> Path:
     """Write the release to ``dest`` atomically (build beside it, then rename).
 
     Re-freezing identical content is a no-op; different content under an existing version raises.
+    An empty folder at ``dest`` (a copy that never happened) is replaced; any other folder without
+    a MANIFEST.json is refused. Staging folders that killed freezes left beside it are swept.
     """
+    kept = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
+    if not kept:
+        raise EmptyReleaseError(
+            f"no question survived the gates ({len(c.questions)} candidates; see "
+            f"{c.run_root / 'gates' / 'funnel.json'}); nothing was frozen"
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
+    sweep_stale_staging(dest.parent, c.run_root.parent)
     # staging owned by this run and this call (mkdtemp): concurrent freezes never share one, and
     # the next build of the same run sweeps a killed one's (pipeline.prepare, staging_glob)
     tmp = Path(tempfile.mkdtemp(prefix=f"{atomic.TMP_PREFIX}{dest.name}.{c.run_id}.", dir=dest.parent))
-    tmp.chmod(0o755)
+    tmp.chmod(atomic.dir_mode())  # mkdtemp makes it 0700: a release is readable by all
     try:
         _write_contents(c, tmp, version, notes)
         faults.checkpoint("freeze:staged")
-        if dest.exists():
+        if dest.exists() and not (dest.is_dir() and not any(dest.iterdir())):
+            if not (dest / MANIFEST).is_file():
+                raise ReleaseExistsError(
+                    f"{dest} exists but is not a release (no {MANIFEST}); move it away or bump the version"
+                )
             if (dest / MANIFEST).read_bytes() == (tmp / MANIFEST).read_bytes():
                 return dest
             raise ReleaseExistsError(f"{dest} already exists with different content; bump the version")
-        os.replace(tmp, dest)
+        os.replace(tmp, dest)  # an empty folder at dest is replaced
         return dest
     finally:
         if tmp.exists():

@@ -10,7 +10,11 @@ unlisted file; question and observation rows against the required fields and top
 ``schemas/*.schema.json``; counts (manifest, ``dataset_statistics.json``, every JSONL beside its
 Parquet); every evidence id resolves to an observation; every cutoff comes at or after its
 evidence; and the two views: ``agent/<family>/`` holds the same questions as ``data/<family>/``
-with no evaluator-key field in any agent table, at any depth.
+with no evaluator-key field in any agent table, at any depth. Meaning: each agent question's text,
+cutoff and option lists (one per rotation, the evaluator view's ``options`` in ``rotations``
+order) equal the evaluator view's; the correct option comes first, no distractor equals the
+answer, each rotation orders all the options and the key sits once at each letter;
+MANIFEST.json's name, family and version agree with ``config.resolved.json``.
 
 This file is copied verbatim into every release by mnemoforge and must never import it.
 """
@@ -229,6 +233,69 @@ def _nested_forbidden(schema: object) -> list[str]:
     return found
 
 
+def _norm(text: object) -> str:
+    return " ".join(str(text).casefold().split())
+
+
+def check_options(fam: str, questions: list[dict]) -> list[str]:
+    """The evaluator view's options and rotations (mnemoforge's ``release_meaning.option_keys``)."""
+    rel, problems = f"data/{fam}/questions.jsonl", []
+    for q in questions:
+        opts = q.get("options")
+        if not opts:
+            continue
+        answers = {_norm(a) for a in [q.get("answer"), *(q.get("answer_aliases") or [])]}
+        if _norm(opts[0]) != _norm(q.get("answer")):
+            problems.append(f"{rel}: {q['id']}: options[0] is not the answer (the key comes first)")
+        for i, o in enumerate(opts[1:], 1):
+            if _norm(o) in answers:
+                problems.append(f"{rel}: {q['id']}: distractor {i} {o!r} equals the answer")
+        rots = q.get("rotations") or []
+        if any(sorted(rot) != list(range(len(opts))) for rot in rots):
+            problems.append(f"{rel}: {q['id']}: a rotation is not an order of the {len(opts)} options")
+        elif len(rots) == len(opts) and len({rot.index(0) for rot in rots}) != len(opts):
+            problems.append(f"{rel}: {q['id']}: rotations do not put the key once at each letter")
+    return problems
+
+
+def check_agent_questions(root: Path, fam: str, questions: list[dict]) -> list[str]:
+    """Each agent question against its evaluator row: text, cutoff, media, options per rotation."""
+    path = root / "agent" / fam / "questions.jsonl"
+    if not path.is_file():
+        return []
+    rel, problems = f"agent/{fam}/questions.jsonl", []
+    data = {q["id"]: q for q in questions}
+    for a in _rows(path):
+        q = data.get(a.get("id"))
+        if q is None:
+            continue  # reported by check_agent_view
+        for key in ("question", "cutoff", "question_media"):
+            if (a.get(key) or None) != (q.get(key) or None):
+                problems.append(f"{rel}: {a['id']}: {key} differs from data/{fam}/questions.jsonl")
+        opts, rots = q.get("options"), q.get("rotations")
+        want = [[opts[i] for i in rot] for rot in rots] if opts and rots else [list(opts)] if opts else None
+        if a.get("choices") != want:
+            problems.append(f"{rel}: {a['id']}: options differ (order or text) from data/{fam}")
+    return problems
+
+
+def check_manifest_fields(root: Path, manifest: dict) -> list[str]:
+    """MANIFEST.json's name, family and version against config.resolved.json."""
+    path = root / "config.resolved.json"
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    theme = cfg.get("theme") if isinstance(cfg.get("theme"), dict) else {}
+    problems = []
+    for key, theirs in (("name", theme.get("name")), ("family", theme.get("family", "icm")),
+                        ("version", cfg.get("release_version"))):  # fmt: skip
+        if theirs is not None and manifest.get(key) != theirs:
+            said = f"config.resolved.json says {theirs!r}"
+            problems.append(f"MANIFEST.json: {key} {manifest.get(key)!r}, {said}")
+    return problems
+
+
 def validate(root: Path) -> list[str]:
     """Every problem found in the release at ``root``; empty when it is valid."""
     mpath = root / "MANIFEST.json"
@@ -242,12 +309,16 @@ def validate(root: Path) -> list[str]:
     problems = check_files(root, manifest)
     if problems:
         return problems
+    problems = check_manifest_fields(root, manifest)
     qrel, orel = f"data/{fam}/questions.jsonl", f"data/{fam}/observations.jsonl"
+    if not isinstance(fam, str) or not (root / qrel).is_file():
+        return problems + [f"MANIFEST.json: family {fam!r}, but the release has no {qrel}"]
     problems += check_schema(root, qrel, "question") + check_schema(root, orel, "observation")
     questions, obs = _rows(root / qrel), _rows(root / orel)
     problems += check_counts(root, manifest, fam, questions, obs)
     problems += check_evidence(fam, questions, obs)
     problems += check_agent_view(root, fam, questions)
+    problems += check_options(fam, questions) + check_agent_questions(root, fam, questions)
     return problems
 
 

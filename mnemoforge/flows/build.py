@@ -6,6 +6,7 @@ the runner (randomness comes from the seed and item ids, never from execution or
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -82,15 +83,43 @@ def build_flow(
 
     t = check_theme(theme, seed)  # before the flow (and the Prefect server) starts
     seed = t.seed if seed is None else seed
+    from mnemoforge.pipeline import warn_variant
+
+    warn_variant(BuildContext(Path(theme), Path(outputs), seed, workers))
     runner = make_task_runner(task_runner, workers, dask_address)
     flow = build.with_options(task_runner=runner)
     if progress:
         PROGRESS.append(progress)
     on_wait = (lambda msg: progress("lock", msg)) if progress else None
+    quiet = _QuietExpected()
+    for name in RUN_LOGGERS:  # the CLI says these errors in one line: no Prefect traceback before it
+        logging.getLogger(name).addFilter(quiet)
     try:
         # one build per run at a time (a second one waits, then finds its stages cached)
         with run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait):
             return Path(flow(str(theme), seed, str(outputs), workers))
     finally:
+        for name in RUN_LOGGERS:
+            logging.getLogger(name).removeFilter(quiet)
         if progress:
             PROGRESS.remove(progress)
+
+
+RUN_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
+
+
+class _QuietExpected(logging.Filter):
+    """Drops Prefect's failure logs for errors the CLI reports itself in one line: an environment
+    fault (disk full, read-only folder), an existing or empty release, a lock timeout."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from mnemoforge.cli_output import ENVIRONMENT_ERRNOS
+        from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
+        from mnemoforge.store.locks import LockTimeout
+
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None:
+            return True
+        if isinstance(exc, ReleaseExistsError | EmptyReleaseError | LockTimeout):
+            return False
+        return not (isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS)

@@ -5,9 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mnemoforge.generators.calendar import build_calendar
 from mnemoforge.generators.names import parts
+from mnemoforge.generators.timelines import sort_timelines
+from mnemoforge.schemas.calendar import WorldCalendar
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.schemas.world import Entity, Event, Fact, Person, Place, Relation, World, WorldObject
+from mnemoforge.schemas.world import (
+    Entity,
+    Event,
+    Fact,
+    Person,
+    Place,
+    Relation,
+    Timeline,
+    World,
+    WorldObject,
+)
 
 
 def cast_people(theme: Theme) -> list[Person]:
@@ -38,8 +51,11 @@ def assemble_world(
     facts: list[Fact],
     events: Sequence[Event] = (),
     entities: Sequence[Entity] = (),
+    timelines: Sequence[Timeline] = (),
+    calendar: WorldCalendar | None = None,
 ) -> World:
-    """A World of the theme's declared records plus a family's people, events, facts, entities."""
+    """A World of the theme's declared records plus a family's people, events, facts, entities
+    and timelines, with the theme's calendar (``world_calendar``) unless one is given."""
     relations, places, objects = declared_records(theme)
     return World(
         theme=theme.name,
@@ -54,4 +70,11 @@ def assemble_world(
         events=list(events),
         facts=facts,
         entities=list(entities),
+        calendar=calendar if calendar is not None else world_calendar(theme),
+        timelines=sort_timelines(timelines),
     )
+
+
+def world_calendar(theme: Theme) -> WorldCalendar:
+    """The theme's calendar over its span (``generators/calendar.py``)."""
+    return build_calendar(theme.calendar, theme.start, theme.end)

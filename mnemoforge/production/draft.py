@@ -6,19 +6,25 @@ checks a file (``theme_checks.check_theme``: schema, registry names, paths, and 
 ``check_theme``); on a problem the problems go back to the model
 (``assets/prompts/theme_draft_fix.txt``) and it tries again, at most ``attempts`` times in all.
 The result passes ``theme check`` or ``DraftError`` lists what was still wrong.
+
+A reply cut at the length limit (OpenAI ``finish_reason: length``, Gemini ``MAX_TOKENS``) is not a
+draft with schema errors: the model is asked to continue where it stopped
+(``assets/prompts/theme_draft_continue.txt``), up to ``continuations`` times, and the parts are
+joined; one still cut after that is reported as truncation (raise ``--max-tokens``).
 """
 
 from __future__ import annotations
 
 import re
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from mnemoforge import yaml_io
-from mnemoforge.backends.text.protocol import ChatMessage, ChatRequest, TextBackend
+from mnemoforge.backends.text.protocol import ChatMessage, ChatRequest, TextBackend, truncated
 from mnemoforge.theme_io import ThemeError
 from mnemoforge.theme_starter import starter_theme
 from mnemoforge.validators.prompts import load_prompt
@@ -29,6 +35,8 @@ FAMILY_DOCS = {
     "memeye": "visual chats: images shared in conversations whose details are asked about later",
 }
 _FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_OPEN_FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\n(.*)", re.DOTALL | re.IGNORECASE)
+_LEADING_FENCE = re.compile(r"\A\s*```(?:ya?ml)?[ \t]*\n", re.IGNORECASE)
 
 
 class DraftError(RuntimeError):
@@ -47,6 +55,8 @@ class DraftAttempt:
     reply: str
     problems: list[str]
     usage: dict[str, int] = field(default_factory=dict)
+    continuations: int = 0
+    """How many times the model was asked to continue a reply cut at the length limit."""
 
 
 @dataclass
@@ -59,9 +69,48 @@ class Draft:
 
 
 def extract_yaml(reply: str) -> str:
-    """The YAML inside the reply's first fenced block, else the whole reply."""
-    m = _FENCE.search(reply)
+    """The YAML inside the reply's first fenced block (or after an opening fence never closed),
+    else the whole reply."""
+    m = _FENCE.search(reply) or _OPEN_FENCE.search(reply)
     return (m.group(1) if m else reply).strip() + "\n"
+
+
+class _Truncated(RuntimeError):
+    """A reply still cut at the length limit after every continuation."""
+
+
+def _answer(
+    backend: TextBackend,
+    messages: list[ChatMessage],
+    *,
+    temperature: float,
+    max_tokens: int,
+    seed: int,
+    continuations: int,
+) -> tuple[str, dict[str, int], int]:
+    """One whole answer: ``(text, usage summed over the calls, continuations asked)``, continuing a
+    reply cut at the length limit. Raises ``DraftError`` for a failed call and ``_Truncated`` when
+    the answer is still cut after ``continuations`` continuations."""
+    more = load_prompt("theme_draft_continue").render()
+    convo, parts, usage = list(messages), [], Counter[str]()
+    for n in range(continuations + 1):
+        req = ChatRequest(tuple(convo), temperature=temperature, max_tokens=max_tokens, seed=seed)
+        res = backend.chat(req)
+        usage.update(res.usage)
+        cut = truncated(res)
+        if not res.ok and not (cut and n > 0):
+            why = (
+                f"the answer was cut at the length limit (max_tokens={max_tokens}) before any text"
+                if cut
+                else str(res.error)
+            )
+            raise DraftError(f"the model call failed: {why}", [f"model: {why}"], [])
+        text = res.text if n == 0 else _LEADING_FENCE.sub("", res.text or "")
+        parts.append(text)
+        if not cut:
+            return "".join(parts), dict(usage), n
+        convo += [ChatMessage("assistant", res.text or ""), ChatMessage("user", more)]
+    raise _Truncated("".join(parts))
 
 
 def check_draft(text: str, family: str, folder: Path | None = None) -> list[str]:
@@ -97,8 +146,10 @@ def draft_theme(
     temperature: float = 0.2,
     seed: int = 0,
     folder: Path | None = None,
+    continuations: int = 3,
 ) -> Draft:
-    """Ask ``backend`` for a theme of ``family`` until one passes the check, ``attempts`` times at most."""
+    """Ask ``backend`` for a theme of ``family`` until one passes the check, ``attempts`` times at most
+    (each answer cut at the length limit is continued up to ``continuations`` times)."""
     if family not in FAMILY_DOCS:
         raise ValueError(f"--family must be one of {', '.join(FAMILY_DOCS)}, got {family!r}")
     if attempts < 1:
@@ -115,20 +166,32 @@ def draft_theme(
     tried: list[DraftAttempt] = []
     fix = load_prompt("theme_draft_fix")
     for _ in range(attempts):
-        req = ChatRequest(tuple(messages), temperature=temperature, max_tokens=max_tokens, seed=seed)
-        res = backend.chat(req)
-        if not res.ok:
-            tried.append(DraftAttempt("", [f"model: {res.error}"], dict(res.usage)))
-            raise DraftError(
-                f"the model call failed: {res.error}", tried[-1].problems, tried
-            )  # retries were the backend's; a failed call is not sent back
-        text = extract_yaml(res.text)
+        try:
+            reply, usage, asked = _answer(
+                backend,
+                messages,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                seed=seed,
+                continuations=continuations,
+            )
+        except DraftError as e:  # retries were the backend's; a failed call is not sent back
+            tried.append(DraftAttempt("", e.problems))
+            raise DraftError(str(e), e.problems, tried) from None
+        except _Truncated as e:
+            why = (
+                f"model: the answer was still cut at the length limit (max_tokens={max_tokens}) after "
+                f"{continuations} continuation{'s' if continuations != 1 else ''}"
+            )
+            tried.append(DraftAttempt(str(e), [why], continuations=continuations))
+            raise DraftError(f"{why.removeprefix('model: ')}; raise --max-tokens", [why], tried) from None
+        text = extract_yaml(reply)
         problems = check_draft(text, family, folder)
-        tried.append(DraftAttempt(res.text, problems, dict(res.usage)))
+        tried.append(DraftAttempt(reply, problems, usage, asked))
         if not problems:
             return Draft(text, str(yaml_io.safe_load(text)["name"]), tried)
         messages += [
-            ChatMessage("assistant", res.text),
+            ChatMessage("assistant", reply),
             ChatMessage("user", fix.render(errors="\n".join(f"- {p}" for p in problems))),
         ]
     last = tried[-1].problems

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.text.protocol import ChatRequest, TextBackend, user
-from mnemoforge.generators.declared import assemble_world, cast_people, declared_records
+from mnemoforge.generators.calendar import weather_pool
+from mnemoforge.generators.coherence import check_world
 from mnemoforge.generators.icm import world as world_mod
 from mnemoforge.generators.icm.world_rules import eligible, world_problems
 from mnemoforge.hashing import canonical_json
@@ -145,15 +146,16 @@ def validate_outline(
         return None, "date: expected YYYY-MM-DD and an hour 0-23"
     if not lo <= day <= hi:
         return None, f"date outside the slot's window: {day} not in {lo}..{hi}"
-    season = world_mod.season_of(day)
+    cal = base.calendar
     weather = slot.weather
-    if season != world_mod.season_of(slot.start.date()):
-        weather = derive_rng(seed, "plan-weather", slot.id).choice(world_mod.WEATHER_BY_SEASON[season])
+    if weather not in weather_pool(cal, day):  # another season: a word of the day's own
+        weather = derive_rng(seed, "plan-weather", slot.id).choice(weather_pool(cal, day))
     order = {p.id: j for j, p in enumerate(theme.cast)}
     ev = Event(
         id=slot.id,
         index=slot.index,
         start=start,
+        end=start + dt.timedelta(minutes=world_mod.EVENT_MINUTES),
         activity=act.id,
         verb=act.verb,
         noun=act.noun,
@@ -161,7 +163,7 @@ def validate_outline(
         participants=sorted(who, key=order.__getitem__),
         objects=sorted(brought),
         weather=weather,
-        occasion=world_mod.OCCASIONS.get(day.month, "ordinary day") if day.day <= 7 else "ordinary day",
+        occasion=world_mod.occasion_of(cal, day),
     )
     rules = world_problems(theme, base.model_copy(update={"events": [ev]}))
     if rules:
@@ -189,7 +191,8 @@ def model_plan(
         listed = []
         for k, s in enumerate(group):
             lo, hi = _window(theme, s.start.date())
-            listed.append(f"- slot {k}: between {lo} and {hi} ({world_mod.season_of(s.start.date())})")
+            season = world_mod.season_of(base.calendar, s.start.date())
+            listed.append(f"- slot {k}: between {lo} and {hi}" + (f" ({season})" if season else ""))
         ask = prompt.render(**ctx, slots="\n".join(listed))
         req = ChatRequest((user(ask),), max_tokens=120 * len(group) + 200, seed=seed)
         res = backend.chat(req)
@@ -247,8 +250,6 @@ def _assemble(
 ) -> World:
     """Model events where accepted, procedural ones elsewhere; timeline-wide rules (monthly caps)
     drop model events until none is broken. Events are renumbered in time order, as the planner does."""
-    people = cast_people(theme)
-    relations, _, objects = declared_records(theme)
     while True:
         events = sorted((chosen.get(s.id, s) for s in slots), key=lambda e: (e.start, e.index))
         trial = base.model_copy(update={"events": events})
@@ -267,8 +268,7 @@ def _assemble(
                     {"slot": sid, "reason": "activity rules: monthly cap across the timeline"}
                 )
     renamed = [e.model_copy(update={"id": f"ev_{i:04d}", "index": i}) for i, e in enumerate(events)]
-    facts = world_mod._facts(seed, people, relations, objects, renamed)
-    return assemble_world(theme, seed, base.protagonist, people, facts, renamed)
+    return world_mod.finish_world(theme, seed, base.protagonist, renamed, base.calendar)
 
 
 def plan_stage(theme: Theme, seed: int, run: RunLayout) -> list[Path]:
@@ -280,6 +280,7 @@ def plan_stage(theme: Theme, seed: int, run: RunLayout) -> list[Path]:
     folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
     backend = make_text_backend(theme.text.backend)
     world, lineage, summary = model_plan(theme, seed, backend, load_prompt(theme.text.plan_prompt, folder))
+    check_world(world, theme)  # an incoherent world fails the build, naming the rule
     if summary["procedural"]:
         log.warning(
             "text.plan: %d of %d events kept the procedural outline (rejected: %s)",

@@ -7,6 +7,10 @@ bound), images, seconds of video and of speech, and prices them with the run's p
 (``assets/prices.yaml`` under the theme's ``prices:`` and ``--prices FILE``). Calls before the
 gates are counted for every candidate (an upper bound: gates drop some before later panels).
 Offline backends appear with their counts and cost 0.
+
+An album also gets one line per cost driver (video minutes, shots, images, speech seconds) beside
+the published benchmark's figures scaled to its clip count (``production/drivers.py``), and, when
+it runs long, what the album knobs (``album.shot_length``, ``album.shot_durations``) would plan.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.prices import PriceTable, resolve_prices
+from mnemoforge.production.drivers import Driver, add_drivers
+from mnemoforge.production.fit_length import length_alternatives
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.validators.prompts import load_prompt
 
@@ -54,6 +60,8 @@ class Preflight:
     plan: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    drivers: list[Driver] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
 
     def totals(self) -> dict[str, float]:
         """Sums over the rows; ``calls`` counts model calls only (not the work of local backends)."""
@@ -72,6 +80,8 @@ class Preflight:
             "totals": self.totals(),
             "seconds": round(self.seconds, 3),
             "warnings": self.warnings,
+            "drivers": [d.as_dict() for d in self.drivers],
+            "hints": self.hints,
         }
 
 
@@ -100,7 +110,19 @@ def _icm_plan(theme: Theme, seed: int) -> tuple[Any, list[Any]]:
     return world, clips
 
 
-def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any]) -> list[Row]:
+def _video_seconds(theme: Theme, durations: list[float]) -> float:
+    """Seconds of generated video the shots ask for (a model clip covers its shot with one of the
+    lengths it offers; the ffmpeg camera moves are the shot itself)."""
+    if theme.render.video != "veo":
+        return float(sum(durations))
+    from mnemoforge.backends.video.veo import veo_duration
+    from mnemoforge.schemas.render_api import VideoApiSpec
+
+    allowed = (theme.render.video_api or VideoApiSpec()).durations
+    return float(sum(veo_duration(d, allowed) for d in durations))
+
+
+def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any]) -> tuple[list[Row], dict]:
     from mnemoforge.generators.icm.dialogue import line_seconds
 
     world, clips = _icm_plan(theme, seed)
@@ -150,15 +172,18 @@ def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any])
         )
     )
     video_b, video_m = back["video"]
+    vspec = theme.render.video_api
+    audio = theme.render.video == "veo" and bool(vspec and vspec.generate_audio)
     rows.append(
         Row(
             "render",
             video_b,
             video_m,
-            "video",
+            "video_audio" if audio else "video",
             calls=len(shots),
-            video_seconds=plan["video_seconds"],
-            note=f"{len(shots)} shots of {sorted({s.duration_s for s in shots})} s",
+            video_seconds=_video_seconds(theme, [s.duration_s for s in shots]),
+            note=f"{len(shots)} shots of {sorted({s.duration_s for s in shots})} s"
+            + ("; generateAudio on (the album dubs its own speech: paid for and unused)" if audio else ""),
         )
     )
     speech_b, speech_m = back["speech"]
@@ -174,7 +199,17 @@ def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any])
             note=f"{len(lines)} spoken lines",
         )
     )
-    return rows
+    album = {
+        "clips": len(clips),
+        "minutes": plan["video_seconds"] / 60,
+        "shots": len(shots),
+        "images": len(shots) + faces,
+        "people": faces,
+        "speech_s": speech_s,
+        "lines": len(lines),
+        "alternatives": length_alternatives(theme, world, shots),
+    }
+    return rows, album
 
 
 def plan_row(theme: Theme, events: int, prices: PriceTable) -> Row:
@@ -310,7 +345,7 @@ def _question_rows(theme: Theme, prices: PriceTable, n: int) -> list[Row]:
 
 def _price(rows: list[Row], prices: PriceTable) -> None:
     for r in rows:
-        media = r.video_seconds if r.operation == "video" else r.speech_seconds
+        media = r.video_seconds if r.operation.startswith("video") else r.speech_seconds
         local = r.backend in LOCAL_RENDER
         r.priced = local or prices.entry(r.model)[1]
         r.cost = (
@@ -349,8 +384,9 @@ def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | Non
     seed = theme.seed if seed is None else seed
     prices = resolve_prices(theme.prices, prices_file, base=Path(theme_path).parent)
     plan: dict[str, Any] = {}
+    album: dict[str, Any] | None = None
     if theme.family == "icm":
-        rows = _icm_rows(theme, seed, prices, plan)
+        rows, album = _icm_rows(theme, seed, prices, plan)
         n = candidates(theme)
     else:
         world = get_family(theme.family).plan(theme, seed)
@@ -358,6 +394,9 @@ def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | Non
         rows, n = _other_rows(theme, world, plan)
     rows += _question_rows(theme, prices, n)
     _price(rows, prices)
-    return Preflight(
+    pf = Preflight(
         theme.name, theme.family, seed, prices.currency, rows, plan, time.perf_counter() - t0, warnings
     )
+    if album is not None:
+        add_drivers(pf, album)
+    return pf

@@ -3,10 +3,11 @@ which gate's panel (``gates:``) and optional model-backed text (``text:``)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_serializer, model_validator
 
+from mnemoforge.schemas.limits import MAX_NAME, MAX_PATH, MAX_SETTINGS, Name
 from mnemoforge.schemas.render_api import RENDER_API_FIELDS, ImageApiSpec, SpeechApiSpec, VideoApiSpec
 from mnemoforge.schemas.strict import Strict
 
@@ -14,12 +15,20 @@ from mnemoforge.schemas.strict import Strict
 class RenderSpec(Strict):
     """Which backends render media. Defaults run offline; the others are opt-in extras."""
 
-    image: Literal["procedural", "diffusers", "gemini", "openai"] = "procedural"
-    image_model: str | None = Field(default=None, description="diffusers: local folder or hub id")
-    image_steps: int = Field(default=20, ge=1, le=200)
-    allow_network: bool = False
+    image: Literal["procedural", "diffusers", "gemini", "openai"] = Field(
+        default="procedural", description="image backend (procedural: offline drawings)"
+    )
+    image_model: str | None = Field(
+        default=None, max_length=MAX_PATH, description="diffusers: local folder (theme-relative) or hub id"
+    )
+    image_steps: int = Field(default=20, ge=1, le=200, description="diffusers: inference steps per image")
+    allow_network: bool = Field(
+        default=False, description="diffusers: may download the model (else local files only)"
+    )
     image_api: ImageApiSpec | None = Field(default=None, description="gemini / openai image settings")
-    video: Literal["ffmpeg", "veo"] = "ffmpeg"
+    video: Literal["ffmpeg", "veo"] = Field(
+        default="ffmpeg", description="ffmpeg: camera moves over the still; veo: Veo image-to-video per shot"
+    )
     video_api: VideoApiSpec | None = Field(default=None, description="veo settings")
     speech: Literal["voices", "gemini"] = Field(
         default="voices", description="voices: each person's voice engine; gemini: Gemini TTS for all"
@@ -34,6 +43,9 @@ class RenderSpec(Strict):
                 del out[name]
         return out
 
+
+PROMPT_NAME = r"^[A-Za-z0-9_-]+$"
+"""A prompt is named, never pathed: ``NAME.txt`` in ``gates.prompts_dir`` or ``assets/prompts``."""
 
 OPTION_SOLVER_NAMES = (
     "longest",
@@ -77,13 +89,29 @@ class GateSpec(Strict):
     an OpenAI-compatible server or Gemini, with a prompt from ``assets/prompts``).
     """
 
-    answerers: dict[str, dict[str, Any]] = Field(default_factory=lambda: {"symbolic": {}, "lexical": {}})
-    panels: dict[str, list[str]] = Field(
-        default_factory=lambda: {k: list(v) for k, v in DEFAULT_PANELS.items()}
+    answerers: dict[Name, dict[str, Any]] = Field(
+        default_factory=lambda: {"symbolic": {}, "lexical": {}},
+        max_length=MAX_SETTINGS,
+        description="panel member name -> config; kind: symbolic, lexical, embedding, local or chat",
     )
-    rule: Literal["any", "all", "majority"] = "any"
-    max_answer_share: float = Field(default=0.5, gt=0, le=1)
-    prompts_dir: str | None = None
+    panels: dict[Name, Annotated[list[Name], Field(max_length=MAX_SETTINGS)]] = Field(
+        default_factory=lambda: {k: list(v) for k, v in DEFAULT_PANELS.items()},
+        max_length=MAX_SETTINGS,
+        description="gate -> member names; gates: option_only, text_only_clue, minimal_caption, oracle, "
+        "modality_necessity",
+    )
+    rule: Literal["any", "all", "majority"] = Field(
+        default="any",
+        description="members that must answer right for the panel to: any, all, majority (more than half)",
+    )
+    max_answer_share: float = Field(
+        default=0.5, gt=0, le=1, description="answer_balance: most a category's items may share one answer"
+    )
+    prompts_dir: str | None = Field(
+        default=None,
+        max_length=MAX_PATH,
+        description="folder of prompt files, theme-relative (default: assets/prompts)",
+    )
 
     @model_validator(mode="after")
     def _panel_members_exist(self) -> GateSpec:
@@ -130,15 +158,37 @@ class TextSpec(Strict):
     the model and kept only if it still names the same people, places, objects and dates.
     """
 
-    backend: dict[str, Any] | None = None
-    paraphrase_questions: bool = False
-    prompt: str = "paraphrase"
+    backend: dict[str, Any] | None = Field(
+        default=None,
+        max_length=MAX_SETTINGS,
+        description="text backend: {provider: openai|gemini, model, base_url, api_key_env, ...}",
+    )
+    paraphrase_questions: bool = Field(
+        default=False,
+        description="reword each question (kept only if it names the same things, not the answer)",
+    )
+    prompt: str = Field(
+        default="paraphrase",
+        pattern=PROMPT_NAME,
+        max_length=MAX_NAME,
+        description="prompt name of the paraphraser (assets/prompts)",
+    )
     plan: bool = Field(default=False, description="icm: the model proposes event outlines (validated)")
     plan_batch: int = Field(default=12, ge=1, le=100, description="event outlines asked for per call")
-    plan_prompt: str = "plan_events"
+    plan_prompt: str = Field(
+        default="plan_events",
+        pattern=PROMPT_NAME,
+        max_length=MAX_NAME,
+        description="prompt name of the event planner",
+    )
     plan_shots: bool = Field(default=False, description="icm: a model proposes clips' shot lists")
     plan_shots_batch: int = Field(default=4, ge=1, le=50, description="clips asked for per call")
-    plan_shots_prompt: str = "plan_shots"
+    plan_shots_prompt: str = Field(
+        default="plan_shots",
+        pattern=PROMPT_NAME,
+        max_length=MAX_NAME,
+        description="prompt name of the shot planner",
+    )
     plan_shots_attempts: int = Field(
         default=3, ge=1, le=10, description="calls per batch: proposal and repairs"
     )

@@ -6,7 +6,10 @@ from __future__ import annotations
 import string
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from mnemoforge.schemas.limits import MAX_CAST, MAX_ITEMS, MAX_LINES, Lines, Name, Text
+from mnemoforge.schemas.strict import Strict
 
 Day = Literal[
     "weekday", "weekend", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"
@@ -28,8 +31,7 @@ outing is most often one of the people who come to it, so the line would answer 
 who-came-along items from text alone."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+_Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas/strict.py)
 
 
 class WhoSpec(_Strict):
@@ -42,12 +44,24 @@ class WhoSpec(_Strict):
     must be related to another participant (so strangers never meet).
     """
 
-    protagonist: Literal["required", "optional", "excluded"] = "optional"
-    relations: list[str] = Field(default_factory=list)
-    roles: list[str] = Field(default_factory=list)
-    people: list[str] = Field(default_factory=list)
-    exclude: list[str] = Field(default_factory=list)
-    linked: bool = False
+    protagonist: Literal["required", "optional", "excluded"] = Field(
+        default="optional", description="whether every event of the activity includes the protagonist"
+    )
+    relations: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="relation kinds linking a participant to the protagonist (either way)",
+    )
+    roles: list[Name] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="roles a participant may have"
+    )
+    people: list[Name] = Field(
+        default_factory=list, max_length=MAX_CAST, description="person ids who may take part"
+    )
+    exclude: list[Name] = Field(
+        default_factory=list, max_length=MAX_CAST, description="person ids who never take part"
+    )
+    linked: bool = Field(default=False, description="every participant is related to another participant")
 
 
 def template_slots(template: str) -> set[str]:
@@ -62,14 +76,40 @@ class LineBank(_Strict):
     ever fills a drink template. Slots allowed per function: see ``SLOTS``.
     """
 
-    small_talk: list[str] = Field(default_factory=list)
-    relation: list[str] = Field(default_factory=list)
-    habit: list[str] = Field(default_factory=list)
-    choice: dict[str, list[str]] = Field(default_factory=dict)
-    place: list[str] = Field(default_factory=list)
-    promise: list[str] = Field(default_factory=list)
+    small_talk: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="slots {other}, {name}, {place}, {noun}, {object} (the album fills no {place})",
+    )
+    relation: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="a relation said aloud: {name}, {relation}, {other}",
+    )
+    habit: list[Text] = Field(
+        default_factory=list, max_length=MAX_LINES, description="a habit mentioned: {name}, {habit}"
+    )
+    choice: dict[Name, Lines] = Field(
+        default_factory=dict,
+        max_length=MAX_ITEMS,
+        description="per preference kind (drink, food, ...): {value}, {other}",
+    )
+    place: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="names a sign-less place: {place}, {other} (wordings without {other} first)",
+    )
+    promise: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="the speaker will bring their {object} to the next {noun}; names no one else",
+    )
     """The speaker will bring their ``{object}`` to the next ``{noun}`` (of this activity)."""
-    plan: list[str] = Field(default_factory=list)
+    plan: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="the speaker's next outing: the {noun} at {place}; names no one else",
+    )
     """The speaker's next outing: the ``{noun}`` of the activity they plan, at ``{place}``."""
 
     @model_validator(mode="after")

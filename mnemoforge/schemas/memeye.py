@@ -12,7 +12,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from mnemoforge.schemas.limits import MAX_ITEMS, MAX_NAME, MAX_SETTINGS, MAX_SPAN_DAYS, Name
+from mnemoforge.schemas.strict import Strict
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
@@ -23,8 +26,12 @@ Y_LABELS = ("Y1", "Y2", "Y3")
 CELLS = tuple(f"{x}_{y}" for x in X_LABELS for y in Y_LABELS)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+_Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas/strict.py)
+# state key -> the declared drawable that carries it (``DrawsSpec``)
+SHARED_DRAWABLES = {
+    "gist": "board", "colour": "colour", "count": "count", "label": "label", "order": "table",
+    "presence": "person",
+}  # fmt: skip
 
 
 ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label", "order", "presence"]
@@ -41,11 +48,13 @@ class ChangeSpec(_Strict):
         "count or label (X4)"
     )
     scenes: list[int] | None = Field(
-        default=None, description="indexes of the scenes it applies to; default all"
+        default=None, max_length=4, description="indexes of the scenes it applies to; default all"
     )
     after: dt.date | None = Field(default=None, description="one change, at the first photo after this date")
     dates: list[dt.date] = Field(
-        default_factory=list, description="a change at the first photo on/after each"
+        default_factory=list,
+        max_length=MAX_SPAN_DAYS,
+        description="a change at the first photo on/after each",
     )
     every_days: int | None = Field(default=None, ge=1, le=365, description="a change at most every N days")
     restock: bool = Field(default=False, description="count only: drops photo by photo, then is restocked")
@@ -65,9 +74,20 @@ class ChangeSpec(_Strict):
 class BoardDraw(_Strict):
     """X1 gist as a board with a short text list (a whiteboard surgery list, a chalkboard menu)."""
 
-    noun: str = Field(min_length=1, description="what the board is, as questions say it: 'the whiteboard'")
-    lists: list[list[str]] = Field(
-        min_length=4, description="the lists the board can show (>= 4: the options), 1-4 short lines each"
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="what the board is, as questions say it: 'the whiteboard'",
+    )
+    lists: list[list[Name]] = Field(
+        min_length=4,
+        max_length=MAX_ITEMS,
+        description="the lists the board can show (>= 4: the options), 1-4 short lines each",
+    )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
     )
 
     @model_validator(mode="after")
@@ -84,16 +104,36 @@ class BoardDraw(_Strict):
 class ColourDraw(_Strict):
     """X4 colour on a drawable of the library (an animal's collar, a mug, a door, a vehicle...)."""
 
-    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap", "vehicle"]
-    noun: str = Field(min_length=1, description='the coloured part as questions say it: "the dog\'s collar"')
+    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap", "vehicle"] = Field(
+        description="what carries the colour (dog, cat: the collar; vehicle: a van's body)"
+    )
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description='the coloured part as questions say it: "the dog\'s collar"',
+    )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 class CountDraw(_Strict):
     """X4 count drawn as a row of one drawable of the library (boxes, bottles, tins, coins)."""
 
-    drawable: Literal["box", "bottle", "tin", "coin", "book", "cone"]
-    noun: str = Field(min_length=1, description="plural, as questions say it: 'gauze boxes on the shelf'")
-    colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$")
+    drawable: Literal["box", "bottle", "tin", "coin", "book", "cone"] = Field(description="what is counted")
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="plural, as questions say it: 'gauze boxes on the shelf'",
+    )
+    colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$", description="their colour")
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 def _short_names(names: list[str], what: str) -> None:
@@ -108,16 +148,34 @@ def _short_names(names: list[str], what: str) -> None:
 class LabelDraw(_Strict):
     """X4 small text on a sign on a post (instead of the kind's tag)."""
 
-    drawable: Literal["sign"] = "sign"
-    noun: str = Field(min_length=1, description="the text as questions say it: 'the number on the gate sign'")
+    drawable: Literal["sign"] = Field(default="sign", description="a sign on a post (top right)")
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="the text as questions say it: 'the number on the gate sign'",
+    )
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
 
 class TableDraw(_Strict):
     """A table-top arrangement: four objects in a row, each with its name written on a card in
     front of it; carries the ``order`` variable (X3), which replaces the scene gist (X1)."""
 
-    noun: str = Field(min_length=1, description="the table as questions say it: 'the counter top'")
-    items: list[str] = Field(min_length=4, max_length=4, description="the four objects on it")
+    noun: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="the table as questions say it: 'the counter top'",
+    )
+    items: list[Name] = Field(min_length=4, max_length=4, description="the four objects on it")
+    per_scene: bool = Field(
+        default=False,
+        description="each scene has its own (one per place); default: one object seen in every scene "
+        "of the scenario, holding one value at a time",
+    )
 
     @model_validator(mode="after")
     def _names(self) -> TableDraw:
@@ -130,8 +188,8 @@ class PersonDraw(_Strict):
     declared set; carries the ``presence`` variable (X2: which one is there), which replaces the
     left region item."""
 
-    cast: str = Field(description="cast id of the person")
-    holds: list[str] = Field(min_length=4, max_length=8, description="the objects they may hold (>= 4)")
+    cast: str = Field(max_length=MAX_NAME, description="cast id of the person")
+    holds: list[Name] = Field(min_length=4, max_length=8, description="the objects they may hold (>= 4)")
 
     @model_validator(mode="after")
     def _names(self) -> PersonDraw:
@@ -143,12 +201,16 @@ class DrawsSpec(_Strict):
     """What a scenario's pictures draw instead of the kind's built-in board, colour object,
     countables or tag, and the extra drawables (a table-top arrangement, a cast person)."""
 
-    board: BoardDraw | None = None
-    colour: ColourDraw | None = None
-    count: CountDraw | None = None
-    label: LabelDraw | None = None
-    table: TableDraw | None = None
-    person: PersonDraw | None = None
+    board: BoardDraw | None = Field(
+        default=None, description="X1 gist: a board with one of the declared lists"
+    )
+    colour: ColourDraw | None = Field(default=None, description="X4 colour on a declared drawable")
+    count: CountDraw | None = Field(default=None, description="X4 count of a declared drawable")
+    label: LabelDraw | None = Field(default=None, description="X4 text on a sign")
+    table: TableDraw | None = Field(default=None, description="four named objects in a row (order, X3)")
+    person: PersonDraw | None = Field(
+        default=None, description="a cast member holding one object (presence, X2)"
+    )
 
     @model_validator(mode="after")
     def _one_centre(self) -> DrawsSpec:
@@ -156,22 +218,35 @@ class DrawsSpec(_Strict):
             raise ValueError("table: a table-top arrangement takes the board's place; declare one of them")
         return self
 
+    def shared_keys(self) -> dict[str, str]:
+        """key -> drawable for the declared drawables that are one object across the scenario's
+        scenes (a person always is; the others unless ``per_scene``): one timeline each."""
+        out = {}
+        for key, name in SHARED_DRAWABLES.items():
+            d = getattr(self, name)
+            if d is not None and not getattr(d, "per_scene", False):
+                out[key] = name
+        return out
+
 
 class ScenarioSpec(_Strict):
     """One life scenario: recurring scenes shown across sessions (each scene in ≥ 2 sessions)."""
 
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    title: str = Field(min_length=1)
-    kind: SceneKind
-    scenes: list[str] = Field(
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=MAX_NAME, description="scenario id")
+    title: str = Field(min_length=1, max_length=MAX_NAME, description="its title, e.g. 'Home Renovation'")
+    kind: SceneKind = Field(description="the renderer and its visual vocabulary")
+    scenes: list[Name] = Field(
         min_length=2, max_length=4, description="scene names as the user says them, e.g. 'the boathouse'"
     )
-    sessions: int = Field(default=4, ge=2, le=20)
+    sessions: int = Field(
+        default=4, ge=2, le=20, description="chat sessions; each shows two scenes (>= scenes)"
+    )
     chat_rounds: int = Field(default=1, ge=0, le=4, description="image-free rounds per session")
-    place: str | None = Field(default=None, description="place id where the scenes are")
+    place: str | None = Field(default=None, max_length=MAX_NAME, description="place id where the scenes are")
     draws: DrawsSpec = Field(default_factory=DrawsSpec, description="drawables of the library to use")
     changes: list[ChangeSpec] = Field(
         default_factory=list,
+        max_length=MAX_SETTINGS,
         description="declared state variables with schedules; none: changes_per_scene keys change once",
     )
 
@@ -179,23 +254,33 @@ class ScenarioSpec(_Strict):
 class MemEyeSpec(_Strict):
     """The ``memeye:`` section of a theme."""
 
-    user: str | None = Field(default=None, description="cast id of the user; default: the protagonist")
-    assistant: str = "Assistant"
-    scenarios: list[ScenarioSpec] = Field(min_length=1)
-    per_cell: int = Field(default=5, ge=0, le=200, description="candidates planned per X×Y cell")
+    user: str | None = Field(
+        default=None, max_length=MAX_NAME, description="cast id of the user; default: the protagonist"
+    )
+    assistant: str = Field(
+        default="Assistant", max_length=MAX_NAME, description="the assistant's name in the chat"
+    )
+    scenarios: list[ScenarioSpec] = Field(
+        min_length=1, max_length=MAX_SETTINGS, description="life scenarios, each a few recurring scenes"
+    )
+    per_cell: int = Field(
+        default=5, ge=0, le=200, description="items kept per X×Y cell (1.5 x + 1 candidates are planned)"
+    )
     changes_per_scene: int = Field(
         default=2, ge=1, le=5, description="keys that change once in each scene (more feeds the Y3 cells)"
     )
-    targets: dict[str, int] = Field(
-        default_factory=dict, description="per-cell overrides, keys like 'X3_Y2' (candidates)"
+    targets: dict[Name, int] = Field(
+        default_factory=dict,
+        max_length=len(CELLS),
+        description="per-cell overrides of per_cell, keys X1_Y1 .. X4_Y3 (at most 200 each)",
     )
     pack: str | None = Field(
         default=None,
         pattern=r"^[a-z][a-z0-9_]*$",
         description="content pack (assets/packs/<pack>.yaml) of chat lines; none: composed from the theme",
     )
-    image_width: int = Field(default=512, ge=256, le=1024)
-    image_height: int = Field(default=384, ge=192, le=768)
+    image_width: int = Field(default=512, ge=256, le=1024, description="picture width in pixels")
+    image_height: int = Field(default=384, ge=192, le=768, description="picture height in pixels")
 
     def cell_targets(self) -> dict[str, int]:
         """Candidates to plan per cell (all 12 cells, in X-then-Y order)."""
@@ -210,8 +295,11 @@ class MemEyeSpec(_Strict):
         for key, n in self.targets.items():
             if key not in CELLS:
                 raise ValueError(f"memeye.targets.{key}: unknown cell; cells are {', '.join(CELLS)}")
-            if n < 0:
-                raise ValueError(f"memeye.targets.{key}: must be >= 0, got {n}")
+            if not 0 <= n <= 200:
+                raise ValueError(f"memeye.targets.{key}: must be between 0 and 200 (as per_cell), got {n}")
+        if sum(self.cell_targets().values()) == 0:
+            field = "memeye.targets" if self.targets else "memeye.per_cell"
+            raise ValueError(f"{field}: the theme asks for no questions (a release needs at least one)")
         if self.pack is not None:
             from mnemoforge.schemas.packs import load_pack
 
@@ -220,7 +308,17 @@ class MemEyeSpec(_Strict):
             except ValueError as e:
                 raise ValueError(f"memeye.pack: {e}") from None
         seen: set[str] = set()
+        drawn: dict[str, int] = {}
         for i, s in enumerate(self.scenarios):
+            if s.draws.person is not None:
+                who = s.draws.person.cast
+                if who in drawn:
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.draws.person.cast: {who!r} is drawn in scenario "
+                        f"{drawn[who]} too; a person is in one place and holds one thing at a time, so "
+                        "draw them in one scenario"
+                    )
+                drawn[who] = i
             if s.id in seen:
                 raise ValueError(f"memeye.scenarios.{i}.id: duplicate scenario id {s.id!r}")
             seen.add(s.id)
@@ -254,6 +352,13 @@ class MemEyeSpec(_Strict):
                             f"memeye.scenarios.{i}.changes.{j}: {d} is outside the theme's span "
                             f"{theme.start}..{theme.end}"
                         )
+                shared = s.draws.shared_keys()
+                if c.key in shared and c.scenes is not None:
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.changes.{j}.scenes: `draws.{shared[c.key]}` is one object "
+                        f"seen in every scene of the scenario, so its {c.key} cannot change in some scenes "
+                        "only; drop `scenes` or declare `per_scene: true` on the drawable (one per scene)"
+                    )
                 keys = [(c.key, k) for c in s.changes[:j] for k in (c.scenes or range(len(s.scenes)))]
                 if any((c.key, k) in keys for k in (c.scenes or range(len(s.scenes)))):
                     raise ValueError(f"memeye.scenarios.{i}.changes.{j}: a second schedule for key {c.key!r}")

@@ -41,15 +41,17 @@ class SmmPack(_Strict):
     opens: list[str] = Field(default_factory=list, description="session openers ({weekday})")
     small_talk: list[str] = Field(default_factory=list, description="off-topic lines of a chat")
     raise_topic: list[str] = Field(default_factory=list, description="a speaker raises {topic} ({role})")
-    clarify_questions: list[str] = Field(default_factory=list)
-    clarify_answers: list[str] = Field(default_factory=list)
-    disagree: list[str] = Field(default_factory=list)
-    elaborate: list[str] = Field(default_factory=list)
-    agree: list[str] = Field(default_factory=list)
+    clarify_questions: list[str] = Field(default_factory=list, description="a speaker asks to clarify")
+    clarify_answers: list[str] = Field(
+        default_factory=list, description="the answer to a clarifying question"
+    )
+    disagree: list[str] = Field(default_factory=list, description="a speaker disagrees")
+    elaborate: list[str] = Field(default_factory=list, description="a speaker adds detail")
+    agree: list[str] = Field(default_factory=list, description="a speaker agrees")
     switch: list[str] = Field(default_factory=list, description="topic switches ({entity})")
-    closes: list[str] = Field(default_factory=list)
+    closes: list[str] = Field(default_factory=list, description="session closers")
     user_asks: list[str] = Field(default_factory=list, description="assistant chat: the user asks ({topic})")
-    assistant_replies: list[str] = Field(default_factory=list)
+    assistant_replies: list[str] = Field(default_factory=list, description="assistant chat: the reply")
     default_topic: str = Field(default="", description="topic of a source that declares none")
     filler_titles: dict[str, list[str]] = Field(
         default_factory=dict, description="source kind (spreadsheet, documents, images) -> filler titles"
@@ -64,7 +66,7 @@ class SmmPack(_Strict):
     photo_notes: list[list[str]] = Field(default_factory=list, description="lines written on a filler photo")
     chat_title: str = Field(default="", description="title of a filler chat screenshot")
     chat_lines: list[str] = Field(default_factory=list, description="first message of a filler screenshot")
-    chat_replies: list[str] = Field(default_factory=list)
+    chat_replies: list[str] = Field(default_factory=list, description="replies in a filler screenshot")
     lead_ins: dict[str, list[str]] = Field(
         default_factory=dict,
         description="attachment medium (table, document, photo, calendar, chat_screenshot) -> lines "
@@ -134,7 +136,7 @@ class MemEyePack(_Strict):
     """Banks of the visual-centric family."""
 
     kinds: dict[Literal["room", "board", "dashboard", "street", "shelf"], MemEyeKindPack] = Field(
-        default_factory=dict
+        default_factory=dict, description="scene kind -> its chat lines and wording"
     )
     image_replies: list[str] = Field(default_factory=list, description="assistant saves a picture of {s}")
 
@@ -142,10 +144,12 @@ class MemEyePack(_Strict):
 class Pack(_Strict):
     """One content pack."""
 
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    description: str = ""
-    smm: SmmPack | None = None
-    memeye: MemEyePack | None = None
+    name: str = Field(
+        pattern=r"^[a-z][a-z0-9_]*$", description="the pack's name: its file name without .yaml"
+    )
+    description: str = Field(default="", description="what the pack is for")
+    smm: SmmPack | None = Field(default=None, description="banks of the smm family")
+    memeye: MemEyePack | None = Field(default=None, description="banks of the memeye family")
 
 
 class PackError(ValueError):

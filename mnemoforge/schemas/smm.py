@@ -11,17 +11,32 @@ the rest of the theme and raises ``ValueError('smm.<path>: …')`` naming the fi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_serializer, model_validator
 
+from mnemoforge.schemas.limits import (
+    MAX_CAST,
+    MAX_DAYS_GAP,
+    MAX_ITEMS,
+    MAX_LINES,
+    MAX_NAME,
+    MAX_QUESTIONS,
+    MAX_ROUNDS,
+    MAX_ROUNDS_PER_DAY,
+    MAX_SETTINGS,
+    Line,
+    Name,
+)
 from mnemoforge.schemas.smm_checks import check_routes, check_values
-from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
+from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS
+from mnemoforge.schemas.smm_topics import BUILTIN_TOPICS, check_topics, topics_in_use
+from mnemoforge.schemas.strict import Strict
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.theme import Theme
 
-__all__ = ["CONVERSATIONAL", "WEEKDAYS", "named_weekday"]  # re-exported (smm_terms)
+__all__ = ["BUILTIN_TOPICS", "CONVERSATIONAL", "WEEKDAYS"]  # re-exported (smm_terms, smm_topics)
 
 ID = r"^[a-z][a-z0-9_]*$"
 SourceKind = Literal[
@@ -40,105 +55,174 @@ ArgType = Literal["string", "integer", "number", "boolean", "date", "time", "arr
 TASKS = ("single_hop", "multi_hop", "conflict_resolution", "preference", "function_calling")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+_Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas/strict.py)
 
 
 class SourceSpec(_Strict):
     """One source object: its own context boundary, purpose, members and authority."""
 
-    id: str = Field(pattern=ID)
-    kind: SourceKind
-    title: str
-    purpose: str = ""
-    members: list[str] = Field(default_factory=list, description="person ids (chats)")
+    id: str = Field(pattern=ID, max_length=MAX_NAME, description="source id")
+    kind: SourceKind = Field(
+        description="what the source is (images: phone photos; email: messages with sender, subject, date)"
+    )
+    title: str = Field(max_length=MAX_NAME, description="its name as the agent sees it, e.g. 'Launch crew'")
+    purpose: str = Field(default="", description="what it is for; background talk follows it")
+    carries: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="topics of the facts it may carry (schedule, assignment, conditions, ...); empty: any",
+    )
+    members: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_CAST,
+        description="person ids (chats; a dm has exactly 2; an email inbox: its owners, the recipients)",
+    )
     authority: int = Field(default=1, ge=0, le=5, description="higher beats lower in a conflict")
-    topics: list[str] = Field(default_factory=list, description="small-talk and work topics of the chat")
+    topics: list[Name] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="small-talk and work topics of the chat"
+    )
     activity: float = Field(default=1.0, gt=0, le=10, description="relative amount of background talk")
 
 
 class AttributeSpec(_Strict):
     """An attribute of an entity kind; ``values`` is the pool drawn from (dates come from the timeline)."""
 
-    key: str = Field(pattern=ID)
-    label: str
-    type: ValueType = "string"
-    values: list[str] = Field(default_factory=list)
-    mutable: bool = Field(default=False, description="may be updated later (conflict items)")
-    roles: list[str] = Field(
-        default_factory=list, description="type person: only cast members with one of these roles"
+    key: str = Field(pattern=ID, max_length=MAX_NAME, description="attribute key")
+    label: str = Field(max_length=MAX_NAME, description="how questions name it, e.g. 'deadline'")
+    type: ValueType = Field(default="string", description="value type (date: drawn inside the span)")
+    values: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="the pool values are drawn from (>= 4 for string, time, integer)",
     )
+    mutable: bool = Field(default=False, description="may be updated later (conflict items)")
+    roles: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="type person: only cast members with one of these roles",
+    )
+    topic: str | None = Field(
+        default=None,
+        pattern=ID,
+        description="what the fact is about, for routing (default by type: schedule, assignment, quantity, "
+        "detail); only sources that carry it show it",
+    )
+
+    def topic_of(self) -> str:
+        """The declared topic, else the type's (``BUILTIN_TOPICS``)."""
+        default = {"date": "schedule", "time": "schedule", "person": "assignment", "integer": "quantity"}
+        return self.topic or default.get(self.type, "detail")
 
 
 class EntityKindSpec(_Strict):
-    kind: str = Field(pattern=ID)
-    noun: str = Field(description="how questions call it: 'project', 'field survey'")
+    kind: str = Field(pattern=ID, max_length=MAX_NAME, description="entity kind id, e.g. project")
+    noun: str = Field(max_length=MAX_NAME, description="how questions call it: 'project', 'field survey'")
     membership: Literal["one", "many"] = Field(
         default="many", description="one: every person belongs to exactly one entity of this kind"
     )
-    members: tuple[int, int] = (2, 4)
-    attributes: list[AttributeSpec] = Field(min_length=1)
+    members: tuple[int, int] = Field(default=(2, 4), description="[lo, hi] people per entity")
+    attributes: list[AttributeSpec] = Field(
+        min_length=1, max_length=MAX_SETTINGS, description="what its entities have"
+    )
 
     def attribute(self, key: str) -> AttributeSpec:
         return next(a for a in self.attributes if a.key == key)
 
 
 class EntitySpec(_Strict):
-    id: str = Field(pattern=ID)
-    kind: str
-    name: str
-    values: dict[str, str] = Field(
+    id: str = Field(pattern=ID, max_length=MAX_NAME, description="entity id")
+    kind: str = Field(max_length=MAX_NAME, description="its entity kind")
+    name: str = Field(
+        max_length=MAX_NAME,
+        description="its name; a weekday in it ('Thursday Paint Drop') sets its dates' weekday",
+    )
+    values: dict[Name, Name] = Field(
         default_factory=dict,
+        max_length=MAX_SETTINGS,
         description="fixed attribute values (the first value of a mutable one): key -> value; a person "
         "attribute takes a cast id, a date an ISO date inside the theme's span",
+    )
+
+
+class ContactSpec(_Strict):
+    """Someone outside the cast who writes to it (a supplier, an owner, an agency): an email
+    sender about the topics they deal with. Contacts have no face and no voice."""
+
+    id: str = Field(pattern=ID, max_length=MAX_NAME, description="contact id")
+    name: str = Field(min_length=1, max_length=MAX_NAME, description="their name as an email shows it")
+    role: str = Field(
+        min_length=1, max_length=MAX_NAME, description="what they are to the cast: 'supplier', 'owner'"
+    )
+    topics: list[Name] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="topics they write about; empty: any"
     )
 
 
 class ConflictRouteSpec(_Strict):
     """Where one conflict's values appear: the stale value, its update, and optionally a rumour."""
 
-    entity: str
-    key: str
+    entity: str = Field(description="entity id")
+    key: str = Field(description="a mutable attribute of its kind")
     stale: str = Field(description="source id that carries the first (stale) value")
-    update: str = Field(description="source id that carries the update")
+    update: str = Field(description="source id that carries the update (authority >= the stale one's)")
     rumour: str | None = Field(default=None, description="a lowest-authority chat that carries hearsay")
 
 
 class ProfileFieldSpec(_Strict):
     """A field of everyone's profile card (office city, phone extension…)."""
 
-    key: str = Field(pattern=ID)
-    label: str
-    values: list[str] = Field(min_length=1)
+    key: str = Field(pattern=ID, max_length=MAX_NAME, description="profile field key")
+    label: str = Field(max_length=MAX_NAME, description="how the card and questions name it")
+    values: list[Name] = Field(
+        min_length=1, max_length=MAX_ITEMS, description="the pool values are drawn from"
+    )
 
 
 class PreferenceSpec(_Strict):
-    key: str = Field(pattern=ID)
-    noun: str = Field(description="'seat', 'locker number'")
-    values: list[str] = Field(min_length=4)
-    phrases: list[str] = Field(
+    key: str = Field(pattern=ID, max_length=MAX_NAME, description="preference key")
+    noun: str = Field(max_length=MAX_NAME, description="'seat', 'locker number'")
+    values: list[Name] = Field(
+        min_length=4, max_length=MAX_ITEMS, description="the choices (>= 4: the options)"
+    )
+    phrases: list[Line] = Field(
+        min_length=1,
+        max_length=MAX_LINES,
         default_factory=lambda: ["I'll go with {value} this time.", "{value} for me, please."],
         description="first-person lines with {value}; no habit markers ('again', 'as always'): a "
         "single line must not reveal the preference",
     )
-    reports: list[str] = Field(
+    reports: list[Line] = Field(
+        min_length=1,
+        max_length=MAX_LINES,
         default_factory=lambda: ["{name} went for the {value}.", "{name} picked the {value}."],
         description="third-person lines with {name} and {value}",
     )
 
 
 class ToolArgSpec(_Strict):
-    name: str = Field(pattern=ID)
-    type: ArgType
-    required: bool = True
-    default: str | int | float | bool | None = None
-    description: str = ""
+    name: str = Field(pattern=ID, max_length=MAX_NAME, description="argument name")
+    type: ArgType = Field(description="argument type")
+    required: bool = Field(default=True, description="false: optional, with a default")
+    default: str | int | float | bool | None = Field(
+        default=None, description="value of an optional argument left out"
+    )
+    description: str = Field(default="", description="shown in the tool schema")
 
 
 class ToolSpec(_Strict):
-    name: str = Field(pattern=ID)
-    description: str
-    arguments: list[ToolArgSpec] = Field(min_length=1)
+    name: str = Field(pattern=ID, max_length=MAX_NAME, description="tool (function) name")
+    description: str = Field(min_length=1, description="what the tool does, as its schema says")
+    arguments: list[ToolArgSpec] = Field(min_length=1, max_length=MAX_SETTINGS, description="its arguments")
+    reflexive: bool = Field(
+        default=False, description="a call may name one person in two arguments (a note to oneself)"
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_default(self, handler: Any) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not self.reflexive:  # the schema an agent sees stays as it was
+            out.pop("reflexive", None)
+        return out
 
 
 class BindingSpec(_Strict):
@@ -150,17 +234,33 @@ class BindingSpec(_Strict):
     of that kind, its current value), ``<kind>.name``, or ``<kind>.members`` (sorted member names).
     """
 
-    tool: str
-    subject: str = Field(description="entity kind the call is about")
-    arguments: dict[str, str]
+    tool: str = Field(max_length=MAX_NAME, description="tool name")
+    subject: str = Field(max_length=MAX_NAME, description="entity kind the call is about")
+    arguments: dict[Name, Name] = Field(
+        max_length=MAX_SETTINGS,
+        description="argument -> where its value comes from: person, profile.<key>, preference.<key>, "
+        "<kind>.<key>, <kind>.name or <kind>.members",
+    )
 
 
 class TaskMix(_Strict):
-    single_hop: int = Field(default=16, ge=0)
-    multi_hop: int = Field(default=16, ge=0)
-    conflict_resolution: int = Field(default=14, ge=0)
-    preference: int = Field(default=10, ge=0)
-    function_calling: int = Field(default=14, ge=0)
+    """Items planned per task; a World that supports fewer distinct items is planned short, with a
+    warning."""
+
+    single_hop: int = Field(default=16, ge=0, le=MAX_QUESTIONS, description="one attribute of a named entity")
+    multi_hop: int = Field(
+        default=16,
+        ge=0,
+        le=MAX_QUESTIONS,
+        description="person -> their entity -> an attribute (or lead -> profile)",
+    )
+    conflict_resolution: int = Field(
+        default=14, ge=0, le=MAX_QUESTIONS, description="the current value: authority, then recency"
+    )
+    preference: int = Field(default=10, ge=0, le=MAX_QUESTIONS, description="a person's most frequent choice")
+    function_calling: int = Field(
+        default=14, ge=0, le=MAX_QUESTIONS, description="a tool call filled from the World"
+    )
 
     def counts(self) -> dict[str, int]:
         return {t: getattr(self, t) for t in TASKS}
@@ -169,18 +269,43 @@ class TaskMix(_Strict):
 class SmmSpec(_Strict):
     """The ``smm:`` section of a theme."""
 
-    sources: list[SourceSpec] = Field(min_length=2)
-    entity_kinds: list[EntityKindSpec] = Field(min_length=1)
-    entities: list[EntitySpec] = Field(min_length=1)
-    profile: list[ProfileFieldSpec] = Field(default_factory=list)
-    preferences: list[PreferenceSpec] = Field(default_factory=list)
-    tools: list[ToolSpec] = Field(default_factory=list)
-    calls: list[BindingSpec] = Field(default_factory=list, description="function-calling item forms")
-    conflicts: list[ConflictRouteSpec] = Field(
-        default_factory=list, description="per-conflict routing of stale, updated and rumoured values"
+    sources: list[SourceSpec] = Field(
+        min_length=2,
+        max_length=MAX_SETTINGS * 2,
+        description="what the agent observes: chats, sheets, documents ...",
     )
-    tasks: TaskMix = Field(default_factory=TaskMix)
-    conflict_gap: int = Field(default=6, ge=1, description="rounds between a stale fact and its update")
+    contacts: list[ContactSpec] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="people outside the cast who send emails (a supplier, an owner)",
+    )
+    entity_kinds: list[EntityKindSpec] = Field(
+        min_length=1, max_length=MAX_SETTINGS, description="kinds of things in the world (projects, trips)"
+    )
+    entities: list[EntitySpec] = Field(
+        min_length=1, max_length=MAX_ITEMS, description="the things themselves"
+    )
+    profile: list[ProfileFieldSpec] = Field(
+        default_factory=list, max_length=MAX_SETTINGS, description="fields of everyone's profile card"
+    )
+    preferences: list[PreferenceSpec] = Field(
+        default_factory=list, max_length=MAX_SETTINGS, description="what people choose, shown by choices"
+    )
+    tools: list[ToolSpec] = Field(
+        default_factory=list, max_length=MAX_SETTINGS, description="tool schemas of function-calling items"
+    )
+    calls: list[BindingSpec] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="function-calling item forms"
+    )
+    conflicts: list[ConflictRouteSpec] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="per-conflict routing of stale, updated and rumoured values",
+    )
+    tasks: TaskMix = Field(default_factory=TaskMix, description="items planned per task")
+    conflict_gap: int = Field(
+        default=6, ge=1, le=MAX_DAYS_GAP, description="rounds between a stale fact and its update"
+    )
     update_days: tuple[int, int] = Field(default=(5, 12), description="days between stale and update")
     preference_support: int = Field(
         default=3,
@@ -188,8 +313,18 @@ class SmmSpec(_Strict):
         le=6,
         description="choices of the preferred value; as many contrary choices are shown, one beside each",
     )
-    target_sources_per_question: float = Field(default=2.5, ge=1.0)
-    rounds_per_day: float = Field(default=6.0, gt=0, description="background rounds per day, all sources")
+    target_sources_per_question: float = Field(
+        default=2.5,
+        ge=1.0,
+        le=MAX_SETTINGS * 2,
+        description="least mean sources per question; the build fails below it",
+    )
+    rounds_per_day: float = Field(
+        default=6.0,
+        gt=0,
+        le=MAX_ROUNDS_PER_DAY,
+        description=f"background rounds per day, all sources (at most {MAX_ROUNDS_PER_DAY:g})",
+    )
     paraphrase_turns: bool = Field(
         default=False, description="reword fact-stating turns with text.backend (validated, else kept)"
     )
@@ -208,6 +343,7 @@ class SmmSpec(_Strict):
             ("entity_kinds", [k.kind for k in self.entity_kinds]),
             ("entities", [e.id for e in self.entities]),
             ("tools", [t.name for t in self.tools]),
+            ("contacts", [c.id for c in self.contacts]),
         ):
             for i, x in enumerate(ids):
                 if x in ids[:i]:
@@ -218,8 +354,10 @@ class SmmSpec(_Strict):
                 raise ValueError(f"entities.{i}.kind: unknown entity kind {e.kind!r}")
         for i, k in enumerate(self.entity_kinds):
             lo, hi = k.members
-            if not 1 <= lo <= hi:
-                raise ValueError(f"entity_kinds.{i}.members: expected 1 <= lo <= hi, got {k.members}")
+            if not 1 <= lo <= hi <= MAX_CAST:
+                raise ValueError(
+                    f"entity_kinds.{i}.members: expected 1 <= lo <= hi <= {MAX_CAST}, got {k.members}"
+                )
             for j, a in enumerate(k.attributes):
                 if a.type in ("string", "time", "integer") and len(a.values) < 4:
                     raise ValueError(
@@ -227,9 +365,13 @@ class SmmSpec(_Strict):
                     )
                 if a.type == "integer" and not all(v.lstrip("-").isdigit() for v in a.values):
                     raise ValueError(f"entity_kinds.{i}.attributes.{j}.values: not all integers")
+        if sum(self.tasks.counts().values()) == 0:
+            raise ValueError("tasks: the theme asks for no questions (a release needs at least one)")
         lo, hi = self.update_days
-        if not 1 <= lo <= hi:
-            raise ValueError(f"update_days: expected [lo, hi] with 1 <= lo <= hi, got [{lo}, {hi}]")
+        if not 1 <= lo <= hi <= MAX_DAYS_GAP:
+            raise ValueError(
+                f"update_days: expected [lo, hi] with 1 <= lo <= hi <= {MAX_DAYS_GAP}, got [{lo}, {hi}]"
+            )
         if self.target_sources_per_question > len(self.sources):
             raise ValueError(
                 f"target_sources_per_question: {self.target_sources_per_question} is more than the "
@@ -245,6 +387,13 @@ class SmmSpec(_Strict):
     def check(self, theme: Theme) -> None:
         """Raise ``ValueError('smm.<path>: …')`` for references the section alone cannot check."""
         people = {p.id for p in theme.cast}
+        days = (theme.end - theme.start).days
+        rounds = days * self.rounds_per_day
+        if rounds > MAX_ROUNDS:
+            raise ValueError(
+                f"smm.rounds_per_day: {self.rounds_per_day:g} a day over {days} days "
+                f"is {rounds:.0f} rounds; at most {MAX_ROUNDS} (every round is written and indexed)"
+            )
         for i, s in enumerate(self.sources):
             for j, m in enumerate(s.members):
                 if m not in people:
@@ -280,6 +429,7 @@ class SmmSpec(_Strict):
                     )
         check_values(self, theme, by_kind)
         check_routes(self, by_kind)
+        check_topics(self, people)
         tools = {t.name: t for t in self.tools}
         for i, c in enumerate(self.calls):
             if c.tool not in tools:
@@ -296,6 +446,10 @@ class SmmSpec(_Strict):
             missing = [a.name for a in tools[c.tool].arguments if a.required and a.name not in c.arguments]
             if missing:
                 raise ValueError(f"smm.calls.{i}.arguments: required arguments {missing} are not bound")
+
+    def topics(self) -> dict[str, str]:
+        """topic -> where a fact of it comes from (a path in the theme), for every topic in use."""
+        return topics_in_use(self)
 
     def route(self, entity: str, key: str) -> ConflictRouteSpec | None:
         return next((r for r in self.conflicts if r.entity == entity and r.key == key), None)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS, named_weekday
+from mnemoforge.country_calendars import weekend_days
+from mnemoforge.dates import named_days
+from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS
 
 if TYPE_CHECKING:
     from mnemoforge.schemas.smm import EntityKindSpec, SmmSpec
@@ -58,12 +60,20 @@ def check_values(self: SmmSpec, theme: Theme, by_kind: dict[str, EntityKindSpec]
                     raise ValueError(f"{path}: {v!r} is not an ISO date (YYYY-MM-DD)") from None
                 if not theme.start <= d <= theme.end:
                     raise ValueError(f"{path}: {v} is outside the theme's span {theme.start}..{theme.end}")
-                day = named_weekday(e.name)
-                if day is not None and d.weekday() != day:
-                    raise ValueError(
-                        f"{path}: {v} is a {WEEKDAYS[d.weekday()].title()}, but {e.name!r} names a "
-                        f"{WEEKDAYS[day].title()}"
-                    )
+                cal = theme.calendar
+                weekend = weekend_days(
+                    theme.start.year,
+                    cal.country if cal else None,
+                    cal.subdiv if cal else None,
+                    list(cal.weekend) if cal and cal.weekend is not None else None,
+                )
+                for text in (a.label, e.name):  # a weekday or weekend its label or name says
+                    wanted = named_days(text, weekend)
+                    if wanted is not None and d.weekday() not in wanted:
+                        days = "/".join(WEEKDAYS[x].title() for x in sorted(wanted))
+                        raise ValueError(
+                            f"{path}: {v} is a {WEEKDAYS[d.weekday()].title()}, but {text!r} asks for {days}"
+                        )
             elif v not in a.values:
                 raise ValueError(f"{path}: {v!r} is not among the attribute's values; add it to them")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field, model_serializer, model_validator
 
@@ -22,12 +22,29 @@ from mnemoforge.schemas.build_settings import (
     TextSpec,
     drop_defaults,
 )
+from mnemoforge.schemas.calendar import AvailabilitySpec, CalendarSpec
 from mnemoforge.schemas.icm_rules import Day, LineBank, WhoSpec
+from mnemoforge.schemas.limits import (
+    MAX_ALIASES,
+    MAX_CAST,
+    MAX_DESCRIPTION,
+    MAX_ITEMS,
+    MAX_NAME,
+    MAX_PATH,
+    MAX_QUESTIONS,
+    MAX_SPAN_DAYS,
+    MAX_YEAR,
+    MIN_YEAR,
+    Lines,
+    Name,
+    Text,
+)
 from mnemoforge.schemas.memeye import MemEyeSpec
 from mnemoforge.schemas.smm import SmmSpec
 from mnemoforge.schemas.strict import Strict
 
 ID_RE = r"^[a-z][a-z0-9_]*$"
+MAX_SHOTS_PER_CLIP = 20  # a clip is at most a few minutes of 4-8 s shots
 MAX_SEED = 2**63 - 1  # seeds are stored as BIGINT (catalog) and fed to derive_rng
 HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 # re-exported: the build settings live in schemas/build_settings.py
@@ -52,8 +69,6 @@ Pattern = Literal["plain", "stripes", "dots", "check"]
 Build = Literal["slim", "medium", "broad"]
 
 
-
-
 def _hex(v: str) -> str:
     if not HEX_RE.match(v):
         raise ValueError(f"expected a colour like '#a1b2c3', got {v!r}")
@@ -66,29 +81,45 @@ HexColor = Annotated[str, AfterValidator(_hex)]
 class Outfit(Strict):
     """One wardrobe option; a shot plan names the outfit a person wears."""
 
-    id: str = Field(pattern=ID_RE)
-    label: str
-    top_style: TopStyle = "tshirt"
-    top_color: HexColor
-    bottom_color: HexColor
-    pattern: Pattern = "plain"
+    id: str = Field(
+        pattern=ID_RE, max_length=MAX_NAME, description="outfit id, unique among the person's outfits"
+    )
+    label: str = Field(max_length=MAX_NAME, description="how captions name it: 'red top'")
+    top_style: TopStyle = Field(default="tshirt", description="what the top is drawn as")
+    top_color: HexColor = Field(description="colour of the top")
+    bottom_color: HexColor = Field(description="colour of the trousers or skirt")
+    pattern: Pattern = Field(default="plain", description="pattern on the top")
 
 
 class AppearanceSpec(Strict):
     """Compact appearance spec: the face anchor a renderer draws from."""
 
-    face_shape: FaceShape
-    skin_tone: HexColor
-    hair_style: HairStyle
-    hair_color: HexColor
-    eye_color: HexColor
-    facial_hair: FacialHair = "none"
-    accessories: list[Accessory] = Field(default_factory=list, max_length=3)
-    headwear_color: HexColor | None = Field(default=None, description="hat/cap/headband colour")
-    build: Build = "medium"
-    height: float = Field(default=1.0, ge=0.85, le=1.15)
-    signature_outfit: Outfit
-    wardrobe: list[Outfit] = Field(default_factory=list, max_length=5)
+    face_shape: FaceShape = Field(description="outline of the drawn face")
+    skin_tone: HexColor = Field(description="skin colour")
+    hair_style: HairStyle = Field(
+        description="hair as drawn (a hat or cap hides short, buzz, bald and bun hair)"
+    )
+    hair_color: HexColor = Field(description="hair colour")
+    eye_color: HexColor = Field(description="eye colour")
+    facial_hair: FacialHair = Field(default="none", description="drawn facial hair")
+    accessories: list[Accessory] = Field(
+        default_factory=list,
+        max_length=3,
+        description="worn accessories (scarves and necklaces are not drawn)",
+    )
+    headwear_color: HexColor | None = Field(
+        default=None, description="hat/cap/headband colour (default: derived from the face)"
+    )
+    build: Build = Field(default="medium", description="body build as drawn")
+    height: float = Field(default=1.0, ge=0.85, le=1.15, description="drawn height relative to the average")
+    signature_outfit: Outfit = Field(
+        description="the outfit of the calibration clip, one of the outfits shots pick"
+    )
+    wardrobe: list[Outfit] = Field(
+        default_factory=list,
+        max_length=5,
+        description="more outfits; each clip dresses a person in one of them",
+    )
 
     @model_validator(mode="after")
     def _unique_outfits(self) -> AppearanceSpec:
@@ -111,42 +142,90 @@ class AppearanceSpec(Strict):
 class VoiceSpec(Strict):
     """A fixed voice per person (espeak-ng by default)."""
 
-    engine: Literal["espeak", "piper", "coqui"] = "espeak"
-    voice: str = "en-us"
-    variant: str = ""
-    pitch: int = Field(default=50, ge=0, le=99)
-    pitch_range: int = Field(default=50, ge=0, le=99)
-    rate: int = Field(default=165, ge=80, le=400)
-    semitones: float = Field(default=0.0, ge=-12, le=12)
-    reference_wav: str | None = Field(default=None, description="coqui: clip whose voice is cloned")
+    engine: Literal["espeak", "piper", "coqui"] = Field(
+        default="espeak", description="speech engine (piper: extra tts; coqui: extra coqui, voice cloning)"
+    )
+    voice: str = Field(
+        default="en-us", max_length=MAX_NAME, description="espeak language voice, e.g. en-us, en"
+    )
+    variant: str = Field(
+        default="", max_length=MAX_NAME, description="espeak voice variant: m1-m8, f1-f5, ... (empty: none)"
+    )
+    pitch: int = Field(default=50, ge=0, le=99, description="base pitch, 0-99")
+    pitch_range: int = Field(default=50, ge=0, le=99, description="pitch variation, 0-99")
+    rate: int = Field(default=165, ge=80, le=400, description="speaking rate, words per minute")
+    semitones: float = Field(
+        default=0.0,
+        ge=-12,
+        le=12,
+        description="pitch and formant shift in semitones (a smaller or larger voice)",
+    )
+    reference_wav: str | None = Field(
+        default=None, max_length=MAX_PATH, description="coqui: clip whose voice is cloned (theme-relative)"
+    )
 
 
 class PersonSpec(Strict):
     """A cast member. Name parts (``given``, ``family``, ``title``) may be given; those left out are
     read from ``name`` (``generators/names.py``), and ``name`` left out is composed from them."""
 
-    id: str = Field(pattern=ID_RE)
-    name: str = Field(min_length=1, description="display name (default: title, given and family name)")
-    given: str | None = Field(default=None, min_length=1, description="given name (default: from name)")
-    family: str | None = Field(default=None, min_length=1, description="family name (default: from name)")
-    title: str | None = Field(default=None, min_length=1, description="e.g. 'Dr.' (default: from name)")
+    id: str = Field(
+        pattern=ID_RE, max_length=MAX_NAME, description="person id, used by relations, objects and activities"
+    )
+    name: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="full name, as written (default: title, given and family name composed)",
+    )
+    given: str | None = Field(
+        default=None, min_length=1, max_length=MAX_NAME, description="given name (default: read from name)"
+    )
+    family: str | None = Field(
+        default=None, min_length=1, max_length=MAX_NAME, description="family name (default: read from name)"
+    )
+    title: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_NAME,
+        description="title written before the name, e.g. 'Dr.' (default: read from name)",
+    )
     name_order: Literal["given_first", "family_first"] = Field(
         default="given_first", description="family_first: the family name is written first (王芳)"
     )
-    aliases: list[str] = Field(default_factory=list, description="what friends call them, first one used")
+    aliases: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ALIASES,
+        description="other names people use for them; friends use the first",
+    )
     spoken: str | None = Field(
         default=None,
         min_length=1,
+        max_length=MAX_NAME,
         description="the name in Latin letters as an English voice should say it (default: anyascii)",
     )
-    role: str
-    gender: Literal["female", "male", "nonbinary"]
-    age: int = Field(ge=18, le=100)
-    appearance: AppearanceSpec
-    voice: VoiceSpec = Field(default_factory=VoiceSpec)
-    signature_object: str | None = None
-    habits: list[str] = Field(default_factory=list)
-    preferences: dict[str, str] = Field(default_factory=dict)
+    role: str = Field(max_length=MAX_NAME, description="occupation or role, e.g. teacher")
+    gender: Literal["female", "male", "nonbinary"] = Field(
+        description="for pronouns, 'the woman/man with ...' and relation words"
+    )
+    age: int = Field(ge=18, le=100, description="age in years")
+    appearance: AppearanceSpec = Field(description="face anchor: what the renderer draws")
+    voice: VoiceSpec = Field(
+        default_factory=VoiceSpec, description="voice anchor: one fixed voice for every line"
+    )
+    signature_object: str | None = Field(
+        default=None, max_length=MAX_NAME, description="object id of the object they are known by"
+    )
+    habits: list[Text] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="habits others mention, e.g. 'cycles to work'"
+    )
+    preferences: dict[Name, Name] = Field(
+        default_factory=dict,
+        max_length=MAX_ITEMS,
+        description="choices by kind, e.g. {drink: black coffee}, made at events",
+    )
+    availability: AvailabilitySpec | None = Field(
+        default=None, description="when they can take part: days, hours, stretches away"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -182,10 +261,14 @@ class PersonSpec(Strict):
 
 
 class RelationSpec(Strict):
-    a: str
-    b: str
-    kind: str = Field(min_length=1, description="e.g. spouse, sibling, friend, colleague, parent")
-    a_calls_b: str | None = Field(default=None, description="how a refers to b, e.g. 'my sister'")
+    a: str = Field(max_length=MAX_NAME, description="person id")
+    b: str = Field(max_length=MAX_NAME, description="person id (not a)")
+    kind: str = Field(
+        min_length=1, max_length=MAX_NAME, description="e.g. spouse, sibling, friend, colleague, parent"
+    )
+    a_calls_b: str | None = Field(
+        default=None, max_length=MAX_NAME, description="how a refers to b, e.g. 'my sister'"
+    )
     address: Literal["formal", "colleague", "friend"] | None = Field(
         default=None,
         description="the register the two address each other in (default: from the kind, "
@@ -200,12 +283,18 @@ class RelationSpec(Strict):
 
 
 class PlaceSpec(Strict):
-    id: str = Field(pattern=ID_RE)
-    name: str
-    kind: Literal["home", "outdoor", "venue", "work", "shop", "transit"] = "venue"
-    indoor: bool = True
-    sign: str | None = Field(default=None, description="legible text shown in the scene")
-    palette: list[HexColor] = Field(default_factory=list, max_length=3)
+    id: str = Field(pattern=ID_RE, max_length=MAX_NAME, description="place id")
+    name: str = Field(min_length=1, max_length=MAX_NAME, description="how it is named, e.g. 'the riverside'")
+    kind: Literal["home", "outdoor", "venue", "work", "shop", "transit"] = Field(
+        default="venue", description="kind of place (sets default event hours)"
+    )
+    indoor: bool = Field(default=True, description="drawn as a room (false: outdoors)")
+    sign: str | None = Field(
+        default=None, max_length=MAX_NAME, description="legible text shown in wide shots (a pixel fact)"
+    )
+    palette: list[HexColor] = Field(
+        default_factory=list, max_length=3, description="colours of the drawn scene"
+    )
 
 
 PropShape = Literal[
@@ -226,32 +315,40 @@ PropShape = Literal[
 
 
 class ObjectSpec(Strict):
-    id: str = Field(pattern=ID_RE)
-    name: str
-    owner: str | None = None
-    color: HexColor = "#808080"
-    label: str | None = Field(default=None, description="small text printed on it (a pixel fact)")
+    id: str = Field(pattern=ID_RE, max_length=MAX_NAME, description="object id")
+    name: str = Field(min_length=1, max_length=MAX_NAME, description="how it is named, e.g. 'red kite'")
+    owner: str | None = Field(default=None, max_length=MAX_NAME, description="person id of its owner")
+    color: HexColor = Field(default="#808080", description="its colour")
+    label: str | None = Field(
+        default=None, max_length=MAX_NAME, description="small text printed on it (a pixel fact)"
+    )
     shape: PropShape | None = Field(default=None, description="what it is drawn as (default: from its name)")
 
 
 class ActivitySpec(Strict):
     """An event kind the planner schedules on the timeline."""
 
-    id: str = Field(pattern=ID_RE)
-    verb: str = Field(description="past-tense phrase, e.g. 'went rowing'")
-    noun: str = Field(description="noun phrase, e.g. 'the hike'")
-    places: list[str] = Field(min_length=1)
-    min_people: int = Field(default=2, ge=1, le=6)
-    max_people: int = Field(default=4, ge=1, le=6)
-    weight: float = Field(default=1.0, gt=0, description="how often, relative to the other activities")
-    max_per_month: int | None = Field(default=None, ge=1, description="at most this many events a month")
-    who: WhoSpec = Field(default_factory=WhoSpec)
+    id: str = Field(pattern=ID_RE, max_length=MAX_NAME, description="activity id")
+    verb: str = Field(min_length=1, max_length=MAX_NAME, description="past-tense phrase, e.g. 'went rowing'")
+    noun: str = Field(min_length=1, max_length=MAX_NAME, description="noun phrase, e.g. 'the hike'")
+    places: list[Name] = Field(min_length=1, max_length=MAX_ITEMS, description="place ids where it happens")
+    min_people: int = Field(default=2, ge=1, le=6, description="fewest people at one event")
+    max_people: int = Field(default=4, ge=1, le=6, description="most people at one event")
+    weight: float = Field(
+        default=1.0, gt=0, le=1000, description="how often, relative to the other activities (<= 1000)"
+    )
+    max_per_month: int | None = Field(
+        default=None, ge=1, le=100, description="at most this many events a month"
+    )
+    who: WhoSpec = Field(default_factory=WhoSpec, description="who may take part")
     hours: tuple[int, int] | None = Field(default=None, description="start hour window [from, to], 0-23")
-    days: list[Day] = Field(default_factory=list, description="allowed days (weekday, weekend, monday, ...)")
-    lines: list[str] | LineBank = Field(
+    days: list[Day] = Field(
+        default_factory=list, max_length=9, description="allowed days (weekday, weekend, monday, ...)"
+    )
+    lines: Lines | LineBank = Field(
         default_factory=list,
-        description="small-talk templates, or a line bank per function (small_talk, relation, habit, "
-        "choice, place)",
+        description="small-talk templates ({other}, {name}, {place}, {noun}, {object}), or a line bank "
+        "(its small talk replaces the album's, its other wordings add to the album's)",
     )
 
     @model_validator(mode="after")
@@ -273,15 +370,33 @@ ICM_MIX = {"identity_recall": 400, "cross_episode_retrieval": 500, "profile_infe
 
 
 class QuestionMix(Strict):
-    """How many candidates of each category to plan (before gates).
+    """How many items of each category a release keeps after the gates (1.5 x + 1 candidates are
+    planned per category).
 
     Categories left unset share ``total`` in ICM-Bench's proportions (400 / 500 / 317).
     """
 
-    total: int = Field(default=60, ge=0)
-    identity_recall: int | None = Field(default=None, ge=0)
-    cross_episode_retrieval: int | None = Field(default=None, ge=0)
-    profile_inference: int | None = Field(default=None, ge=0)
+    total: int = Field(
+        default=60,
+        ge=0,
+        le=MAX_QUESTIONS,
+        description="items kept, split 400 : 500 : 317 over the categories left unset",
+    )
+    identity_recall: int | None = Field(
+        default=None, ge=0, le=MAX_QUESTIONS, description="fix the number of Identity Recall items"
+    )
+    cross_episode_retrieval: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_QUESTIONS,
+        description="fix the number of Cross-Episode Identity Retrieval items",
+    )
+    profile_inference: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_QUESTIONS,
+        description="fix the number of Long-Term Identity Profile Inference items",
+    )
 
     def counts(self) -> dict[str, int]:
         fixed = {c: getattr(self, c) for c in ICM_MIX if getattr(self, c) is not None}
@@ -299,26 +414,54 @@ class QuestionMix(Strict):
 
 
 class AlbumSpec(Strict):
-    clips: int = Field(default=24, ge=2, le=5000)
-    shots_per_clip: tuple[int, int] = (1, 3)
-    shot_durations: list[Literal[4, 6, 8]] = Field(default_factory=lambda: [4, 6, 8], min_length=1)
-    width: int = Field(default=640, ge=64, le=1920)
-    height: int = Field(default=360, ge=64, le=1080)
-    fps: int = Field(default=12, ge=1, le=60)
+    clips: int = Field(
+        default=24, ge=2, le=5000, description="clips in the album, the calibration clip 0 included"
+    )
+    shots_per_clip: tuple[int, int] = Field(default=(1, 3), description="[lo, hi] shots per clip")
+    shot_durations: list[Literal[4, 6, 8]] = Field(
+        default_factory=lambda: [4, 6, 8], min_length=1, description="shot lengths to draw from, in seconds"
+    )
+    width: int = Field(default=640, ge=64, le=1920, description="frame width in pixels (even)")
+    height: int = Field(default=360, ge=64, le=1080, description="frame height in pixels (even)")
+    fps: int = Field(default=12, ge=1, le=60, description="frames per second of the clips")
     camera_moves: float = Field(
         default=0.35, ge=0, le=1,
         description="chance a procedural shot keeps the pan or zoom it drew (0: every shot static)",
     )  # fmt: skip
     dialogue: LineBank = Field(default_factory=LineBank, description="wordings shared by every activity")
-    max_line_repeats: int = Field(default=3, ge=1, description="no line text more often in a release")
-    min_face_px: int = Field(default=48, ge=0, description="render audit: least face height, close/medium")
+    max_line_repeats: int = Field(
+        default=3, ge=1, le=1000, description="no line text more often in a release"
+    )
+    min_face_px: int = Field(
+        default=48, ge=0, le=1080, description="render audit: least face height, close/medium"
+    )
     dialogue_model: bool = Field(default=False, description="reword lines with text.backend (validated)")
+    shot_length: Literal["any", "shortest"] = Field(
+        default="any",
+        description="any: each shot draws one of shot_durations its speech fits; shortest: the shortest "
+        "that fits (album length, and video cost, near ICM-Bench's 10 s a clip; see build --preflight)",
+    )
+
+    talk_density: float = Field(
+        default=1.0,
+        gt=0,
+        le=1,
+        description="how often choices, promises, plans, habits and relations come up (and are spoken): "
+        "1 as planned; lower shortens the album and its speech (fewer such items to ask about)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: Any) -> dict[str, Any]:  # themes before them dump as they did
+        return drop_defaults(self, handler(self), ("shot_length", "talk_density"))
 
     @model_validator(mode="after")
     def _ranges(self) -> AlbumSpec:
         lo, hi = self.shots_per_clip
-        if not 1 <= lo <= hi:
-            raise ValueError(f"shots_per_clip: expected [lo, hi] with 1 <= lo <= hi, got [{lo}, {hi}]")
+        if not 1 <= lo <= hi <= MAX_SHOTS_PER_CLIP:
+            raise ValueError(
+                f"shots_per_clip: expected [lo, hi] with 1 <= lo <= hi <= {MAX_SHOTS_PER_CLIP}, "
+                f"got [{lo}, {hi}]"
+            )
         for side in ("width", "height"):
             if getattr(self, side) % 2:
                 raise ValueError(f"{side}: must be even (H.264 video), got {getattr(self, side)}")
@@ -328,43 +471,78 @@ class AlbumSpec(Strict):
 class Theme(Strict):
     """The root of a theme file."""
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
-    title: str
-    description: str = ""
-    version: str = Field(default="0.1.0", pattern=r"^\d+\.\d+\.\d+$")
-    license: str = "cc-by-4.0"
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=MAX_NAME, description="release name")
+    title: str = Field(max_length=200, description="title of the dataset card")
+    description: str = Field(
+        default="", max_length=MAX_DESCRIPTION, description="a paragraph for the dataset card"
+    )
+    version: str = Field(
+        default="0.1.0",
+        pattern=r"^\d+\.\d+\.\d+$",
+        max_length=32,
+        description="release version; a release is never overwritten",
+    )
+    license: str = Field(default="cc-by-4.0", max_length=MAX_NAME, description="licence id of the dataset")
     family: Literal["icm", "smm", "memeye"] = Field(
         default="icm", description="icm: identity-centric video; smm: source-distributed; memeye: visual"
     )
-    protagonist: str | None = None
-    start: dt.date
-    end: dt.date
-    seed: int = Field(default=0, ge=0, le=MAX_SEED)
-    cast: list[PersonSpec] = Field(min_length=1)
-    relations: list[RelationSpec] = Field(default_factory=list)
-    places: list[PlaceSpec] = Field(min_length=1)
-    objects: list[ObjectSpec] = Field(default_factory=list)
-    activities: list[ActivitySpec] = Field(default_factory=list, description="required for icm")
-    album: AlbumSpec = Field(default_factory=AlbumSpec)
+    protagonist: str | None = Field(
+        default=None,
+        max_length=MAX_NAME,
+        description="person id whose memory it is (default: the first cast member)",
+    )
+    start: dt.date = Field(description="first day of the timeline")
+    end: dt.date = Field(description="end of the timeline; after start")
+    seed: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_SEED,
+        description="default world seed; --seed overrides it (release NAME-sSEED)",
+    )
+    cast: list[PersonSpec] = Field(min_length=1, max_length=MAX_CAST, description="the recurring people")
+    relations: list[RelationSpec] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="who is related to whom"
+    )
+    places: list[PlaceSpec] = Field(
+        min_length=1, max_length=MAX_ITEMS, description="where events and scenes happen"
+    )
+    objects: list[ObjectSpec] = Field(
+        default_factory=list, max_length=MAX_ITEMS, description="things people own and bring along"
+    )
+    calendar: CalendarSpec | None = Field(
+        default=None, description="country/region holidays, weekend, seasons and daylight (docs/calendar.md)"
+    )
+    activities: list[ActivitySpec] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="event kinds on the timeline (required for icm)",
+    )
+    album: AlbumSpec = Field(
+        default_factory=AlbumSpec, description="icm: the album's size, frames and dialogue"
+    )
     smm: SmmSpec | None = Field(default=None, description="required for family smm")
     memeye: MemEyeSpec | None = Field(default=None, description="required for family memeye")
-    render: RenderSpec = Field(default_factory=RenderSpec)
-    gates: GateSpec = Field(default_factory=GateSpec)
-    text: TextSpec = Field(default_factory=TextSpec)
-    questions: QuestionMix = Field(default_factory=QuestionMix)
+    render: RenderSpec = Field(default_factory=RenderSpec, description="which backends render the media")
+    gates: GateSpec = Field(default_factory=GateSpec, description="answerer panels of the quality gates")
+    text: TextSpec = Field(default_factory=TextSpec, description="opt-in model-written text")
+    questions: QuestionMix = Field(default_factory=QuestionMix, description="icm: items kept per category")
     prices: dict[str, Any] | str | None = Field(
-        default=None, description="price overrides over assets/prices.yaml (a mapping, or a YAML file path)"
+        default=None,
+        max_length=MAX_PATH,
+        description="price overrides over assets/prices.yaml (a mapping, or a YAML file path relative "
+        "to the theme's folder)",
     )
 
     @model_serializer(mode="wrap")
     def _drop_prices_default(self, handler: Any) -> dict[str, Any]:
-        return drop_defaults(self, handler(self), ("prices",))
+        return drop_defaults(self, handler(self), ("prices", "calendar"))
 
     @model_validator(mode="before")
     @classmethod
     def _family_section(cls, data: Any) -> Any:
         """A family section belongs to its family only (checked before the section's own fields)."""
-        if isinstance(data, dict):
+        known = get_args(cls.model_fields["family"].annotation)  # an unknown one is said at `family`
+        if isinstance(data, dict) and data.get("family", "icm") in known:
             family = data.get("family", "icm")
             for fam in ("smm", "memeye"):
                 if data.get(fam) is not None and family != fam:
@@ -375,6 +553,15 @@ class Theme(Strict):
     def _referential_integrity(self) -> Theme:
         if self.end <= self.start:
             raise ValueError(f"end: {self.end} must be after start ({self.start})")
+        for side in ("start", "end"):
+            year = getattr(self, side).year
+            if not MIN_YEAR <= year <= MAX_YEAR:
+                raise ValueError(f"{side}: year {year} is outside {MIN_YEAR}-{MAX_YEAR} (holiday tables)")
+        if (self.end - self.start).days > MAX_SPAN_DAYS:
+            raise ValueError(
+                f"end: the theme spans {(self.end - self.start).days} days; at most {MAX_SPAN_DAYS} "
+                "(ten years: the calendar and planners walk it day by day)"
+            )
         if self.family == "icm" and not self.activities:
             raise ValueError("activities: at least one activity is required for family icm")
         if self.family in ("smm", "memeye") and getattr(self, self.family) is None:

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mnemoforge.schemas.calendar import AvailabilitySpec, WorldCalendar
 from mnemoforge.schemas.theme import AppearanceSpec, VoiceSpec
 
 
@@ -33,6 +34,7 @@ class Person(Record):
     signature_object: str | None = None
     habits: list[str] = Field(default_factory=list)
     preferences: dict[str, str] = Field(default_factory=dict)
+    availability: AvailabilitySpec | None = None
 
     def description(self) -> str:
         """A name-free description usable where a face is seen but no name is given."""
@@ -87,6 +89,7 @@ class Event(Record):
     id: str
     index: int
     start: dt.datetime
+    end: dt.datetime | None = Field(default=None, description="when it ends (its people are there until)")
     activity: str
     verb: str
     noun: str
@@ -138,6 +141,34 @@ class Fact(Record):
     at: dt.datetime | None = None
 
 
+class Span(Record):
+    """One value of a timeline, held from ``start`` (inclusive) to ``end`` (exclusive; None: until
+    the end of the World); ``fact`` is the fact stating it, where one does."""
+
+    start: dt.datetime
+    end: dt.datetime | None = None
+    value: str
+    fact: str | None = None
+
+
+class Timeline(Record):
+    """Every value one attribute of one subject (an object, a person, a scene, an entity) takes,
+    one per time interval: the spans are in time order and never overlap. A gap is a time the
+    World says nothing about (an object left at home between outings). Attributes: ``colour``,
+    ``count``, ``label``, ``level``, ``location``, ``holder``, ``presence`` (what a person holds),
+    an entity's attribute key, ``preference.<key>`` (docs/world.md)."""
+
+    subject: str
+    attribute: str
+    spans: list[Span]
+
+    def value_at(self, when: dt.datetime) -> str | None:
+        for s in self.spans:
+            if s.start <= when and (s.end is None or when < s.end):
+                return s.value
+        return None
+
+
 class World(Record):
     theme: str
     seed: int
@@ -151,6 +182,16 @@ class World(Record):
     events: list[Event]
     facts: list[Fact]
     entities: list[Entity] = Field(default_factory=list)
+    calendar: WorldCalendar = Field(default_factory=WorldCalendar)
+    timelines: list[Timeline] = Field(default_factory=list)
+
+    def timeline(self, subject: str, attribute: str) -> Timeline | None:
+        return next((t for t in self.timelines if t.subject == subject and t.attribute == attribute), None)
+
+    def value_at(self, subject: str, attribute: str, when: dt.datetime) -> str | None:
+        """The value ``attribute`` of ``subject`` holds at ``when`` (None: the World says none)."""
+        t = self.timeline(subject, attribute)
+        return t.value_at(when) if t is not None else None
 
     def person(self, pid: str) -> Person:
         return _index(self.people, pid)

@@ -5,28 +5,72 @@ threads or processes writing the same path never share one; each writer removes 
 error. Leftovers of a killed build are swept by the next build of the same run only
 (``sweep_temp_files(run.root)``, under the run lock), never across an outputs folder that
 other builds are writing into.
+
+Files are made readable like any dataset: ``0666 & ~umask`` (0644 under the usual umask 022),
+folders ``0777 & ~umask`` (0755), whatever ``mkstemp``/``mkdtemp`` chose (0600/0700).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 from mnemoforge.hashing import canonical_json
 
 TMP_PREFIX = ".tmp-"
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """This process's umask, read without changing it where Linux says it (``/proc``); elsewhere
+    set and restored under a lock (``os.umask`` is the only portable reader)."""
+    try:
+        m = re.search(r"^Umask:\s*([0-7]+)", Path("/proc/self/status").read_text(), re.M)
+        if m:
+            return int(m.group(1), 8)
+    except OSError:
+        pass
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode of a written file: readable by all unless the umask says otherwise."""
+    return 0o666 & ~current_umask()
+
+
+def dir_mode() -> int:
+    """The mode of a made folder: readable and listable by all unless the umask says otherwise."""
+    return 0o777 & ~current_umask()
+
+
+def make_readable(path: Path) -> Path:
+    """Give a file ``file_mode()`` (a folder ``dir_mode()``): temp files start private."""
+    os.chmod(path, dir_mode() if Path(path).is_dir() else file_mode())
+    return Path(path)
+
+
+def mkstemp_beside(path: Path, suffix: str = "") -> tuple[int, Path]:
+    """``mkstemp`` beside ``path`` (``.tmp-NAME.<random>SUFFIX``), already given ``file_mode()``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{path.name}.", suffix=suffix, dir=path.parent)
+    os.fchmod(fd, file_mode())
+    return fd, Path(name)
 
 
 def tmp_path_for(path: Path, suffix: str = "") -> Path:
     """A fresh, empty temp file beside ``path``, unique to this call (``mkstemp``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{path.name}.", suffix=suffix, dir=path.parent)
+    fd, name = mkstemp_beside(path, suffix)
     os.close(fd)
-    return Path(name)
+    return name
 
 
 @contextlib.contextmanager
@@ -41,10 +85,20 @@ def atomic_path(path: Path) -> Iterator[Path]:
         if tmp.exists():
             with open(tmp, "rb") as f:
                 os.fsync(f.fileno())
+            os.chmod(tmp, file_mode())  # a writer may have replaced the temp file with its own
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries (a rename into it survives a power cut once this returns)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def write_bytes(path: Path, data: bytes) -> Path:

@@ -100,6 +100,9 @@ def _connect(
     so a locked file is retried (briefly held: each build opens it only to index)."""
     for i in range(attempts):
         try:
+            if read_only:  # queries only: no COPY TO, no files read or written outside the catalog
+                config = {"enable_external_access": False, "lock_configuration": True}
+                return duckdb.connect(str(path), read_only=True, config=config)
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as e:
             if "lock" not in str(e).lower() or i == attempts - 1:

@@ -1,11 +1,10 @@
-"""The fixed run-folder layout under ``outputs/`` (tests assert it; see README 'Run folder')."""
+"""The fixed run-folder layout under ``outputs/`` (tests assert it; see docs/releases.md)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemoforge import __version__
 from mnemoforge.hashing import content_hash, short
 
 STAGES = ("plan", "episodes", "render", "questions", "gates", "freeze")
@@ -39,8 +38,11 @@ class OutputsLayout:
 
 
 def make_run_id(theme_name: str, theme_sha: str, seed: int) -> str:
-    """Runs are named by what determines them: theme content, seed and code version."""
-    return f"{theme_name}-s{seed}-{short(content_hash(theme_sha, seed, __version__), 10)}"
+    """Runs are named by what determines them: theme content, seed and code version (with the
+    implementation variant of this install, ``implementation.code_version``)."""
+    from mnemoforge.implementation import code_version
+
+    return f"{theme_name}-s{seed}-{short(content_hash(theme_sha, seed, code_version()), 10)}"
 
 
 @dataclass(frozen=True)

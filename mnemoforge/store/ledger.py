@@ -2,9 +2,11 @@
 
 Every model call a backend makes inside a build is appended as one JSON line to the run folder's
 ``ledger.jsonl``: stage, backend, model, operation, tokens in/out, images, media seconds,
-latency, status (``ok``, ``error`` or ``cached``), error and estimated cost. Appends are whole
-lines written with one ``write`` under an exclusive ``flock`` on the ledger file, so threads and
-processes of one build never interleave or lose a line.
+latency, status (``ok``, ``error`` or ``cached``), error, estimated cost and, for the media APIs,
+the request's idempotency ``key`` (``request_key``: the hash of everything the request depends
+on, the same key its output is cached under, so "paid once" is checkable: one ``ok`` row a key).
+Appends are whole lines written with one ``write`` under an exclusive ``flock`` on the ledger file,
+so threads and processes of one build never interleave or lose a line.
 
 Where the rows go is two context variables the pipeline sets around each stage
 (``store/stages.run_stage``): ``current_run(run_root)`` and ``current_stage(name)``. Outside a
@@ -191,13 +193,15 @@ def record_call(
     status: str,
     error: str | None = None,
     cost: float | None = None,
+    key: str | None = None,
 ) -> None:
     """Append one model call to the current run's ledger (nothing outside a run).
 
     ``stage=""`` means the current stage. ``status`` is ``ok``, ``error`` or ``cached``; a
     ``cached`` row always costs 0. ``cost=None`` is estimated from the run's price table.
     ``operation`` names what was asked (``chat``, ``image``, ``video``, ``speech``, ...): media
-    seconds of ``video`` and ``speech`` are priced per second of that kind.
+    seconds of ``video`` and ``speech`` are priced per second of that kind. ``key`` is the request's
+    idempotency key (``request_key``), recorded when given.
     """
     root = run_root()
     if root is None:
@@ -216,9 +220,11 @@ def record_call(
             images=images,
             media_seconds=media_seconds,
         )
+    keyed = {"key": key} if key is not None else {}
     append_row(
         ledger_path(root),
-        {
+        keyed
+        | {
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "stage": stage or stage_name() or "-",
             "backend": backend,
@@ -303,6 +309,13 @@ def cache_key(key_parts: dict[str, Any]) -> str:
     return content_hash("model-output", 1, key_parts)
 
 
+def request_key(key_parts: dict[str, Any]) -> str:
+    """A paid request's idempotency key: derived from its inputs only (backend, model, operation,
+    request digest, parameters, seed), so a retry, a resume or another worker asking the same thing
+    carries the same key. It is the key its output is cached under."""
+    return cache_key(key_parts)
+
+
 def _cache_file(root: Path, key: str) -> Path:
     return root / CACHE_DIR / key[:2] / f"{key}.json"
 
@@ -376,4 +389,5 @@ def _record_hit(key_parts: dict[str, Any]) -> None:
         str(key_parts.get("operation", "-")),
         latency_s=time.perf_counter() - t0,
         status="cached",
+        key=cache_key(key_parts),
     )

@@ -74,6 +74,23 @@ def file_lock(
         os.close(fd)
 
 
+def is_held(path: Path) -> bool:
+    """Whether a live process holds the lock at ``path`` (never waits; a missing file is free)."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
 def run_lock_path(runs_root: Path, run_id: str) -> Path:
     """Beside the run folder, not in it, so a run folder holds only build outputs."""
     return runs_root / f".{run_id}.lock"

@@ -56,7 +56,14 @@ def _per_run(ctx: GateContext, survivors: set[str], key: tuple, make: Callable[[
     """``make()``, computed once per (candidate list, survivor set, settings, ``key``) and kept on
     the context: a family-level gate reads the same figures for every item. The memo holds the list
     and the set it was computed on, so their ids cannot be reused by other objects meanwhile."""
-    fp = (len(ctx.questions), len(survivors), ctx.max_answer_share, repr(ctx.quotas), ctx.keep_split)
+    fp = (
+        len(ctx.questions),
+        len(survivors),
+        ctx.max_answer_share,
+        repr(ctx.quotas),
+        ctx.keep_split,
+        len(ctx.review_excluded),
+    )
     memo = ctx.__dict__.setdefault("_family_memo", {})
     with _MEMO_LOCK:
         got = memo.get(key)
@@ -116,8 +123,8 @@ class CategoryQuota:
 def _quota_ranks(ctx: GateContext, survivors: set[str]) -> tuple[dict[str, int], dict[str, int]]:
     """Each category's (scaled) quota, and each survivor's place in id order within its category."""
     quotas = ctx.quotas or {}
-    if ctx.keep_split:
-        quotas = scaled_quotas(quotas, ctx.questions, survivors)
+    if ctx.keep_split:  # scaled over the survivors before the human review (see GateContext)
+        quotas = scaled_quotas(quotas, ctx.questions, survivors | ctx.review_excluded)
     by_cat: dict[str, list[str]] = {}
     for x in ctx.questions:
         if x.id in survivors:

@@ -27,6 +27,7 @@ from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQu
 from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance, CategoryQuota
 
 FAMILY_LEVEL = {"unique_question", "answer_balance", "category_quota"}
+REVIEW_GATE = "human_review"  # validators/human_review.py: its rejections keep their quota slots
 
 
 def gate_list(family_gates: list[Gate]) -> list[Gate]:
@@ -199,7 +200,11 @@ def run_all_gates(
         if gate.name in ("answer_balance", "category_quota"):  # over what the earlier gates kept
             rejected = {v.item for v in run.verdicts if not v.keep}
             gctx.survivors = {q.id for q in questions} - rejected
+            by_others = {v.item for v in run.verdicts if not v.keep and v.gate != REVIEW_GATE}
+            gctx.review_excluded = rejected - by_others
             family_hash = content_hash(family_hash, sorted(gctx.survivors), gctx.quotas, gctx.keep_split)
+            if gctx.review_excluded:  # a reviewed run's quotas keep their pre-review basis
+                family_hash = content_hash(family_hash, sorted(gctx.review_excluded))
         stored, fresh = cache.load(gate.name), {}
         run.computed[gate.name] = run.cached[gate.name] = 0
         keys = [

@@ -32,6 +32,10 @@ class GateContext:
     """Per category, how many items the release keeps (families that over-generate candidates)."""
     keep_split: bool = False
     """Scale every quota down with the scarcest category, so the requested shares hold."""
+    review_excluded: set[str] = field(default_factory=set)
+    """Ids only the human review rejected: they still count when quotas are scaled, so excluding an
+    item frees its own slot (filled by the next survivor of its category) instead of shrinking every
+    category (set by the gate runner before ``answer_balance``)."""
     """Ids no earlier gate rejected (set by the gate runner before ``answer_balance``)."""
 
     @cached_property
@@ -153,8 +157,25 @@ class CategoryRules:
         return verdict(self, q, True, f"{len(clips)} evidence clips", clips=len(clips))
 
 
+class Coherent:
+    """The item's texts and action are coherent with the World (``generators/coherence_text.py``):
+    no weekday that disagrees with its date, no empty range, no date outside the span, no action
+    with one person on both sides. The reason starts with the rule's code (the funnel counts it)."""
+
+    name, version = "coherence", "1"
+
+    def check(self, q: Question, ctx: GateContext) -> Verdict:
+        from mnemoforge.generators.coherence_text import item_problems
+
+        problems = item_problems(ctx.world, q)
+        if problems:
+            p = problems[0]
+            return verdict(self, q, False, f"{p.code}: {p.detail}", problems=float(len(problems)))
+        return verdict(self, q, True, "coherent with the World")
+
+
 # exact gates every family runs first (family gates follow, see gate_runner.gate_list)
-EXACT_GATES: list[Gate] = [EvidenceResolves(), CutoffValid(), SymbolicRederive()]
+EXACT_GATES: list[Gate] = [EvidenceResolves(), CutoffValid(), SymbolicRederive(), Coherent()]
 
 
 def kept_ids(verdicts: list[Verdict]) -> set[str]:

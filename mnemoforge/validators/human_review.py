@@ -2,7 +2,11 @@
 
 A reviewer passes or excludes each shot and each candidate item, with reason tags and a note
 (``mnemoforge review RUN``). The file holds the latest decision per (kind, id), sorted, one JSON
-object a line, rewritten atomically on every save. The gate applies it: an excluded item is
+object a line. It is the run's one transactional store of decisions: ``record_decision`` reads,
+updates and rewrites it under an exclusive ``flock`` on ``review/.decisions.lock`` (threads and
+processes alike, so two review servers on one run never lose each other's decisions), and the new
+file is fsync'd, renamed into place and its folder fsync'd before the call returns. The gate
+applies it: an excluded item is
 rejected with its tags; an item citing an excluded shot (directly, or through a line spoken in
 it) becomes unanswerable, as in ICM-Bench, since the media it stands on no longer hold. With no
 decisions file the gate is not in the gate list at all, so a build without review is unchanged.
@@ -10,18 +14,24 @@ decisions file the gate is not in the gate list at all, so a build without revie
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
+import os
+import threading
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mnemoforge.hashing import content_hash
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
-from mnemoforge.store import atomic
+from mnemoforge.store import atomic, retakes
 from mnemoforge.validators.gates import GateContext, verdict
 
 REASON_TAGS = (
@@ -36,6 +46,7 @@ REASON_TAGS = (
     "unnatural",
 )
 DECISIONS = Path("review") / "decisions.jsonl"
+STORE_LOCK = Path("review") / ".decisions.lock"
 
 
 class Decision(BaseModel):
@@ -45,9 +56,15 @@ class Decision(BaseModel):
 
     kind: Literal["shot", "item"]
     id: str = Field(min_length=1, max_length=200)
-    decision: Literal["pass", "exclude"]
+    decision: Literal["pass", "exclude", "rerender"]
     reasons: list[str] = Field(default_factory=list)
     note: str = Field(default="", max_length=2000)
+
+    @model_validator(mode="after")
+    def _rerender_shots_only(self) -> Decision:
+        if self.decision == "rerender" and self.kind != "shot":
+            raise ValueError("decision: rerender is for shots (an item is passed or excluded)")
+        return self
 
     @field_validator("reasons")
     @classmethod
@@ -75,13 +92,28 @@ class DecisionsError(ValueError):
     """A malformed decisions file (names the file and line)."""
 
 
-def load_decisions(run_root: Path) -> dict[tuple[str, str], Decision]:
-    """The decisions of a run, keyed by (kind, id); empty when there is no file."""
+Decisions = dict[tuple[str, str], Decision]
+_PARSED: dict[str, tuple[str, Decisions]] = {}  # path -> (digest of the bytes parsed, decisions)
+_PARSED_LOCK = threading.Lock()
+
+
+def load_decisions(run_root: Path) -> Decisions:
+    """The decisions of a run, keyed by (kind, id); empty when there is no file.
+
+    Bytes parsed before (the same digest) are not parsed again: a reviewer's thousands of
+    decisions are re-read, not re-validated, on every save."""
     path = decisions_path(run_root)
-    if not path.is_file():
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
         return {}
-    out: dict[tuple[str, str], Decision] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    with _PARSED_LOCK:
+        got = _PARSED.get(str(path))
+    if got is not None and got[0] == digest:
+        return dict(got[1])
+    out: Decisions = {}
+    for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -89,16 +121,49 @@ def load_decisions(run_root: Path) -> dict[tuple[str, str], Decision]:
         except ValueError as e:
             raise DecisionsError(f"{path}:{n}: {first_error(e)}") from None
         out[(d.kind, d.id)] = d
+    with _PARSED_LOCK:
+        _PARSED[str(path)] = (digest, dict(out))
     return out
 
 
-def save_decisions(run_root: Path, decisions: dict[tuple[str, str], Decision]) -> Path:
-    """Write every decision, sorted by (kind, id), atomically."""
+def save_decisions(run_root: Path, decisions: Decisions) -> Path:
+    """Write every decision, sorted by (kind, id), atomically and durably (file and folder fsync'd)."""
     rows = [decisions[k].model_dump(mode="json") for k in sorted(decisions)]
-    return atomic.write_text(
+    path = atomic.write_text(
         decisions_path(run_root),
         "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows),
     )
+    atomic.fsync_dir(path.parent)
+    return path
+
+
+@contextlib.contextmanager
+def store_lock(run_root: Path) -> Iterator[None]:
+    """The decisions store's writer lock (a blocking ``flock``; the kernel drops it if we die)."""
+    path = Path(run_root) / STORE_LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def record_decision(run_root: Path, decision: Decision) -> Decision:
+    """Store one decision as a transaction: read, update and rewrite the file under the store lock;
+    when this returns the decision is on disk. A ``rerender`` also counts the shot's next take
+    (``review/retakes.json``), which the next build renders with fresh seeds."""
+    with store_lock(run_root):
+        decisions = load_decisions(run_root)
+        decisions[(decision.kind, decision.id)] = decision
+        if decision.decision == "rerender":
+            retakes.next_take(run_root, decision.id)
+        save_decisions(run_root, decisions)
+    return decision
 
 
 def decisions_hash(run_root: Path) -> str | None:
@@ -176,8 +241,38 @@ def coverage(run_root: Path, questions: list[Question]) -> dict | None:
             "reviewed": len(ds),
             "passed": sum(d.decision == "pass" for d in ds),
             "excluded": sum(d.decision == "exclude" for d in ds),
+            **({"rerender": n} if (n := sum(d.decision == "rerender" for d in ds)) else {}),
             "reasons": dict(
                 sorted(Counter(t for d in ds if d.decision == "exclude" for t in d.reasons).items())
             ),
         }
     return out
+
+
+def review_changes(questions: list[Question], verdicts: list[Verdict], gctx: GateContext) -> dict:
+    """What the review changed in the release: the items it took out (excluded, or citing an excluded
+    shot) and the survivors that took their places, found by running the family-level gates
+    (answer balance, category quotas) once more as if there had been no review."""
+    from dataclasses import replace
+
+    from mnemoforge.validators.balance_gates import AnswerBalance, CategoryQuota
+
+    family_level = {"answer_balance", "category_quota"}
+    by_id = {q.id: q for q in questions}
+    review = {v.item: v for v in verdicts if v.gate == "human_review" and not v.keep}
+    before = {v.item for v in verdicts if not v.keep and v.gate not in family_level | {"human_review"}}
+    ctx = replace(gctx, survivors={q.id for q in questions} - before, review_excluded=set())
+    dropped = {q.id for q in questions if not AnswerBalance().check(q, ctx).keep}
+    ctx = replace(ctx, survivors=ctx.survivors - dropped)
+    dropped |= {q.id for q in questions if not CategoryQuota().check(q, ctx).keep}
+    unreviewed = {q.id for q in questions} - before - dropped
+    kept = {v.item for v in verdicts} - {v.item for v in verdicts if not v.keep}
+    left = sorted(unreviewed - kept)
+    entered = sorted(kept - unreviewed)
+    return {
+        "left": [
+            {"id": i, "category": by_id[i].category, "why": review[i].reason if i in review else "rebalanced"}
+            for i in left
+        ],
+        "entered": [{"id": i, "category": by_id[i].category} for i in entered],
+    }

@@ -3,6 +3,7 @@ cache key that uses it, so changing one prompt re-runs only the calls that use i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -36,11 +37,23 @@ def parse_prompt(name: str, text: str) -> Prompt:
 
 @lru_cache(maxsize=64)
 def _load(path: str, mtime_ns: int) -> Prompt:
+    from mnemoforge.bounded_io import BoundedReadError, read_capped
+
     p = Path(path)
-    return parse_prompt(p.stem, p.read_text(encoding="utf-8"))
+    try:
+        text = read_capped(p, MAX_PROMPT_BYTES, "prompt").decode("utf-8")
+    except (BoundedReadError, UnicodeDecodeError) as e:
+        raise FileNotFoundError(f"{p}: {e}") from None
+    return parse_prompt(p.stem, text)
+
+
+MAX_PROMPT_BYTES = 256 << 10  # a prompt template is a page of text
 
 
 def load_prompt(name: str, directory: Path | None = None) -> Prompt:
+    """The prompt ``NAME.txt`` of ``directory`` (default ``assets/prompts``); a name is never a path."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", str(name)):
+        raise FileNotFoundError(f"{name!r}: not a prompt name (letters, digits, '_' and '-' only)")
     path = (directory or PROMPTS_DIR) / f"{name}.txt"
     if not path.is_file():
         known = sorted(p.stem for p in (directory or PROMPTS_DIR).glob("*.txt"))

@@ -41,8 +41,8 @@ def manifest_sha256(root: Path) -> str:
     return sha256_file(root / MANIFEST)
 
 
-def card_configs(root: Path) -> dict[str, list[str]]:
-    """config name -> data files, from the card's YAML front matter ({} when there is none)."""
+def card_meta(root: Path) -> dict:
+    """The card's YAML front matter ({} when there is none or it does not read)."""
     card = root / "README.md"
     if not card.is_file():
         return {}
@@ -54,6 +54,12 @@ def card_configs(root: Path) -> dict[str, list[str]]:
         meta = yaml_io.safe_load(head) or {}
     except yaml.YAMLError:
         return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def card_configs(root: Path) -> dict[str, list[str]]:
+    """config name -> data files, from the card's YAML front matter ({} when there is none)."""
+    meta = card_meta(root)
     out: dict[str, list[str]] = {}
     for cfg in meta.get("configs", []) or []:
         files = cfg.get("data_files", [])

@@ -23,6 +23,7 @@ from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
+from mnemoforge.validators import release_meaning as meaning
 from mnemoforge.validators.gates import EXACT_GATES, GateContext
 
 
@@ -38,8 +39,15 @@ def verify_release(root: Path) -> list[str]:
     problems = _check_files(root, manifest)
     if problems:
         return problems  # content checks on altered files would only repeat the same news
+    problems = meaning.manifest_fields(root, manifest.model_dump())
+    if not meaning.family_readable(root, manifest.family):
+        return problems
     tables = TableReader()  # each table read once by all the checks below
-    return _check_content(root, manifest, tables) + check_agent_view(root, manifest.family, tables)
+    try:
+        problems += _check_content(root, manifest, tables) + check_agent_view(root, manifest.family, tables)
+        return problems + meaning.content(root, manifest.family, tables)
+    except Exception as e:  # no edit may crash verify: say where it stopped
+        return problems + [meaning.stopped(e)]
 
 
 def _check_files(root: Path, manifest: ReleaseManifest) -> list[str]:

@@ -19,7 +19,7 @@ from PIL import Image
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import SceneRequest
 from mnemoforge.backends.image.scene_prompt import aspect_ratio, fit_frame, portrait_prompt, scene_prompt
-from mnemoforge.backends.media_api import Attempt, MediaApi, api_key
+from mnemoforge.backends.media_api import IDEMPOTENCY_HEADER, Attempt, MediaApi, api_key
 from mnemoforge.backends.text.retry import Clock, Outcome, Sleep
 from mnemoforge.backends.tls import genai_client_args
 from mnemoforge.hashing import content_hash
@@ -111,10 +111,13 @@ class GeminiImageBackend(MediaApi):
         parts = [types.Part(text=prompt)] + [
             types.Part.from_bytes(data=r, mime_type="image/png") for r in refs
         ]
+        refs_hash = [content_hash(r.hex()) for r in refs]
+        key = {"kind": kind, "prompt": prompt, "refs": refs_hash, "seed": seed, "ratio": ratio}
         config = types.GenerateContentConfig(
             response_modalities=["IMAGE"],
             seed=seed % 2**31,
             image_config=types.ImageConfig(aspect_ratio=ratio),
+            http_options=types.HttpOptions(headers={IDEMPOTENCY_HEADER: self.request_key("image", key)}),
         )
 
         def attempt() -> Attempt:
@@ -126,8 +129,6 @@ class GeminiImageBackend(MediaApi):
                 return Attempt(no_media_error(resp, "image"), usage=usage_of(resp))
             return Attempt(Outcome(True, status=200), images[0][0], usage_of(resp) | {"images": 1})
 
-        refs_hash = [content_hash(r.hex()) for r in refs]
-        key = {"kind": kind, "prompt": prompt, "refs": refs_hash, "seed": seed, "ratio": ratio}
         return self.call("image", key, attempt)
 
     def anchor_png(self, a: AppearanceSpec) -> bytes:

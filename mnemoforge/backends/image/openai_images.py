@@ -4,6 +4,10 @@
 Wire: ``POST {base_url}/images/generations`` (JSON) and ``POST {base_url}/images/edits``
 (multipart, one ``image[]`` part per anchor), ``Authorization: Bearer <key>``; the reply's
 ``data[0].b64_json`` is the image. The SDK's own retries are off (``max_retries=0``); ours apply.
+
+The Images API takes no seed: the request's seed (the shot's, or its re-render take's) is part of
+its cache key and idempotency key instead (sent as ``Idempotency-Key``), so a re-render asks afresh
+rather than getting the cached still back.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from PIL import Image
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import SceneRequest
 from mnemoforge.backends.image.scene_prompt import fit_frame, portrait_prompt, scene_prompt
-from mnemoforge.backends.media_api import Attempt, MediaApi, api_key
+from mnemoforge.backends.media_api import IDEMPOTENCY_HEADER, Attempt, MediaApi, api_key
 from mnemoforge.backends.text.retry import Clock, Outcome, Sleep
 from mnemoforge.backends.tls import openai_http_client
 from mnemoforge.hashing import content_hash
@@ -71,17 +75,28 @@ class OpenAIImageBackend(MediaApi):
         )
         self._anchors: dict[str, bytes] = {}
 
-    def _image(self, kind: str, prompt: str, refs: list[bytes], size: str) -> bytes:
+    def _image(self, kind: str, prompt: str, refs: list[bytes], size: str, seed: int) -> bytes:
         extra: dict[str, Any] = {"quality": self.spec.quality} if getattr(self.spec, "quality", None) else {}
+        refs_hash = [content_hash(r.hex()) for r in refs]
+        key = {"kind": kind, "prompt": prompt, "refs": refs_hash, "size": size, "seed": seed, **extra}
+        headers = {IDEMPOTENCY_HEADER: self.request_key("image", key)}
 
         def attempt() -> Attempt:
             if refs:
                 files = [(f"anchor{i}.png", r, "image/png") for i, r in enumerate(refs)]
                 resp = self._client.images.edit(
-                    model=self.model, prompt=prompt, image=files, size=size, n=1, **extra
+                    model=self.model,
+                    prompt=prompt,
+                    image=files,
+                    size=size,
+                    n=1,
+                    extra_headers=headers,
+                    **extra,
                 )  # type: ignore[arg-type]
             else:
-                resp = self._client.images.generate(model=self.model, prompt=prompt, size=size, n=1, **extra)
+                resp = self._client.images.generate(
+                    model=self.model, prompt=prompt, size=size, n=1, extra_headers=headers, **extra
+                )
             data = getattr(resp, "data", None) or []
             b64 = getattr(data[0], "b64_json", None) if data else None
             if not b64:
@@ -90,14 +105,12 @@ class OpenAIImageBackend(MediaApi):
                 )
             return Attempt(Outcome(True, status=200), base64.b64decode(b64), _usage(resp) | {"images": 1})
 
-        refs_hash = [content_hash(r.hex()) for r in refs]
-        key = {"kind": kind, "prompt": prompt, "refs": refs_hash, "size": size, **extra}
         return self.call("image", key, attempt)
 
     def anchor_png(self, a: AppearanceSpec) -> bytes:
         k = a.model_dump_json()
         if k not in self._anchors:
-            raw = self._image("portrait", portrait_prompt(a), [], "1024x1024")
+            raw = self._image("portrait", portrait_prompt(a), [], "1024x1024", int(content_hash(k)[:8], 16))
             self._anchors[k] = png_bytes(fit_frame(raw, self.portrait_size, self.portrait_size))
         return self._anchors[k]
 
@@ -109,4 +122,4 @@ class OpenAIImageBackend(MediaApi):
         refs = [self.anchor_png(p.appearance) for p in req.people]
         size = self.spec.size if getattr(self.spec, "size", None) else api_size(req.width, req.height)
         op = "scene_edit" if refs else "scene"
-        return fit_frame(self._image(op, scene_prompt(req), refs, str(size)), req.width, req.height)
+        return fit_frame(self._image(op, scene_prompt(req), refs, str(size), req.seed), req.width, req.height)

@@ -52,33 +52,50 @@ def portrait_prompt(a: AppearanceSpec) -> str:
     )
 
 
-def scene_prompt(req: SceneRequest) -> str:
-    """One shot still; reference image ``k`` (when given) is the face of person ``k``."""
+PromptPart = tuple[str, str]
+"""``(kind, sentence)``: kinds are ``setting``, ``palette``, ``sign``, ``person``, ``prop``, ``extras``
+and ``empty`` (a model's safety filter may refuse some; see ``backends/video/fallback.py``)."""
+
+
+def scene_prompt_parts(req: SceneRequest) -> list[PromptPart]:
+    """The sentences of ``scene_prompt``, each with the kind of thing it describes."""
     where = "indoors" if req.indoor else "outdoors"
-    lines = [
-        f"A photorealistic {SHOT_WORDS[req.composition]} video still at {req.place_name} "
-        f"({_words(req.place_kind)}, {where}), {req.time_of_day}, weather {_words(req.weather)}.",
+    parts: list[PromptPart] = [
+        (
+            "setting",
+            f"A photorealistic {SHOT_WORDS[req.composition]} video still at {req.place_name} "
+            f"({_words(req.place_kind)}, {where}), {req.time_of_day}, weather {_words(req.weather)}.",
+        )
     ]
     if req.palette:
-        lines.append("Colour palette: " + ", ".join(req.palette) + ".")
+        parts.append(("palette", "Colour palette: " + ", ".join(req.palette) + "."))
     if req.sign:
-        lines.append(f'A clearly readable sign says "{req.sign}".')
+        parts.append(("sign", f'A clearly readable sign says "{req.sign}".'))
     for i, p in enumerate(req.people):
         who = f"Person {i + 1} (left to right)"
         focus = " — the focus of the shot" if req.focus_index == i else ""
-        lines.append(
-            f"{who}{focus}: {person_text(p.appearance, p.appearance.outfit(p.outfit_id))}; "
-            f"their face exactly matches reference image {i + 1}."
+        parts.append(
+            (
+                "person",
+                f"{who}{focus}: {person_text(p.appearance, p.appearance.outfit(p.outfit_id))}; "
+                f"their face exactly matches reference image {i + 1}.",
+            )
         )
     for pr in req.props:
         held = f", held by person {pr.holder_index + 1}" if pr.holder_index is not None else ""
         label = f' labelled "{pr.label}"' if pr.label else ""
-        lines.append(f"A {pr.color} {_words(pr.shape or pr.name)} ({pr.name}){label}{held}, clearly visible.")
+        what = f"A {pr.color} {_words(pr.shape or pr.name)} ({pr.name}){label}{held}, clearly visible."
+        parts.append(("prop", what))
     if req.extras:
-        lines.append(f"{req.extras} anonymous people in the background, faces not visible.")
+        parts.append(("extras", f"{req.extras} anonymous people in the background, faces not visible."))
     if not req.people:
-        lines.append("No people in the foreground.")
-    return " ".join(lines)
+        parts.append(("empty", "No people in the foreground."))
+    return parts
+
+
+def scene_prompt(req: SceneRequest) -> str:
+    """One shot still; reference image ``k`` (when given) is the face of person ``k``."""
+    return " ".join(text for _, text in scene_prompt_parts(req))
 
 
 def aspect_ratio(width: int, height: int) -> str:

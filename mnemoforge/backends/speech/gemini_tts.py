@@ -24,9 +24,10 @@ from mnemoforge.backends.image.gemini_image import (
     no_media_error,
     usage_of,
 )
-from mnemoforge.backends.media_api import Attempt, MediaApi, api_key
+from mnemoforge.backends.media_api import IDEMPOTENCY_HEADER, Attempt, MediaApi, api_key
 from mnemoforge.backends.speech.protocol import SpeechResult, write_wav_atomic
 from mnemoforge.backends.text.retry import Clock, Outcome, Sleep
+from mnemoforge.hashing import content_hash
 from mnemoforge.schemas.render_api import SpeechApiSpec
 from mnemoforge.schemas.theme import VoiceSpec
 
@@ -131,7 +132,10 @@ class GeminiTTSBackend(MediaApi):
 
     def audio(self, text: str, voice_name: str) -> tuple[np.ndarray, int]:
         types = self._types
+        key = {"text": text, "voice": voice_name}
         config = types.GenerateContentConfig(
+            seed=int(content_hash(key)[:8], 16) % 2**31,  # the same line in the same voice: the same take
+            http_options=types.HttpOptions(headers={IDEMPOTENCY_HEADER: self.request_key("speech", key)}),
             response_modalities=["AUDIO"],
             speech_config=types.SpeechConfig(
                 voice_config=types.VoiceConfig(
@@ -156,7 +160,7 @@ class GeminiTTSBackend(MediaApi):
                 Outcome(True, status=200), wav_bytes(samples, sr), usage_of(resp) | {"media_seconds": secs}
             )
 
-        return pcm_samples(self.call("speech", {"text": text, "voice": voice_name}, attempt), "audio/wav")
+        return pcm_samples(self.call("speech", key, attempt), "audio/wav")
 
     def synthesize(self, text: str, voice: VoiceSpec, out_wav: Path) -> SpeechResult:
         """Speak ``text`` in the prebuilt voice ``voice.voice`` into ``out_wav`` (atomic)."""

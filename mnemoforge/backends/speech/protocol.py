@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import wave
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from mnemoforge.schemas.theme import VoiceSpec
-from mnemoforge.store.atomic import TMP_PREFIX
+from mnemoforge.store.atomic import mkstemp_beside
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,7 @@ def write_wav_atomic(path: Path, samples: np.ndarray, sample_rate: int) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = np.ascontiguousarray(samples, dtype="<i2")
-    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = mkstemp_beside(path, ".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             with wave.open(fh, "wb") as w:

@@ -174,6 +174,30 @@ class TextBackend(Protocol):
         ...
 
 
+TRUNCATED = frozenset({"length", "max_tokens"})
+"""Finish reasons that mean the reply was cut at the length limit (OpenAI ``length``, Gemini
+``MAX_TOKENS``; compared in lower case)."""
+
+
+def finish_reason(raw: Raw) -> str | None:
+    """The first choice's finish reason in a raw reply body (OpenAI ``choices[0].finish_reason`` or
+    Gemini ``candidates[0].finishReason``), else ``None``."""
+    if not isinstance(raw, dict):
+        return None
+    for list_key, field_key in (("choices", "finish_reason"), ("candidates", "finishReason")):
+        items = raw.get(list_key)
+        if isinstance(items, list) and items and isinstance(items[0], dict):
+            why = items[0].get(field_key)
+            return str(why) if why is not None else None
+    return None
+
+
+def truncated(result: ChatResult) -> bool:
+    """Whether the reply stopped at the length limit (whatever text it holds is incomplete)."""
+    why = finish_reason(result.raw)
+    return why is not None and why.lower() in TRUNCATED
+
+
 def redact(value: Any, secrets: Iterable[str | None]) -> Any:
     """``value`` with every secret replaced by ``***`` (strings, and strings nested in dicts/lists)."""
     keys = [s for s in secrets if s]

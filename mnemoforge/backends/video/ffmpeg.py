@@ -21,7 +21,7 @@ from mnemoforge.backends.video.clip_command import _output_args, _url, build_cli
 from mnemoforge.backends.video.mp4_header import mp4_info
 from mnemoforge.backends.video.probe import MediaInfo, ffmpeg_exe, probe
 from mnemoforge.backends.video.specs import ClipJob, EncodeSettings, ShotSpec, shot_frames
-from mnemoforge.store.atomic import TMP_PREFIX
+from mnemoforge.store.atomic import mkstemp_beside
 
 __all__ = ["VideoEncodeError", "encode_baseline", "encode_clip", "encode_clips"]
 
@@ -49,9 +49,8 @@ def _run_atomic(
     ``read_back(out)`` (default :func:`probe`) says what it holds."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{out.name}.", suffix=".part", dir=out.parent)
+    fd, tmp = mkstemp_beside(out, ".part")
     os.close(fd)
-    tmp = Path(tmp_name)
     try:
         cmd = cmd_for(tmp)
         try:

@@ -8,6 +8,20 @@ with ``operations.get`` (``POST .../models/{model}:fetchPredictOperation``) ever
 clip as ``response.videos[0].bytesBase64Encoded``. The clip is probed (it must hold video and
 last at least as long as asked) and written under the run's media; the clip encoder then
 re-encodes it to the release format (frame size, rate, H.264) and lays the speech over it.
+
+Paid once: the request's idempotency key (``MediaApi.request_key``: image, prompt, seconds,
+ratio, seed, audio) is sent as ``Idempotency-Key``, and the operation's name is journaled
+(``store/operations.py``, fsync'd) before the first poll, so a build killed while polling resumes
+by polling that operation; it never submits the same request twice. A finished clip is kept in the
+run's model-output cache under the same key. ``generateAudio`` is off unless the theme turns it on:
+the album lays its own speech and ambient bed over every shot, so Veo's audio would be paid for
+and thrown away.
+
+A refusal is classified: ``VeoFiltered`` (the safety filter: ``raiMediaFilteredReasons``, or an
+error message saying so) and ``VeoFailed`` (a permanent error: the operation failed, the reply had
+no video, the clip was unreadable) are permanent (``MediaApiError.permanent``) and journaled, so a
+resume does not pay for the same refusal again; ``backends/video/fallback.py`` decides what the shot
+does next.
 """
 
 from __future__ import annotations
@@ -18,12 +32,19 @@ from typing import Any
 
 from mnemoforge.backends.image.gemini_image import KEY_ENVS, genai_client
 from mnemoforge.backends.image.scene_prompt import aspect_ratio
-from mnemoforge.backends.media_api import Attempt, MediaApi, MediaApiError, api_key, cached
+from mnemoforge.backends.media_api import (
+    IDEMPOTENCY_HEADER,
+    Attempt,
+    MediaApi,
+    MediaApiError,
+    api_key,
+    cached,
+)
 from mnemoforge.backends.text.retry import Clock, Outcome, Sleep
 from mnemoforge.backends.video.probe import MediaInfo, probe
 from mnemoforge.hashing import content_hash
 from mnemoforge.schemas.render_api import VideoApiSpec
-from mnemoforge.store import atomic
+from mnemoforge.store import atomic, operations
 
 VERTEX_BASE_URL = "https://aiplatform.googleapis.com"
 DEFAULT_MODEL = "veo-3.0-generate-001"
@@ -34,6 +55,33 @@ CAMERA_WORDS = {
     "zoom_in": "The camera pushes in slowly.",
     "zoom_out": "The camera pulls back slowly.",
 }
+
+
+SAFETY_WORDS = ("safety", "filtered", "responsible ai", "violat", "policy", "rai ")
+"""Words of an operation's error message that mean a safety refusal rather than another failure."""
+
+
+class VeoFiltered(MediaApiError):
+    """Veo's safety filter refused the request (``reasons`` as the API gave them)."""
+
+    permanent = True
+
+    def __init__(self, message: str, reasons: list[str]) -> None:
+        super().__init__(message)
+        self.reasons = reasons
+
+
+class VeoFailed(MediaApiError):
+    """The operation failed for good (an error, no video in the reply, an unreadable clip)."""
+
+    permanent = True
+
+
+def _refusal(entry: dict) -> MediaApiError:
+    """The error a journaled refusal stands for (raised again on resume, nothing paid)."""
+    if entry.get("kind") == "filtered":
+        return VeoFiltered(entry.get("detail", "filtered"), list(entry.get("reasons", [])))
+    return VeoFailed(entry.get("detail", "failed"))
 
 
 def veo_duration(shot_s: float, allowed: list[int]) -> int:
@@ -77,15 +125,21 @@ class VeoBackend(MediaApi):
             location=spec.location,
         )
 
-    def _start(self, image: bytes, prompt: str, seconds: int, ratio: str, seed: int) -> Any:
+    @property
+    def generate_audio(self) -> bool:
+        """Veo's own audio: off unless the theme asks (the album dubs speech and ambience)."""
+        return bool(self.vspec.generate_audio)
+
+    def _start(self, image: bytes, prompt: str, seconds: int, ratio: str, seed: int, key: str) -> Any:
         types = self._types
         config = types.GenerateVideosConfig(
             duration_seconds=seconds,
             aspect_ratio=ratio,
             seed=seed % 2**31,
             number_of_videos=1,
-            generate_audio=self.vspec.generate_audio,
+            generate_audio=self.generate_audio,
             resolution=self.vspec.resolution,
+            http_options=types.HttpOptions(headers={IDEMPOTENCY_HEADER: key}),
         )
         source = types.GenerateVideosSource(
             prompt=prompt, image=types.Image(image_bytes=image, mime_type="image/png")
@@ -105,18 +159,62 @@ class VeoBackend(MediaApi):
 
         return attempt
 
-    def generate(self, image: bytes, prompt: str, seconds: int, ratio: str, seed: int) -> bytes:
-        """Submit, poll until done, and return the clip's bytes (cached per request)."""
-        key = {
+    def _request(self, image: bytes, prompt: str, seconds: int, ratio: str, seed: int) -> dict[str, Any]:
+        """What the clip depends on (its idempotency key and cache entry are derived from this)."""
+        parts: dict[str, Any] = {
             "image": content_hash(image.hex()),
             "prompt": prompt,
             "seconds": seconds,
             "ratio": ratio,
             "seed": seed,
         }
+        if self.generate_audio:  # off (the default) leaves the keys of earlier builds as they were
+            parts["audio"] = True
+        return parts
+
+    def _outcome(self, op: Any, key: str) -> bytes:
+        """The clip of a finished operation, or the classified refusal (journaled)."""
+        if op.error:
+            msg = op.error.get("message") if isinstance(op.error, dict) else str(op.error)
+            text = f"{self.id}: operation {op.name} failed: {msg}"
+            if any(w in str(msg).lower() for w in SAFETY_WORDS):
+                operations.save(key, state="failed", kind="filtered", detail=text, reasons=[str(msg)])
+                raise VeoFiltered(text, [str(msg)])
+            operations.save(key, state="failed", kind="failed", detail=text)
+            raise VeoFailed(text)
+        videos = getattr(op.result, "generated_videos", None) or []
+        video = videos[0].video if videos else None
+        if video is None or not video.video_bytes:
+            reasons = [str(r) for r in getattr(op.result, "rai_media_filtered_reasons", None) or []]
+            if reasons or (getattr(op.result, "rai_media_filtered_count", 0) or 0) > 0:
+                text = f"{self.id}: operation {op.name} filtered: {'; '.join(reasons) or 'no reason given'}"
+                operations.save(key, state="failed", kind="filtered", detail=text, reasons=reasons)
+                raise VeoFiltered(text, reasons)
+            text = f"{self.id}: operation {op.name} returned no video bytes"
+            operations.save(key, state="failed", kind="failed", detail=text)
+            raise VeoFailed(text)
+        return bytes(video.video_bytes)
+
+    def generate(self, image: bytes, prompt: str, seconds: int, ratio: str, seed: int) -> bytes:
+        """Submit once (or resume the journaled operation), poll until done, return the clip's bytes
+        (cached per request); a refusal raises ``VeoFiltered`` / ``VeoFailed``."""
+        request = self._request(image, prompt, seconds, ratio, seed)
+        key = self.request_key("video_clip", request)
 
         def run() -> bytes:
-            op = self.call("video", key, self._start(image, prompt, seconds, ratio, seed), cache=False)
+            entry = operations.load(key)
+            if entry and entry.get("state") == "failed":
+                raise _refusal(entry)  # refused before: the same request is not paid for again
+            if entry and entry.get("name"):
+                op = self._types.GenerateVideosOperation(name=entry["name"])
+            else:
+                start = self._start(image, prompt, seconds, ratio, seed, key)
+                billed = "video_audio" if self.generate_audio else "video"  # priced per second of each
+                op = self.call(billed, request, start, cache=False, key=key)
+                operations.save(
+                    key, state="submitted", name=op.name, backend=self.provider, model=self.model,
+                    seconds=seconds,
+                )  # fmt: skip
             waited, t0 = 0.0, self._clock()
             while not op.done:
                 if waited > self.vspec.max_wait_s:
@@ -125,21 +223,12 @@ class VeoBackend(MediaApi):
                     )
                 self._sleep(self.vspec.poll_interval_s)
                 waited = max(waited + self.vspec.poll_interval_s, self._clock() - t0)
-                op = self.call("video_poll", key, self._poll(op), cache=False)
-            if op.error:
-                msg = op.error.get("message") if isinstance(op.error, dict) else op.error
-                raise MediaApiError(f"{self.id}: operation {op.name} failed: {msg}")
-            videos = getattr(op.result, "generated_videos", None) or []
-            video = videos[0].video if videos else None
-            if video is None or not video.video_bytes:
-                filtered = getattr(op.result, "rai_media_filtered_reasons", None)
-                raise MediaApiError(
-                    f"{self.id}: operation {op.name} returned no video bytes"
-                    + (f" (filtered: {filtered})" if filtered else "")
-                )
-            return bytes(video.video_bytes)
+                op = self.call("video_poll", request, self._poll(op), cache=False, key=key)
+            data = self._outcome(op, key)
+            operations.save(key, state="done")
+            return data
 
-        return cached({"backend": self.provider, "model": self.model, "operation": "video_clip", **key}, run)
+        return cached(self.cache_parts("video_clip", request), run)
 
     def shot_clip(
         self,
@@ -169,11 +258,11 @@ class VeoBackend(MediaApi):
                 info = probe(tmp)
             except OSError as e:
                 tmp.unlink(missing_ok=True)
-                raise MediaApiError(f"{self.id}: the returned clip is not a readable video: {e}") from None
+                raise VeoFailed(f"{self.id}: the returned clip is not a readable video: {e}") from None
             if not info.has_video or info.duration_s + 0.25 < min(seconds, shot_s):
                 tmp.unlink(missing_ok=True)
                 got = "no video" if not info.has_video else f"{info.duration_s:.2f}s"
-                raise MediaApiError(f"{self.id}: the returned clip has {got}, {seconds}s were asked")
+                raise VeoFailed(f"{self.id}: the returned clip has {got}, {seconds}s were asked")
             tmp.unlink()
             atomic.write_bytes(out, data)
         return probe(out)

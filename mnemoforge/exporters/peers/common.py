@@ -23,7 +23,7 @@ from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
-from mnemoforge.store.atomic import atomic_path
+from mnemoforge.store.atomic import atomic_path, file_mode
 
 MARKER = "mnemoforge_export.json"
 M = TypeVar("M", bound=BaseModel)
@@ -197,25 +197,22 @@ def place_file(src: Path, dst: Path) -> Path:
             os.link(src, tmp)
         except OSError:
             shutil.copyfile(src, tmp)
-            os.chmod(tmp, READABLE)
+            os.chmod(tmp, file_mode())
     return dst
 
 
-READABLE = 0o644
-
-
 def readable(path: Path) -> Path:
-    """Make a file the export wrote readable by all (0644), whatever the writer's umask."""
-    os.chmod(path, READABLE)
+    """Make a file the export wrote readable like any dataset (0644 under umask 022)."""
+    os.chmod(path, file_mode())
     return path
 
 
 def write_ordered_json(path: Path, obj: object) -> Path:
-    """JSON in the peer's own key order (insertion order, 2-space indent, UTF-8), 0644."""
+    """JSON in the peer's own key order (insertion order, 2-space indent, UTF-8), readable by all."""
     text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
     with atomic_path(Path(path)) as tmp:
         tmp.write_text(text, encoding="utf-8")
-        os.chmod(tmp, READABLE)
+        os.chmod(tmp, file_mode())
     return Path(path)
 
 

@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from mnemoforge.backends.video.probe import ffmpeg_exe, probe
-from mnemoforge.exporters.peers.common import READABLE, ExportError
-from mnemoforge.store.atomic import atomic_path
+from mnemoforge.exporters.peers.common import ExportError
+from mnemoforge.store.atomic import atomic_path, file_mode
 
 SEGMENT_S = 30
 
@@ -80,7 +80,7 @@ def encode_album(
     cmd += [*_BITEXACT, "-movflags", "+faststart"]
     with atomic_path(out) as tmp:
         _run([*cmd, "-f", "mp4", str(tmp)], f"join the clips into {out}")
-        os.chmod(tmp, READABLE)
+        os.chmod(tmp, file_mode())
     return out
 
 
@@ -100,7 +100,7 @@ def cut_segments(video: Path, folder: Path, count: int) -> list[Path]:
             raise ExportError(f"m3bench: expected {count} segments of {video}, ffmpeg cut {len(made)}")
         out = []
         for p in made:
-            os.chmod(p, READABLE)
+            os.chmod(p, file_mode())
             os.replace(p, folder / p.name)
             out.append(folder / p.name)
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from mnemoforge.dates import weekday_name
 from mnemoforge.english.words import with_article
+from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.icm.dialogue import Dialogue, line_seconds
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.shot_record import ShotChoice, shot_record
@@ -33,9 +34,12 @@ TAIL_S = 0.3  # silence kept after the last line of a shot
 SPEECH_DURATIONS = (4, 6, 8)  # a shot whose speech no theme duration holds lengthens to one of these
 
 
-def plan_album(theme: Theme, world: World) -> tuple[list[Clip], list[Observation]]:
+def plan_album(
+    theme: Theme, world: World, lines_ok: LineFilter | None = None
+) -> tuple[list[Clip], list[Observation]]:
     clips = [_calibration_clip(world)]
-    talk = Dialogue(theme)  # one per album: it counts every line text handed out
+    # one per album: it counts every line text
+    talk = Dialogue(theme, lines_ok or LineFilter(world), lambda sp, text: _fits(world, sp, text))
     clips += [_event_clip(theme, world, ev, i + 1, talk) for i, ev in enumerate(world.events)]
     obs: list[Observation] = []
     for clip in clips:
@@ -61,7 +65,7 @@ def _calibration_clip(world: World) -> Clip:
                 place=world.places[0].id,
                 time_of_day="morning",
                 day_of_week=weekday_name(start),
-                season=season_of(start.date()),
+                season=season_of(world.calendar, start.date()),
                 occasion="calibration",
                 weather="clear",
                 visible=[p.id],
@@ -82,7 +86,7 @@ def _calibration_clip(world: World) -> Clip:
         event=None,
         start=start,
         day_of_week=weekday_name(start),
-        season=season_of(start.date()),
+        season=season_of(world.calendar, start.date()),
         occasion="calibration",
         calibration=True,
         shots=shots,
@@ -94,7 +98,7 @@ def calibration_text(world: World, pid: str) -> str:
     line would not fit the longest shot (``theme check`` refuses a name too long even alone)."""
     p = world.person(pid)
     text = f"Hi, I'm {p.name}. I'm {with_article(p.role)}, nice to meet you."
-    return text if _fits(world, pid)(text) else f"Hi, I'm {p.name}."
+    return text if _fits(world, pid, text) else f"Hi, I'm {p.name}."
 
 
 Line = tuple[str, str, list[str], list[str]]  # speaker, text, names said, facts
@@ -121,11 +125,10 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
         others = [q for q in ev.participants if q != speaker]
         # the place's name is said beside nobody's: a line naming a person at a place tells a text
         # search who goes where (a bank with only {other} wordings still names one, as a last resort)
-        fits = _fits(world, speaker)
-        got = talk.pick(act, "place", {"place": place.name}, rng, required=True, fits=fits)
+        got = talk.pick(act, "place", {"place": place.name}, rng, required=True, speaker=speaker)
         addressee = rng.choice(others) if others else None
         slots = {"place": place.name} | ({"other": addressed(world, speaker, addressee)} if addressee else {})
-        got = got or talk.pick(act, "place", slots, rng, required=True, fits=fits)
+        got = got or talk.pick(act, "place", slots, rng, required=True, speaker=speaker)
         if got:
             tpl, text = got
             names = [addressee] if addressee and "{other}" in tpl and "other" in slots else []
@@ -135,8 +138,7 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
             others = [q for q in ev.participants if q != f.subject]
             other = rng.choice(others) if others else None
             slots = {"value": str(f.value)} | ({"other": addressed(world, f.subject, other)} if other else {})
-            fits = _fits(world, f.subject)
-            got = talk.pick(act, "choice", slots, rng, key=f.object, required=True, fits=fits)
+            got = talk.pick(act, "choice", slots, rng, key=f.object, required=True, speaker=f.subject)
             if got:
                 names = [other] if other and "{other}" in got[0] else []
                 lines.append((f.subject, got[1], names, [f.id]))
@@ -144,24 +146,25 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
     for pid in ev.participants:
         person = world.person(pid)
         others = [q for q in ev.participants if q != pid]
-        if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < HABIT_MENTION_RATE):
+        rate = HABIT_MENTION_RATE * talk.density  # the draw is made only where a habit can be said
+        if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < rate):
             i = rng.randrange(len(person.habits))
             speaker = rng.choice(others)
             slots = {"name": addressed(world, speaker, pid), "habit": person.habits[i]}
-            got = talk.pick(act, "habit", slots, rng, fits=_fits(world, speaker))
+            got = talk.pick(act, "habit", slots, rng, speaker=speaker)
             if got:
                 talk.mentioned[f"f_habit_{pid}"] += 1
                 lines.append((speaker, got[1], [pid], [f"f_habit_{pid}_{i}"]))
     for r in world.relations:
         if r.a in ev.participants and r.b in ev.participants and r.a_calls_b:
             fid = f"f_rel_{r.a}_{r.b}"
-            if _mention(talk, fid, rng.random() < RELATION_MENTION_RATE):
+            if _mention(talk, fid, rng.random() < RELATION_MENTION_RATE * talk.density):
                 others = [q for q in ev.participants if q not in (r.a, r.b)]
                 other = rng.choice(others) if others else None
                 # an introduction names the person in full (given and family name)
                 slots = {"name": form(world.person(r.b), "plain"), "relation": r.a_calls_b}
                 slots |= {"other": addressed(world, r.a, other)} if other else {}
-                got = talk.pick(act, "relation", slots, rng, fits=_fits(world, r.a))
+                got = talk.pick(act, "relation", slots, rng, speaker=r.a)
                 if got:
                     talk.mentioned[fid] += 1
                     names = [r.b] + ([other] if other and "{other}" in got[0] else [])
@@ -179,10 +182,10 @@ def _statements(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng:
             continue
         if f.kind == "promised":
             slots = {"object": world.object(f.object).name, "noun": nouns[str(f.value)]}
-            got = talk.pick(act, "promise", slots, rng, required=True, fits=_fits(world, f.subject))
+            got = talk.pick(act, "promise", slots, rng, required=True, speaker=f.subject)
         else:
             slots = {"noun": nouns[f.object], "place": world.place(str(f.value)).name}
-            got = talk.pick(act, "plan", slots, rng, required=True, fits=_fits(world, f.subject))
+            got = talk.pick(act, "plan", slots, rng, required=True, speaker=f.subject)
         if got:
             out.append((f.subject, got[1], [], [f.id]))
     return out
@@ -200,9 +203,9 @@ def speech_need(world: World, lines: list[Line]) -> float:
     return LINE_START_S + est + LINE_GAP_S * max(0, len(lines) - 1) + TAIL_S
 
 
-def _fits(world: World, speaker: str) -> Callable[[str], bool]:
+def _fits(world: World, speaker: str, text: str) -> bool:
     """Whether a line said by ``speaker`` fits the longest shot a line may lengthen to (alone)."""
-    return lambda text: speech_need(world, [(speaker, text, [], [])]) <= max(SPEECH_DURATIONS)
+    return speech_need(world, [(speaker, text, [], [])]) <= max(SPEECH_DURATIONS)
 
 
 def _small_talk(
@@ -220,7 +223,7 @@ def _small_talk(
     brought = [o for o in ev.objects if world.object(o).owner not in (other, None)]
     if brought:
         slots["object"] = world.object(brought[0]).name
-    got = talk.pick(act, "small_talk", slots, rng, fits=_fits(world, speaker))
+    got = talk.pick(act, "small_talk", slots, rng, speaker=speaker, self_intro=True)
     if got is None:
         return None
     return (speaker, got[1], [other] if other and "{other}" in got[0] else [], [])
@@ -280,6 +283,18 @@ def _fit_speech(theme: Theme, world: World, drafts: list[_ShotDraft]) -> list[_S
     return out
 
 
+def _duration_choice(theme: Theme, fitting: list[int], longer: int, rng: random.Random) -> Callable[[], int]:
+    """How a shot's duration is drawn: one of the theme's durations that hold its speech (the
+    shortest of them with ``album.shot_length: shortest``: the draw is made all the same, so the
+    album's other draws stay as they were), else the standard length that does."""
+
+    def draw() -> int:
+        got = rng.choice(fitting)
+        return min(fitting) if theme.album.shot_length == "shortest" else got
+
+    return draw if fitting else (lambda: longer)
+
+
 def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogue) -> Clip:
     rng = derive_rng(world.seed, "clip", ev.id)
     cid = f"c{index:04d}"
@@ -299,7 +314,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
         fitting = [x for x in theme.album.shot_durations if x >= need]
         # no theme duration holds the speech: the shot lengthens to the shortest standard one that does
         longer = [x for x in SPEECH_DURATIONS if x >= need] or [max(SPEECH_DURATIONS)]
-        choose = (lambda f=fitting: rng.choice(f)) if fitting else (lambda n=longer[0]: n)
+        choose = _duration_choice(theme, fitting, longer[0], rng)
         choice = ShotChoice(cid, s, t, d.visible, props, d.composition, d.camera, dialogue)
         shot = shot_record(world, ev, choice, outfits, rng, duration=choose)
         shots.append(shot)
@@ -310,7 +325,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
         event=ev.id,
         start=ev.start,
         day_of_week=weekday_name(ev.start),
-        season=season_of(ev.start.date()),
+        season=season_of(world.calendar, ev.start.date()),
         occasion=ev.occasion,
         shots=shots,
     )

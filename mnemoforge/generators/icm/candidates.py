@@ -13,11 +13,12 @@ from mnemoforge.schemas.world import World
 
 
 def _windows(months: list[str]) -> list[tuple[str, str]]:
-    """Quarters and halves of the timeline: the windows routines are compared over."""
+    """Quarters and halves of the timeline: the windows routines are compared over. A window of
+    one month is no range ("between April and April"): the month items ask about single months."""
     quarters = [(q[0], q[-1]) for q in (months[i : i + 3] for i in range(0, len(months), 3))]
     half = (len(months) + 1) // 2
     halves = [(months[0], months[half - 1]), (months[half], months[-1])] if len(months) > 1 else []
-    return quarters + halves
+    return [(lo, hi) for lo, hi in dict.fromkeys(quarters + halves) if lo < hi]
 
 
 def _places_told(world: World) -> set[str]:

@@ -127,4 +127,6 @@ def check_icm_theme(theme: Theme) -> list[str]:
     out += unspoken_small_talk(theme) + speech_fit_problems(theme)
     if theme.album.dialogue_model and not theme.text.backend:
         out.append("album.dialogue_model: needs text.backend (the model that rewords the lines)")
+    if sum(theme.questions.counts().values()) == 0:
+        out.append("questions.total: the theme asks for no questions (a release needs at least one)")
     return out

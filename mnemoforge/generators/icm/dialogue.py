@@ -16,6 +16,7 @@ from functools import cache
 
 from mnemoforge import yaml_io
 from mnemoforge.english import fill, has_frequency
+from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.names import speech_text
 from mnemoforge.schemas.icm_rules import LineBank, template_slots
 from mnemoforge.schemas.theme import ActivitySpec, Theme
@@ -60,8 +61,16 @@ def generic_lines() -> tuple[LineBank, tuple[str, ...]]:
 class Dialogue:
     """Picks line wordings for one album, counting every text it hands out."""
 
-    def __init__(self, theme: Theme) -> None:
+    def __init__(
+        self,
+        theme: Theme,
+        lines_ok: LineFilter | None = None,
+        fits: Callable[[str, str], bool] | None = None,
+    ) -> None:
+        self.lines_ok = lines_ok  # coherence rules of a line and its speaker (counted rejections)
+        self.fits = fits  # (speaker, text): whether the speaker can say the text in the longest shot
         self.max_repeats = theme.album.max_line_repeats
+        self.density = theme.album.talk_density  # scales how often habits and relations are mentioned
         self.used: Counter[str] = Counter()
         self.mentioned: Counter[str] = Counter()  # habit / relation facts stated so far
         base = generic_lines()[0].merged(theme.album.dialogue)
@@ -85,23 +94,28 @@ class Dialogue:
         *,
         key: str | None = None,
         required: bool = False,
-        fits: Callable[[str], bool] | None = None,
+        speaker: str | None = None,
+        self_intro: bool = False,
     ) -> tuple[str, str] | None:
         """A (template, text) whose slots are all filled and whose text is under the repeat cap.
 
         A template needing a slot not in ``slots`` (no object brought, nobody else there) is
-        skipped, never filled with a stand-in; so is one saying how often twice, and one whose text
-        ``fits`` refuses (too long to say in the longest shot). ``required`` lines (they carry
+        skipped, never filled with a stand-in; so is one saying how often twice, and one the album's
+        ``fits`` refuses for ``speaker`` (too long to say in the longest shot). ``required`` lines (they carry
         facts) fall back to the least-used wording when every one is at the cap; others are
-        dropped (``None``).
+        dropped (``None``). With a ``speaker`` and the album's line filter, a wording breaking a
+        coherence rule is never picked (``self_intro``: the slot ``name`` is the speaker's own, as
+        in small talk).
         """
         options = []
         for tpl in self.templates(act, function, key):
             need = template_slots(tpl)
             if need <= set(slots) and not says_frequency_twice(tpl, slots):
                 options.append((tpl, fill(tpl, {k: slots[k] for k in need})))
-        if fits is not None:
-            options = [o for o in options if fits(o[1])]
+        if self.fits is not None and speaker is not None:
+            options = [o for o in options if self.fits(speaker, o[1])]
+        if self.lines_ok is not None and speaker is not None:  # never a line naming its own speaker...
+            options = [o for o in options if self.lines_ok.ok(speaker, o[1], self_intro=self_intro)]
         if not options:
             return None
         rng.shuffle(options)

@@ -12,6 +12,8 @@ from mnemoforge.backends.text import make_text_backend
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.generators import declared
+from mnemoforge.generators.coherence import world_problems
+from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.icm import (
     album,
@@ -103,9 +105,14 @@ class IcmFamily:
 
     def check_theme(self, theme: Theme) -> list[str]:
         """A frame too small for the face-size rule, activities whose who-rules cannot fill them,
-        a model dialogue without a text backend (``generators/icm/check.py``)."""
+        a model dialogue without a text backend (``generators/icm/check.py``), and the planned
+        World's coherence (``generators/coherence.py``)."""
         warned = set(icm_theme_warnings(theme))
-        return [p for p in check_icm_theme(theme) if p not in warned]
+        out = [p for p in check_icm_theme(theme) if p not in warned]
+        if not out:
+            world = world_mod.plan_world(theme, theme.seed, theme.album.clips - 1)
+            out += [f"world: {p}" for p in world_problems(world, theme)]
+        return out
 
     def theme_warnings(self, theme: Theme) -> list[str]:
         """Cast cues that collide at wide-shot scale and look-alike rooms: legal, but hard to tell apart."""
@@ -115,8 +122,11 @@ class IcmFamily:
         return world_mod.plan_world(theme, seed, theme.album.clips - 1)
 
     def episodes(self, theme: Theme, world: World, run: RunLayout) -> list[Path]:
-        clips, obs = album.plan_album(theme, world)
-        written = []
+        lines_ok = LineFilter(world)
+        clips, obs = album.plan_album(theme, world, lines_ok)
+        written = [
+            atomic.write_json(run.root / "episodes/coherence.json", {"lines": lines_ok.summary()})
+        ]  # funnel
         if theme.text.plan_shots:  # opt-in: a model proposes each clip's shots (production/plan_shots.py)
             from mnemoforge.production import plan_shots
 

@@ -21,10 +21,11 @@ from mnemoforge import faults
 from mnemoforge.backends.image.png_fast import still_png_bytes
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
-from mnemoforge.backends.image.scene_prompt import scene_prompt
+from mnemoforge.backends.image.scene_prompt import scene_prompt_parts
 from mnemoforge.backends.registry import SpeechBackends, image_backend, person_voices, video_backend
 from mnemoforge.backends.speech.protocol import read_wav
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip
+from mnemoforge.backends.video import fallback as video_fallback
 from mnemoforge.backends.video.mp4_header import mp4_info
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.render_audit import (
@@ -35,6 +36,7 @@ from mnemoforge.generators.icm.render_audit import (
     drawn_record,
 )
 from mnemoforge.generators.icm.render_speech import speak, speech_cache
+from mnemoforge.generators.icm.render_takes import drop_stale_takes, shot_seed
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.render_voice import limit_blas_in_worker
 from mnemoforge.generators.icm.render_voice import stratified_sample as stratified_sample
@@ -48,6 +50,7 @@ from mnemoforge.schemas.theme import Theme, VoiceSpec
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic, ledger
 from mnemoforge.store.layout import RunLayout
+from mnemoforge.store.retakes import load_retakes
 
 if TYPE_CHECKING:
     from mnemoforge.backends.video.veo import VeoBackend
@@ -55,14 +58,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("mnemoforge.render")
 
 
-def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
+def scene_request(theme: Theme, world: World, shot: Shot, take: int = 0) -> SceneRequest:
     place = world.place(shot.place)
     shapes = {o.id: o.shape for o in theme.objects}
     people = tuple(PersonPlacement(world.person(p).appearance, shot.outfits[p]) for p in shot.visible)
     props = tuple(
         PropPlacement(
             world.object(o).name,
-            world.object(o).color,
+            world.value_at(o, "colour", shot.start) or world.object(o).color,  # the colour timeline
             world.object(o).label,
             shot.visible.index(shot.holders[o]) if shot.holders.get(o) in shot.visible else None,
             shapes.get(o),
@@ -85,7 +88,7 @@ def scene_request(theme: Theme, world: World, shot: Shot) -> SceneRequest:
         props=props,
         composition=shot.composition,
         focus_index=focus,
-        seed=derive_seed(world.seed, "scene", shot.id),
+        seed=shot_seed(world, "scene", shot.id, take),
         safe=camera_safe(shot.camera, theme.album.width, theme.album.height),
     )
 
@@ -101,6 +104,8 @@ class RenderState:
     speech: SpeechBackends
     voices: dict[str, VoiceSpec] = field(default_factory=dict)
     video: VeoBackend | None = None
+    takes: dict[str, int] = field(default_factory=dict)
+    """Shot id -> its re-render take (``review/retakes.json``; absent: the first)."""
 
     @classmethod
     def create(cls, theme: Theme, world: World, run: RunLayout) -> RenderState:
@@ -110,7 +115,7 @@ class RenderState:
             torch.set_num_threads(1)
         voices = person_voices(theme.render, [(p.id, p.voice) for p in world.people])
         return cls(theme, world, run, image_backend(theme.render), SpeechBackends(theme.render), voices,
-                   video_backend(theme.render))  # fmt: skip
+                   video_backend(theme.render), load_retakes(run.root))  # fmt: skip
 
 
 _STATE: dict[str, Any] = {}
@@ -155,7 +160,7 @@ def place_lines(durations: list[float], shot_s: float) -> list[float]:
 
 def _still(st: RenderState, shot: Shot, still: Path) -> dict:
     """Draw (or reuse) one shot still; return what was drawn."""
-    req = scene_request(st.theme, st.world, shot)
+    req = scene_request(st.theme, st.world, shot, st.takes.get(shot.id, 0))
     with_layout = getattr(st.images, "scene_with_layout", None)
     layout = None
     if with_layout is not None:
@@ -196,6 +201,7 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     specs, transcript, t0 = [], [], 0.0
     record_path = run.media / "drawn" / f"{clip.id}.json"
     drawn_shots, timing = [], []
+    drop_stale_takes(st.run.media, st.takes, clip, record_path)
     for shot in clip.shots:
         still = run.media / "shots" / f"{shot.id}.png"
         drawn_shots.append(_still(st, shot, still))
@@ -240,14 +246,21 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
             "none" if clip.calibration else ("outdoor" if not world.place(shot.place).indoor else "room")
         )
         video = None
-        if st.video is not None:  # a generated clip of the shot, from its still
-            video = run.media / "veo" / f"{shot.id}.mp4"
-            prompt = scene_prompt(scene_request(theme, world, shot))
-            seed = derive_seed(world.seed, "video", shot.id)
+        if st.video is not None:  # a generated clip of the shot, from its still (else the still moves)
+            take = st.takes.get(shot.id, 0)
+            parts = scene_prompt_parts(scene_request(theme, world, shot, take))
+            seed = shot_seed(world, "video", shot.id, take)
             a = theme.album
-            st.video.shot_clip(
-                still, video, float(shot.duration_s), prompt, shot.camera, seed, a.width, a.height
-            )
+            got = video_fallback.shot_video(
+                st.video, shot.id, still, run.media / "veo" / f"{shot.id}.mp4", float(shot.duration_s),
+                parts, shot.camera, seed, a.width, a.height,
+            )  # fmt: skip
+            video = got.clip
+            drawn_shots[-1]["video"] = got.record["path"]
+            if got.redo_clip:  # the API answers now: the album clip is encoded again with this shot
+                (run.media / "clips" / f"{clip.id}.mp4").unlink(missing_ok=True)
+        if st.takes.get(shot.id):
+            drawn_shots[-1]["take"] = st.takes[shot.id]
         specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient, video))
         t0 += shot.duration_s
     atomic.write_text(
@@ -351,6 +364,12 @@ def finish_render(
         + [_row(run, p, "render_record") for p in drawn]
         + [_row(run, audit_path(run.media), "render_audit")]
     )
+    if theme.render.video != "ffmpeg":  # generated clips: which shots took which path of the chain
+        logs = [run.media / "veo" / f"{s.id}.json" for c in clips for s in c.shots]
+        records = [json.loads(p.read_text()) for p in logs if p.is_file()]
+        paths = run.media / "video_paths.json"
+        atomic.write_json(paths, video_fallback.summary(records))
+        rows.append(_row(run, paths, "video_paths"))
     rows = render_anchors(run, theme, world) + rows
     rows.sort(key=lambda r: r["path"])
     atomic.write_jsonl(run.media_index, rows)

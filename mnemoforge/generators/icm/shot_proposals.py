@@ -87,10 +87,11 @@ def line_seconds(world: World, line: DialogueLine) -> float:
 
 def allowed_durations(theme: Theme, need: float) -> list[int]:
     """Durations the procedural planner may give a shot whose speech needs ``need`` seconds: the
-    theme's that hold it, else the shortest standard length that does (``album.SPEECH_DURATIONS``)."""
+    theme's that hold it (only the shortest with ``album.shot_length: shortest``), else the shortest
+    standard length that does (``album.SPEECH_DURATIONS``)."""
     fitting = sorted(x for x in theme.album.shot_durations if x >= need)
     if fitting:
-        return fitting
+        return fitting[:1] if theme.album.shot_length == "shortest" else fitting
     return [([x for x in SPEECH_DURATIONS if x >= need] or [max(SPEECH_DURATIONS)])[0]]
 
 

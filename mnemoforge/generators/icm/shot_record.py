@@ -48,7 +48,6 @@ def shot_record(
     ``duration`` is called after the audio strategy is drawn (the procedural planner draws both
     from one stream, in that order)."""
     place = world.place(ev.place)
-    owner = {o.id: o.owner for o in world.objects}
     strategy = (
         "soft_dialogue"
         if len(c.dialogue) > 1
@@ -70,7 +69,7 @@ def shot_record(
         place=ev.place,
         time_of_day=time_of_day(c.start),
         day_of_week=weekday_name(c.start),
-        season=season_of(c.start.date()),
+        season=season_of(world.calendar, c.start.date()),
         occasion=ev.occasion,
         weather=ev.weather,
         visible=c.visible,
@@ -78,7 +77,7 @@ def shot_record(
         focus=c.visible[:1] if c.composition != "wide" else [],
         outfits={p: outfits[p] for p in c.visible},
         props=c.props,
-        holders={o: owner[o] for o in c.props if owner[o]},
+        holders={o: h for o in c.props if (h := world.value_at(o, "holder", c.start))},
         composition=c.composition,
         camera=c.camera,
         blocking=", ".join(world.person(p).name for p in c.visible) + " from left to right",

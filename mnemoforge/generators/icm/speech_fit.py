@@ -2,7 +2,7 @@
 
 A shot lasts at most ``max(album.SPEECH_DURATIONS)`` seconds, and one line alone must fit it (the
 renderer never cuts a line). The album planner skips a wording that does not fit
-(``Dialogue.pick(fits=...)``); here a line whose *shortest* wording does not fit for *any* voice
+(``Dialogue(fits=...)``); here a line whose *shortest* wording does not fit for *any* voice
 that may say it is refused, naming the field it comes from: a calibration line (a person's
 name), a habit, a preference value. Estimates are made on the text the voice is given
 (``names.speech_text``: names spoken, other scripts transliterated).

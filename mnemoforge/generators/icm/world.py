@@ -1,87 +1,134 @@
-"""Plan a World from (theme, seed): cast, relations, places, objects, a timeline and its facts."""
+"""Plan a World from (theme, seed): cast, relations, places, objects, a timeline and its facts.
+
+The calendar (holidays, weekend, seasons, daylight) is the theme's (``generators/calendar.py``):
+an event's occasion is the holiday on its date, its weather a word of its season, and an outdoor
+event starts in daylight. Every event holds its participants and the objects they bring at its
+place from ``start`` to ``end`` (``EVENT_MINUTES``), and nobody is at two events at once
+(``timelines``: one location per person and object per time).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import math
+import random
 
-from mnemoforge.generators.declared import assemble_world, cast_people, declared_records
+from mnemoforge.generators.calendar import weather_pool
+from mnemoforge.generators.declared import assemble_world, cast_people, declared_records, world_calendar
 from mnemoforge.generators.icm.world_rules import hour_window, pick_participants, shift_day
+from mnemoforge.generators.timelines import stepped, windows
 from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.calendar import WorldCalendar
 from mnemoforge.schemas.theme import ActivitySpec, Theme
-from mnemoforge.schemas.world import Event, Fact, Person, Relation, World, WorldObject
+from mnemoforge.schemas.world import Event, Fact, Person, Relation, Span, Timeline, World, WorldObject
 
-WEATHER_BY_SEASON = {
-    "spring": ["sunny", "cloudy", "light rain"],
-    "summer": ["sunny", "hot and clear", "thunderstorm"],
-    "autumn": ["cloudy", "sunny", "windy"],
-    "winter": ["overcast", "snow", "clear and cold"],
-}
 CHOICE_RATE = 0.45  # chance a participant visibly makes a choice (a drink, a dish, a song) at an event
 PREFERENCE_LOYALTY = 0.8  # chance that choice is their preference
 PROMISE_RATE = 0.3  # chance a participant promises to bring their object to their next such event
 PLAN_RATE = 0.25  # chance a participant says what they will do next (activity and place)
 CHANGE_RATE = 0.6  # chance a person's preference switches once, mid-year, to another cast member's
-OCCASIONS = {5: "Labour Day holiday", 10: "National Day week", 12: "year-end", 2: "Spring Festival"}
+EVENT_MINUTES = 60  # how long an event holds its people and the objects they bring at its place
+START_MINUTES = (0, 15, 30, 45)  # the minutes an event starts at
+ORDINARY = "ordinary day"  # the occasion of a day that is no holiday of the theme's calendar
 
 
-def season_of(d: dt.date) -> str:
-    return {
-        12: "winter",
-        1: "winter",
-        2: "winter",
-        3: "spring",
-        4: "spring",
-        5: "spring",
-        6: "summer",
-        7: "summer",
-        8: "summer",
-    }.get(d.month, "autumn")
+def season_of(cal: WorldCalendar, d: dt.date) -> str:
+    """The day's season in the theme's calendar ('' where the theme declares no latitude)."""
+    return cal.season(d) or ""
+
+
+def occasion_of(cal: WorldCalendar, d: dt.date) -> str:
+    """The holiday on ``d`` in the theme's calendar, else an ordinary day (nothing is invented)."""
+    return cal.holiday_on(d) or ORDINARY
 
 
 def plan_world(theme: Theme, seed: int, n_events: int) -> World:
     """Deterministic in (theme, seed, n_events); the seed is an explicit parameter, recorded in the World."""
+    protagonist = theme.protagonist or theme.cast[0].id
+    cal = world_calendar(theme)
+    events = _plan_events(theme, seed, n_events, protagonist, cal)
+    return finish_world(theme, seed, protagonist, events, cal)
+
+
+def finish_world(
+    theme: Theme, seed: int, protagonist: str, events: list[Event], cal: WorldCalendar | None = None
+) -> World:
+    """The World around planned events: facts, routine changes and timelines (also used when a
+    model proposes the events, ``production/plan_icm.py``)."""
     people = cast_people(theme)
     relations, _, objects = declared_records(theme)
-    protagonist = theme.protagonist or theme.cast[0].id
-    events = _plan_events(theme, seed, n_events, protagonist)
     changes = preference_changes(seed, people, theme.start, theme.end)
-    facts = _facts(seed, people, relations, objects, events, changes)
-    return assemble_world(theme, seed, protagonist, people, facts, events)
+    facts = _facts(seed, people, relations, objects, events, changes, talk=theme.album.talk_density)
+    lines = timelines(theme, people, objects, events, facts)
+    return assemble_world(theme, seed, protagonist, people, facts, events, timelines=lines, calendar=cal)
 
 
-def _plan_events(theme: Theme, seed: int, n: int, protagonist: str) -> list[Event]:
+def timelines(
+    theme: Theme, people: list[Person], objects: list[WorldObject], events: list[Event], facts: list[Fact]
+) -> list[Timeline]:
+    """Where each person and object is during each event, each object's colour and holder, and each
+    person's preferences (one value per interval)."""
+    t0 = dt.datetime.combine(theme.start, dt.time())
+    where: dict[tuple[str, str], list[Span]] = {}
+    for e in events:
+        end = e.end or e.start + dt.timedelta(minutes=EVENT_MINUTES)
+        for p in e.participants:
+            span = Span(start=e.start, end=end, value=e.place, fact=f"f_{e.id}_att_{p}")
+            where.setdefault((p, "location"), []).append(span)
+        for o in e.objects:
+            span = Span(start=e.start, end=end, value=e.place, fact=f"f_{e.id}_brought_{o}")
+            where.setdefault((o, "location"), []).append(span)
+    out = [windows(s, a, spans) for (s, a), spans in sorted(where.items())]
+    for o in objects:
+        out.append(stepped(o.id, "colour", [(t0, o.color, None)]))
+        if o.owner:
+            out.append(stepped(o.id, "holder", [(t0, o.owner, f"f_owns_{o.owner}_{o.id}")]))
+    prefs: dict[tuple[str, str], list[tuple[dt.datetime, str, str | None]]] = {}
+    for f in facts:
+        if f.kind == "preference" and f.value is not None:
+            prefs.setdefault((f.subject, f"preference.{f.object}"), []).append((f.at or t0, f.value, f.id))
+    out += [stepped(s, a, steps) for (s, a), steps in sorted(prefs.items())]
+    return out
+
+
+def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCalendar) -> list[Event]:
     span_days = (theme.end - theme.start).days
     rng = derive_rng(seed, "timeline")
     # spread events over the span: one per slot, jittered inside its slot
     days = sorted(min(span_days - 1, int((i + rng.random()) * span_days / n)) for i in range(n))
     owners = {o.id: o.owner for o in theme.objects}
-    kinds = {p.id: p.kind for p in theme.places}
+    places = {p.id: p for p in theme.places}
     per_month: dict[tuple[str, str], int] = {}
+    busy: dict[str, list[tuple[dt.datetime, dt.datetime]]] = {}
     events = []
     for i, slot_day in enumerate(days):
         erng = derive_rng(seed, "event", i)
-        act, day = _pick_activity(theme, slot_day, span_days, per_month, erng)
+        act, day = _pick_activity(theme, slot_day, span_days, per_month, erng, cal.weekend)
         place = erng.choice(act.places)
-        lo, hi = hour_window(act, kinds[place])
         date = theme.start + dt.timedelta(days=day)
+        lo, hi = _hours(act, places[place].kind, places[place].indoor, cal, date)
         per_month[(act.id, date.strftime("%Y-%m"))] = per_month.get((act.id, date.strftime("%Y-%m")), 0) + 1
-        start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice([0, 15, 30, 45])))
-        chosen = pick_participants(theme, act, protagonist, erng)
+        start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice(START_MINUTES)))
+        start, away = _free_start(theme, act, protagonist, start, lo, hi, busy, cal)
+        chosen = pick_participants(theme, act, protagonist, erng, away)
+        end = start + dt.timedelta(minutes=EVENT_MINUTES)
+        for p in chosen:
+            busy.setdefault(p, []).append((start, end))
         brought = sorted(o for o, owner in owners.items() if owner in chosen and erng.random() < 0.5)
-        season = season_of(date)
         events.append(
             Event(
                 id=f"ev_{i:04d}",
                 index=i,
                 start=start,
+                end=end,
                 activity=act.id,
                 verb=act.verb,
                 noun=act.noun,
                 place=place,
                 participants=chosen,
                 objects=brought,
-                weather=erng.choice(WEATHER_BY_SEASON[season]),
-                occasion=OCCASIONS.get(date.month, "ordinary day") if date.day <= 7 else "ordinary day",
+                weather=erng.choice(weather_pool(cal, date)),
+                occasion=occasion_of(cal, date),
             )
         )
     # two events on one day may draw hours out of order: number them in time order
@@ -89,14 +136,78 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str) -> list[Even
     return [e.model_copy(update={"id": f"ev_{i:04d}", "index": i}) for i, e in enumerate(events)]
 
 
+def _hours(act: ActivitySpec, kind: str, indoor: bool, cal: WorldCalendar, d: dt.date) -> tuple[int, int]:
+    """The activity's start hours at this place: its declared ``hours`` (the theme's word: a
+    dawn tai chi stays at dawn); else the place kind's window, outdoors narrowed to hours at which
+    the whole event (any start minute, ``EVENT_MINUTES`` long) is in the day's daylight, where the
+    calendar knows it and the two overlap."""
+    lo, hi = hour_window(act, kind)
+    light = None if indoor or act.hours is not None else cal.daylight(d)
+    if light is not None:
+        first = math.ceil(light[0])
+        last = math.floor(light[1] - (EVENT_MINUTES + max(START_MINUTES)) / 60)
+        if max(lo, first) <= min(hi, last):
+            return max(lo, first), min(hi, last)
+    return lo, hi
+
+
+def unavailable(
+    theme: Theme,
+    start: dt.datetime,
+    busy: dict[str, list[tuple[dt.datetime, dt.datetime]]],
+    cal: WorldCalendar,
+) -> set[str]:
+    """Cast members who cannot come to an event starting at ``start``: away or outside their
+    declared availability, or at another event then."""
+    end = start + dt.timedelta(minutes=EVENT_MINUTES)
+    out = set()
+    for p in theme.cast:
+        if p.availability is not None and not p.availability.allows(start, cal.weekend):
+            out.add(p.id)
+        elif any(s < end and start < e for s, e in busy.get(p.id, [])):
+            out.add(p.id)
+    return out
+
+
+def _free_start(
+    theme: Theme,
+    act: ActivitySpec,
+    protagonist: str,
+    start: dt.datetime,
+    lo: int,
+    hi: int,
+    busy: dict[str, list[tuple[dt.datetime, dt.datetime]]],
+    cal: WorldCalendar,
+) -> tuple[dt.datetime, set[str]]:
+    """``start``, or the nearest hour of the window at which the activity can still be held (a
+    required protagonist free, enough people free); and who cannot come then."""
+    from mnemoforge.generators.icm.world_rules import eligible
+
+    pool = set(eligible(theme, act, protagonist))
+    hours = sorted(range(lo, hi + 1), key=lambda h: (abs(h - start.hour), h))
+    for h in hours:
+        t = start.replace(hour=h)
+        away = unavailable(theme, t, busy, cal)
+        need_p = act.who.protagonist == "required"
+        free = len(pool - away) + (act.who.protagonist != "excluded" and protagonist not in away)
+        if (not need_p or protagonist not in away) and free >= act.min_people:
+            return t, away
+    return start, unavailable(theme, start, busy, cal)
+
+
 def _pick_activity(
-    theme: Theme, day: int, span_days: int, per_month: dict[tuple[str, str], int], rng
-) -> tuple[ActivitySpec, int]:  # type: ignore[no-untyped-def]
+    theme: Theme,
+    day: int,
+    span_days: int,
+    per_month: dict[tuple[str, str], int],
+    rng: random.Random,
+    weekend: list[int],
+) -> tuple[ActivitySpec, int]:
     """A weighted activity that may happen near ``day`` (its days, its monthly cap), and the day."""
     acts = list(theme.activities)
     while acts:
         act = rng.choices(acts, weights=[a.weight for a in acts], k=1)[0]
-        d = shift_day(act, day, span_days, theme.start)
+        d = shift_day(act, day, span_days, theme.start, weekend)
         month = (theme.start + dt.timedelta(days=d)).strftime("%Y-%m") if d is not None else ""
         if d is not None and (
             act.max_per_month is None or per_month.get((act.id, month), 0) < act.max_per_month
@@ -115,7 +226,11 @@ def _facts(
     objects: list[WorldObject],
     events: list[Event],
     changes: dict[tuple[str, str], tuple[dt.date, str]] | None = None,
+    *,
+    talk: float = 1.0,
 ) -> list[Fact]:
+    """Every fact of the World; ``talk`` (``album.talk_density``) scales how often choices, promises
+    and plans are made (and so spoken): the same draws, compared with a scaled rate."""
     changes = changes or {}
     facts: list[Fact] = []
     for p in people:
@@ -171,8 +286,8 @@ def _facts(
                     at=at,
                 )
             )
-        facts += _choices(seed, people, e, changes)
-    facts += statements(seed, events, owner)
+        facts += _choices(seed, people, e, changes, talk)
+    facts += statements(seed, events, owner, talk)
     return facts
 
 
@@ -196,7 +311,9 @@ def preference_changes(
         if not others:
             continue
         d = start + dt.timedelta(days=rng.randint(span // 3, 2 * span // 3))
-        out[(p.id, key)] = (d.replace(day=1), rng.choice(others))
+        value = rng.choice(others)
+        if d.replace(day=1) > start:  # a change on the first day would leave the old value no time
+            out[(p.id, key)] = (d.replace(day=1), value)
     return out
 
 
@@ -206,7 +323,7 @@ def preference_at(p: Person, key: str, d: dt.date, changes: dict) -> str:
     return ch[1] if ch is not None and d >= ch[0] else p.preferences[key]
 
 
-def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> list[Fact]:
+def statements(seed: int, events: list[Event], owner: dict[str, str | None], talk: float = 1.0) -> list[Fact]:
     """Promises and plans said at events, each true of the speaker's next events by construction.
 
     A promise: the participant's object goes with them to their next event of the same activity,
@@ -224,7 +341,7 @@ def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> 
             nxt = evs[i + 1] if i + 1 < len(evs) else None
             same = next((x for x in evs[i + 1 :] if x.activity == e.activity), None)
             items = [o for o in same.objects if owner.get(o) == pid] if same else []
-            if same is not None and items and rng.random() < PROMISE_RATE:
+            if same is not None and items and rng.random() < PROMISE_RATE * talk:
                 out.append(
                     Fact(
                         id=f"f_{e.id}_promise_{pid}",
@@ -236,7 +353,7 @@ def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> 
                         at=e.start,
                     )
                 )
-            if nxt is not None and nxt.start.date() > e.start.date() and rng.random() < PLAN_RATE:
+            if nxt is not None and nxt.start.date() > e.start.date() and rng.random() < PLAN_RATE * talk:
                 out.append(
                     Fact(
                         id=f"f_{e.id}_plan_{pid}",
@@ -251,7 +368,9 @@ def statements(seed: int, events: list[Event], owner: dict[str, str | None]) -> 
     return out
 
 
-def _choices(seed: int, people: list[Person], e: Event, changes: dict | None = None) -> list[Fact]:
+def _choices(
+    seed: int, people: list[Person], e: Event, changes: dict | None = None, talk: float = 1.0
+) -> list[Fact]:
     """Behaviour instances: what each participant chose at this event, mostly their preference.
 
     Preferences are never stated outright; they are inferred from these scattered choices.
@@ -261,7 +380,7 @@ def _choices(seed: int, people: list[Person], e: Event, changes: dict | None = N
     for pid in e.participants:
         prefs = by_id[pid].preferences
         rng = derive_rng(seed, "chose", e.id, pid)
-        if not prefs or rng.random() >= CHOICE_RATE:
+        if not prefs or rng.random() >= CHOICE_RATE * talk:
             continue
         key = rng.choice(sorted(prefs))
         usual = preference_at(by_id[pid], key, e.start.date(), changes or {})

@@ -7,6 +7,7 @@ import random
 from collections import Counter
 
 from mnemoforge.dates import weekday_name
+from mnemoforge.schemas.calendar import DEFAULT_WEEKEND
 from mnemoforge.schemas.icm_rules import WEEKDAYS
 from mnemoforge.schemas.theme import ActivitySpec, Theme
 from mnemoforge.schemas.world import World
@@ -46,11 +47,14 @@ def eligible(theme: Theme, act: ActivitySpec, protagonist: str) -> list[str]:
     return out
 
 
-def day_allowed(act: ActivitySpec, d: dt.date) -> bool:
+def day_allowed(
+    act: ActivitySpec, d: dt.date, weekend: list[int] | tuple[int, ...] = DEFAULT_WEEKEND
+) -> bool:
+    """Whether ``act``'s ``days`` admit ``d`` ("weekend": the calendar's weekend days)."""
     if not act.days:
         return True
     name = WEEKDAYS[d.weekday()]
-    kind = "weekend" if d.weekday() >= 5 else "weekday"
+    kind = "weekend" if d.weekday() in weekend else "weekday"
     return name in act.days or kind in act.days
 
 
@@ -58,19 +62,31 @@ def hour_window(act: ActivitySpec, place_kind: str) -> tuple[int, int]:
     return act.hours if act.hours is not None else PLACE_HOURS.get(place_kind, (9, 20))
 
 
-def shift_day(act: ActivitySpec, day: int, span_days: int, start: dt.date) -> int | None:
+def shift_day(
+    act: ActivitySpec,
+    day: int,
+    span_days: int,
+    start: dt.date,
+    weekend: list[int] | tuple[int, ...] = DEFAULT_WEEKEND,
+) -> int | None:
     """The nearest day to ``day`` (within a week, inside the span) that ``act`` allows."""
     for off in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6):
         d = day + off
-        if 0 <= d < span_days and day_allowed(act, start + dt.timedelta(days=d)):
+        if 0 <= d < span_days and day_allowed(act, start + dt.timedelta(days=d), weekend):
             return d
     return None
 
 
-def pick_participants(theme: Theme, act: ActivitySpec, protagonist: str, rng: random.Random) -> list[str]:
-    """Participants obeying ``act.who`` and the people counts, in cast order."""
-    pool = eligible(theme, act, protagonist)
+def pick_participants(
+    theme: Theme, act: ActivitySpec, protagonist: str, rng: random.Random, away: set[str] | None = None
+) -> list[str]:
+    """Participants obeying ``act.who`` and the people counts, in cast order; nobody in ``away``
+    (unavailable or at another event then) unless the activity requires the protagonist."""
+    away = away or set()
+    pool = [p for p in eligible(theme, act, protagonist) if p not in away]
     mode = act.who.protagonist
+    if mode == "optional" and protagonist in away:
+        mode = "excluded"
     hi = min(act.max_people, len(pool) + (mode != "excluded"))
     lo = min(act.min_people, hi)
     k = rng.randint(lo, hi)
@@ -122,7 +138,7 @@ def world_problems(theme: Theme, world: World) -> list[str]:
         lo, hi = hour_window(act, kinds[e.place])
         if not lo <= e.start.hour <= hi:
             out.append(f"{where}: starts at {e.start:%H:%M}, outside the hours {lo}-{hi}")
-        if not day_allowed(act, e.start.date()):
+        if not day_allowed(act, e.start.date(), world.calendar.weekend):
             out.append(f"{where}: on a {weekday_name(e.start)}, not among the days {act.days}")
         per_month[(act.id, e.start.strftime("%Y-%m"))] += 1
     for (aid, month), n in sorted(per_month.items()):

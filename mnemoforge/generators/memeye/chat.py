@@ -47,8 +47,9 @@ def _composed_chat(theme: Theme, title: str, place: str | None) -> tuple[Pair, .
         if p.id != user:
             name = _esc(addressed(theme, user, p.id))
             out.append((f"{name} came by {{s}} earlier.", "Good to have company."))
-    for o in theme.objects:
-        out.append((f"I keep the {_esc(o.name)} close by these days.", "Handy to have it around."))
+    for o in theme.objects:  # only what is the user's own (or nobody's): the theme gives the rest away
+        if o.owner in (None, user):
+            out.append((f"I keep the {_esc(o.name)} close by these days.", "Handy to have it around."))
     return tuple(out)
 
 
@@ -71,8 +72,7 @@ def chat_banks(theme: Theme) -> ChatBanks:
         share[sc.id] = (
             tuple(kp.share)
             if kp and kp.share
-            else tuple(x for x in composed if not visual_word_problems(v, x))
-            or composed[:1]
+            else tuple(x for x in composed if not visual_word_problems(v, x)) or composed[:1]
         )
         if kp and kp.chat:
             chat[sc.id] = tuple(kp.chat)

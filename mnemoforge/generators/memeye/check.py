@@ -30,22 +30,24 @@ def visual_word_problems(theme: Theme) -> list[str]:
             out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(v, name)]
     pack = load_pack(spec.pack).memeye if spec.pack else None
     if pack is not None:
-        where = f"memeye.pack ({spec.pack}.yaml)"
+        # the theme's field is memeye.pack; the message names the pack file and its own field
+        where = f"memeye.pack: assets/packs/{spec.pack}.yaml, memeye"
         for k, kp in sorted(pack.kinds.items()):
             if k not in kinds:
                 continue
             lines = [(f"kinds.{k}.share.{n}", x) for n, x in enumerate(kp.share)]
             lines += [(f"kinds.{k}.chat.{n}", f"{a} {b}") for n, (a, b) in enumerate(kp.chat)]
             for path, text in lines:
-                out += [f"{where} {path}: {m}" for m in words(base[k], text.replace("{s}", ""))]
+                out += [f"{where}.{path}: {m}" for m in words(base[k], text.replace("{s}", ""))]
         for n, x in enumerate(pack.image_replies):
             for k in kinds:
-                out += [f"{where} image_replies.{n}: {m}" for m in words(base[k], x.replace("{s}", ""))]
+                out += [f"{where}.image_replies.{n}: {m}" for m in words(base[k], x.replace("{s}", ""))]
     return list(dict.fromkeys(out))
 
 
 def review(theme: Theme) -> Review:
     def stages(r: Review) -> None:
+        from mnemoforge.generators.coherence import observation_problems, world_problems
         from mnemoforge.generators.memeye import captions, questions, render, sessions, world
 
         spec = theme.memeye
@@ -61,7 +63,11 @@ def review(theme: Theme) -> Review:
         if r.problems:
             return
         w = world.plan_world(theme, theme.seed)
+        r.problems += [f"world: {p}" for p in world_problems(w, theme)]
+        if r.problems:
+            return
         obs = sessions.plan_sessions(theme, w)
+        r.problems += [f"world: {p}" for p in observation_problems(w, obs)]
         captions.dense_captions(w, obs)
         from mnemoforge.backends.image.visual_scene import render_scene
 

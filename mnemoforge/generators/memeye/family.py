@@ -19,6 +19,7 @@ from mnemoforge.backends.image import (
 )
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.generators import declared
+from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.memeye import captions, chat, labels, programs, questions, render, sessions, vocab
 from mnemoforge.generators.memeye import world as world_mod
@@ -114,7 +115,8 @@ def declared_report(data: ReleaseInput, sc: Any) -> list[dict[str, Any]]:
         states = {}
         for j in idx:
             sid = world_mod.scene_id(sc, j)
-            mine = [f for f in data.world.facts if f.subject == sid and f.object == c.key]
+            subjects = (sid, world_mod.object_id(sc, c.key))  # a shared drawable: its object's states
+            mine = [f for f in data.world.facts if f.subject in subjects and f.object == c.key]
             seq = sorted(mine, key=lambda f: str(f.at))
             states[sc.scenes[j]] = [f.value for f in seq]
         kept = [q for q in data.kept if q.labels.get("scenario") == sc.id and q.labels.get("key") == c.key]
@@ -163,10 +165,14 @@ class MemEyeFamily:
         return world_mod.plan_world(theme, seed)
 
     def episodes(self, theme: Theme, world: World, run: RunLayout) -> list[Path]:
-        obs = sessions.plan_sessions(theme, world)
+        lines_ok = LineFilter(world)
+        obs = sessions.plan_sessions(theme, world, lines_ok)
         atomic.write_jsonl(run.observations, obs)
         atomic.write_jsonl(run.captions, captions.dense_captions(world, obs))
-        return [run.observations, run.captions]
+        coherence = atomic.write_json(
+            run.root / "episodes/coherence.json", {"lines": lines_ok.summary()}
+        )  # funnel
+        return [run.observations, run.captions, coherence]
 
     def render(
         self, theme: Theme, world: World, run: RunLayout, workers: int, on_progress: OnProgress | None

@@ -88,6 +88,14 @@ def plan_items(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
     for e in world.entities:
         if e.kind == "scene":
             by_scenario.setdefault(e.attrs["scenario"], []).append(e.id)
+    for e in world.entities:  # a shared object: asked about itself (its value is one everywhere)
+        if e.kind == "object":
+            for key, facts in keys.get(e.id, {}).items():
+                x = GRANULARITY[key]
+                if facts[0].kind == "attribute":
+                    yield _template("visual_attr", key, f"{x}_Y1"), {"scene": e.id, "key": key}
+                else:
+                    yield _template("visual_latest", key, f"{x}_Y3"), {"scene": e.id, "key": key}
     for scenes in by_scenario.values():
         for s in scenes:
             for key, facts in keys[s].items():
@@ -155,7 +163,7 @@ def _plain_text(world: World, c: Candidate) -> str:
             return f"{qa[:-1]}, and {qb[0].lower()}{qb[1:]}"
         return v.question(a["key"], sa.name, t, other=sb.name)
     s = world.entity(a["scene"])
-    return entity_vocab(s.attrs).question(a["key"], s.name, t)
+    return entity_vocab(s.attrs).question(a["key"], s.name if s.kind == "scene" else "", t)
 
 
 def alternatives(

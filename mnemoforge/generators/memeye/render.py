@@ -16,6 +16,7 @@ from mnemoforge.backends.image.visual_scene import SceneState, render_scene, sav
 from mnemoforge.generators.families import OnProgress
 from mnemoforge.generators.memeye.sessions import scene_of
 from mnemoforge.generators.memeye.vocab import BACKDROPS, BOARD_SEP, ORDER_SEP, POSITIONS, colour_hex
+from mnemoforge.generators.timelines import TimelineIndex
 from mnemoforge.hashing import sha256_file
 from mnemoforge.rng import derive_rng, derive_seed
 from mnemoforge.schemas.observations import Observation
@@ -26,11 +27,19 @@ from mnemoforge.store.layout import RunLayout
 LAYOUTS = "episodes/memeye_layouts.jsonl"
 
 
-def scene_state(world: World, o: Observation, width: int, height: int) -> SceneState:
-    """The picture's content: exactly the facts the observation claims to express."""
+def scene_state(
+    world: World, o: Observation, width: int, height: int, index: TimelineIndex | None = None
+) -> SceneState:
+    """The picture's content: the values the World's timelines hold at the picture's time for
+    the keys the observation expresses (the scene's own and its shared objects'), which are the
+    values of the facts it claims (``generators/coherence.py`` checks they agree)."""
     scene = scene_of(o, world)
     assert scene is not None, o.id
-    v = {world.fact(e.fact).object: world.fact(e.fact).value or "" for e in o.expresses}
+    index = index or TimelineIndex(world)
+    v = {}
+    for e in o.expresses:
+        f = world.fact(e.fact)
+        v[f.object] = index.value_at(f.subject, f.object, o.timestamp) or f.value or ""
     attrs = world.entity(scene).attrs
     kind = attrs["kind"]
     draws = json.loads(attrs["draws"]) if attrs.get("draws") else {}
@@ -75,8 +84,9 @@ def render_images(
     the drawn layouts (``LAYOUTS``)."""
     rows, layouts = [], []
     todo = [o for o in observations if o.media]
+    index = TimelineIndex(world)
     for k, o in enumerate(todo):
-        state = scene_state(world, o, width, height)
+        state = scene_state(world, o, width, height, index)
         img, layout = render_scene(state)
         path = run.root / o.media[0]
         with atomic.atomic_path(path) as tmp:

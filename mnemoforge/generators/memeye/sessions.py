@@ -14,6 +14,7 @@ import random
 import re
 
 from mnemoforge.english.variety import Variety
+from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.memeye.chat import chat_banks
 from mnemoforge.generators.memeye.vocab import GRANULARITY, entity_vocab
 from mnemoforge.generators.memeye.world import sessions_of, spec_of, state_at
@@ -48,8 +49,10 @@ def image_path(scenario: str, round_id: str) -> str:
     return f"media/images/{scenario}/{round_id}.png"
 
 
-def plan_sessions(theme: Theme, world: World) -> list[Observation]:
-    """Every round of every session, in time order (``order`` = global round index)."""
+def plan_sessions(theme: Theme, world: World, lines_ok: LineFilter | None = None) -> list[Observation]:
+    """Every round of every session, in time order (``order`` = global round index); with
+    ``lines_ok``, a user line breaking a coherence rule is replaced by another of its bank (or the
+    round left out), and counted."""
     spec = spec_of(theme)
     image_kind = {e.id: entity_vocab(e.attrs).image_kind for e in world.entities if e.kind == "scene"}
     chat_rounds = {sc.id: sc.chat_rounds for sc in spec.scenarios}
@@ -89,6 +92,8 @@ def plan_sessions(theme: Theme, world: World) -> list[Observation]:
                 break
             s = rng.choice(scene_names[sess.scenario])
             pair = (said.format(s=s), reply.format(s=s))
+            if lines_ok is not None and not lines_ok.ok(user, pair[0]):
+                continue  # the user never says it (e.g. keeps another's object): counted, left out
             if not variety.fits(*pair):
                 continue
             variety.count(*pair)
@@ -124,6 +129,8 @@ def plan_sessions(theme: Theme, world: World) -> list[Observation]:
 
 
 def scene_of(o: Observation, world: World) -> str | None:
-    """The scene an image round shows (the subject of the facts it expresses)."""
-    subjects = {world.fact(e.fact).subject for e in o.expresses}
+    """The scene an image round shows (the scene among the subjects of the facts it expresses;
+    the others are shared objects seen in it)."""
+    scenes = {e.id for e in world.entities if e.kind == "scene"}
+    subjects = {world.fact(e.fact).subject for e in o.expresses} & scenes
     return next(iter(subjects)) if len(subjects) == 1 else None

@@ -108,6 +108,8 @@ class KindVocab:
     holds: tuple[str, ...] = ()
 
     def where(self, scene: str) -> str:
+        if not scene:
+            return ""
         from mnemoforge.english import fill
 
         prep = self.prep.replace("{", "{{").replace("}", "}}")
@@ -115,7 +117,8 @@ class KindVocab:
 
     def question(self, key: str, scene: str, when: str = "", other: str | None = None) -> str:
         """The question about ``key`` of one scene (or of ``scene`` and ``other``, answered in that
-        order), present tense; ``when`` is '' or ' now' etc."""
+        order), present tense; ``when`` is '' or ' now' etc.; ``scene`` '' asks about a shared
+        object wherever it is seen."""
         w = self.where(scene)
         if other is not None:
             scene, w, when = f"{scene} and {other}", f"{w} and {self.where(other)}", f"{when}, respectively"

@@ -8,6 +8,14 @@ state (MemEye's Y3 evolving visual state).
 
 Session ``i`` of a scenario with ``m`` scenes shows scenes ``i mod m`` and ``(i+1) mod m``, so
 every scene appears in at least two sessions when a scenario has at least ``m`` sessions.
+
+A declared drawable (``draws``: a board, a coloured thing, a row of countables, a sign, a table-top,
+a cast person) is **one object** seen in every scene of its scenario, unless it is declared
+``per_scene``: it is an ``object`` entity of its own (attrs: scenario, key, scenes) whose facts and
+timeline hold one value at a time, so two pictures taken minutes apart show the same collar colour.
+The kind's own drawables (the mug of a room, the tag of a shelf) are each scene's own.
+The World's timelines hold every key of every scene and object, and where the user (and a drawn
+cast person) is during each session (``location``: the scenario's place, else the scenario id).
 """
 
 from __future__ import annotations
@@ -31,10 +39,12 @@ from mnemoforge.generators.memeye.vocab import (
     vocab_for,
     vocab_json,
 )
+from mnemoforge.generators.memeye.whereabouts import available_time, whereabouts
 from mnemoforge.generators.names import form
+from mnemoforge.generators.timelines import from_facts
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
-from mnemoforge.schemas.memeye import ChangeSpec, MemEyeSpec, ScenarioSpec
+from mnemoforge.schemas.memeye import SHARED_DRAWABLES, ChangeSpec, MemEyeSpec, ScenarioSpec
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Entity, Fact, World
 
@@ -79,10 +89,16 @@ def schedule(theme: Theme, seed: int) -> list[SessionPlan]:
         when = start + dt.timedelta(
             days=min(day, span - 1), hours=rng.randint(9, 19), minutes=rng.choice([0, 15, 30, 45])
         )
+        when = available_time(theme, sc, when)
         m = len(sc.scenes)
         shown = (scene_id(sc, i % m), scene_id(sc, (i + 1) % m))
         out.append(SessionPlan(f"s{k + 1:0{width}d}", sc.id, i, when, shown))
-    return out
+    # a session moved for someone's availability may pass a neighbour: ids follow time order
+    out.sort(key=lambda s: (s.start, s.id))
+    return [
+        SessionPlan(f"s{k + 1:0{width}d}", *(s.scenario, s.index, s.start, s.scenes))
+        for k, s in enumerate(out)
+    ]
 
 
 def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
@@ -164,6 +180,11 @@ def declared_changes(sc: ScenarioSpec, j: int) -> dict[str, ChangeSpec]:
     return {c.key: c for c in sc.changes if c.scenes is None or j in c.scenes}
 
 
+def object_id(sc: ScenarioSpec, key: str) -> str:
+    """The entity id of a scenario's shared declared drawable carrying ``key``."""
+    return f"{sc.id}_{key}"
+
+
 def _moments(c: ChangeSpec, shown: list[SessionPlan]) -> list[int]:
     """Indexes (>= 1) of the photos at which the value changes under schedule ``c``."""
     if c.after is not None or c.dates:
@@ -199,8 +220,9 @@ def scheduled(
     ``restock``: the count drops by one or two per photo and is restocked to the top once low."""
     moments = _moments(c, shown)
     if not moments:
+        what = sc.scenes[j] if j >= 0 else f"the scenario's {SHARED_DRAWABLES[c.key]}"
         raise ValueError(
-            f"memeye.scenarios.{sc.id}.changes ({c.key} of {sc.scenes[j]!r}): no later photo falls in its "
+            f"memeye.scenarios.{sc.id}.changes ({c.key} of {what!r}): no later photo falls in its "
             f"schedule; move the date earlier, shorten every_days or add sessions"
         )
     lo, hi = COUNT_RANGE
@@ -250,6 +272,7 @@ def plan_world(theme: Theme, seed: int) -> World:
         v = vocab_for(sc, spec.pack, draws)
         extra = {"draws": json.dumps(draws, sort_keys=True)} if draws else {}
         extra["vocab"] = vocab_json(v)
+        shared = sc.draws.shared_keys()
         for j, name in enumerate(sc.scenes):
             sid = scene_id(sc, j)
             entities.append(
@@ -263,37 +286,38 @@ def plan_world(theme: Theme, seed: int) -> World:
             shown = [s for s in mine if sid in s.scenes]
             rng = derive_rng(seed, "memeye", "scene", sid)
             values = _initial(sc.kind, rng, v)
-            first = shown[0].start
-            for key in keys_of(draws):
-                if key not in changes[sid]:
-                    facts.append(
-                        Fact(
-                            id=fact_id(seed, sid, key, 0),
-                            kind="attribute",
-                            subject=sid,
-                            object=key,
-                            value=values[key],
-                            at=first,
-                        )
-                    )
-                    continue
-                declared = declared_changes(sc, j).get(key)
-                if declared is None:  # one change, at a seeded later photo
-                    later = shown[rng.randint(1, len(shown) - 1)]
-                    steps = [(shown[0], values[key]), (later, _changed(sc.kind, key, values, rng, v))]
-                else:
-                    steps = scheduled(sc, j, declared, shown, values, rng, v)
-                for n, (sess, value) in enumerate(steps):
-                    facts.append(
-                        Fact(
-                            id=fact_id(seed, sid, key, n + 1),
-                            kind="state",
-                            subject=sid,
-                            object=key,
-                            value=value,
-                            at=first if n == 0 else sess.start,
-                        )
-                    )
+            keys = [k for k in keys_of(draws) if k not in shared]
+            facts += _key_facts(
+                seed, sid, keys, changes[sid], declared_changes(sc, j), sc, j, shown, values, rng, v
+            )
+        for key, drawable in sorted(shared.items()):  # one object in every scene of the scenario
+            oid = object_id(sc, key)
+            noun = (draws or {}).get(drawable, {}).get("noun") or (draws or {}).get(drawable, {}).get(
+                "name", ""
+            )
+            entities.append(
+                Entity(
+                    id=oid,
+                    name=noun or key,
+                    kind="object",
+                    attrs={
+                        "scenario": sc.id,
+                        "kind": sc.kind,
+                        "key": key,
+                        "drawable": drawable,
+                        "scenes": ",".join(scene_id(sc, j) for j in range(len(sc.scenes))),
+                        **extra,
+                    },
+                )
+            )
+            rng = derive_rng(seed, "memeye", "object", oid)
+            values = _initial(sc.kind, rng, v)
+            rotated = any(key in changes[scene_id(sc, j)] for j in range(len(sc.scenes)))
+            declared = {c.key: c for c in sc.changes if c.scenes is None}
+            facts += _key_facts(
+                seed, oid, [key], (key,) if rotated else (), declared, sc, -1, mine, values, rng, v
+            )
+    timelines = from_facts(facts) + whereabouts(spec, sessions, user)
     for s in sessions:
         entities.append(
             Entity(
@@ -308,7 +332,54 @@ def plan_world(theme: Theme, seed: int) -> World:
                 },
             )
         )
-    return assemble_world(theme, seed, user, people, facts, entities=entities)
+    return assemble_world(theme, seed, user, people, facts, entities=entities, timelines=timelines)
+
+
+def _key_facts(
+    seed: int,
+    subject: str,
+    keys: list[str],
+    changing: tuple[str, ...],
+    declared: dict[str, ChangeSpec],
+    sc: ScenarioSpec,
+    j: int,
+    shown: list[SessionPlan],
+    values: dict[str, str],
+    rng: random.Random,
+    v: KindVocab,
+) -> list[Fact]:
+    """The facts of one subject (a scene, or a shared object: ``j`` = -1) over the photos showing
+    it: a stable key is one ``attribute`` fact, a changing key one ``state`` fact per value."""
+    out: list[Fact] = []
+    first = shown[0].start
+    for key in keys:
+        if key not in changing and key not in declared:
+            out.append(
+                Fact(id=fact_id(seed, subject, key, 0), kind="attribute", subject=subject, object=key,
+                     value=values[key], at=first)
+            )  # fmt: skip
+            continue
+        c = declared.get(key)
+        if c is None:  # one change, at a seeded later photo
+            later = shown[rng.randint(1, len(shown) - 1)]
+            steps = [(shown[0], values[key]), (later, _changed(sc.kind, key, values, rng, v))]
+        else:
+            steps = scheduled(sc, j, c, shown, values, rng, v)
+        for n, (sess, value) in enumerate(steps):
+            out.append(
+                Fact(id=fact_id(seed, subject, key, n + 1), kind="state", subject=subject, object=key,
+                     value=value, at=first if n == 0 else sess.start)
+            )  # fmt: skip
+    return out
+
+
+def subjects_of(world: World, scene: str) -> set[str]:
+    """The scene and the shared objects seen in it (``object`` entities listing it)."""
+    out = {scene}
+    for e in world.entities:
+        if e.kind == "object" and scene in e.attrs.get("scenes", "").split(","):
+            out.add(e.id)
+    return out
 
 
 def sessions_of(world: World) -> list[SessionPlan]:
@@ -328,10 +399,12 @@ def sessions_of(world: World) -> list[SessionPlan]:
 
 
 def state_at(world: World, scene: str, when: dt.datetime) -> dict[str, Fact]:
-    """key -> the fact holding at ``when`` (the latest ``at`` not after it) for one scene."""
+    """key -> the fact holding at ``when`` (the latest ``at`` not after it) for one scene and the
+    shared objects seen in it (one timeline each: ``subjects_of``)."""
+    subjects = subjects_of(world, scene)
     out: dict[str, Fact] = {}
     for f in world.facts:
-        if f.subject != scene or f.kind not in ("attribute", "state") or f.at is None or f.at > when:
+        if f.subject not in subjects or f.kind not in ("attribute", "state") or f.at is None or f.at > when:
             continue
         if f.object not in out or (out[f.object].at or when) <= f.at:
             out[f.object] = f

@@ -25,6 +25,8 @@ class Lexicon:
         self.names |= {p.id: p.name for p in world.places}
         self.names |= {o.id: o.name for o in world.objects}
         self.names |= {e.id: e.name for e in world.entities}
+        self.people = frozenset(p.name for p in world.people)
+        """Names of the cast: an action naming one of them twice is a self-action."""
 
     def name(self, entity: str) -> str:
         return self.names[entity]

@@ -13,7 +13,9 @@ from mnemoforge.schemas.theme import Theme
 
 def review(theme: Theme) -> Review:
     def stages(r: Review) -> None:
+        from mnemoforge.generators.coherence import observation_problems, world_problems
         from mnemoforge.generators.smm import questions, stream, world
+        from mnemoforge.generators.smm.carriers import topic_problems
         from mnemoforge.generators.smm.filler import banks
 
         s = theme.smm
@@ -26,8 +28,15 @@ def review(theme: Theme) -> Review:
             r.problems.append(str(e))
             return
         banks(theme)  # the pack loads and validates
+        r.problems += topic_problems(theme)
+        if r.problems:
+            return
         w = world.plan_world(theme, theme.seed)
+        r.problems += [f"world: {p}" for p in world_problems(w, theme)]
+        if r.problems:
+            return
         st = stream.build_stream(theme, w)
+        r.problems += [f"world: {p}" for p in observation_problems(w, st.observations)]
         from mnemoforge.generators.smm.render import draw
 
         seen: set[str] = set()

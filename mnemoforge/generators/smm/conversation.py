@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from mnemoforge.dates import weekday_name
 from mnemoforge.english import fill
 from mnemoforge.english.variety import Variety
+from mnemoforge.generators.coherence_text import LineFilter
+from mnemoforge.generators.declared import world_calendar
 from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.world import WORK_END, WORK_START, days
 from mnemoforge.rng import derive_rng
@@ -70,15 +72,28 @@ def _fill(
     return fill(template, slots)  # agreement: "Crampon sets need a second review"
 
 
+def _ok(lines_ok: LineFilter | None, who: str) -> Callable[[str], bool] | None:
+    """The coherence rules of a line said by cast member ``who`` (rejections counted)."""
+    return None if lines_ok is None else (lambda text: lines_ok.ok(who, text))
+
+
 def _line(
-    variety: Variety, speaker: str, pool: Sequence[str], fill_one: Callable[[str], str], rng: random.Random
+    variety: Variety,
+    speaker: str,
+    pool: Sequence[str],
+    fill_one: Callable[[str], str],
+    rng: random.Random,
+    ok: Callable[[str], bool] | None = None,
 ) -> str | None:
-    """A wording from ``pool`` whose line (speaker included) is still under the release's cap;
-    None when every one is at it (the line is left out of this background talk)."""
+    """A wording from ``pool`` that keeps the coherence rules (``ok``: a broken one is counted and
+    another taken) and whose line (speaker included) is still under the release's cap; None when
+    no wording is left (the line is left out of this background talk)."""
     order = list(pool)
     rng.shuffle(order)
     for template in order:
         text = fill_one(template)
+        if ok is not None and not ok(text):
+            continue
         if variety.fits(f"{speaker}: {text}"):
             variety.count(f"{speaker}: {text}")
             return text
@@ -93,6 +108,7 @@ def _session(
     entities: list[str],
     bk: SmmBanks,
     variety: Variety,
+    lines_ok: LineFilter | None = None,
 ) -> list[Turn]:
     names = {p.id: p.name for p in theme.cast}
     roles = {p.id: p.role for p in theme.cast}
@@ -104,7 +120,9 @@ def _session(
             def ask(t: str) -> str:
                 return _fill(t, rng, src, entities, roles[owner], at, bk.default_topic)
 
-            lines.append((names[owner], _line(variety, names[owner], bk.user_asks, ask, rng)))
+            lines.append(
+                (names[owner], _line(variety, names[owner], bk.user_asks, ask, rng, _ok(lines_ok, owner)))
+            )
             lines.append((ASSISTANT, _line(variety, ASSISTANT, bk.assistant_replies, str, rng)))
     else:
         people = list(src.members)
@@ -132,7 +150,7 @@ def _session(
             def said(t: str, who: str = who) -> str:
                 return _fill(t, rng, src, entities, roles[who], at, bk.default_topic)
 
-            lines.append((names[who], _line(variety, names[who], pool, said, rng)))
+            lines.append((names[who], _line(variety, names[who], pool, said, rng, _ok(lines_ok, who))))
     out, t = [], at
     for speaker, text in lines:
         if text is None:  # every wording of this line was said often enough in the release
@@ -149,8 +167,10 @@ def filler_titles(bk: SmmBanks, src: SourceSpec) -> tuple[str, ...]:
     return bk.filler_titles.get(src.kind) or (src.title,)
 
 
-def background(theme: Theme, seed: int) -> list[Turn]:
-    """Background rounds of every source over the timeline (seeded; no facts expressed)."""
+def background(theme: Theme, seed: int, lines_ok: LineFilter | None = None) -> list[Turn]:
+    """Background rounds of every source over the timeline (seeded; no facts expressed); with
+    ``lines_ok``, a line breaking a coherence rule (its speaker named in it...) is worded anew or
+    left out, and counted."""
     assert theme.smm is not None
     s = theme.smm
     entities = [e.name for e in s.entities]
@@ -159,18 +179,21 @@ def background(theme: Theme, seed: int) -> list[Turn]:
     weight = sum(src.activity for src in s.sources)
     out: list[Turn] = []
     variety = Variety(theme.album.max_line_repeats)  # no background line more often than this
+    cal = world_calendar(theme)
+    if not any(cal.is_working_day(theme.start + dt.timedelta(days=d)) for d in range(days(theme))):
+        return out  # no working day in the span: nobody posts
     for src in s.sources:
         rng = derive_rng(seed, "smm", "background", src.id)
         budget = int(total * src.activity / weight)
         n = 0
         while n < budget:
             day = theme.start + dt.timedelta(days=rng.randrange(days(theme)))
-            if day.weekday() >= 5:
+            if not cal.is_working_day(day):  # the theme's calendar: no weekend, no holiday
                 continue
             minute = rng.randint(WORK_START, WORK_END - 45)
             at = dt.datetime.combine(day, dt.time(minute // 60, minute % 60))
             if src.kind in CONVERSATIONAL:
-                turns = _session(theme, src, rng, at, entities, bk, variety)
+                turns = _session(theme, src, rng, at, entities, bk, variety, lines_ok)
             elif src.kind in FILLER_KINDS:
                 title = rng.choice(filler_titles(bk, src))
                 turns = [

@@ -38,6 +38,7 @@ from mnemoforge.validators.gates import Gate
 
 BLOCKS, SOURCES = "episodes/smm_blocks.jsonl", "episodes/smm_sources.jsonl"
 TURNS = "episodes/smm_turns.jsonl"
+COHERENCE = "episodes/coherence.json"  # lines rejected as incoherent, by rule (gates copy it to the funnel)
 
 CARD = """Each observation is ⟨content, source, timestamp⟩ with a global `order` (the agent receives all
 sources merged in time order). Sources ({sources}) each have their own purpose, members and
@@ -173,6 +174,8 @@ class SmmFamily:
         ]
         if st.turns:
             written.append(atomic.write_jsonl(run.root / TURNS, st.turns))
+        # the funnel's `lines` (incoherent lines left out) and `unrouted` (items no source can show)
+        written.append(atomic.write_json(run.root / COHERENCE, {"lines": st.lines, "unrouted": st.unrouted}))
         return written
 
     def render(

@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass, field
 
 from mnemoforge.generators.questions.common import Candidate
-from mnemoforge.generators.smm.world import CODE, source_authority
+from mnemoforge.generators.smm.carriers import compatible, fact_topics
+from mnemoforge.generators.smm.world import source_authority
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.smm import CONVERSATIONAL, SmmSpec
 from mnemoforge.schemas.theme import Theme
@@ -27,7 +28,6 @@ from mnemoforge.schemas.world import Fact, World
 
 STOP = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
 ATTACH_PROB = 0.35
-PIXEL_CHOICE = 0.35
 NEGATIVE_PROB = 0.5
 
 
@@ -43,6 +43,7 @@ class Unit:
     forbidden: set[str] = field(default_factory=set)
     answer_bearing: bool = False
     negative: bool = False  # a hard negative: a true fact no question reads
+    unrouted: str = ""  # why no source can show it (then ``source`` is empty and it is never shown)
 
 
 def answer_words(answer: str) -> set[str]:
@@ -82,52 +83,6 @@ def _answer_facts(world: World, c: Candidate) -> set[str]:
     if prog in ("member_attribute", "member_lead_profile"):
         return {f.id for f in read if f.kind == "attribute" and f.object == c.args["key"]}
     return set()
-
-
-def pixel_choices(seed: int, person: str, key: str) -> bool:
-    """Whether a person's choices for a key are all shown in images (chat screenshots): a
-    preference item reads all of them, so its choices share one channel."""
-    return derive_rng(seed, "smm", "choice_medium", person, key).random() < PIXEL_CHOICE
-
-
-def _compatible(s: SmmSpec, f: Fact, people: set[str], seed: int) -> dict[str, list[str]]:
-    """source id -> media that can carry fact ``f`` there."""
-    out: dict[str, list[str]] = {}
-    profile = f.kind == "attribute" and f.subject in people
-    for src in s.sources:
-        k = src.kind
-        if k == "profile_cards":
-            media = ["profile_card"] if profile else []
-        elif profile:
-            media = (
-                []
-                if any(x.kind == "profile_cards" for x in s.sources) or k not in CONVERSATIONAL
-                else ["text"]
-            )
-        elif f.kind == "chose" and pixel_choices(seed, f.subject, f.object):
-            media = ["chat_screenshot"] if k in (*CONVERSATIONAL, "screenshots") else []
-        elif f.kind == "chose" or f.kind == "member" or f.object == CODE:
-            # pointers and bridges are said in chats (as in the seed's "the city is in the
-            # attached table"); the values they point to may be drawn
-            media = ["text"] if k in CONVERSATIONAL else []
-        elif k in CONVERSATIONAL:
-            media = ["text", "table", "document"] if f.kind == "attribute" else ["text"]
-        elif k == "spreadsheet":
-            media = ["table"]
-        elif k == "documents":
-            media = ["document"]
-        elif k == "email":
-            media = ["email"]  # a message in an inbox: sender, subject, date and body
-        elif k == "images":
-            media = ["photo"]  # a phone photo of a whiteboard or a sticky note
-        elif k == "screenshots":
-            is_date = f.kind == "attribute" and bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}", f.value or ""))
-            media = ["calendar"] if is_date else ["chat_screenshot"]
-        else:
-            media = []
-        if media:
-            out[src.id] = media
-    return out
 
 
 def _units(
@@ -176,6 +131,7 @@ def route(theme: Theme, world: World, cands: list[Candidate]) -> list[Unit]:
     has_cards = any(x.kind == "profile_cards" for x in s.sources)
     authority = source_authority(world)
     units, q_units = _units(theme, world, cands, has_cards)
+    topics = fact_topics(s, world)
     rules = _Authority(world, units, authority, has_cards, s)
     load: dict[str, float] = {src.id: 0.0 for src in s.sources}
     capacity = {src.id: (2.0 if src.kind in CONVERSATIONAL else 1.5) for src in s.sources}
@@ -189,7 +145,10 @@ def route(theme: Theme, world: World, cands: list[Candidate]) -> list[Unit]:
             if u.source:
                 continue
             f = world.fact(u.facts[0])
-            comp = rules.filter(u, _compatible(s, f, people, world.seed))
+            comp = rules.filter(u, compatible(s, f, people, world.seed, topics.get(f.id)))
+            if not comp:  # no source whose purpose fits can show it: said nowhere, with the reason
+                u.unrouted = rules.why or f"no source carries {topics.get(f.id)!r} facts in a medium for it"
+                continue
             rng = derive_rng(world.seed, "smm", "route", key)
             ctx = _Scoring(world, f, u, used, load, capacity, authority, conv, rules.ids)
             src = min(sorted(comp), key=lambda src, ctx=ctx, rng=rng: (ctx.score(src), rng.random()))
@@ -200,8 +159,10 @@ def route(theme: Theme, world: World, cands: list[Candidate]) -> list[Unit]:
                 u.medium = rng.choice(media[1:])
             load[src] += 1
             used.add(src)
-    _improve(world, s, units, q_units, rules, people)
+    _improve(world, s, units, q_units, rules, people, topics)
     for u in units.values():
+        if u.unrouted:
+            continue
         rng = derive_rng(world.seed, "smm", "time", u.id)
         facts = [world.fact(x) for x in u.facts]
         if u.medium == "profile_card":
@@ -226,6 +187,7 @@ class _Authority:
 
     def __post_init__(self) -> None:
         self.ids = {f.id for f in self.world.facts}
+        self.why = ""  # why the last ``filter`` left no source
         conv = [x.id for x in self.spec.sources if x.kind in CONVERSATIONAL]
         self.low = min(self.authority[x] for x in conv)
 
@@ -259,17 +221,26 @@ class _Authority:
         return (stale is None or a >= stale) and (not has_rumour or a > self.low) and (rum is None or a > rum)
 
     def filter(self, u: Unit, comp: dict[str, list[str]]) -> dict[str, list[str]]:
+        """The sources of ``comp`` where the unit keeps its conflict's rules; none (``why`` says
+        why) when a conflict value has no source that lets authority, then recency, decide it."""
         f = self.world.fact(u.facts[0])
-        if conflict_role(f, self.ids) == "rumour":  # hearsay is said in a chat
+        self.why = ""
+        role = conflict_role(f, self.ids)
+        if role == "rumour":  # hearsay is said in a chat
             comp = {k: ["text"] for k, m in comp.items() if "text" in m}
         good = {k: m for k, m in comp.items() if self.ok(u, k)}
-        want = self.routed(f, conflict_role(f, self.ids))
+        want = self.routed(f, role)
         if want is not None and not good:
             raise ValueError(
                 f"smm.conflicts: {f.subject}.{f.object} cannot be shown in source {want!r} "
                 f"(no medium of that source carries this value)"
             )
-        return good or comp
+        if role and comp and not good:
+            self.why = (
+                f"conflict: no source carrying the {role} of {f.subject}.{f.object} keeps authority "
+                "before recency"
+            )
+        return good if role else good or comp
 
 
 @dataclass
@@ -305,6 +276,7 @@ def _improve(
     q_units: list[tuple[Candidate, list[str]]],
     rules: _Authority,
     people: set[str],
+    topics: dict[str, str],
     passes: int = 3,
 ) -> None:
     """Local search after the greedy pass: move single units to another compatible source when
@@ -324,9 +296,10 @@ def _improve(
         for key in sorted(units):
             u = units[key]
             qs = of_unit.get(key, [])
-            if not qs:
+            if not qs or u.unrouted:
                 continue
-            comp = rules.filter(u, _compatible(s, world.fact(u.facts[0]), people, world.seed))
+            f = world.fact(u.facts[0])
+            comp = rules.filter(u, compatible(s, f, people, world.seed, topics.get(f.id)))
             best, best_val, original = u.source, value(qs), (u.source, u.medium)
             for src in sorted(comp):
                 if src == original[0] or not rules.ok(u, src):

@@ -22,11 +22,11 @@ import datetime as dt
 import random
 from typing import Any
 
+from mnemoforge.dates import named_days
 from mnemoforge.generators.option_balance import pick_balanced
 from mnemoforge.generators.questions.common import Candidate
 from mnemoforge.generators.questions.programs import Lexicon
 from mnemoforge.rng import derive_rng
-from mnemoforge.schemas.smm import named_weekday
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.validators.answerers.option_prior import PRIORS
@@ -55,19 +55,24 @@ def _sort_key(typ: str, v: str) -> Any:
 
 
 def _date_pool(
-    answer: str, rng: random.Random, weekday: int | None = None, span: tuple[dt.date, dt.date] | None = None
+    answer: str,
+    rng: random.Random,
+    weekdays: frozenset[int] | None = None,
+    span: tuple[dt.date, dt.date] | None = None,
 ) -> list[str]:
-    """Dates in a window around a hidden base near the answer: on ``weekday`` (a 15-week window)
-    or on working days (6 weeks), inside ``span`` when given."""
+    """Dates in a window around a hidden base near the answer: on ``weekdays`` (a 15-week window)
+    or on Monday-Friday (6 weeks), never outside ``span`` (the window slides inside it)."""
     a = dt.date.fromisoformat(answer)
-    reach = 52 if weekday is not None else 21
+    reach = 52 if weekdays is not None else 21
     base = a + dt.timedelta(
-        days=rng.randint(-reach + 3, reach - 3) if weekday is not None else rng.randint(-18, 18)
+        days=rng.randint(-reach + 3, reach - 3) if weekdays is not None else rng.randint(-18, 18)
     )
+    if span is not None:  # the window slides inside the theme's span: no option outside it
+        lo, hi = span[0] + dt.timedelta(days=reach), span[1] - dt.timedelta(days=reach)
+        base = min(max(base, lo), hi) if lo <= hi else span[0] + (span[1] - span[0]) / 2
     days = [base + dt.timedelta(days=d) for d in range(-reach, reach + 1)]
-    inside = [d for d in days if span is None or span[0] <= d <= span[1]]
-    days = inside if len(inside) >= len(days) // 2 else days
-    ok = (lambda d: d.weekday() == weekday) if weekday is not None else (lambda d: d.weekday() < 5)  # noqa: E731
+    days = [d for d in days if span is None or span[0] <= d <= span[1]]
+    ok = (lambda d: d.weekday() in weekdays) if weekdays is not None else (lambda d: d.weekday() < 5)  # noqa: E731
     return [d.isoformat() for d in days if ok(d)]
 
 
@@ -89,6 +94,13 @@ def ranked(
     feasible = [
         r for r in range(N) if 0 <= r - below_req <= len(below) and 0 <= need - (r - below_req) <= len(above)
     ]
+    # a side drawn from barely more values than it needs gives near neighbours only ("2027-04-20,
+    # -21, -23" beside "2027-04-19": an odd one out); near the span's edge, prefer ranks whose draws
+    # come from at least twice as many values (dates never leave the span)
+    spread = [
+        r for r in feasible if len(below) >= 2 * (r - below_req) and len(above) >= 2 * (need - r + below_req)
+    ]
+    feasible = spread or feasible
     if not feasible:
         return req + rng.sample(rest, need)
     r = rng.choice(feasible)
@@ -151,10 +163,13 @@ def _draw(
         required = [lex.names.get(f.value or "", f.value or "") for f in own]
         if typ == "date":
             ent = next((e for e in world.entities if e.id == subject), None)
-            day = named_weekday(ent.name) if ent is not None else None
-            if day is None and dt.date.fromisoformat(c.answer).weekday() >= 5:
-                day = dt.date.fromisoformat(c.answer).weekday()  # a weekend answer among weekend days
-            values = _date_pool(c.answer, rng, day, (theme.start, theme.end))
+            label = next((a.label for k in s.entity_kinds for a in k.attributes if a.key == key), "")
+            days = named_days(label, world.calendar.weekend)  # the weekend a label asks for
+            if days is None and ent is not None:
+                days = named_days(ent.name, world.calendar.weekend)  # the weekday a name names
+            if days is None and dt.date.fromisoformat(c.answer).weekday() >= 5:
+                days = frozenset({dt.date.fromisoformat(c.answer).weekday()})  # a weekend answer
+            values = _date_pool(c.answer, rng, days, (theme.start, theme.end))
         pool = [lex.names.get(v, v) for v in values]
         if typ in ORDERED:
             distractors = ranked(c.answer, required, pool, typ, rng, want)

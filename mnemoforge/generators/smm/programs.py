@@ -180,5 +180,9 @@ def function_call(view: FactView, args: dict[str, Any]) -> str:
             name: typed(_argument(view, args, src), step["types"][name])
             for name, src in step["bindings"].items()
         }
+        people = getattr(view.lexicon, "people", frozenset())
+        who = [v for v in call.values() if isinstance(v, str) and v in people]
+        if len(who) != len(set(who)) and not step.get("reflexive"):  # swap(a=X, b=X): no action
+            raise Unanswerable(f"self_relation: {step['tool']} names one person in two arguments")
         steps.append((step["tool"], call))
     return canonical_json(call_plan(steps))

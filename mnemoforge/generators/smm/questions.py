@@ -148,6 +148,7 @@ def _forms(theme: Theme, world: World) -> Iterator[tuple[Template, dict[str, Any
                     "bindings": dict(sorted(c.arguments.items())),
                     "types": {a.name: a.type for a in tools[c.tool].arguments if a.name in c.arguments},
                 }
+                | ({"reflexive": True} if tools[c.tool].reflexive else {})
                 for c in combo
             ]
             if kinds[subject].membership == "one":

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemoforge.english.words import fix_articles
+from mnemoforge.generators.smm.carriers import fact_topics
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
 from mnemoforge.generators.smm.injection import Unit, answer_words
+from mnemoforge.generators.smm.mail import email_parties
 from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for callers)
     CLARIFY,
     CODE_LINES,
@@ -64,6 +66,7 @@ class Lookup:
     nouns: dict[str, str]
     codes: dict[str, str] = field(default_factory=dict)
     bk: SmmBanks | None = None
+    topics: dict[str, str] = field(default_factory=dict)  # fact id -> topic (carriers.fact_topics)
 
     @property
     def banks(self) -> SmmBanks:
@@ -79,7 +82,9 @@ class Lookup:
         labels |= {("person", f.key): f.label for f in s.profile}
         codes = {f.subject: f.value or "" for f in world.facts if f.object == CODE}
         nouns = {k.kind: k.noun for k in s.entity_kinds}
-        return cls(theme, world, {x.id: x for x in s.sources}, labels, nouns, codes)
+        return cls(
+            theme, world, {x.id: x for x in s.sources}, labels, nouns, codes, topics=fact_topics(s, world)
+        )
 
     def name(self, x: str) -> str:
         for p in self.world.people:
@@ -177,11 +182,11 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "footer": f"{ref} - {src.title}",
         }
     elif u.medium == "email":
-        sender = rng.choice([p.name for p in lk.world.people])
+        sender, recipients = email_parties(lk, src, rng, lk.topics.get(f.id), u.forbidden)
         spec = {
             "kind": "email",
             "sender": sender,
-            "to": src.title,
+            "to": ", ".join(recipients),
             "subject": f"{what}: {label}",
             "date": u.at.date().isoformat() if u.at else "",
             "body": [f"{label.capitalize()}: {value}"],
@@ -280,11 +285,14 @@ def unit_block(lk: Lookup, u: Unit, refs: dict[str, str]) -> list[Draft]:
         # would hand the answer to a text-only reader
         members = [m for m in src.members if not answer_words(names[m]) & u.forbidden]
         subj = f.subject if f.kind in ("member", "chose") else None
+        # a fact about a person that is not said in the first person (a profile field) is posted by
+        # someone else: nobody names themselves in their own line (coherence: self_relation)
+        about = f.subject if f.subject in names and subj is None else None
         if src.kind == "assistant_chat":
-            poster = members[0] if members else ASSISTANT
-            others = [ASSISTANT] if members else src.members
+            poster = members[0] if members and members[0] != about else ASSISTANT
+            others = [ASSISTANT] if poster != ASSISTANT else src.members
         else:
-            members = members or list(src.members)
+            members = [m for m in members or list(src.members) if m != about] or members or list(src.members)
             poster = subj if subj in members and rng.random() < 0.8 else rng.choice(members)
             others = [m for m in src.members if m != poster] or list(src.members)
         other = rng.choice(others)
@@ -294,8 +302,13 @@ def unit_block(lk: Lookup, u: Unit, refs: dict[str, str]) -> list[Draft]:
                 add("message", src.members[0] if poster == ASSISTANT else poster, lead)
                 if poster == ASSISTANT:
                     others = [src.members[0]]
-            else:
-                add("message", rng.choice(others), rng.choice(TEXT_LEAD).format(entity=subject_name))
+            else:  # the lead-in names the subject: said by someone who is not that person
+                leads = [m for m in others if names.get(m) != subject_name]
+                if not leads and subj in members and poster != subj:  # a DM: the subject posts it
+                    poster, leads = subj, [m for m in src.members if m != subj]
+                    others = leads or others
+                if leads:
+                    add("message", rng.choice(leads), rng.choice(TEXT_LEAD).format(entity=subject_name))
             # one message (a choice pair: both choices, in random order, so neither can be dropped alone)
             lines = [fact_sentence(lk, x, poster, rng) for x in facts]
             rng.shuffle(lines)
@@ -320,7 +333,7 @@ def unit_block(lk: Lookup, u: Unit, refs: dict[str, str]) -> list[Draft]:
     else:
         ref = refs[u.id]
         spec, cap = attachment(lk, u, facts, ref, rng)
-        who = rng.choice(lk.world.people).name
+        who = spec["sender"] if u.medium == "email" else rng.choice(lk.world.people).name
         add("note", None, NOTE[src.kind].format(who=who))
         add(u.medium, None, f"[{ref}] {src.title}", expresses=expresses, attachment=spec, caption=cap)
     return out
@@ -342,10 +355,11 @@ def background_drafts(lk: Lookup, turns: list[Turn]) -> list[Draft]:
             }
             rng = derive_rng(t.filler["seed"], "note")
             who = rng.choice(lk.world.people).name
+            if src.kind == "email":  # from a contact (or a colleague) to the inbox's owners
+                who, recipients = email_parties(lk, src, rng)
+                spec |= {"to": ", ".join(recipients), "date": t.at.date().isoformat()}
             if src.kind in ("screenshots", "email"):
                 spec["sender"] = who
-            if src.kind == "email":
-                spec |= {"to": src.title, "date": t.at.date().isoformat()}
             out.append(Draft(t.source, t.at, "note", NOTE[src.kind].format(who=who)))
             out.append(
                 Draft(

@@ -8,10 +8,11 @@ the dense captions of every image, the source table, and the raw model I/O of an
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mnemoforge.english.variety import Variety
+from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.smm.conversation import background
 from mnemoforge.generators.smm.injection import Unit, conflict_pairs, route
 from mnemoforge.generators.smm.paraphrase import paraphrase_turns
@@ -27,6 +28,7 @@ from mnemoforge.generators.smm.scaffold import (
 )
 from mnemoforge.generators.smm.world import conflict_gap
 from mnemoforge.generators.smm.world import spec as world_spec
+from mnemoforge.schemas.calendar import WorldCalendar
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
@@ -46,11 +48,18 @@ class Stream:
     captions: list[dict[str, Any]]
     sources: list[dict[str, Any]]
     turns: list[dict[str, Any]]
+    lines: dict[str, Any] = field(default_factory=dict)
+    """Background lines left out as incoherent, by rule (the funnel's ``lines``)."""
+    unrouted: dict[str, Any] = field(default_factory=dict)
+    """Planned items dropped because a fact they read has no source to show it, by reason (the
+    funnel's ``unrouted``), and the facts (fact id -> why)."""
 
 
-def _next_workday(t: dt.datetime) -> dt.datetime:
+def _next_workday(t: dt.datetime, cal: WorldCalendar) -> dt.datetime:
     t += dt.timedelta(days=1)
-    while t.weekday() >= 5:
+    for _ in range(366):  # the theme's calendar: no weekend day, no holiday
+        if cal.is_working_day(t.date()):
+            break
         t += dt.timedelta(days=1)
     return t
 
@@ -90,9 +99,11 @@ def _vary(theme: Theme, merged: list[Draft]) -> None:
 def build_stream(theme: Theme, world: World) -> Stream:
     """Route the planned questions' evidence into the sources and merge them into one stream."""
     cands = plan_questions(theme, world)
-    units = route(theme, world, cands)
+    routed = route(theme, world, cands)
+    unrouted = {f: u.unrouted for u in routed if u.unrouted for f in u.facts}  # shown nowhere: why
+    units = [u for u in routed if not u.unrouted]
     unit_of = {f: u for u in units for f in u.facts}
-    spans = [len({unit_of[f].source for f in c.read}) for c in cands]
+    spans = [len({unit_of[f].source for f in c.read if f in unit_of}) for c in cands]
     target = world_spec(theme).target_sources_per_question
     if spans and sum(spans) / len(spans) < target:
         raise StreamError(
@@ -100,7 +111,8 @@ def build_stream(theme: Theme, world: World) -> Stream:
             f"sources per question, below {target}; declare more sources or lower the target"
         )
     lk = Lookup.of(theme, world)
-    bg = background_drafts(lk, background(theme, world.seed))
+    lines_ok = LineFilter(world)
+    bg = background_drafts(lk, background(theme, world.seed, lines_ok))
     gap = conflict_gap(world)
     end = dt.datetime.combine(theme.end, dt.time(23, 59))
     for _ in range(MAX_SHIFTS):
@@ -115,7 +127,7 @@ def build_stream(theme: Theme, world: World) -> Stream:
         if not late:
             break
         for u in late:
-            u.at = _next_workday(u.at)
+            u.at = _next_workday(u.at, world.calendar)
             if u.at > end:
                 raise StreamError(f"{u.id}: cannot place the update {gap} rounds after its stale value")
     else:
@@ -163,4 +175,11 @@ def build_stream(theme: Theme, world: World) -> Stream:
         }
         for s in theme.smm.sources
     ]
-    return Stream(obs, attachments, block_rows, captions, sources, turns)
+    reasons: dict[str, int] = {}
+    for c in cands:
+        why = sorted({unrouted[f] for f in c.read if f in unrouted})
+        if why:
+            code = why[0].split(":")[0] if ":" in why[0] else "unrouted"
+            reasons[code] = reasons.get(code, 0) + 1
+    dropped = {"items": sum(reasons.values()), "reasons": dict(sorted(reasons.items())), "facts": unrouted}
+    return Stream(obs, attachments, block_rows, captions, sources, turns, lines_ok.summary(), dropped)

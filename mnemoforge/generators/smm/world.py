@@ -19,10 +19,12 @@ import datetime as dt
 import random
 import re
 
-from mnemoforge.generators.declared import assemble_world, cast_people
+from mnemoforge.dates import named_days
+from mnemoforge.generators.declared import assemble_world, cast_people, world_calendar
+from mnemoforge.generators.timelines import from_facts
 from mnemoforge.hashing import canonical_json
 from mnemoforge.rng import derive_rng
-from mnemoforge.schemas.smm import EntityKindSpec, EntitySpec, SmmSpec, named_weekday
+from mnemoforge.schemas.smm import EntityKindSpec, EntitySpec, SmmSpec
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Entity, Fact, World
 
@@ -47,7 +49,8 @@ def moment(theme: Theme, rng: random.Random, lo: float, hi: float) -> dt.datetim
     """A working-hours datetime between fractions ``lo`` and ``hi`` of the timeline."""
     n = days(theme)
     day = theme.start + dt.timedelta(days=rng.randint(int(lo * n), max(int(lo * n), int(hi * n) - 1)))
-    while day.weekday() >= 5:  # people post on working days
+    cal = world_calendar(theme)
+    while not cal.is_working_day(day) and day > theme.start:  # people post on working days
         day -= dt.timedelta(days=1)
     day = max(day, theme.start)
     minute = rng.randint(WORK_START, WORK_END - 1)
@@ -71,15 +74,24 @@ def _value(
         pool = [p for p in cast if p != avoid and (not a.roles or roles[p] in a.roles)]
     elif a.type == "date":
         n = days(theme)
-        day = named_weekday(entity.name) if entity is not None else None
         dates = [theme.start + dt.timedelta(days=d) for d in range(int(0.45 * n), n + 1)]
-        pool = [
-            d.isoformat() for d in dates if (d.weekday() == day if day is not None else d.weekday() < 5)
-        ]
+        pool = [d.isoformat() for d in dates if date_allowed(theme, a.label, entity, d)]
         pool = [d for d in pool if d != avoid] or pool
     else:
         pool = [v for v in a.values if v != avoid]
     return rng.choice(pool)
+
+
+def date_allowed(theme: Theme, label: str, entity: EntitySpec | None, d: dt.date) -> bool:
+    """Whether a date attribute may take ``d``: on the weekday or weekend the attribute's label or
+    the entity's name asks for ('on-call weekend', 'Saturday shift'), else on a working day of the
+    theme's calendar."""
+    cal = world_calendar(theme)
+    for text in (label, entity.name if entity is not None else ""):
+        wanted = named_days(text, cal.weekend)
+        if wanted is not None:
+            return d.weekday() in wanted
+    return cal.is_working_day(d)
 
 
 def _memberships(theme: Theme, seed: int, s: SmmSpec) -> dict[str, list[str]]:
@@ -197,7 +209,8 @@ def plan_world(theme: Theme, seed: int) -> World:
             if a.mutable:
                 lo, hi = s.update_days
                 at1 = at0 + dt.timedelta(days=rng.randint(lo, hi), minutes=rng.randint(-90, 90))
-                while at1.weekday() >= 5:
+                cal = world_calendar(theme)
+                while not cal.is_working_day(at1.date()) and at1.date() < theme.end:
                     at1 += dt.timedelta(days=1)
                 v1 = _value(theme, rng, k, a.key, cast, v0, e)
                 routed = s.route(e.id, a.key)
@@ -271,7 +284,9 @@ def plan_world(theme: Theme, seed: int) -> World:
     entities += _environment(s)
     protagonist = theme.protagonist or cast[0]
     facts = sorted(facts, key=lambda f: f.id)
-    return assemble_world(theme, seed, protagonist, people, facts, entities=entities)
+    # one value per interval for every attribute: a rumour is hearsay, never the attribute's state
+    lines = from_facts(f for f in facts if not f.id.endswith("_r"))
+    return assemble_world(theme, seed, protagonist, people, facts, entities=entities, timelines=lines)
 
 
 def _environment(s: SmmSpec) -> list[Entity]:

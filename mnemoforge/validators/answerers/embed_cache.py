@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from mnemoforge.validators.answerers import minilm
-from mnemoforge.validators.answerers.embedding import MODEL_NAME
+from mnemoforge.validators.answerers.minilm import MODEL_NAME
 
 ENCODER = "numpy-v2"  # minilm.py: slotted products on one BLAS thread (v1 flattened a batch)
 
@@ -71,9 +71,7 @@ def embed(texts: Sequence[str]) -> np.ndarray:
                         _MEM[k] = np.frombuffer(v, dtype=np.float32)
             todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in _MEM}
             if todo:
-                from mnemoforge.validators.answerers.embedding import default_model_path
-
-                vecs = minilm.encoder(default_model_path()).encode(list(todo.values()))
+                vecs = minilm.encoder(minilm.default_model_path()).encode(list(todo.values()))
                 for k, v in zip(todo, vecs, strict=True):
                     _MEM[k] = v
                 if con is not None:

