@@ -207,6 +207,10 @@ def test_the_default_theme_names_its_cast_family_first() -> None:
          "How many times did Chen Yu have a family dinner?"),
         ("Bring {o:a}.", {"o": "hour glass"}, "Bring an hour glass."),
         ("The {n:ordinal} one.", {"n": 3}, "The third one."),
+        ("Here we are at {p}.", {"p": "the dressing room"}, "Here we are in the dressing room."),
+        ("At {p} again.", {"p": "the boathouse kitchen"}, "In the boathouse kitchen again."),
+        ("Back at {p}.", {"p": "West Lake Park"}, "Back at West Lake Park."),
+        ("Meet me {p:at}.", {"p": "the ward"}, "Meet me in the ward."),
     ],
 )  # fmt: skip
 def test_fill_agrees(template: str, slots: dict, expected: str) -> None:
@@ -234,3 +238,22 @@ def test_words() -> None:
 )
 def test_broken_patterns_are_caught(text: str) -> None:
     assert broken_patterns(text)
+
+
+def test_a_member_is_said_to_belong_once_and_in_the_kinds_words() -> None:
+    from mnemoforge.generators.smm.scaffold import member_sentence
+    from mnemoforge.schemas.smm import EntityKindSpec
+
+    attr = [{"key": "lead", "label": "lead", "values": ["a", "b", "c", "d"]}]
+    crew = EntityKindSpec.model_validate(
+        {"kind": "crew", "noun": "boarding", "membership": "one", "attributes": attr}
+    )
+    sets = EntityKindSpec.model_validate({"kind": "kit", "noun": "kit", "attributes": attr})
+    signed = EntityKindSpec.model_validate(
+        {"kind": "kit", "noun": "kit", "member_phrase": "has signed out", "attributes": attr}
+    )
+    assert member_sentence("Ana", crew, "Wharf Boarding") == "Ana is on the Wharf Boarding."
+    assert member_sentence("Ana", crew, "Wharf Boarding", first_person=True) == "I'm on the Wharf Boarding."
+    assert member_sentence("Ana", sets, "Crampon sets") == "Ana is signed up for the Crampon sets."
+    assert member_sentence("Ana", signed, "Crampon sets") == "Ana has signed out the Crampon sets."
+    assert member_sentence("Ana", signed, "Crampon sets", first_person=True) == "I have signed out the Crampon sets."

@@ -17,7 +17,9 @@ the sentence agree with what went in:
 A slot may carry a form after a colon: ``{verb:base}`` (base form of a past-tense phrase:
 "had a family dinner" -> "have a family dinner"), ``{verb:past}``, ``{noun:the}`` / ``{noun:a}``
 (with the article it takes), ``{noun:pl}`` (plural), ``{name:s}`` (possessive: "Ode Varga's",
-"James'"), ``{n:ordinal}`` ("third"). Values are never parsed as templates.
+"James'"), ``{n:ordinal}`` ("third"), ``{place:at}`` (with the preposition of being there: "in the
+dressing room", "at West Lake Park"); a plain "at {place}" takes "in" the same way where the value is
+a room. Values are never parsed as templates.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 from mnemoforge.english.words import (
     fix_articles,
     is_plural,
+    locative,
     ordinal,
     plural,
     plural_verb,
@@ -82,6 +85,7 @@ FORMS: dict[str, Callable[[str], str]] = {
     "pl": plural,
     "s": possessive,
     "ordinal": lambda v: ordinal(int(v)),
+    "at": locative,
 }
 
 
@@ -108,6 +112,8 @@ def fill(template: str, slots: Mapping[str, Any], capitalise: bool = True) -> st
         if field is None:
             continue
         value = FORMS[spec or ""](str(slots[field]))
+        if not spec and _AT.search(out) and locative(value).startswith("in "):
+            out = _AT.sub(lambda m: m.group(1) + ("In " if m.group(2) == "At" else "in "), out)  # "in the ward"
         if value and takes_no_article(value) and spec not in ("base", "past"):
             out = _TRAILING_DET.sub("", out)
         last = _last_word(out)
@@ -119,6 +125,7 @@ def fill(template: str, slots: Mapping[str, Any], capitalise: bool = True) -> st
     return tidy(out, capitalise)
 
 
+_AT = re.compile(r"(^|\s)(at|At) $")
 _CLAUSE_START = re.compile(r"(^|[,;:.!?]\s*|\b(and|but|so|then|because|while|when|that)\s+)$", re.I)
 
 

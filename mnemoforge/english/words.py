@@ -169,13 +169,19 @@ def plural_verb(word: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _frequency_re() -> re.Pattern[str]:
+def _lexicon() -> dict[str, Any]:
+    """``assets/lexicon/english.yaml``."""
     from pathlib import Path
 
     import yaml
 
     path = Path(__file__).resolve().parent.parent.parent / "assets" / "lexicon" / "english.yaml"
-    words = yaml.safe_load(path.read_text(encoding="utf-8"))["frequency"]
+    return dict(yaml.safe_load(path.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1)
+def _frequency_re() -> re.Pattern[str]:
+    words = _lexicon()["frequency"]
     return re.compile(
         r"(?i)\b(" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\b"
     )
@@ -200,3 +206,13 @@ def participle_phrase(label: str) -> bool:
     head = words[0]
     lemma = _verb_lemma(head)
     return lemma != head and verb_form(lemma, "VBN") == head
+
+
+@lru_cache(maxsize=1024)
+def locative(place: str) -> str:
+    """``place`` with the preposition of being there: "in the dressing room", "in the boathouse
+    kitchen" (a room: its last word is one of the lexicon's ``inside`` nouns or ends in "room"),
+    else "at West Lake Park", "at the riverside", "at the parents' house"."""
+    head = re.sub(r"['’]s?$", "", place.strip().split()[-1].lower()) if place.strip() else ""
+    inside = head.endswith("room") or head in set(_lexicon()["inside"])
+    return f"{'in' if inside else 'at'} {place.strip()}"

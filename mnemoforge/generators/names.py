@@ -305,6 +305,14 @@ def speech_text(text: str, people: Sequence[Any]) -> str:
 # ------------------------------------------------------------------------------------------ checks
 
 
+def says_name(p: Any, text: str) -> bool:
+    """Whether ``text`` states ``p``'s name as answers and options write it: the display name or
+    the plain name (given and family). An alias ("Dad"), a given name alone ("Amara") or a title
+    with the family name ("Dr. Okafor") addresses the person without telling a listener which
+    name in a list of names is theirs, so it binds no face to a name."""
+    return any(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", text) for f in {p.name, parts(p).plain} if f)
+
+
 def bare_titles(text: str, people: Iterable[Any]) -> list[str]:
     """Titles of ``people`` standing in ``text`` with no name after them ("Dr., say hello")."""
     found = []

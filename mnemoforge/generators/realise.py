@@ -33,6 +33,7 @@ class Slots:
     person: str = ""
     noun: str = ""
     via: str = ""
+    member: str = "is on"  # how a member belongs (the kind's ``belongs()``: "is on", "is signed up for")
 
 
 ENTITY_FORMS = (
@@ -51,21 +52,21 @@ ENTITY_WHO_FORMS = (
 )
 MEMBER_FORMS = (
     ("member.possessive", "What is the {label} of {person_s} {noun}?"),
-    ("member.belongs", "{person} is on {a_noun}. What is its {label}?"),
+    ("member.belongs", "{person} {member} {a_noun}. What is its {label}?"),
     ("member.for", "For the {noun} {person} works on, what is the {label}?"),
     ("member.recorded", "What {label} is on record for {person_s} {noun}?"),
     ("member.tell", "Do you remember the {label} of the {noun} {person} is part of?"),
 )
 MEMBER_WHO_FORMS = (
     ("member.who_possessive", "Who is the {label} of {person_s} {noun}?"),
-    ("member.who_belongs", "{person} is on {a_noun}. Who is its {label}?"),
+    ("member.who_belongs", "{person} {member} {a_noun}. Who is its {label}?"),
     ("member.who_for", "For the {noun} {person} works on, who is the {label}?"),
     ("member.who_recorded", "Who is on record as the {label} of {person_s} {noun}?"),
     ("member.who_tell", "Do you remember who the {label} of {person_s} {noun} is?"),
 )
 LEAD_FORMS = (
     ("lead.possessive", "What is the {label} of the {via} of {person_s} {noun}?"),
-    ("lead.belongs", "{person} is on {a_noun}. What is the {label} of its {via}?"),
+    ("lead.belongs", "{person} {member} {a_noun}. What is the {label} of its {via}?"),
     ("lead.for", "For the {noun} {person} works on, what is the {via}'s {label}?"),
     ("lead.tell", "Do you remember the {label} of whoever is the {via} of {person_s} {noun}?"),
 )
@@ -82,18 +83,18 @@ VERBAL_WHO_FORMS = (
 )
 MEMBER_VERBAL_FORMS = (
     ("member.verbal_is", "What is {person_s} {noun} {label}?"),
-    ("member.verbal_belongs", "{person} is on {a_noun}. What is it {label}?"),
+    ("member.verbal_belongs", "{person} {member} {a_noun}. What is it {label}?"),
     ("member.verbal_tell", "Do you remember what {person_s} {noun} is {label}?"),
 )
 MEMBER_VERBAL_WHO_FORMS = (
     ("member.who_did", "Who {label_past} {person_s} {noun}?"),  # "by" labels only
     ("member.who_is_verbal", "Who is {person_s} {noun} {label}?"),
-    ("member.who_belongs_verbal", "{person} is on {a_noun}. Who is it {label}?"),
+    ("member.who_belongs_verbal", "{person} {member} {a_noun}. Who is it {label}?"),
     ("member.who_tell_verbal", "Do you remember who {person_s} {noun} is {label}?"),
 )
 LEAD_VERBAL_FORMS = (
     ("lead.person_verbal", "What is the {label} of the person {person_s} {noun} is {via}?"),
-    ("lead.belongs_verbal", "{person} is on {a_noun}. What is the {label} of the person it is {via}?"),
+    ("lead.belongs_verbal", "{person} {member} {a_noun}. What is the {label} of the person it is {via}?"),
     ("lead.tell_verbal", "Do you remember the {label} of whoever {person_s} {noun} is {via}?"),
 )
 FORMS = {
@@ -142,6 +143,7 @@ def fill(text: str, slots: Slots) -> str:
             "noun": slots.noun,
             "a_noun": indefinite(slots.noun) if slots.noun else "",
             "via": slots.via,
+            "member": slots.member,
         },
     )
 

@@ -18,7 +18,7 @@ from mnemoforge.generators.icm.dialogue import Dialogue, line_seconds
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.shot_record import ShotChoice, shot_record
 from mnemoforge.generators.icm.world import season_of
-from mnemoforge.generators.names import addressed, form
+from mnemoforge.generators.names import addressed, form, says_name
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.observations import Channel, Expression, Observation
@@ -305,8 +305,10 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
     for s, d in enumerate(_drafts(theme, world, ev, talk, rng)):
         sid = f"{cid}_s{s:02d}"
         props = [o for o in ev.objects if owner[o] in d.visible]
+        # a line binds a face to a name only where it says the name (not "Dad", "Yu", "Dr. Okafor")
         dialogue = [
-            DialogueLine(id=f"{sid}_l{j}", speaker=sp, text=text, names_said=names, facts=facts)
+            DialogueLine(id=f"{sid}_l{j}", speaker=sp, text=text, facts=facts,
+                         names_said=[q for q in names if says_name(world.person(q), text)])  # fmt: skip
             for j, (sp, text, names, facts) in enumerate(d.lines)
         ]
         # speech must fit in the shot (estimated per voice; the renderer never cuts a line)

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from mnemoforge.english import fill as fill_template
 from mnemoforge.generators.option_balance import stratified_targets
 from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question
 from mnemoforge.generators.questions.options import rotations
@@ -319,6 +320,7 @@ def realised(theme: Theme, world: World, c: Candidate) -> tuple[str, str]:
             person=fields["person"],
             noun=fields["noun"],
             via=fields.get("via", ""),
+            member=kind.belongs(),
         )
         # the form depends on the seed and the fact asked, never on the task: a conflict item and
         # a single-hop item over the same kind of fact draw from the same forms
@@ -326,8 +328,7 @@ def realised(theme: Theme, world: World, c: Candidate) -> tuple[str, str]:
             world.seed, "smm", "form", shape, content_hash(a.get("entity"), a.get("person"), a.get("key"))
         )
         return realise(shape, slots, rng)
-    text = c.template.text.format(**fields)
-    return c.template.id, text[0].upper() + text[1:]
+    return c.template.id, fill_template(c.template.text, fields)
 
 
 SHAPES = {

@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemoforge.english.words import fix_articles
+from mnemoforge.english import fill, tidy, verb_base
 from mnemoforge.generators.smm.carriers import fact_topics
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
@@ -35,7 +35,7 @@ from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for 
 from mnemoforge.generators.smm.world import CODE
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Channel, Expression, Observation
-from mnemoforge.schemas.smm import SourceSpec
+from mnemoforge.schemas.smm import EntityKindSpec, SourceSpec
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Fact, World
 
@@ -109,26 +109,40 @@ class Lookup:
 
 
 def fact_sentence(lk: Lookup, f: Fact, sender: str, rng: Any) -> str:
-    """A message stating the fact (first person when the sender is the subject)."""
+    """A message stating the fact (first person when the sender is the subject), worded through
+    the English layer."""
     if f.kind == "member":
         ent = lk.world.entity(f.object)
-        noun = lk.nouns[ent.kind]
-        one = next(k for k in lk.theme.smm.entity_kinds if k.kind == ent.kind).membership == "one"  # type: ignore[union-attr]
-        verb = f"on the {ent.name} {noun}" if one else f"attending the {ent.name}"
-        return f"I'm {verb}." if sender == f.subject else f"{lk.name(f.subject)} is {verb}."
+        spec = next(k for k in lk.theme.smm.entity_kinds if k.kind == ent.kind)  # type: ignore[union-attr]
+        return member_sentence(lk.name(f.subject), spec, ent.name, first_person=sender == f.subject)
     if f.kind == "chose":
         spec = next(p for p in lk.theme.smm.preferences if p.key == f.object)  # type: ignore[union-attr]
         i = int(f.id.rsplit("_", 1)[1])  # the n-th choice: scattered choices use different wordings
         pool = spec.phrases if sender == f.subject else spec.reports
         offset = derive_rng(lk.world.seed, "smm", "wording", f.subject, f.object).randrange(len(pool))
         line = pool[(i + offset) % len(pool)]
-        line = line.format(value=f.value, name=lk.name(f.subject))
-        line = fix_articles(line)  # "an iced cocoa", "a user-tested one"
-        return line[0].upper() + line[1:]
+        return fill(line, {"value": f.value, "name": lk.name(f.subject)})  # "an iced cocoa"
     if f.object == CODE:
-        return rng.choice(CODE_LINES).format(name=lk.name(f.subject), code=f.value)
+        return fill(rng.choice(CODE_LINES), {"name": lk.name(f.subject), "code": f.value})
     forms = UPDATE if f.id.endswith("_1") else lk.banks.rumours if f.id.endswith("_r") else INITIAL
-    return rng.choice(forms).format(label=lk.label(f), name=lk.refer(f.subject), value=lk.name(f.value or ""))
+    slots = {"label": lk.label(f), "name": lk.refer(f.subject), "value": lk.name(f.value or "")}
+    return fill(rng.choice(forms), slots)
+
+
+def member_sentence(person: str, kind: EntityKindSpec, entity: str, first_person: bool = False) -> str:
+    """"Ana is on the Wharf Boarding." / "I'm signed up for the Thursday Paint Drop.": the kind's
+    ``member_phrase`` (default: "is on" the entity and its noun where everyone is on one, else "is
+    signed up for" it), never the noun twice ("the Wharf Boarding boarding")."""
+    one, phrase = kind.membership == "one", kind.belongs()
+    np = entity
+    if one and not entity.lower().split()[-1:] == kind.noun.lower().split()[-1:]:
+        np = f"{entity} {kind.noun}"
+    if first_person:
+        verb, _, rest = phrase.partition(" ")
+        said = f"I'm {rest}" if verb == "is" else f"I {verb_base(phrase)}"
+    else:
+        said = f"{person} {phrase}"
+    return tidy(f"{said} the {np}.")
 
 
 def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tuple[dict[str, Any], str]:
