@@ -256,4 +256,5 @@ def test_a_member_is_said_to_belong_once_and_in_the_kinds_words() -> None:
     assert member_sentence("Ana", crew, "Wharf Boarding", first_person=True) == "I'm on the Wharf Boarding."
     assert member_sentence("Ana", sets, "Crampon sets") == "Ana is signed up for the Crampon sets."
     assert member_sentence("Ana", signed, "Crampon sets") == "Ana has signed out the Crampon sets."
-    assert member_sentence("Ana", signed, "Crampon sets", first_person=True) == "I have signed out the Crampon sets."
+    said = member_sentence("Ana", signed, "Crampon sets", first_person=True)
+    assert said == "I have signed out the Crampon sets."

@@ -112,8 +112,8 @@ def fill(template: str, slots: Mapping[str, Any], capitalise: bool = True) -> st
         if field is None:
             continue
         value = FORMS[spec or ""](str(slots[field]))
-        if not spec and _AT.search(out) and locative(value).startswith("in "):
-            out = _AT.sub(lambda m: m.group(1) + ("In " if m.group(2) == "At" else "in "), out)  # "in the ward"
+        if not spec and _AT.search(out) and locative(value).startswith("in "):  # "in the ward"
+            out = _AT.sub(lambda m: m.group(1) + ("In " if m.group(2) == "At" else "in "), out)
         if value and takes_no_article(value) and spec not in ("base", "past"):
             out = _TRAILING_DET.sub("", out)
         last = _last_word(out)
