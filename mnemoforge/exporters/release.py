@@ -14,6 +14,7 @@ from mnemoforge.exporters.agent_tables import write_agent_view
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.generators.families import ReleaseInput, get_family
+from mnemoforge.generators.questions import key_letters
 from mnemoforge.hashing import canonical_json, sha256_bytes, sha256_file
 from mnemoforge.schemas import EXPORTED
 from mnemoforge.schemas.observations import Observation
@@ -136,7 +137,7 @@ def changelog(c: RunContents, stats: dict, version: str, notes: str | None) -> s
 def _write_contents(c: RunContents, root: Path, version: str, notes: str | None = None) -> ReleaseManifest:
     fam = c.theme.family
     kept_ids = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
-    kept = [q for q in c.questions if q.id in kept_ids]
+    kept = key_letters.spread([q for q in c.questions if q.id in kept_ids], c.world.seed)
     rejected = [q for q in c.questions if q.id not in kept_ids]
     q_rows = [q.model_dump(mode="json") for q in kept]
     write_jsonl_and_parquet(

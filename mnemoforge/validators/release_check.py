@@ -23,6 +23,7 @@ from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
+from mnemoforge.validators.agent_keys import check_agent_keys
 from mnemoforge.validators.gates import EXACT_GATES, GateContext
 
 
@@ -39,7 +40,11 @@ def verify_release(root: Path) -> list[str]:
     if problems:
         return problems  # content checks on altered files would only repeat the same news
     tables = TableReader()  # each table read once by all the checks below
-    return _check_content(root, manifest, tables) + check_agent_view(root, manifest.family, tables)
+    return (
+        _check_content(root, manifest, tables)
+        + check_agent_view(root, manifest.family, tables)
+        + check_agent_keys(root, manifest.family, tables)
+    )
 
 
 def _check_files(root: Path, manifest: ReleaseManifest) -> list[str]:
@@ -127,8 +132,6 @@ def _audit(
         + audit.manifest_facts(root, manifest, family_counts, tables)
         + audit.question_texts(root, manifest.family, world, questions)
     )
-
-
 
 
 def check_agent_view(root: Path, family: str, tables: TableReader | None = None) -> list[str]:

@@ -51,7 +51,7 @@ def change_options(world: World, q: Question, target: tuple[int, int]) -> Questi
     sets = [[f"from {b} to {c}", f"from {c} to {d}", f"from {d} to {a}"] for c, d in pairs[:24]]
     clean = [d for d in sets if not option_tell(q.question, [q.answer, *d], semantic)] or sets
     pick = min(clean, key=lambda d: round(cost([q.answer, *d], target, semantic), 6))
-    return q.model_copy(update={"options": [q.answer, *pick], "rotations": rotations()})
+    return q.model_copy(update={"options": [q.answer, *pick], "rotations": rotations(world.seed, q.id)})
 
 
 RIVALS = 2
@@ -116,7 +116,7 @@ def rival_options(world: World, q: Question, target: tuple[int, int]) -> Questio
     else:
         got = first or []
     rng.shuffle(got)
-    return q.model_copy(update={"options": [q.answer, *got], "rotations": rotations()})
+    return q.model_copy(update={"options": [q.answer, *got], "rotations": rotations(world.seed, q.id)})
 
 
 def profile_options(world: World, q: Question, target: tuple[int, int]) -> Question:

@@ -247,7 +247,9 @@ def with_options(
     central = None if target is None else target[1] == 0
     d = pick_balanced(q.answer, clean_sets(q, sets, text, central), rng, target) or []
     rng.shuffle(d)
-    return q.model_copy(update={"options": [q.answer, *d], "rotations": options_mod.rotations()})
+    return q.model_copy(
+        update={"options": [q.answer, *d], "rotations": options_mod.rotations(world.seed, q.id)}
+    )
 
 
 def _select(

@@ -1,5 +1,5 @@
 """Mirrored multiple choice: three distractors drawn from the World by rule, and four rotations
-that put the correct option once at each of A–D (for option-only and shortcut gates).
+(cyclic shifts of a seeded shuffle) that put every option, the correct one too, once at each of A–D.
 
 Rules (every distractor): the answer's type (names for people, a name set of the answer's size
 for companions, places, objects, numbers, relation words, habits, choices of the same key); never
@@ -63,10 +63,15 @@ def gender_agrees(word: str, gender: str) -> bool:
     return g is None or g == gender
 
 
-def rotations(n: int = N_OPTIONS) -> list[list[int]]:
-    """Option orders (indices into ``options``, whose item 0 is correct): rotation r puts it at r."""
-    others = list(range(1, n))
-    return [others[:r] + [0] + others[r:] for r in range(n)]
+def rotations(seed: int, qid: str, n: int = N_OPTIONS) -> list[list[int]]:
+    """Option orders (indices into ``options``, whose item 0 is correct): the ``n`` cyclic shifts of
+    one seeded shuffle, so every option moves one letter on from each rotation to the next and each
+    option (the answer too) stands once at every letter. Nothing in the lists marks the answer: all
+    options are in every list and all move alike, and the answer's letter in the first list is the
+    shuffle's (spread evenly over a release's kept items at freeze: ``key_letters.spread``)."""
+    base = list(range(n))
+    derive_rng(seed, qid, "rotations").shuffle(base)
+    return [base[n - r :] + base[: n - r] for r in range(n)]
 
 
 def _excluded_people(world: World, q: Question) -> set[str]:
@@ -217,4 +222,6 @@ def with_options(world: World, q: Question, target: tuple[int, int] | None = Non
             return q
         distractors = got
     rng.shuffle(distractors)
-    return q.model_copy(update={"options": [q.answer, *distractors], "rotations": rotations()})
+    return q.model_copy(
+        update={"options": [q.answer, *distractors], "rotations": rotations(world.seed, q.id)}
+    )

@@ -367,7 +367,7 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
         else:
             opts = options_for(theme, world, c, q.id, targets.get(q.id))
             if opts:
-                update |= {"options": opts, "rotations": rotations()}
+                update |= {"options": opts, "rotations": rotations(world.seed, q.id)}
         out.append(q.model_copy(update=update))
     return sorted(out, key=lambda q: q.id)
 
