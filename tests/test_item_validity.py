@@ -104,8 +104,8 @@ def test_distractors_follow_the_rules(icm_items) -> None:  # type: ignore[no-unt
             screened += 1
             told += option_tell(q.question, opts)
         if fn in ("count_events", "count_together", "count_brought"):
-            vals = sorted(int(x) for x in opts)
-            assert vals == list(range(vals[0], vals[0] + 4)) and vals[0] >= 0
+            vals = sorted(int(x) for x in opts)  # tight around the answer, never below 0
+            assert len(set(vals)) == 4 and vals[0] >= 0 and vals[-1] - vals[0] <= 6
     # profile option sets are screened: an option-only rule reads the answer off at most a few
     assert told <= max(1, 0.05 * screened), (told, screened)
 
