@@ -91,10 +91,10 @@ def _count(items) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return dict(sorted(out.items()))
 
 
-EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit"})
+EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit", "anchor_map"})
 """Media-index kinds that name people or facts (speaker-labelled transcripts, what each shot drew
-and where, the render audit): evaluator keys, so a release keeps them out of ``media/`` (which a
-memory system reads) under ``data/<family>/annotations/``."""
+and where, the render audit, whose face each face anchor is): evaluator keys, so a release keeps
+them out of ``media/`` (which a memory system reads) under ``data/<family>/annotations/``."""
 
 
 def release_media_path(family: str, row: dict) -> str:
