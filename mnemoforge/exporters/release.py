@@ -80,7 +80,7 @@ def statistics(c: RunContents, kept: list[Question]) -> dict:
     fam = get_family(c.theme.family).statistics(c.family_input(kept))
     stats["questions"] |= fam.pop("questions", {})
     stats |= fam
-    stats["shortcut_panel"] = shortcut_figures(kept, c.observations)
+    stats["shortcut_panel"] = shortcut_figures(kept, c.observations, world=c.world, captions=c.captions)
     return stats
 
 
