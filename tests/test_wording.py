@@ -47,7 +47,9 @@ def test_icm_forms_render_cleanly(theme_file: str) -> None:
     # every form of every template, with every person, filled cleanly (not only the drawn one)
     for c in cands[:: max(1, len(cands) // 60)]:
         for _, form in icm_forms.FORMS.get(c.template.id, ()):
-            fields = {k: "x" for k in ("verb", "place", "month", "other", "object", "from", "to", "key")}
+            fields = {
+                k: "x" for k in ("verb", "place", "month", "day", "other", "object", "from", "to", "key")
+            }
             fields |= {"person": world.people[0].name, "subj": "she", "verb": "went hiking"}
             out = form.format(**fields, obj="her", person_s=world.people[0].name + "'s")
             assert "{" not in out and not broken_patterns(out.replace(" x", " y"), _names(world)), out

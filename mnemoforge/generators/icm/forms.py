@@ -107,6 +107,22 @@ FORMS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 """Surface forms per template id: (form id, text)."""
 
+DAY_OF = {
+    "recall.companions.day.v1": "recall.companions.v1",
+    "recall.object.day.v1": "recall.object.v1",
+    "recall.place.day.v1": "recall.place.v1",
+    "retrieval.binding.day.v1": "retrieval.binding.v1",
+}
+"""Templates that name an event by its day take their month twin's forms ("in {month}" read as
+"on {day}"), so a release with many day items does not ask them all in one wording."""
+FORMS |= {
+    day: tuple(
+        (fid, text.replace("In {month}", "On {day}").replace("in {month}", "on {day}"))
+        for fid, text in FORMS[month]
+    )
+    for day, month in DAY_OF.items()
+}
+
 OBJECT_PRONOUN = {"he": "him", "she": "her", "they": "them"}
 
 

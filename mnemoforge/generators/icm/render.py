@@ -42,7 +42,7 @@ from mnemoforge.generators.icm.render_voice import limit_blas_in_worker
 from mnemoforge.generators.icm.render_voice import stratified_sample as stratified_sample
 from mnemoforge.generators.icm.render_voice import voice_check as voice_check
 from mnemoforge.generators.names import speech_text
-from mnemoforge.hashing import canonical_json, sha256_file
+from mnemoforge.hashing import canonical_json, content_hash, sha256_file, short
 from mnemoforge.rng import derive_seed
 from mnemoforge.schemas.episodes import Clip, Shot
 from mnemoforge.schemas.observations import Observation
@@ -312,16 +312,30 @@ def _row(run: RunLayout, path: Path, kind: str, **extra: object) -> dict:
     }
 
 
+def anchor_name(world: World, pid: str) -> str:
+    """The file stem of a person's face anchor: an opaque id, so the agent-visible media name no
+    one (which face is whose is an evaluator key: :data:`ANCHOR_MAP`)."""
+    return f"face_{short(content_hash(world.seed, 'face_anchor', pid))}"
+
+
+ANCHOR_MAP = "anchors.json"
+"""Person id -> face-anchor path, under ``media/`` in a run; a release keeps it with the evaluator
+annotations (media kind ``anchor_map``)."""
+
+
 def render_anchors(run: RunLayout, theme: Theme, world: World) -> list[dict]:
-    """Canonical face-anchor image per person (the reference every shot must match)."""
+    """Canonical face-anchor image per person (the reference every shot must match), under an
+    opaque name, and the map of whose face each is."""
     backend = image_backend(theme.render)
-    rows = []
+    rows, owners = [], {}
     for p in world.people:
-        path = run.media / "anchors" / f"{p.id}.png"
+        path = run.media / "anchors" / f"{anchor_name(world, p.id)}.png"
         if not path.exists():
             atomic.write_bytes(path, png_bytes(backend.portrait(p.appearance)))
         rows.append(_row(run, path, "face_anchor"))
-    return rows
+        owners[p.id] = path.relative_to(run.root).as_posix()
+    atomic.write_json(run.media / ANCHOR_MAP, dict(sorted(owners.items())))
+    return [*rows, _row(run, run.media / ANCHOR_MAP, "anchor_map")]
 
 
 def render_shard(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) -> list[dict]:

@@ -146,15 +146,15 @@ def member_sentence(person: str, kind: EntityKindSpec, entity: str, first_person
 
 
 def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tuple[dict[str, Any], str]:
-    """The render spec of a unit's image and its dense caption (which may carry the values)."""
+    """The render spec of a unit's image and its caption. A caption says what the image is and what
+    it is about (kind, subject, field), never a value the image carries: an item that must read a
+    table cell, a card field or a screenshot's text cannot be answered from the caption table."""
     f = facts[0]
     src = lk.sources[u.source]
     if u.medium == "profile_card":
         p = lk.world.person(f.subject)
         fields = {"Role": p.role} | {lk.label(x): x.value or "" for x in facts}
-        cap = f"{ref}: profile card of {p.name} ({p.role}); " + "; ".join(
-            f"{k}: {v}" for k, v in fields.items()
-        )
+        cap = f"{ref}: profile card of {p.name}, with " + ", ".join(fields)
         return {
             "kind": "profile_card",
             "person": p.id,
@@ -176,7 +176,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
         what, value, label = lk.refer(ent.id), lk.name(f.value or ""), lk.label(f)
         head = "Record"
     status = rng.choice(["open", "confirmed", "current", "ok"])
-    cap = f"{ref}: {what} - {label}: {value}"
+    cap = f"{ref}: {what} - {label}"
     if u.medium == "table":
         spec = {
             "kind": "table",
@@ -205,7 +205,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "date": u.at.date().isoformat() if u.at else "",
             "body": [f"{label.capitalize()}: {value}"],
         }
-        cap = f"{ref}: email from {sender}, subject {what}: {label}; {label}: {value}"
+        cap = f"{ref}: email from {sender}, subject {what}: {label}"
     elif u.medium == "photo":
         spec = {
             "kind": "photo",
@@ -213,7 +213,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "lines": [what, f"{label}: {value}"],
             "seed": rng.randrange(1 << 30),
         }
-        cap = f"{ref}: photo of a {spec['title'].lower()} reading {what} - {label}: {value}"
+        cap = f"{ref}: photo of a {spec['title'].lower()} about {what} - {label}"
     elif u.medium == "calendar":
         day = dt.date.fromisoformat(value)
         spec = {
@@ -222,7 +222,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "week_start": (day - dt.timedelta(days=day.weekday())).isoformat(),
             "entries": [{"date": value, "start": "All", "end": "day", "title": what}],
         }
-        cap = f"{ref}: calendar screenshot, {what} on {value}"
+        cap = f"{ref}: calendar screenshot with an entry for {what}"
     elif f.kind == "chose":  # a screenshot of the person's own messages (a choice pair)
         texts = [fact_sentence(lk, x, x.subject, rng) for x in facts]
         messages = []
@@ -237,7 +237,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
                 }
             )
         spec = {"kind": "chat_screenshot", "title": what, "messages": messages}
-        cap = f"{ref}: chat screenshot, {what} writes: " + " / ".join(texts)
+        cap = f"{ref}: chat screenshot of messages from {what}"
     else:
         sender = rng.choice([p.name for p in lk.world.people])
         text = fact_sentence(lk, f, "", rng)
@@ -254,7 +254,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
                 {"sender": "Me", "text": text, "time": "10:04", "outgoing": True},
             ],
         }
-        cap = f"{ref}: chat screenshot: {text}"
+        cap = f"{ref}: chat screenshot of a thread about {what}"
     return spec, cap
 
 
