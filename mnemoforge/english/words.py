@@ -87,6 +87,11 @@ def fix_articles(text: str) -> str:
     return _ARTICLE_WORD.sub(repl, text)
 
 
+def singular_noun(word: str) -> str | None:
+    """The singular of a plural noun ("crampons" -> "crampon"), None when ``word`` is not plural."""
+    return _ENGINE.singular_noun(word) or None
+
+
 def ordinal(n: int) -> str:
     """``"first"``, ``"second"``, ``"twenty-first"``."""
     return str(_ENGINE.number_to_words(_ENGINE.ordinal(n)))

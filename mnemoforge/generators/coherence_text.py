@@ -94,10 +94,20 @@ def text_problems(text: str, world: World, where: str = "") -> list[Incoherence]
     return out
 
 
+_FORMS: dict[tuple[int, str], tuple[World, list[str]]] = {}
+
+
 def _name_forms(world: World, pid: str) -> list[str]:
-    """Every form a line may name person ``pid`` by (``names.form`` in each register, aliases)."""
-    p = world.person(pid)
-    return sorted({p.name, *(form(p, r) for r in REGISTERS), *p.aliases}, key=len, reverse=True)
+    """Every form a line may name person ``pid`` by (``names.form`` in each register, aliases);
+    worked out once per World object and person (the background talk asks this for every line)."""
+    got = _FORMS.get((id(world), pid))
+    if got is None or got[0] is not world:
+        if len(_FORMS) > 512:
+            _FORMS.clear()
+        p = world.person(pid)
+        forms = sorted({p.name, *(form(p, r) for r in REGISTERS), *p.aliases}, key=len, reverse=True)
+        got = _FORMS[(id(world), pid)] = (world, forms)
+    return got[1]
 
 
 def _names(text: str, form: str) -> bool:

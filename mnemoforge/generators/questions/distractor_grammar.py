@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mnemoforge.generators.grammar import _ENGINE, article
+from mnemoforge.english.words import article, singular_noun
 from mnemoforge.generators.questions.cast_prior import cast_of, mentions
 from mnemoforge.schemas.world import World
 from mnemoforge.textnorm import answer_parts, normalize
@@ -66,7 +66,7 @@ def _plural(phrase: str) -> bool | None:
     last = words[-1].lower()
     if len(last) < 3 or last.endswith(("ss", "us", "is", "os")):
         return False
-    single = _ENGINE.singular_noun(last)
+    single = singular_noun(last)
     return bool(single) and single != last
 
 

@@ -13,6 +13,7 @@ Artifact sources get filler items (checklists, memos, screenshots of small talk)
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,12 @@ from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.smm import CONVERSATIONAL, SourceSpec
 from mnemoforge.schemas.theme import Theme
 
+log = logging.getLogger(__name__)
+
 ASSISTANT = "Assistant"
+DRY_SESSIONS = 40
+"""Sessions in a row with no line left under the repeat cap after which a source's background
+talk stops short of its budget (one shortfall warning line says so)."""
 
 FOLLOW_UP = [  # the lead-ins and checks evidence scaffolds use, here around no fact at all
     "Quick one about {entity}. Can we sync tomorrow?",
@@ -185,8 +191,8 @@ def background(theme: Theme, seed: int, lines_ok: LineFilter | None = None) -> l
     for src in s.sources:
         rng = derive_rng(seed, "smm", "background", src.id)
         budget = int(total * src.activity / weight)
-        n = 0
-        while n < budget:
+        n = dry = 0
+        while n < budget and dry < DRY_SESSIONS:
             day = theme.start + dt.timedelta(days=rng.randrange(days(theme)))
             if not cal.is_working_day(day):  # the theme's calendar: no weekend, no holiday
                 continue
@@ -210,4 +216,11 @@ def background(theme: Theme, seed: int, lines_ok: LineFilter | None = None) -> l
                 break  # profile cards have no filler
             out += turns
             n += len(turns)
+            dry = 0 if turns else dry + 1
+        if dry >= DRY_SESSIONS:
+            log.warning(
+                "shortfall: smm background talk of source %s: %d of %d lines (every wording of its "
+                "line banks is used album.max_line_repeats times; add wordings or raise the cap)",
+                src.id, n, budget,
+            )  # fmt: skip
     return sorted(out, key=lambda t: (t.at, t.source))

@@ -1,3 +1,0 @@
-"""Moved to :mod:`mnemoforge.english.words` (this path is kept for imports elsewhere)."""
-
-from mnemoforge.english.words import *  # noqa: F403
