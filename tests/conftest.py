@@ -303,3 +303,12 @@ def memeye_release(memeye_build) -> Path:  # type: ignore[no-untyped-def]
     """The shipped memeye theme's release folder (built once per session)."""
     return memeye_build.release_dir
 
+
+@pytest.fixture(params=list(FAMILY_PARAMS))
+def family_release(request: pytest.FixtureRequest) -> Path:
+    """The session's release of each family (icm: ``tiny_build``'s; the shipped smm and memeye)."""
+    if request.param == "smm":
+        return request.getfixturevalue("smm_release").root
+    if request.param == "icm":
+        return request.getfixturevalue("tiny_build")[2].release_dir
+    return request.getfixturevalue(f"{request.param}_release")

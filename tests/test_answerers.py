@@ -204,7 +204,7 @@ def built():
     theme = load_theme(DEFAULT_THEME)
     world = plan_world(theme, 7, theme.album.clips - 1)
     clips, obs = plan_album(theme, world)
-    qs = generate_icm(world, obs, theme.questions.counts(), len(clips) - 1)
+    qs = generate_icm(world, obs, theme.questions.counts(), len(clips) - 1, screen=False)  # who_brought too
     return world, {o.id: o for o in obs}, qs
 
 

@@ -120,6 +120,19 @@ def test_self_relation_in_the_world_an_item_and_a_line(smm: World) -> None:
     assert _codes(said) == {"self_relation"}
     assert line_problems(smm, "parata", "Amara, say hello to Lili for us.") == []
     assert line_problems(smm, "okafor", "Hi, I'm Capt. Amara Okafor.", self_intro=True) == []
+    # addressing oneself is refused even in a self-introduction, in any form of the name
+    for line in ("Capt. Okafor, say hello to Hemi for us.", "Thanks, Amara.", "Hey Amara Okafor, got it?"):
+        assert _codes(line_problems(smm, "okafor", line, self_intro=True)) == {"self_relation"}, line
+    assert line_problems(smm, "parata", "Thanks, Capt. Okafor.") == []
+
+
+def test_bare_title_in_a_line_and_an_item(smm: World) -> None:
+    said = line_problems(smm, "parata", "Capt., say hello to Dr. for us.")
+    assert _codes(said) == {"bare_title"}
+    assert {p.detail.split(" (")[0] for p in said} == {"bare title 'Capt.'", "bare title 'Dr.'"}
+    assert line_problems(smm, "parata", "Capt. Okafor, say hello to Dr. Tupou for us.") == []
+    q = _item(smm, question="What is Capt. holding at the hangar apron currently?")
+    assert _codes(item_problems(smm, q)) == {"bare_title"}
 
 
 def test_weekday_mismatch_in_text_values_and_items(smm: World) -> None:

@@ -104,8 +104,8 @@ def test_distractors_follow_the_rules(icm_items) -> None:  # type: ignore[no-unt
             screened += 1
             told += option_tell(q.question, opts)
         if fn in ("count_events", "count_together", "count_brought"):
-            vals = sorted(int(x) for x in opts)
-            assert vals == list(range(vals[0], vals[0] + 4)) and vals[0] >= 0
+            vals = sorted(int(x) for x in opts)  # tight around the answer, never below 0
+            assert len(set(vals)) == 4 and vals[0] >= 0 and vals[-1] - vals[0] <= 6
     # profile option sets are screened: an option-only rule reads the answer off at most a few
     assert told <= max(1, 0.05 * screened), (told, screened)
 
@@ -230,3 +230,41 @@ def test_memeye_release_shortcut_figures_and_balance(memeye_release: Path) -> No
 def test_default_release_shortcut_figures_and_balance(default_release: Path) -> None:
     # on the session's full-size build (conftest marks every test on `default_release` integration)
     _check_release(default_release)
+
+
+def test_grouped_diversity_order_equals_the_plain_greedy_scan() -> None:
+    """The grouped scan in ``diverse_order`` picks exactly what scanning every item would."""
+    import random
+
+    from mnemoforge.generators.questions import diversity as dv
+    from mnemoforge.rng import derive_seed
+
+    def plain(items, feats, key, seed, *salt):  # the reference: every item scored each pick
+        rank = {key(x): derive_seed(seed, "diversity", *salt, key(x)) for x in items}
+        left = sorted(items, key=lambda x: rank[key(x)])
+        got: dict[str, dict[str, int]] = {f: {} for f in dv.FEATURES}
+        vals = {key(x): [dv._values(feats(x).get(n)) for n in dv.FEATURES] for x in left}
+        while left:
+            def cost(x):
+                seen = (max((got[n].get(v, 0) for v in vs), default=0)
+                        for n, vs in zip(dv.FEATURES, vals[key(x)], strict=True))
+                return (*seen, rank[key(x)])
+            x = left.pop(min(range(len(left)), key=lambda i: cost(left[i])))
+            for n, vs in zip(dv.FEATURES, vals[key(x)], strict=True):
+                for v in vs:
+                    got[n][v] = got[n].get(v, 0) + 1
+            yield x
+
+    rng = random.Random(7)
+    for trial in range(20):
+        items = [
+            dv.features(
+                f"p{rng.randrange(4)}", f"t{rng.randrange(3)}", str(rng.randrange(5)),
+                {"person": f"x{rng.randrange(4)}", "month": f"m{rng.randrange(3)}"},
+                options=[str(v) for v in rng.sample(range(9), 4)] if rng.random() < 0.5 else None,
+            ) | {"id": f"q{i}"}
+            for i in range(rng.randrange(1, 60))
+        ]
+        got = [x["id"] for x in dv.diverse_order(items, lambda x: x, lambda x: x["id"], trial, "t")]
+        want = [x["id"] for x in plain(items, lambda x: x, lambda x: x["id"], trial, "t")]
+        assert got == want

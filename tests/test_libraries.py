@@ -18,7 +18,7 @@ from mnemoforge.backends.image import colors
 from mnemoforge.backends.image.diffusion import appearance_prompt
 from mnemoforge.backends.video.probe import ffmpeg_exe, probe
 from mnemoforge.dates import month_abbr, month_name, parse_month_day, weekday_name
-from mnemoforge.generators.grammar import fix_articles, with_article
+from mnemoforge.english.words import fix_articles, with_article
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.captions import person_description
 from mnemoforge.generators.icm.world import plan_world

@@ -24,7 +24,7 @@ def item():
     theme = load_theme(DEFAULT_THEME)
     world = plan_world(theme, 7, theme.album.clips - 1)
     clips, obs = plan_album(theme, world)
-    qs = generate_icm(world, obs, theme.questions.counts(), len(clips) - 1)
+    qs = generate_icm(world, obs, theme.questions.counts(), len(clips) - 1, screen=False)
     return world, next(q for q in qs if q.program.fn == "meeting_place")
 
 

@@ -429,3 +429,21 @@ def test_a_task_the_world_cannot_fill_is_reported_not_failed(caplog) -> None:
     assert all(v["available"] < v["asked"] for v in short.values())
     assert len(picked) == sum(v["available"] for v in short.values())
     assert sum("asks for" in r.getMessage() for r in caplog.records) == len(short)
+
+
+def test_background_talk_stops_short_with_one_warning_when_every_wording_is_at_the_cap(caplog) -> None:
+    """A budget the banks cannot fill under ``album.max_line_repeats`` ends in one shortfall line
+    per source (this used to loop forever once every wording was at the cap)."""
+    theme = THEME.model_copy(
+        update={
+            "smm": THEME.smm.model_copy(update={"rounds_per_day": 60}),
+            "album": THEME.album.model_copy(update={"max_line_repeats": 1}),
+        }
+    )
+    with caplog.at_level(logging.WARNING):
+        turns = conversation.background(theme, theme.seed)
+    short = [r.getMessage() for r in caplog.records if "shortfall: smm background talk" in r.getMessage()]
+    assert turns and short
+    assert len(short) == len(set(short)) <= len(theme.smm.sources)
+    said = [f"{t.speaker}: {t.text}" for t in turns if t.kind != "filler"]
+    assert len(said) == len(set(said))  # the cap of one holds

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mnemoforge.english.check import broken_patterns
 from mnemoforge.generators.icm import forms as icm_forms
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.questions import _candidates as icm_candidates
@@ -21,7 +22,6 @@ from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, sol
 from mnemoforge.generators.realise import FORMS, Slots, fill
 from mnemoforge.generators.smm import questions as smm_q
 from mnemoforge.generators.smm import world as smm_world
-from mnemoforge.generators.wording import broken_patterns
 from mnemoforge.schemas.world import World
 from mnemoforge.theme_io import THEMES_DIR, load_theme
 
@@ -47,7 +47,9 @@ def test_icm_forms_render_cleanly(theme_file: str) -> None:
     # every form of every template, with every person, filled cleanly (not only the drawn one)
     for c in cands[:: max(1, len(cands) // 60)]:
         for _, form in icm_forms.FORMS.get(c.template.id, ()):
-            fields = {k: "x" for k in ("verb", "place", "month", "other", "object", "from", "to", "key")}
+            fields = {
+                k: "x" for k in ("verb", "place", "month", "day", "other", "object", "from", "to", "key")
+            }
             fields |= {"person": world.people[0].name, "subj": "she", "verb": "went hiking"}
             out = form.format(**fields, obj="her", person_s=world.people[0].name + "'s")
             assert "{" not in out and not broken_patterns(out.replace(" x", " y"), _names(world)), out

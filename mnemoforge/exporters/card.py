@@ -111,6 +111,33 @@ def shortfall_note(funnel: dict) -> str:
     )
 
 
+def names_note(theme: Theme) -> str:
+    """Where a cast name is written outside the Latin script: how the English voices say it (the
+    theme's ``spoken`` name, else an ``anyascii`` transliteration) and which fonts draw it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from mnemoforge.generators.names import scripts, spoken_parts
+
+    rows = [(p, scripts(p.name) - {"LATIN"}) for p in theme.cast]
+    rows = [(p, s) for p, s in rows if s]
+    if not rows:
+        return ""
+    try:
+        tool = f"anyascii {version('anyascii')}"
+    except PackageNotFoundError:  # pragma: no cover - a dependency
+        tool = "anyascii"
+    said = "\n".join(
+        f"| {p.name} | {', '.join(sorted(s)).lower()} | {spoken_parts(p).name} | "
+        f"{'the theme' if p.spoken else tool} |"
+        for p, s in rows
+    )
+    return (
+        "\n\nNames are written in their own scripts in text and pictures (Noto fonts cover them) and "
+        "spoken by English voices in Latin letters:\n\n"
+        "| name | script | said as | from |\n|---|---|---|---|\n" + said
+    )
+
+
 def views_section(configs: dict[str, str]) -> str:
     """Which configs are agent input and which are evaluator keys, and how to validate the release."""
     agent = sorted(n for n in configs if n.startswith("agent_"))
@@ -211,7 +238,7 @@ observation the agent sees (a shot, a spoken line, a message, an image, a table,
 records which facts it expresses and in which channel (scene, pixel, speech, text). Questions are
 programs executed on the World: answers are computed, and the evidence is the set of observations
 expressing the facts the program read. Quality gates then check every candidate and keep their
-verdicts in `gates/verdicts.jsonl` and `gates/funnel.json`.
+verdicts in `gates/verdicts.jsonl` and `gates/funnel.json`.{names_note(theme)}
 
 {family_section}
 

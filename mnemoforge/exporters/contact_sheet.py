@@ -37,7 +37,7 @@ def contact_sheet(theme: Theme, backend: ImageBackend) -> Image.Image:
         ]
         ty = y + 6
         for text, size, colour in lines:
-            draw.text((PAD * 2 + PORTRAIT, ty), sanitize(text), fill=colour, font=font(size))
+            draw.text((PAD * 2 + PORTRAIT, ty), sanitize(text), fill=colour, font=font(size, sanitize(text)))
             ty += size + 8
         for j, outfit in enumerate(person.appearance.outfits()):
             req = SceneRequest(

@@ -14,6 +14,7 @@ from mnemoforge.exporters.agent_tables import write_agent_view
 from mnemoforge.exporters.card import dataset_card
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.generators.families import ReleaseInput, get_family
+from mnemoforge.generators.questions import key_letters
 from mnemoforge.hashing import canonical_json, sha256_bytes, sha256_file
 from mnemoforge.implementation import code_version
 from mnemoforge.schemas import EXPORTED
@@ -85,7 +86,7 @@ def statistics(c: RunContents, kept: list[Question]) -> dict:
     fam = get_family(c.theme.family).statistics(c.family_input(kept))
     stats["questions"] |= fam.pop("questions", {})
     stats |= fam
-    stats["shortcut_panel"] = shortcut_figures(kept, c.observations)
+    stats["shortcut_panel"] = shortcut_figures(kept, c.observations, world=c.world, captions=c.captions)
     return stats
 
 
@@ -96,10 +97,12 @@ def _count(items) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return dict(sorted(out.items()))
 
 
-EVALUATOR_MEDIA = frozenset({"transcript_labelled", "render_record", "render_audit", "video_paths"})
+EVALUATOR_MEDIA = frozenset(
+    {"transcript_labelled", "render_record", "render_audit", "video_paths", "anchor_map"}
+)
 """Media-index kinds that name people or facts (speaker-labelled transcripts, what each shot drew
-and where, the render audit): evaluator keys, so a release keeps them out of ``media/`` (which a
-memory system reads) under ``data/<family>/annotations/``."""
+and where, the render audit, whose face each face anchor is): evaluator keys, so a release keeps
+them out of ``media/`` (which a memory system reads) under ``data/<family>/annotations/``."""
 
 
 def release_media_path(family: str, row: dict) -> str:
@@ -161,7 +164,7 @@ def review_lines(funnel: dict) -> list[str]:
 def _write_contents(c: RunContents, root: Path, version: str, notes: str | None = None) -> ReleaseManifest:
     fam = c.theme.family
     kept_ids = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
-    kept = [q for q in c.questions if q.id in kept_ids]
+    kept = key_letters.spread([q for q in c.questions if q.id in kept_ids], c.world.seed)
     rejected = [q for q in c.questions if q.id not in kept_ids]
     q_rows = [q.model_dump(mode="json") for q in kept]
     write_jsonl_and_parquet(

@@ -13,8 +13,10 @@ evidence; and the two views: ``agent/<family>/`` holds the same questions as ``d
 with no evaluator-key field in any agent table, at any depth. Meaning: each agent question's text,
 cutoff and option lists (one per rotation, the evaluator view's ``options`` in ``rotations``
 order) equal the evaluator view's; the correct option comes first, no distractor equals the
-answer, each rotation orders all the options and the key sits once at each letter;
-MANIFEST.json's name, family and version agree with ``config.resolved.json``.
+answer, each rotation orders all the options and the key sits once at each letter, and no rule
+over an agent row's option lists (a letter, how options move between rotations, which lists hold
+them) finds the answer above chance; MANIFEST.json's name, family and version agree with
+``config.resolved.json``.
 
 This file is copied verbatim into every release by mnemoforge and must never import it.
 """
@@ -296,6 +298,131 @@ def check_manifest_fields(root: Path, manifest: dict) -> list[str]:
     return problems
 
 
+# ---------------------------------------------------------------- answer keys in option layouts
+
+KEY_MARGIN = 0.05
+"""A rule over an agent row's option lists fails the release when it beats chance by more than
+this and by more than chance alone would (one-sided binomial p below :data:`KEY_P`)."""
+KEY_P = 0.01
+
+
+def _positions(choices: list[list[str]]) -> dict[str, list[int | None]]:
+    """Each option (in order of first appearance) with its letter in every list (None: absent)."""
+    seen: dict[str, list[int | None]] = {}
+    for r, row in enumerate(choices):
+        for p, opt in enumerate(row):
+            seen.setdefault(opt, [None] * len(choices))[r] = p
+    return seen
+
+
+def _moves(pos: list[int | None]) -> int:
+    return sum(1 for a, b in zip(pos, pos[1:], strict=False) if a != b)
+
+
+def _shifts(pos: list[int | None]) -> tuple[int | None, ...]:
+    """How far the option moves from each list to the next (None where it is absent)."""
+    return tuple(None if a is None or b is None else b - a for a, b in zip(pos, pos[1:], strict=False))
+
+
+def _rarest(values: list[object]) -> list[float]:
+    """Score an option by how few others share its value (the odd one out scores highest)."""
+    return [-float(sum(v == w for w in values)) for v in values]
+
+
+def key_rules(choices: list[list[str]]) -> dict[str, list[float]]:
+    """Every layout rule a reader of one row can apply without memory: a score per option (in
+    order of first appearance; the highest is the rule's pick). Positional (letter p of list r),
+    movement (most / fewest letter changes, the rarest displacement pattern) and set difference
+    (present in most / fewest lists, the rarest presence pattern)."""
+    pos = _positions(choices)
+    opts = list(pos)
+    rules: dict[str, list[float]] = {}
+    for r, row in enumerate(choices):
+        for p in range(len(row)):
+            rules[f"list{r + 1}_letter{'ABCDEFGH'[p] if p < 8 else p}"] = [
+                1.0 if pos[o][r] == p else 0.0 for o in opts
+            ]
+    if len(choices) > 1:
+        moves = [float(_moves(pos[o])) for o in opts]
+        rules["moves_most"] = moves
+        rules["moves_fewest"] = [-m for m in moves]
+        rules["movement_rarest"] = _rarest([_shifts(pos[o]) for o in opts])
+        present = [float(sum(x is not None for x in pos[o])) for o in opts]
+        rules["present_most"] = present
+        rules["present_fewest"] = [-x for x in present]
+        rules["presence_rarest"] = _rarest([tuple(x is None for x in pos[o]) for o in opts])
+    return rules
+
+
+def _binomial_tail(hits: int, n: int, p: float) -> float:
+    """P(X >= hits) for X ~ Binomial(n, p), in logs (no underflow on large n)."""
+    import math
+
+    if hits <= 0:
+        return 1.0
+    total = 0.0
+    for i in range(hits, n + 1):
+        log_term = (
+            math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+            + i * math.log(p) + (n - i) * math.log1p(-p)
+        )  # fmt: skip
+        total += math.exp(log_term)
+    return min(1.0, total)
+
+
+def key_recovery(items: list[tuple[list[list[str]], str]]) -> dict[str, dict]:
+    """Each layout rule's forced-choice accuracy over ``items`` ((option lists, answer text); a tie
+    of k options holding the answer counts 1/k): ``{rule: {accuracy, chance, n, p}}``."""
+    sums: dict[str, float] = {}
+    chance: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for choices, answer in items:
+        if not choices or not any(answer in row for row in choices):
+            continue
+        rules = key_rules(choices)
+        opts = list(_positions(choices))
+        k = opts.index(answer)
+        for name, scores in rules.items():
+            top = max(scores)
+            winners = [i for i, s in enumerate(scores) if s == top]
+            sums[name] = sums.get(name, 0.0) + (1.0 / len(winners) if k in winners else 0.0)
+            chance[name] = chance.get(name, 0.0) + 1.0 / len(opts)
+            count[name] = count.get(name, 0) + 1
+    out = {}
+    for name, n in count.items():
+        acc, base = sums[name] / n, chance[name] / n
+        out[name] = {
+            "accuracy": round(acc, 4),
+            "chance": round(base, 4),
+            "n": n,
+            "p": _binomial_tail(int(round(sums[name])), n, base),
+        }
+    return out
+
+
+def key_leaks(items: list[tuple[list[list[str]], str]]) -> list[str]:
+    """The rules that recover the answer above chance (see :data:`KEY_MARGIN`, :data:`KEY_P`)."""
+    return sorted(
+        f"{name} picks the answer in {s['accuracy']:.0%} of {s['n']} items (chance {s['chance']:.0%})"
+        for name, s in key_recovery(items).items()
+        if s["accuracy"] > s["chance"] + KEY_MARGIN and s["p"] < KEY_P
+    )
+
+
+def check_agent_keys(root: Path, fam: str, questions: list[dict]) -> list[str]:
+    """No rule over the agent rows' option lists (position, movement, set difference) finds the
+    answer above chance, in ``agent/<family>/questions.jsonl`` and every other agent question
+    table (a twin's)."""
+    answers = {q["id"]: q["answer"] for q in questions}
+    problems = []
+    for path in sorted((root / "agent" / fam).rglob("questions.jsonl")):
+        rows = [r for r in _rows(path) if r.get("choices") and r["id"] in answers]
+        leaks = key_leaks([(r["choices"], answers[r["id"]]) for r in rows])
+        rel = path.relative_to(root).as_posix()
+        problems += [f"{rel}: the option lists give the answer away: {why}" for why in leaks]
+    return problems
+
+
 def validate(root: Path) -> list[str]:
     """Every problem found in the release at ``root``; empty when it is valid."""
     mpath = root / "MANIFEST.json"
@@ -319,6 +446,7 @@ def validate(root: Path) -> list[str]:
     problems += check_evidence(fam, questions, obs)
     problems += check_agent_view(root, fam, questions)
     problems += check_options(fam, questions) + check_agent_questions(root, fam, questions)
+    problems += check_agent_keys(root, fam, questions)
     return problems
 
 

@@ -140,13 +140,28 @@ def _cast(theme: Theme) -> Image.Image:
         return contact_sheet(theme, image_backend(RenderSpec()))
 
 
+def anchor_file(root: Path, pid: str) -> Path:
+    """A person's face-anchor file in a run or release (opaque names, mapped by ``anchors.json``:
+    under ``media/`` in a run, with the annotations in a release), or the old ``<id>.png``."""
+    for rel in (
+        "media/anchors.json",
+        *(str(p.relative_to(root)) for p in root.glob("data/*/annotations/anchors.json")),
+    ):
+        path = root / rel
+        if path.is_file():
+            got = json.loads(path.read_text(encoding="utf-8")).get(pid)
+            if got:
+                return root / got
+    return root / "media" / "anchors" / f"{pid}.png"
+
+
 def _figures(src: Source, theme: Theme, out_dir: Path) -> dict[str, Rec]:
     """Draw every figure; returns name -> {src, width, height}."""
     w = src.world
     imgs = {"cast": _cast(theme)}
     rows = []
     for p in src.people.values():
-        face = src.root / "media" / "anchors" / f"{p['id']}.png"
+        face = anchor_file(src.root, p["id"])
         with Image.open(face) if face.is_file() else nullcontext() as img:
             rows.append(rf.PersonRow(p["id"], p["name"], p.get("role", ""), img and img.convert("RGB")))
     start = dt.date.fromisoformat(w.get("start") or theme.start.isoformat())

@@ -93,7 +93,8 @@ AGENT_TABLES: dict[str, dict[str, tuple[str, ...] | None]] = {
             "images",
             "image_kind",
         ),
-        "images": ("path", "kind", "observation", "session", "scene", "width", "height", "sha256"),
+        # no ``scene``: which pictures show one scene is what a memory must work out (issue 31)
+        "images": ("path", "kind", "observation", "session", "width", "height", "sha256"),
     },
 }
 """Per family, the ``data/<family>/`` tables a memory system may read besides questions and

@@ -19,6 +19,7 @@ outside_span       a date (a value, an option, an event) outside the theme's spa
 unavailable        an event outside a person's declared availability
 role_conflict      a relation or a role contradicting the theme
 ownership          a person said to keep or bring an object the theme gives someone else
+bare_title         a title standing without its name ("Dr., say hello to Dr. for us")
 unknown_holiday    a holiday that is not the theme's calendar's (no country: none at all)
 stale_render       an observation expressing a value its timeline does not hold at its time
 =================  =====================================================================
@@ -44,6 +45,7 @@ CODES: dict[str, str] = {
     "unavailable": "an event outside a person's declared availability",
     "role_conflict": "a relation or role contradicting the theme",
     "ownership": "a person said to keep an object the theme gives to someone else",
+    "bare_title": "a title standing without its name",
     "unknown_holiday": "a holiday that is not the theme's calendar's",
     "stale_render": "an observation expresses a value its timeline does not hold at its time",
 }

@@ -1,12 +1,14 @@
 """The coherence rules of realised text: chat and dialogue lines, questions and their options.
 
 Codes as in ``coherence.py``. A line is checked with its speaker (``line_problems``): it must not
-name or address its own speaker (``self_relation``), say "my"/"I keep" of an object the theme
-gives to someone else (``ownership``), or break a date rule. Any text (``text_problems``): a
-weekday beside a date must be that date's, a range must not be empty or inverted, a date must lie
-in the theme's span. An item (``item_problems``): its question, answer and options as texts, a
-weekday or weekend its question asks for must match the dates it offers, and an action item
-(a tool call, a relation) must not have the same person on both sides (``self_relation``).
+name its own speaker (a self-introduction aside) nor address them ("王芳, say hello…" said by
+王芳; ``self_relation``), say "my"/"I keep" of an object the theme gives to someone else
+(``ownership``), or break a text rule. Any text (``text_problems``): no title stands without its
+name ("Dr., say hello", ``bare_title``), a weekday beside a date must be that date's, a range must
+not be empty or inverted, a date must lie in the theme's span. An item (``item_problems``): its
+question, answer and options as texts, a weekday or weekend its question asks for must match the
+dates it offers, and an action item (a tool call, a relation) must not have the same person on
+both sides (``self_relation``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 
 from mnemoforge.dates import MONTHS, WEEKDAYS, named_days
 from mnemoforge.generators.coherence import Incoherence
-from mnemoforge.generators.short_names import short_name
+from mnemoforge.generators.names import REGISTERS, bare_titles, form
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
 
@@ -67,9 +69,9 @@ def dates_in(text: str) -> list[dt.date]:
 
 
 def text_problems(text: str, world: World, where: str = "") -> list[Incoherence]:
-    """Weekdays beside dates, ranges, and dates inside the theme's span."""
+    """Bare titles, weekdays beside dates, ranges, and dates inside the theme's span."""
     ent = (where,) if where else ()
-    out: list[Incoherence] = []
+    out = [Incoherence("bare_title", ent, f"{b} in {text!r}") for b in bare_titles(text, world.people)]
     for m in WEEKDAY_DATE.finditer(text):
         wd = m[1]
         if m[2]:
@@ -92,9 +94,20 @@ def text_problems(text: str, world: World, where: str = "") -> list[Incoherence]
     return out
 
 
+_FORMS: dict[tuple[int, str], tuple[World, list[str]]] = {}
+
+
 def _name_forms(world: World, pid: str) -> list[str]:
-    p = world.person(pid)
-    return sorted({p.name, short_name(p), *p.aliases}, key=len, reverse=True)
+    """Every form a line may name person ``pid`` by (``names.form`` in each register, aliases);
+    worked out once per World object and person (the background talk asks this for every line)."""
+    got = _FORMS.get((id(world), pid))
+    if got is None or got[0] is not world:
+        if len(_FORMS) > 512:
+            _FORMS.clear()
+        p = world.person(pid)
+        forms = sorted({p.name, *(form(p, r) for r in REGISTERS), *p.aliases}, key=len, reverse=True)
+        got = _FORMS[(id(world), pid)] = (world, forms)
+    return got[1]
 
 
 def _names(text: str, form: str) -> bool:
@@ -105,14 +118,25 @@ def names_person(world: World, pid: str, text: str) -> bool:
     """Whether ``text`` names person ``pid`` (full name, short name or alias), not merely a part
     of another person's full name ("Li" inside "Li Ming" names Li Ming, not Li Hua)."""
     others = [q.name for q in world.people if q.id != pid]
-    for form in _name_forms(world, pid):
-        if not _names(text, form):
+    for said in _name_forms(world, pid):
+        if not _names(text, said):
             continue
         rest = text
         for o in others:
-            if form in o and form != o:
+            if said in o and said != o:
                 rest = rest.replace(o, " ")
-        if _names(rest, form):
+        if _names(rest, said):
+            return True
+    return False
+
+
+def addresses_person(world: World, pid: str, text: str) -> bool:
+    """Whether ``text`` addresses person ``pid`` by name: a form of it opening the line before a
+    comma ("Amara, say hello…") or closing a clause after one ("Thanks, Amara.")."""
+    for f in _name_forms(world, pid):
+        n = re.escape(f)
+        greeting = r"(?:(?i:hi|hey|hello|thanks|morning),?\s+)?"
+        if re.search(rf"^\W*{greeting}{n}\s*[,!?]|,\s*{n}\s*[.?!,]", text):
             return True
     return False
 
@@ -126,7 +150,9 @@ def line_problems(
     ent = (where,) if where else ()
     if speaker is None or speaker not in {p.id for p in world.people}:
         return out
-    if not self_intro and names_person(world, speaker, text):
+    if addresses_person(world, speaker, text):
+        out.append(Incoherence("self_relation", (*ent, speaker), f"the line addresses its speaker: {text!r}"))
+    elif not self_intro and names_person(world, speaker, text):
         out.append(Incoherence("self_relation", (*ent, speaker), f"the line names its own speaker: {text!r}"))
     low = text.lower()
     for o in world.objects:

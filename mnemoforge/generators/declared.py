@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mnemoforge.generators.calendar import build_calendar
+from mnemoforge.generators.names import parts
 from mnemoforge.generators.timelines import sort_timelines
 from mnemoforge.schemas.calendar import WorldCalendar
 from mnemoforge.schemas.theme import Theme
@@ -23,11 +24,14 @@ from mnemoforge.schemas.world import (
 
 
 def cast_people(theme: Theme) -> list[Person]:
-    """The cast as World people, in theme order."""
-    return [
-        Person(**p.model_dump(exclude={"appearance", "voice"}), appearance=p.appearance, voice=p.voice)
-        for p in theme.cast
-    ]
+    """The cast as World people, in theme order, with their name parts resolved (``names.parts``)."""
+    out = []
+    for p in theme.cast:
+        n = parts(p)
+        fields = p.model_dump(exclude={"appearance", "voice", "given", "family", "title"})
+        out.append(Person(**fields, given=n.given, family=n.family, title=n.title, appearance=p.appearance,
+                          voice=p.voice))  # fmt: skip
+    return out
 
 
 def declared_records(theme: Theme) -> tuple[list[Relation], list[Place], list[WorldObject]]:

@@ -15,14 +15,21 @@ import random
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from mnemoforge.rng import derive_rng
+from mnemoforge.rng import derive_rng, derive_seed
 from mnemoforge.validators.answerers.option_solvers import (
     edit_similarity,
     forced_accuracy,
     lexical_similarity,
+    option_tell,
 )
 
 TRIES = 48
+PENALTY = 100.0
+"""Added to the cost of a set its ``screen`` refuses (a cast prior or the question's grammar picks
+the answer or rules a distractor out): such a set is taken only when no other can be drawn."""
+
+Screen = Callable[[Sequence[str]], bool]
+"""True when an option set (the answer first) is fair: ``validators.item_gates.fair_set``."""
 
 
 def _rank(values: Sequence[float], i: int) -> float:
@@ -149,14 +156,19 @@ def pick_balanced(
     rng: random.Random,
     target: tuple[int, int] | None = None,
     semantic: bool = False,
+    screen: Screen | None = None,
 ) -> list[str] | None:
     """Of candidate distractor sets (the answer not among them), the one whose tells best match
-    ``target`` (else one drawn from ``rng``); ties go to the earliest set (deterministic)."""
+    ``target`` (else one drawn from ``rng``), sets ``screen`` refuses last; ties go to the
+    earliest set (deterministic)."""
     if not sets:
         return None
     target = target or draw_target(rng, len(sets[0]) + 1)
-    best = min(range(len(sets)), key=lambda i: (round(cost([answer, *sets[i]], target, semantic), 6), i))
-    return list(sets[best])
+
+    # by cost; the first the screen passes beats every refused one (a cost is far below PENALTY)
+    order = sorted(range(len(sets)), key=lambda i: (round(cost([answer, *sets[i]], target, semantic), 6), i))
+    fair = next((i for i in order if screen is None or screen([answer, *sets[i]])), order[0])
+    return list(sets[fair])
 
 
 def balanced_distractors(
@@ -167,22 +179,82 @@ def balanced_distractors(
     fixed: Sequence[str] = (),
     target: tuple[int, int] | None = None,
     semantic: bool = False,
+    screen: Screen | None = None,
 ) -> list[str] | None:
     """``k`` distractors from ``pool`` (answer excluded) whose set, with the ``fixed`` distractors
     always offered, puts the answer at ``target`` (else a drawn rank) by length and by centrality
-    (``semantic``: by MiniLM centrality too); None when the pool is too small."""
+    (``semantic``: by MiniLM centrality too), a set ``screen`` refuses only when no other is drawn;
+    None when the pool is too small."""
     pool = [p for p in dict.fromkeys(pool) if p != answer and p not in fixed]
     if len(pool) < k:
         return None
     n = k + len(fixed)
     target = target or draw_target(rng, n + 1)
     best: tuple[float, list[str]] | None = None
-    for _ in range(TRIES if len(pool) > k else 1):
+    # a screen leaves fewer sets to meet the target with: up to four times the draws while unmet
+    tries = (TRIES if screen is None else 4 * TRIES) if len(pool) > k else 1
+    for i in range(tries):
+        if i >= TRIES and best is not None and best[0] < 1.0:
+            break  # a fair set close to the target (no tell off by a whole rule)
         pick = rng.sample(pool, k)
         c = round(cost([answer, *fixed, *pick], target, semantic), 6)
+        if best is not None and c >= best[0]:
+            continue  # cannot beat the best, screened or not (the screen is the costly part)
+        c = round(c + (0.0 if screen is None or screen([answer, *fixed, *pick]) else PENALTY), 6)
         if best is None or c < best[0]:
             best = (c, pick)
         if c == 0:
             break
     assert best is not None
     return best[1]
+
+
+class RankSpread:
+    """Where the answer stands among ordered options (counts, dates: 0 = smallest), spread evenly
+    per program: each item takes, of the ranks its value allows, the one its program has used
+    least so far (ties by a seeded draw). So the closest-to-mean, median, largest and smallest
+    rules sit at chance over a program's items, whatever values its answers take."""
+
+    def __init__(self, seed: int, n: int = 4) -> None:
+        self.seed, self.n = seed, n
+        self.used: dict[str, list[int]] = {}
+
+    def pick(self, program: str, feasible: Sequence[int]) -> int | None:
+        """The rank for the next item of ``program`` among ``feasible`` (None if there is none)."""
+        feasible = [r for r in feasible if 0 <= r < self.n]
+        if not feasible:
+            return None
+        used = self.used.setdefault(program, [0] * self.n)
+        low = min(used[r] for r in feasible)
+        best = [r for r in feasible if used[r] == low]
+        return best[derive_seed(self.seed, "rank", program, sum(used)) % len(best)]
+
+    def take(self, program: str, rank: int) -> None:
+        """Count an item of ``program`` planned with its answer at ``rank``."""
+        self.used.setdefault(program, [0] * self.n)[rank] += 1
+
+
+def untold(question: str, semantic: bool, also: Screen | None = None) -> Screen:
+    """A screen passing sets on which no option-only rule of the default ``option_only`` panel
+    picks the answer decisively (``option_solvers.option_tell``) and that ``also`` passes."""
+    return lambda options: (also is None or also(options)) and not option_tell(question, options, semantic)
+
+
+def question_tell(question: str, options: Sequence[str]) -> float:
+    """The MiniLM closest-to-the-question rule's forced accuracy on ``options`` (the answer first):
+    the panel's ``meaning_closest_to_question`` solver (0 without the ``ml`` extra)."""
+    if not semantic_available():
+        return 0.0
+    from mnemoforge.validators.answerers import embed_cache
+
+    vecs = embed_cache.embed([question, *options])
+    sims = [round(float(x), 6) for x in embed_cache.cosine(vecs[:1], vecs[1:])[0]]
+    return forced_accuracy(sims, 0)
+
+
+def by_question_target(question: str, answer: str, sets: Sequence[Sequence[str]], close: bool) -> list:
+    """Of ``sets`` (distractors), those on which the answer is the option closest in meaning to the
+    question when ``close`` (a quarter of items, by their stratified centrality target), else those
+    on which it is not; all of them when none fits, so the rule stays at chance over a release."""
+    fit = [d for d in sets if (question_tell(question, [answer, *d]) > 0) == close]
+    return fit or list(sets)

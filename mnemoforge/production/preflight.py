@@ -123,7 +123,7 @@ def _video_seconds(theme: Theme, durations: list[float]) -> float:
 
 
 def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any]) -> tuple[list[Row], dict]:
-    from mnemoforge.generators.icm.dialogue import estimate_seconds
+    from mnemoforge.generators.icm.dialogue import line_seconds
 
     world, clips = _icm_plan(theme, seed)
     shots = [s for c in clips for s in c.shots]
@@ -157,7 +157,7 @@ def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any])
             )
         )
     back = render_backends(theme)
-    speech_s = sum(estimate_seconds(ln.text, world.person(ln.speaker).voice.rate) for _, ln in lines)
+    speech_s = sum(line_seconds(world, ln.speaker, ln.text) for _, ln in lines)
     faces = len(world.people)
     image_b, image_m = back["image"]
     rows.append(

@@ -28,8 +28,10 @@ WeekdayName = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "s
 class ExtraDay(Strict):
     """A day off the theme adds to the country's holidays (or declares without a country)."""
 
-    date: dt.date = Field(description="the day (YYYY-MM-DD)")
-    name: str = Field(min_length=1, max_length=80, description="its name, as people say it ('Founders' Day')")
+    date: dt.date = Field(description="the day, YYYY-MM-DD")
+    name: str = Field(
+        min_length=1, max_length=MAX_NAME, description="what the day is called, e.g. 'Estate Day'"
+    )
 
 
 class CalendarSpec(Strict):
@@ -81,8 +83,8 @@ class DateRange(Strict):
         extra="forbid", frozen=True, allow_inf_nan=False, populate_by_name=True, serialize_by_alias=True
     )
 
-    start: dt.date = Field(alias="from", description="first day (YYYY-MM-DD)")
-    end: dt.date = Field(alias="to", description="last day, included")
+    start: dt.date = Field(alias="from", description="first day, YYYY-MM-DD")
+    end: dt.date = Field(alias="to", description="last day (included), YYYY-MM-DD")
 
     @model_validator(mode="after")
     def _ordered(self) -> DateRange:

@@ -120,6 +120,13 @@ class EntityKindSpec(_Strict):
     membership: Literal["one", "many"] = Field(
         default="many", description="one: every person belongs to exactly one entity of this kind"
     )
+    member_phrase: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_NAME,
+        description="how a message says someone belongs to one, before 'the <name>': 'is on', "
+        "'is attending', 'has signed out' (default: 'is on' with membership one, else 'is signed up for')",
+    )
     members: tuple[int, int] = Field(default=(2, 4), description="[lo, hi] people per entity")
     attributes: list[AttributeSpec] = Field(
         min_length=1, max_length=MAX_SETTINGS, description="what its entities have"
@@ -127,6 +134,10 @@ class EntityKindSpec(_Strict):
 
     def attribute(self, key: str) -> AttributeSpec:
         return next(a for a in self.attributes if a.key == key)
+
+    def belongs(self) -> str:
+        """How a member is said to belong, before the entity: ``member_phrase`` or its default."""
+        return self.member_phrase or ("is on" if self.membership == "one" else "is signed up for")
 
 
 class EntitySpec(_Strict):

@@ -166,12 +166,42 @@ class VoiceSpec(Strict):
 
 
 class PersonSpec(Strict):
+    """A cast member. Name parts (``given``, ``family``, ``title``) may be given; those left out are
+    read from ``name`` (``generators/names.py``), and ``name`` left out is composed from them."""
+
     id: str = Field(
         pattern=ID_RE, max_length=MAX_NAME, description="person id, used by relations, objects and activities"
     )
-    name: str = Field(min_length=1, max_length=MAX_NAME, description="full name, as said and written")
+    name: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="full name, as written (default: title, given and family name composed)",
+    )
+    given: str | None = Field(
+        default=None, min_length=1, max_length=MAX_NAME, description="given name (default: read from name)"
+    )
+    family: str | None = Field(
+        default=None, min_length=1, max_length=MAX_NAME, description="family name (default: read from name)"
+    )
+    title: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_NAME,
+        description="title written before the name, e.g. 'Dr.' (default: read from name)",
+    )
+    name_order: Literal["given_first", "family_first"] = Field(
+        default="given_first", description="family_first: the family name is written first (王芳)"
+    )
     aliases: list[Name] = Field(
-        default_factory=list, max_length=MAX_ALIASES, description="other names people use for them"
+        default_factory=list,
+        max_length=MAX_ALIASES,
+        description="other names people use for them; friends use the first",
+    )
+    spoken: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_NAME,
+        description="the name in Latin letters as an English voice should say it (default: anyascii)",
     )
     role: str = Field(max_length=MAX_NAME, description="occupation or role, e.g. teacher")
     gender: Literal["female", "male", "nonbinary"] = Field(
@@ -197,6 +227,38 @@ class PersonSpec(Strict):
         default=None, description="when they can take part: days, hours, stretches away"
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _compose_name(cls, data: Any) -> Any:
+        """``name`` left out: composed from the parts given."""
+        if isinstance(data, dict) and not data.get("name") and (data.get("given") or data.get("family")):
+            from mnemoforge.generators.names import compose
+
+            order = data.get("name_order") or "given_first"
+            parts = (str(data.get(k) or "") for k in ("given", "family", "title"))
+            data = {**data, "name": compose(*parts, order=order)}
+        return data
+
+    @model_validator(mode="after")
+    def _name_parts(self) -> PersonSpec:
+        from mnemoforge.generators.names import parts, scripts, split_name
+
+        try:
+            n = parts(self)
+        except ValueError as e:
+            raise ValueError(f"name: {e}") from None
+        if not (n.given or n.family):
+            raise ValueError(f"name: {self.name!r} has no given or family name, only a title")
+        for key in ("given", "family", "title"):
+            value = getattr(self, key)
+            if value is not None and value not in self.name:
+                raise ValueError(f"{key}: {value!r} is not part of name {self.name!r}")
+        if self.spoken is not None:
+            if scripts(self.spoken) - {"LATIN"}:
+                raise ValueError(f"spoken: {self.spoken!r} must be in Latin letters (a voice reads it)")
+            split_name(self.spoken, self.name_order)
+        return self
+
 
 class RelationSpec(Strict):
     a: str = Field(max_length=MAX_NAME, description="person id")
@@ -206,6 +268,11 @@ class RelationSpec(Strict):
     )
     a_calls_b: str | None = Field(
         default=None, max_length=MAX_NAME, description="how a refers to b, e.g. 'my sister'"
+    )
+    address: Literal["formal", "colleague", "friend"] | None = Field(
+        default=None,
+        description="the register the two address each other in (default: from the kind, "
+        "assets/lexicon/names.yaml)",
     )
 
     @model_validator(mode="after")

@@ -20,7 +20,12 @@ class Record(BaseModel):
 class Person(Record):
     id: str
     name: str
+    given: str = ""
+    family: str = ""
+    title: str = ""
+    name_order: Literal["given_first", "family_first"] = "given_first"
     aliases: list[str] = Field(default_factory=list)
+    spoken: str | None = None
     role: str
     gender: str
     age: int
@@ -49,6 +54,7 @@ class Relation(Record):
     b: str
     kind: str
     a_calls_b: str | None = None
+    address: str | None = None
 
 
 class Place(Record):

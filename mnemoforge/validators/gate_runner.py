@@ -24,6 +24,7 @@ from mnemoforge.validators.answerers.panel import PANEL_WORKERS, Panel, collect_
 from mnemoforge.validators.answerers.protocol import Answer, Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
 from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQuestion
+from mnemoforge.validators.item_gates import ITEM_GATES
 from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance, CategoryQuota
 
 FAMILY_LEVEL = {"unique_question", "answer_balance", "category_quota"}
@@ -31,8 +32,17 @@ REVIEW_GATE = "human_review"  # validators/human_review.py: its rejections keep 
 
 
 def gate_list(family_gates: list[Gate]) -> list[Gate]:
-    """Gate order: shared exact gates, the family's own gates, uniqueness, panel gates, balance."""
-    return [*EXACT_GATES, *family_gates, UniqueQuestion(), *PANEL_GATES, AnswerBalance(), CategoryQuota()]
+    """Gate order: shared exact gates, the family's own gates, uniqueness, the cast-prior and
+    fair-distractor gates, panel gates, balance and quotas."""
+    return [
+        *EXACT_GATES,
+        *family_gates,
+        UniqueQuestion(),
+        *ITEM_GATES,
+        *PANEL_GATES,
+        AnswerBalance(),
+        CategoryQuota(),
+    ]
 
 
 def gates_for(family: str) -> list[Gate]:

@@ -8,6 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
+from mnemoforge.generators.questions.fairness import near_duplicates
 from mnemoforge.generators.questions.programs import Unanswerable
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -45,6 +46,11 @@ class GateContext:
         for o in sorted(self.observations.values(), key=lambda o: (o.order, o.id)):
             out.setdefault(o.source, []).append(o)
         return out
+
+    @cached_property
+    def near_duplicates(self) -> dict[str, str]:
+        """Item id -> the earlier item it repeats (``UniqueQuestion``)."""
+        return near_duplicates(self.questions)
 
     @cached_property
     def ids_by_text(self) -> dict[str, list[str]]:
@@ -123,9 +129,12 @@ class SymbolicRederive:
 
 
 class UniqueQuestion:
-    """No two kept items ask the same text (the first by id wins)."""
+    """No two kept items ask the same thing (the first by id wins): the same text; the same
+    normalised text with the same answer; or the same program and arguments but for their time
+    window, one window inside the other, with the same answer ("in July" and "between May and
+    October" both keyed "2": the wider asks nothing the narrower does not)."""
 
-    name, version = "unique_question", "1"
+    name, version = "unique_question", "2"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         same = ctx.ids_by_text.get(q.question.lower(), [])
@@ -133,6 +142,9 @@ class UniqueQuestion:
             return verdict(
                 self, q, False, f"duplicate question: same text as {same[0]}", duplicates=len(same)
             )
+        first = ctx.near_duplicates.get(q.id)
+        if first:
+            return verdict(self, q, False, f"near-duplicate question: {first}", duplicates=2.0)
         return verdict(self, q, True, "question text is unique", duplicates=len(same))
 
 

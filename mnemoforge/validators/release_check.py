@@ -24,6 +24,7 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
 from mnemoforge.validators import release_meaning as meaning
+from mnemoforge.validators.agent_keys import check_agent_keys
 from mnemoforge.validators.gates import EXACT_GATES, GateContext
 
 
@@ -45,6 +46,7 @@ def verify_release(root: Path) -> list[str]:
     tables = TableReader()  # each table read once by all the checks below
     try:
         problems += _check_content(root, manifest, tables) + check_agent_view(root, manifest.family, tables)
+        problems += check_agent_keys(root, manifest.family, tables)
         return problems + meaning.content(root, manifest.family, tables)
     except Exception as e:  # no edit may crash verify: say where it stopped
         return problems + [meaning.stopped(e)]
@@ -135,8 +137,6 @@ def _audit(
         + audit.manifest_facts(root, manifest, family_counts, tables)
         + audit.question_texts(root, manifest.family, world, questions)
     )
-
-
 
 
 def check_agent_view(root: Path, family: str, tables: TableReader | None = None) -> list[str]:

@@ -2,7 +2,8 @@
 solver (BM25 over all text the agent could read before the cutoff, on the items that claim visual
 evidence: there text is the shortcut, elsewhere it is the memory), forced to choose on every kept
 MCQ item. ``dataset_statistics.json`` → ``shortcut_panel`` reports their accuracy beside chance; a
-release is shortcut-resistant when each stays within chance + 5 points.
+release is shortcut-resistant when each stays within chance + 5 points. ``shortcut_panel.solvers``
+holds the full panel of ``validators/shortcut_panel.py`` (``docs/item-validity.md``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.world import World
 from mnemoforge.validators import text_retrieval
 from mnemoforge.validators.answerers import embed_cache
 from mnemoforge.validators.answerers.option_solvers import (
@@ -52,9 +54,14 @@ def shortcut_figures(
     observations: Sequence[Observation],
     sim: Similarity = lexical_similarity,
     minilm: bool = True,
+    world: World | None = None,
+    captions: Sequence[dict] = (),
 ) -> dict:
     """Forced-choice accuracy of every solver over the kept MCQ items (a k-way tie counts 1/k); the
-    MiniLM solvers (``centroid_minilm``, ``text_retrieval_minilm``) where the ``ml`` extra is installed."""
+    MiniLM solvers (``centroid_minilm``, ``text_retrieval_minilm``) where the ``ml`` extra is installed.
+    With the ``world``, ``solvers`` adds the full panel (``validators/shortcut_panel``: value priors,
+    numeric, cast and sentence-retrieval solvers, agent-row layout rules), each over the items it
+    applies to, with its n and chance."""
     mcq = [q for q in kept if q.options]
     n_opts = sorted({len(q.options or []) for q in mcq})
     chance = round(sum(1 / len(q.options or [1]) for q in mcq) / len(mcq), 4) if mcq else 0.25
@@ -73,7 +80,13 @@ def shortcut_figures(
         acc["centroid_minilm"] = round(total / len(mcq), 4) if mcq else 0.0
         total = sum(forced_accuracy(history.minilm_scores(q), 0) for q in visual)
         acc["text_retrieval_minilm"] = round(total / len(visual), 4) if visual else 0.0
-    return {
+    panel = {}
+    if world is not None:
+        from mnemoforge.validators import shortcut_panel
+
+        inp = shortcut_panel.from_run(world, list(kept), list(observations), list(captions))
+        panel = {"solvers": shortcut_panel.panel(inp, minilm=minilm)}
+    return panel | {
         "items": len(mcq),
         "visual_items": len(visual),
         "options": n_opts,

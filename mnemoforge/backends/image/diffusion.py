@@ -27,7 +27,7 @@ from mnemoforge.backends.image.colors import (
     rgb,
 )
 from mnemoforge.backends.image.protocol import SceneRequest
-from mnemoforge.generators.grammar import with_article
+from mnemoforge.english.words import with_article
 from mnemoforge.rng import derive_seed
 from mnemoforge.schemas.theme import AppearanceSpec, Outfit
 

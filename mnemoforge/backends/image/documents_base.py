@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from mnemoforge.backends.image import colors
+from mnemoforge.backends.image.font_cover import fold, pick_font
 
 Color = tuple[int, int, int]
 
@@ -72,28 +73,36 @@ _PALETTE: tuple[Color, ...] = (
 
 
 @cache
-def font(size: int) -> ImageFont.FreeTypeFont:
-    """Return Pillow's bundled scalable font at ``size`` pixels (cached)."""
+def _bundled(size: int) -> ImageFont.FreeTypeFont:
     loaded = ImageFont.load_default(size=size)
     if not isinstance(loaded, ImageFont.FreeTypeFont):  # pragma: no cover - needs FreeType-less Pillow
         raise TypeError("Pillow was built without FreeType; scalable default font unavailable")
     return loaded
 
 
+def font(size: int, text: str = "") -> ImageFont.FreeTypeFont:
+    """Pillow's bundled scalable font at ``size`` pixels, or a Noto font covering ``text`` where the
+    bundled one lacks a character of it (``font_cover``: names in Arabic, Devanagari, Han...)."""
+    return pick_font(size, text, _bundled(size), has_glyph)  # type: ignore[return-value]
+
+
 @cache
 def _notdef_mask() -> bytes:
-    return bytes(font(20).getmask("\uffff"))
+    return bytes(_bundled(20).getmask("\uffff"))
 
 
 @lru_cache(maxsize=8192)
 def has_glyph(ch: str) -> bool:
     """True when the bundled font draws ``ch`` as a real glyph (not the missing-glyph box)."""
-    return ch.isspace() or bytes(font(20).getmask(ch)) != _notdef_mask()
+    return ch.isspace() or bytes(_bundled(20).getmask(ch)) != _notdef_mask()
 
 
 @lru_cache(maxsize=4096)
 def sanitize(text: str) -> str:
-    """Replace characters the bundled font cannot draw by ASCII spellings, ``?``, or nothing (emoji)."""
+    """``text`` as drawn: kept when the bundled font or one Noto font covers it (``font_cover``);
+    else characters no font draws replaced by ASCII spellings, ``?``, or nothing (emoji)."""
+    if "\n" not in text and fold(text, has_glyph) is not None and text.isprintable():
+        return text
     out: list[str] = []
     for ch in text:
         if ch == "\n":
@@ -146,7 +155,8 @@ def initials(name: str) -> str:
 
 def text_width(text: str, size: int, bold: bool = False) -> int:
     """Rendered width of one line in pixels."""
-    return math.ceil(font(size).getlength(sanitize(text))) + (1 if bold else 0)
+    text = sanitize(text)
+    return math.ceil(font(size, text).getlength(text)) + (1 if bold else 0)
 
 
 def line_height(size: int) -> int:
@@ -218,15 +228,15 @@ def draw_text(
             draw.text(
                 (xy[0] + dx, xy[1]),
                 text,
-                font=font(size),
+                font=font(size, text),
                 fill=halo,
                 anchor=anchor,
                 stroke_width=2,
                 stroke_fill=halo,
             )
-    draw.text(xy, text, font=font(size), fill=fill, anchor=anchor)
+    draw.text(xy, text, font=font(size, text), fill=fill, anchor=anchor)
     if bold:
-        draw.text((xy[0] + 1, xy[1]), text, font=font(size), fill=fill, anchor=anchor)
+        draw.text((xy[0] + 1, xy[1]), text, font=font(size, text), fill=fill, anchor=anchor)
 
 
 def draw_lines(

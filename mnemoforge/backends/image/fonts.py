@@ -1,4 +1,5 @@
-"""Fonts for the procedural drawings: the built-in font, folding text to its glyphs, text tags."""
+"""Fonts for the procedural drawings: the built-in font, a Noto font for text in other scripts
+(``font_cover``), folding what no font has to its glyphs, text tags."""
 
 from __future__ import annotations
 
@@ -8,26 +9,39 @@ import unicodedata
 from PIL import ImageDraw, ImageFont
 
 from mnemoforge.backends.image.colors import BLACK, RGB, WHITE, Box
+from mnemoforge.backends.image.font_cover import fold, pick_font
+from mnemoforge.generators.names import transliterate
 
 
 @functools.lru_cache(maxsize=64)
-def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's built-in scalable font at ``size`` px (cached)."""
+def _builtin(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=max(6, int(size)))
+
+
+def font(size: int, text: str = "") -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's built-in scalable font at ``size`` px, or a Noto font covering ``text`` where the
+    built-in one lacks a character of it (``font_cover``)."""
+    return pick_font(size, text, _builtin(size), _glyph_ok)
 
 
 @functools.lru_cache(maxsize=512)
 def _glyph_ok(ch: str) -> bool:
-    f = font(20)
+    f = _builtin(20)
     return ch.isspace() or bytes(f.getmask(ch)) != bytes(f.getmask("\uffff"))
 
 
 def renderable(text: str) -> str:
-    """``text`` with characters the built-in font lacks folded to ASCII (``é`` -> ``e``) or ``?``."""
+    """``text`` as drawn: kept when the built-in font or a Noto font covers it, else characters no
+    font has folded to ASCII (``é`` -> ``e``), transliterated, or ``?``."""
+    kept = fold(text, _glyph_ok)
+    if kept is not None:
+        return kept
     out = []
     for ch in text:
         if not _glyph_ok(ch):
             base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+            if not (base and all(_glyph_ok(c) for c in base)):
+                base = transliterate(ch) if ch.isalpha() else ""
             ch = base if base and all(_glyph_ok(c) for c in base) else "?"
         out.append(ch)
     return "".join(out)
@@ -44,7 +58,8 @@ def text_tag(
     border: RGB | None = None,
 ) -> Box:
     """Draw ``text`` centred at (cx, cy) on a light tag; return the tag box."""
-    f, text = font(size), renderable(text)
+    text = renderable(text)
+    f = font(size, text)
     x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=f)
     w, h = x1 - x0, y1 - y0
     pad = max(1, size // 5)

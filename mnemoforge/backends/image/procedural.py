@@ -60,7 +60,7 @@ def _half_w(label: str | None, s: float) -> float:
     half = 0.7 * s + 2  # draw_prop boxes end one pixel past the shape
     if label:
         size = max(9, round(s * 0.3))
-        half = max(half, font(size).getlength(renderable(label)) / 2 + size * 0.6 + 3)
+        half = max(half, font(size, renderable(label)).getlength(renderable(label)) / 2 + size * 0.6 + 3)
     return half
 
 
@@ -232,7 +232,7 @@ class ProceduralImageBackend:
         x0, W = safe[0], safe[2] - safe[0]
         text = req.sign or ""
         size = sign_size(text, W, H, 0.42 if req.composition != "wide" else 0.7)
-        tw = min(W * 0.95, font(size).getlength(renderable(text)))
+        tw = min(W * 0.95, font(size, renderable(text)).getlength(renderable(text)))
         half = tw / 2 + size * 0.6
         cy = max(size * 1.1, 0.1 * H, safe[1] + size * 1.1)
         heads = [(s.cx - 1.3 * s.u, s.cx + 1.3 * s.u) for s in slots if s.top - 0.5 * s.u < cy + size]

@@ -329,6 +329,6 @@ def sign_size(text: str, W: int, H: int, max_frac: float) -> int:
     """Largest font size (>= 8 px) that keeps ``text`` within ``max_frac`` of the width."""
     text = renderable(text)
     size = max(9, round(0.075 * H))
-    while size > 8 and font(size).getlength(text) > max_frac * W:
+    while size > 8 and font(size, text).getlength(text) > max_frac * W:
         size -= 1
     return size

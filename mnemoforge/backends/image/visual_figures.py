@@ -12,7 +12,7 @@ from __future__ import annotations
 from PIL import ImageDraw
 
 from mnemoforge.backends.image.colors import BLACK, RGB, WHITE, Box, mix
-from mnemoforge.backends.image.fonts import font, renderable
+from mnemoforge.backends.image.fonts import font, renderable, text_tag
 from mnemoforge.backends.image.visual_library import draw_countable
 from mnemoforge.backends.image.visual_props import WOOD, frac
 
@@ -37,7 +37,7 @@ def _lines(d: Draw, text: str, width: int, max_size: int) -> tuple[list[str], in
     """``text`` wrapped into at most two lines that fit ``width`` (the font shrinks, min 7 px)."""
     words = renderable(text).split()
     for size in range(max_size, 6, -1):
-        f = font(size)
+        f = font(size, " ".join(words))
         splits = [[" ".join(words)]] + [
             [" ".join(words[:k]), " ".join(words[k:])] for k in range(1, len(words))
         ]
@@ -51,7 +51,7 @@ def name_card(d: Draw, b: Box, text: str) -> Box:
     """A small card with ``text`` written on it (two lines at most), centred in ``b``."""
     d.rectangle(b, fill=CARD, outline=BLACK)
     lines, size = _lines(d, text, b[2] - b[0] - 4, max(7, (b[3] - b[1] - 4) // 2))
-    f = font(size)
+    f = font(size, " ".join(lines))
     y = (b[1] + b[3]) // 2 - (len(lines) * (size + 1)) // 2
     for x in lines:
         w = d.textlength(x, font=f)
@@ -73,9 +73,9 @@ def draw_sign(d: Draw, b: Box, text: str) -> Box:
     d.rectangle(panel, fill=SIGN, outline=(30, 60, 120), width=3)
     t = renderable(text)
     size = max(10, (panel[3] - panel[1]) * 3 // 5)
-    while size > 8 and d.textlength(t, font=font(size)) > panel[2] - panel[0] - 10:
+    while size > 8 and d.textlength(t, font=font(size, t)) > panel[2] - panel[0] - 10:
         size -= 1
-    f = font(size)
+    f = font(size, t)
     x0, y0, x1, y1 = d.textbbox((0, 0), t, font=f)
     cx, cy = (panel[0] + panel[2]) // 2, (panel[1] + panel[3]) // 2
     d.text((cx - (x1 - x0) // 2 - x0, cy - (y1 - y0) // 2 - y0), t, fill=BLACK, font=f)
@@ -102,10 +102,13 @@ def draw_table(d: Draw, b: Box, items: list[str], order: list[str]) -> list[dict
     return out
 
 
-def draw_person(d: Draw, b: Box, colours: dict[str, RGB], holds: list[str], held: str) -> dict:
+def draw_person(
+    d: Draw, b: Box, colours: dict[str, RGB], holds: list[str], held: str, name: str = ""
+) -> dict:
     """A standing person in their own colours (skin, hair, top, bottom) holding ``held`` (one of
-    ``holds``, which fixes its shape and ink) out in one hand, its name on a card below. Returns
-    the person, object and card boxes and the name."""
+    ``holds``, which fixes its shape and ink) out in one hand, its name on a card below, and the
+    person's ``name`` on a tag on the chest (in a font covering its script). Returns the person,
+    object, card and tag boxes and the item."""
     skin, hair, top, bottom = (colours[k] for k in ("skin", "hair", "top", "bottom"))
     head = frac(b, 0.14, 0.02, 0.4, 0.2)
     d.ellipse(head, fill=skin, outline=BLACK)
@@ -122,7 +125,11 @@ def draw_person(d: Draw, b: Box, colours: dict[str, RGB], holds: list[str], held
     draw_object(d, obj, holds.index(held))
     card = frac(b, 0.5, 0.62, 1.0, 0.9)
     name_card(d, card, held)
-    return {"person": list(frac(b, 0.0, 0.02, 0.46, 0.9)), "box": list(obj), "card": list(card), "item": held}
+    out = {"person": list(frac(b, 0.0, 0.02, 0.46, 0.9)), "box": list(obj), "card": list(card), "item": held}
+    if name:
+        size = max(8, (body[3] - body[1]) // 4)
+        out["tag"] = list(text_tag(d, (body[0] + body[2]) / 2, (body[1] + body[3]) / 2, name, size))
+    return out
 
 
 def draw_vehicle(d: Draw, b: Box, c: RGB) -> tuple[int, int]:

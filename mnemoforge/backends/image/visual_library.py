@@ -33,9 +33,10 @@ def draw_board(d: Draw, b: Box, lines: tuple[str, ...]) -> None:
     size = max(8, min(20, (board[3] - board[1] - 12) // (n + 1)))
     texts = [renderable(x) for x in lines]
     room = board[2] - board[0] - 12
-    while size > 8 and max(d.textlength(t, font=font(size)) for t in texts) > room:
+    every = " ".join(texts)
+    while size > 8 and max(d.textlength(t, font=font(size, every)) for t in texts) > room:
         size -= 1  # the whole list is written: the font shrinks, no line is cut
-    f = font(size)
+    f = font(size, every)
     y = board[1] + 8
     for text in texts:
         d.text((board[0] + 6, y), text, fill=(25, 60, 160), font=f)

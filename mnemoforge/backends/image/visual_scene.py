@@ -62,6 +62,7 @@ class SceneState:
     person_colours: tuple[tuple[str, str], ...] = ()  # declared cast person: (part, '#rrggbb')
     person_holds: tuple[str, ...] = ()  # what they may hold (replaces the left region item)
     held: str = ""  # what they hold in this picture
+    person_name: str = ""  # the name on their chest tag
 
 
 def _box(w: int, h: int, fx0: float, fy0: float, fx1: float, fy1: float) -> Box:
@@ -127,8 +128,8 @@ def draw_colour_object(d: ImageDraw.ImageDraw, s: SceneState) -> tuple[Box, tupl
 
 def draw_label(d: ImageDraw.ImageDraw, box: Box, text: str) -> Box:
     d.rectangle(box, fill=WHITE, outline=BLACK)
-    f = font(max(11, (box[3] - box[1]) * 2 // 3))
     text = renderable(text)
+    f = font(max(11, (box[3] - box[1]) * 2 // 3), text)
     x0, y0, x1, y1 = d.textbbox((0, 0), text, font=f)
     cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
     d.text((cx - (x1 - x0) // 2 - x0, cy - (y1 - y0) // 2 - y0), text, fill=BLACK, font=f)
@@ -164,7 +165,7 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
     left, right = _box(w, h, 0.03, 0.38, 0.30, 0.85), _box(w, h, 0.70, 0.38, 0.97, 0.85)
     if s.person_holds:
         extra["person"] = figures.draw_person(
-            d, left, {k: rgb(v) for k, v in s.person_colours}, list(s.person_holds), s.held
+            d, left, {k: rgb(v) for k, v in s.person_colours}, list(s.person_holds), s.held, s.person_name
         )
     else:
         ITEMS[s.left](d, left)

@@ -12,12 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mnemoforge.dates import weekday_name
+from mnemoforge.english.words import with_article
 from mnemoforge.generators.coherence_text import LineFilter
-from mnemoforge.generators.grammar import with_article
-from mnemoforge.generators.icm.dialogue import Dialogue, estimate_seconds
+from mnemoforge.generators.icm.dialogue import Dialogue, line_seconds
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.shot_record import ShotChoice, shot_record
 from mnemoforge.generators.icm.world import season_of
+from mnemoforge.generators.names import addressed, form, says_name
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.observations import Channel, Expression, Observation
@@ -37,7 +38,8 @@ def plan_album(
     theme: Theme, world: World, lines_ok: LineFilter | None = None
 ) -> tuple[list[Clip], list[Observation]]:
     clips = [_calibration_clip(world)]
-    talk = Dialogue(theme, lines_ok or LineFilter(world))  # one per album: it counts every line text
+    # one per album: it counts every line text
+    talk = Dialogue(theme, lines_ok or LineFilter(world), lambda sp, text: _fits(world, sp, text))
     clips += [_event_clip(theme, world, ev, i + 1, talk) for i, ev in enumerate(world.events)]
     obs: list[Observation] = []
     for clip in clips:
@@ -50,12 +52,8 @@ def _calibration_clip(world: World) -> Clip:
     shots = []
     t = start
     for i, p in enumerate(world.people):
-        line = DialogueLine(
-            id=f"c0000_s{i:02d}_l0",
-            speaker=p.id,
-            text=f"Hi, I'm {p.name}. I'm {with_article(p.role)}, nice to meet you.",
-            names_said=[p.id],
-        )
+        line = DialogueLine(id=f"c0000_s{i:02d}_l0", speaker=p.id, text=calibration_text(world, p.id),
+                            names_said=[p.id])  # fmt: skip
         duration = 6 if speech_need(world, [(p.id, line.text, [], [])]) <= 6 else 8
         shots.append(
             Shot(
@@ -95,6 +93,14 @@ def _calibration_clip(world: World) -> Clip:
     )
 
 
+def calibration_text(world: World, pid: str) -> str:
+    """A person's calibration line: their full name and role, or only the name where the whole
+    line would not fit the longest shot (``theme check`` refuses a name too long even alone)."""
+    p = world.person(pid)
+    text = f"Hi, I'm {p.name}. I'm {with_article(p.role)}, nice to meet you."
+    return text if _fits(world, pid, text) else f"Hi, I'm {p.name}."
+
+
 Line = tuple[str, str, list[str], list[str]]  # speaker, text, names said, facts
 
 
@@ -120,17 +126,18 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
         # the place's name is said beside nobody's: a line naming a person at a place tells a text
         # search who goes where (a bank with only {other} wordings still names one, as a last resort)
         got = talk.pick(act, "place", {"place": place.name}, rng, required=True, speaker=speaker)
-        slots = {"place": place.name} | ({"other": world.person(rng.choice(others)).name} if others else {})
+        addressee = rng.choice(others) if others else None
+        slots = {"place": place.name} | ({"other": addressed(world, speaker, addressee)} if addressee else {})
         got = got or talk.pick(act, "place", slots, rng, required=True, speaker=speaker)
         if got:
             tpl, text = got
-            names = [q for q in others if "{other}" in tpl and world.person(q).name == slots.get("other")][:1]
+            names = [addressee] if addressee and "{other}" in tpl and "other" in slots else []
             lines.append((speaker, text, names, [f"f_{ev.id}_place"]))
     for f in world.facts:
         if f.kind == "chose" and f.event == ev.id:
             others = [q for q in ev.participants if q != f.subject]
             other = rng.choice(others) if others else None
-            slots = {"value": str(f.value)} | ({"other": world.person(other).name} if other else {})
+            slots = {"value": str(f.value)} | ({"other": addressed(world, f.subject, other)} if other else {})
             got = talk.pick(act, "choice", slots, rng, key=f.object, required=True, speaker=f.subject)
             if got:
                 names = [other] if other and "{other}" in got[0] else []
@@ -143,9 +150,8 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
         if person.habits and others and _mention(talk, f"f_habit_{pid}", rng.random() < rate):
             i = rng.randrange(len(person.habits))
             speaker = rng.choice(others)
-            got = talk.pick(
-                act, "habit", {"name": person.name, "habit": person.habits[i]}, rng, speaker=speaker
-            )
+            slots = {"name": addressed(world, speaker, pid), "habit": person.habits[i]}
+            got = talk.pick(act, "habit", slots, rng, speaker=speaker)
             if got:
                 talk.mentioned[f"f_habit_{pid}"] += 1
                 lines.append((speaker, got[1], [pid], [f"f_habit_{pid}_{i}"]))
@@ -155,8 +161,9 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
             if _mention(talk, fid, rng.random() < RELATION_MENTION_RATE * talk.density):
                 others = [q for q in ev.participants if q not in (r.a, r.b)]
                 other = rng.choice(others) if others else None
-                slots = {"name": world.person(r.b).name, "relation": r.a_calls_b}
-                slots |= {"other": world.person(other).name} if other else {}
+                # an introduction names the person in full (given and family name)
+                slots = {"name": form(world.person(r.b), "plain"), "relation": r.a_calls_b}
+                slots |= {"other": addressed(world, r.a, other)} if other else {}
                 got = talk.pick(act, "relation", slots, rng, speaker=r.a)
                 if got:
                     talk.mentioned[fid] += 1
@@ -192,8 +199,13 @@ def _mention(talk: Dialogue, key: str, drawn: bool) -> bool:
 
 def speech_need(world: World, lines: list[Line]) -> float:
     """Seconds a shot needs for ``lines`` (estimated speech, the renderer's lead-in and gaps)."""
-    est = sum(estimate_seconds(text, world.person(sp).voice.rate) for sp, text, *_ in lines)
+    est = sum(line_seconds(world, sp, text) for sp, text, *_ in lines)
     return LINE_START_S + est + LINE_GAP_S * max(0, len(lines) - 1) + TAIL_S
+
+
+def _fits(world: World, speaker: str, text: str) -> bool:
+    """Whether a line said by ``speaker`` fits the longest shot a line may lengthen to (alone)."""
+    return speech_need(world, [(speaker, text, [], [])]) <= max(SPEECH_DURATIONS)
 
 
 def _small_talk(
@@ -205,7 +217,7 @@ def _small_talk(
     # establishing line, so the transcripts do not tell where people go)
     slots = {"name": world.person(speaker).name, "noun": act.noun}
     if other:
-        slots["other"] = world.person(other).name
+        slots["other"] = addressed(world, speaker, other)
     # an object is named only beside someone who did not bring it: a line pairing a person's name
     # with what they brought would answer the object items from text alone
     brought = [o for o in ev.objects if world.object(o).owner not in (other, None)]
@@ -293,8 +305,10 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
     for s, d in enumerate(_drafts(theme, world, ev, talk, rng)):
         sid = f"{cid}_s{s:02d}"
         props = [o for o in ev.objects if owner[o] in d.visible]
+        # a line binds a face to a name only where it says the name (not "Dad", "Yu", "Dr. Okafor")
         dialogue = [
-            DialogueLine(id=f"{sid}_l{j}", speaker=sp, text=text, names_said=names, facts=facts)
+            DialogueLine(id=f"{sid}_l{j}", speaker=sp, text=text, facts=facts,
+                         names_said=[q for q in names if says_name(world.person(q), text)])  # fmt: skip
             for j, (sp, text, names, facts) in enumerate(d.lines)
         ]
         # speech must fit in the shot (estimated per voice; the renderer never cuts a line)

@@ -21,6 +21,14 @@ def _windows(months: list[str]) -> list[tuple[str, str]]:
     return [(lo, hi) for lo, hi in dict.fromkeys(quarters + halves) if lo < hi]
 
 
+def _count_windows(months: list[str]) -> list[tuple[str, str]]:
+    """The windows counts are asked over: the quarters and halves, and every stretch from the first
+    month or to the last (so a count's answer is drawn from a range of values, not the few a
+    quarter holds: ``answer_balance`` keys no value for more than its share of a program)."""
+    ends = [(months[0], m) for m in months[1:]] + [(m, months[-1]) for m in months[1:-1]]
+    return list(dict.fromkeys(_windows(months) + ends))
+
+
 def _places_told(world: World) -> set[str]:
     """Events whose place text already gives away, so no where-did-they-go item asks it: an activity
     held at one place only (its lines and habits name that place's kind: "tai chi in the park"), or an
@@ -56,6 +64,7 @@ def _read_places(world: World) -> set[str]:
 def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
     months = sorted({e.start.strftime("%Y-%m") for e in world.events})
     windows = _windows(months)
+    counted = _count_windows(months) if months else []
     span = {"from_month": months[0], "to_month": months[-1]} if months else {}
     acts: dict[str, set[str]] = {}
     told = _places_told(world)
@@ -76,21 +85,21 @@ def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
                     yield T["recall.place.day.v1"], {**dayb, "other": o}
                 if o > p:  # a count over clips: no place is read, so a told place does not matter
                     pair = {"person": p, "other": o, "activity": ev.activity}
-                    for lo, hi in windows:
+                    for lo, hi in counted:
                         yield T["retrieval.together.v1"], {**pair, "from_month": lo, "to_month": hi}
             yield T["retrieval.count.month.v1"], {
                 "person": p, "activity": ev.activity, "from_month": month, "to_month": month
             }  # fmt: skip
-            for lo, hi in windows:
-                counted = {"person": p, "activity": ev.activity, "from_month": lo, "to_month": hi}
-                yield T["retrieval.count.v1"], counted
+            for lo, hi in counted:
+                window = {"person": p, "activity": ev.activity, "from_month": lo, "to_month": hi}
+                yield T["retrieval.count.v1"], window
                 if ev.activity in several:  # held at more than one place: counted at each
-                    yield T["retrieval.count.place.v1"], {**counted, "place": ev.place}
+                    yield T["retrieval.count.place.v1"], {**window, "place": ev.place}
         for o in ev.objects:
             yield T["retrieval.binding.v1"], {"object": o, "activity": ev.activity, "month": month}
             yield T["retrieval.binding.day.v1"], {"object": o, "activity": ev.activity, "day": day}
             owner = world.object(o).owner
-            for lo, hi in windows if owner else ():  # how often the owner brought it, over the clips
+            for lo, hi in counted if owner else ():  # how often the owner brought it, over the clips
                 yield T["retrieval.brought.count.v1"], {
                     "person": owner, "object": o, "activity": ev.activity, "from_month": lo, "to_month": hi
                 }  # fmt: skip

@@ -14,7 +14,7 @@ Everything here is a pure function of (world, clip): no randomness.
 from __future__ import annotations
 
 from mnemoforge.backends.image.colors import hair_colour_name
-from mnemoforge.generators.grammar import with_article
+from mnemoforge.english.words import with_article
 from mnemoforge.schemas.episodes import Clip, Shot
 from mnemoforge.schemas.world import Person, World
 

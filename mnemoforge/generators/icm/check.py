@@ -14,6 +14,7 @@ from mnemoforge.backends.image.figure_head import HEADWEAR, headwear_color
 from mnemoforge.backends.image.figures import FACE_H
 from mnemoforge.backends.image.procedural import FRAMING
 from mnemoforge.backends.image.scenery import room_layout
+from mnemoforge.generators.icm.speech_fit import speech_fit_problems
 from mnemoforge.generators.icm.world_rules import eligible
 from mnemoforge.schemas.theme import Theme
 
@@ -123,7 +124,7 @@ def icm_theme_warnings(theme: Theme) -> list[str]:
 def check_icm_theme(theme: Theme) -> list[str]:
     """Problems as ``"field.path: message"``; empty for a theme that renders legibly."""
     out = cue_collisions(theme) + face_size_problems(theme) + who_problems(theme) + place_problems(theme)
-    out += unspoken_small_talk(theme)
+    out += unspoken_small_talk(theme) + speech_fit_problems(theme)
     if theme.album.dialogue_model and not theme.text.backend:
         out.append("album.dialogue_model: needs text.backend (the model that rewords the lines)")
     if sum(theme.questions.counts().values()) == 0:

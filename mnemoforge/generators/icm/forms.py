@@ -3,16 +3,17 @@ is for smm): several wordings per template, picked per item from the seed and th
 arguments (never from its answer), so no template's wording dominates a release.
 
 A form may use the template's fields plus ``obj`` (him / her / them) and ``person_s`` (the
-possessive). Forms with a possessive are skipped when the person is named by a description
-("the man with short hair's" reads badly). A template without forms here (one added later)
-keeps its own text.
+possessive); forms are filled through the English layer (``english.fill``: ``{verb:base}`` after
+"did", articles and possessives with proper nouns). Forms with a possessive are skipped when the
+person is named by a description ("the man with short hair's" reads badly). A template without
+forms here (one added later) keeps its own text.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mnemoforge.generators.realise import possessive
+from mnemoforge.english import fill, possessive
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
 
@@ -106,6 +107,22 @@ FORMS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 """Surface forms per template id: (form id, text)."""
 
+DAY_OF = {
+    "recall.companions.day.v1": "recall.companions.v1",
+    "recall.object.day.v1": "recall.object.v1",
+    "recall.place.day.v1": "recall.place.v1",
+    "retrieval.binding.day.v1": "retrieval.binding.v1",
+}
+"""Templates that name an event by its day take their month twin's forms ("in {month}" read as
+"on {day}"), so a release with many day items does not ask them all in one wording."""
+FORMS |= {
+    day: tuple(
+        (fid, text.replace("In {month}", "On {day}").replace("in {month}", "on {day}"))
+        for fid, text in FORMS[month]
+    )
+    for day, month in DAY_OF.items()
+}
+
 OBJECT_PRONOUN = {"he": "him", "she": "her", "they": "them"}
 
 
@@ -121,9 +138,7 @@ def realise(
     slots["obj"] = OBJECT_PRONOUN.get(fields.get("subj", ""), "them")
     slots["person_s"] = possessive(fields["person"]) if fields.get("person") else ""
     if not usable:
-        out = text.format(**slots)
-        return template_id, out[0].upper() + out[1:]
+        return template_id, fill(text, slots)
     rng = derive_rng(seed, "icm", "form", template_id, content_hash(args))
     form_id, form = usable[rng.randrange(len(usable))]
-    out = form.format(**slots)
-    return form_id, out[0].upper() + out[1:]
+    return form_id, fill(form, slots)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from itertools import permutations
 
 from mnemoforge.generators.option_balance import balanced_distractors, cost, semantic_available
+from mnemoforge.generators.questions.distractor_grammar import ruled_out
+from mnemoforge.generators.questions.fairness import screen_for
 from mnemoforge.generators.questions.options import N_OPTIONS, rotations, with_options
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
@@ -49,9 +51,11 @@ def change_options(world: World, q: Question, target: tuple[int, int]) -> Questi
     derive_rng(world.seed, q.id, "options").shuffle(pairs)
     semantic = semantic_available()
     sets = [[f"from {b} to {c}", f"from {c} to {d}", f"from {d} to {a}"] for c, d in pairs[:24]]
+    fair = screen_for(q.question, world)
     clean = [d for d in sets if not option_tell(q.question, [q.answer, *d], semantic)] or sets
+    clean = [d for d in clean if fair([q.answer, *d])] or clean
     pick = min(clean, key=lambda d: round(cost([q.answer, *d], target, semantic), 6))
-    return q.model_copy(update={"options": [q.answer, *pick], "rotations": rotations()})
+    return q.model_copy(update={"options": [q.answer, *pick], "rotations": rotations(world.seed, q.id)})
 
 
 RIVALS = 2
@@ -105,21 +109,26 @@ def rival_options(world: World, q: Question, target: tuple[int, int]) -> Questio
     k = N_OPTIONS - 1 - len(fixed)
     tries = _tries(world, q, target)
     first: list[str] | None = None
+    fair = screen_for(q.question, world)
+    out = ruled_out(q.question, q.answer, [q.answer, *fixed], world)  # a pronoun rules a rival out
+    if out:
+        fixed = [r for r in fixed if r not in out]
+        k = N_OPTIONS - 1 - len(fixed)
     for t in tries:
-        rest = balanced_distractors(q.answer, pool, k, rng, fixed, t, semantic)  # type: ignore[arg-type]
+        rest = balanced_distractors(q.answer, pool, k, rng, fixed, t, semantic, fair)  # type: ignore[arg-type]
         if rest is None:
             return None
         got = [*fixed, *rest]
         first = first or got
-        if not option_tell(q.question, [q.answer, *got], semantic):
+        if not option_tell(q.question, [q.answer, *got], semantic) and fair([q.answer, *got]):
             break
     else:
         got = first or []
     rng.shuffle(got)
-    return q.model_copy(update={"options": [q.answer, *got], "rotations": rotations()})
+    return q.model_copy(update={"options": [q.answer, *got], "rotations": rotations(world.seed, q.id)})
 
 
-def profile_options(world: World, q: Question, target: tuple[int, int]) -> Question:
+def profile_options(world: World, q: Question, target: tuple[int, int], rank: int | None = None) -> Question:
     """``q`` with options: the set drawn at ``target``, or where an option-only rule reads its
     answer, the first set drawn at another target that none reads (the target's set if none)."""
     if q.program.fn in CHANGES:
@@ -128,12 +137,13 @@ def profile_options(world: World, q: Question, target: tuple[int, int]) -> Quest
         got = rival_options(world, q, target)
         if got is not None:
             return got
-    first = with_options(world, q, target)
+    first = with_options(world, q, target, rank)
     semantic = semantic_available()
-    if not first.options or not option_tell(q.question, first.options, semantic):
+    fair = screen_for(q.question, world)
+    if not first.options or (not option_tell(q.question, first.options, semantic) and fair(first.options)):
         return first
     for t in _tries(world, q, target)[SAME_TARGET:]:
-        alt = with_options(world, q, t)
-        if alt.options and not option_tell(q.question, alt.options, semantic):
+        alt = with_options(world, q, t, rank)
+        if alt.options and not option_tell(q.question, alt.options, semantic) and fair(alt.options):
             return alt
     return first

@@ -16,7 +16,7 @@ import re
 from itertools import combinations
 
 from mnemoforge.backends.image.colors import hair_colour_name
-from mnemoforge.generators.grammar import with_article
+from mnemoforge.english.words import with_article
 from mnemoforge.schemas.world import Person, World
 
 DRAWN_ACCESSORIES = ("glasses", "sunglasses", "earrings", "hat", "cap", "headband")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import multiprocessing as mp
 import os
 from collections.abc import Callable, Iterable
@@ -40,7 +41,8 @@ from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.render_voice import limit_blas_in_worker
 from mnemoforge.generators.icm.render_voice import stratified_sample as stratified_sample
 from mnemoforge.generators.icm.render_voice import voice_check as voice_check
-from mnemoforge.hashing import canonical_json, sha256_file
+from mnemoforge.generators.names import speech_text
+from mnemoforge.hashing import canonical_json, content_hash, sha256_file, short
 from mnemoforge.rng import derive_seed
 from mnemoforge.schemas.episodes import Clip, Shot
 from mnemoforge.schemas.observations import Observation
@@ -52,6 +54,8 @@ from mnemoforge.store.retakes import load_retakes
 
 if TYPE_CHECKING:
     from mnemoforge.backends.video.veo import VeoBackend
+
+log = logging.getLogger("mnemoforge.render")
 
 
 def scene_request(theme: Theme, world: World, shot: Shot, take: int = 0) -> SceneRequest:
@@ -170,11 +174,29 @@ def _still(st: RenderState, shot: Shot, still: Path) -> dict:
     )
 
 
+MAX_SPEEDUP = 1.5  # a take said at most this much faster than its voice's rate to fit its shot
+
+
+def _speak_lines(st: RenderState, shot: Shot, wavs: list[Path], faster: float) -> list[float]:
+    """Say each line of ``shot`` into its WAV (kept when already there) and return the durations.
+    The voice reads the line's speech text (``names.speech_text``); ``faster`` > 1 raises its rate."""
+    durs = []
+    for line, wav in zip(shot.dialogue, wavs, strict=True):
+        if not wav.exists():  # the same voice saying the same text reuses that take
+            voice = st.voices.get(line.speaker) or st.world.person(line.speaker).voice
+            if faster > 1:
+                voice = voice.model_copy(update={"rate": min(400, round(voice.rate * faster))})
+            speak(st.speech, voice, speech_text(line.text, st.world.people), wav, speech_cache(st.run.root))
+        samples, sr = read_wav(wav)
+        durs.append(len(samples) / sr)
+    return durs
+
+
 def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     """Stills, speech, transcripts and the MP4 of one clip (each skipped if already written),
     plus the clip's render record (``media/drawn/<clip>.json``: what each shot drew and where
     each line of speech plays) that the render audit reads."""
-    theme, world, run, speech = st.theme, st.world, st.run, st.speech
+    theme, world, run = st.theme, st.world, st.run
     rows: list[dict] = []
     specs, transcript, t0 = [], [], 0.0
     record_path = run.media / "drawn" / f"{clip.id}.json"
@@ -184,19 +206,23 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
         still = run.media / "shots" / f"{shot.id}.png"
         drawn_shots.append(_still(st, shot, still))
         rows.append(_row(run, still, "shot_still"))
-        durs, wavs = [], []
-        for line in shot.dialogue:
-            wav = run.media / "speech" / f"{line.id}.wav"
-            if not wav.exists():  # the same voice saying the same text reuses that take
-                voice = st.voices.get(line.speaker) or world.person(line.speaker).voice
-                speak(speech, voice, line.text, wav, speech_cache(run.root))
-            samples, sr = read_wav(wav)
-            durs.append(len(samples) / sr)
-            wavs.append(wav)
+        wavs = [run.media / "speech" / f"{line.id}.wav" for line in shot.dialogue]
+        durs = _speak_lines(st, shot, wavs, 1.0)
         try:
             starts = place_lines(durs, float(shot.duration_s))
-        except SpeechFitError as e:
-            raise SpeechFitError(f"{shot.id}: {e} (lines {[ln.id for ln in shot.dialogue]})") from None
+        except SpeechFitError:
+            # takes longer than the planner's estimate: said faster, just enough to fit the shot
+            need = sum(durs) + LINE_START_S + LINE_GAP_S * max(0, len(durs) - 1)
+            factor = min(MAX_SPEEDUP, need / float(shot.duration_s) * 1.05)
+            log.warning("%s: speech takes %.2f s for a %d s shot; said %.0f%% faster", shot.id, need,
+                        shot.duration_s, (factor - 1) * 100)  # fmt: skip
+            for wav in wavs:
+                wav.unlink(missing_ok=True)
+            durs = _speak_lines(st, shot, wavs, factor)
+            try:
+                starts = place_lines(durs, float(shot.duration_s))
+            except SpeechFitError as e:
+                raise SpeechFitError(f"{shot.id}: {e} (lines {[ln.id for ln in shot.dialogue]})") from None
         cues = []
         for line, wav, dur, start in zip(shot.dialogue, wavs, durs, starts, strict=True):
             cues.append(AudioCue(wav, start))
@@ -286,16 +312,30 @@ def _row(run: RunLayout, path: Path, kind: str, **extra: object) -> dict:
     }
 
 
+def anchor_name(world: World, pid: str) -> str:
+    """The file stem of a person's face anchor: an opaque id, so the agent-visible media name no
+    one (which face is whose is an evaluator key: :data:`ANCHOR_MAP`)."""
+    return f"face_{short(content_hash(world.seed, 'face_anchor', pid))}"
+
+
+ANCHOR_MAP = "anchors.json"
+"""Person id -> face-anchor path, under ``media/`` in a run; a release keeps it with the evaluator
+annotations (media kind ``anchor_map``)."""
+
+
 def render_anchors(run: RunLayout, theme: Theme, world: World) -> list[dict]:
-    """Canonical face-anchor image per person (the reference every shot must match)."""
+    """Canonical face-anchor image per person (the reference every shot must match), under an
+    opaque name, and the map of whose face each is."""
     backend = image_backend(theme.render)
-    rows = []
+    rows, owners = [], {}
     for p in world.people:
-        path = run.media / "anchors" / f"{p.id}.png"
+        path = run.media / "anchors" / f"{anchor_name(world, p.id)}.png"
         if not path.exists():
             atomic.write_bytes(path, png_bytes(backend.portrait(p.appearance)))
         rows.append(_row(run, path, "face_anchor"))
-    return rows
+        owners[p.id] = path.relative_to(run.root).as_posix()
+    atomic.write_json(run.media / ANCHOR_MAP, dict(sorted(owners.items())))
+    return [*rows, _row(run, run.media / ANCHOR_MAP, "anchor_map")]
 
 
 def render_shard(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) -> list[dict]:

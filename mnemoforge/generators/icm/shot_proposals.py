@@ -30,8 +30,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from mnemoforge.generators.icm import dialogue
 from mnemoforge.generators.icm.album import CAMERAS, SPEECH_DURATIONS, observations_for_clip, speech_need
-from mnemoforge.generators.icm.dialogue import estimate_seconds
 from mnemoforge.generators.icm.shot_record import ShotChoice, shot_record
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
@@ -82,7 +82,7 @@ def brief_for(theme: Theme, world: World, clip: Clip) -> ClipBrief:
 
 
 def line_seconds(world: World, line: DialogueLine) -> float:
-    return estimate_seconds(line.text, world.person(line.speaker).voice.rate)
+    return dialogue.line_seconds(world, line.speaker, line.text)
 
 
 def allowed_durations(theme: Theme, need: float) -> list[int]:

@@ -113,7 +113,7 @@ T = {
             "retrieval.count.place.v1",
             RETRIEVAL,
             "count_events",
-            "How many times did {person} {verb} at {place} between {from} and {to}?",
+            "How many times did {person} {verb:base} at {place} between {from} and {to}?",
         ),
         _t(
             "retrieval.promise.v1",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from mnemoforge.generators.grammar import with_article
+from mnemoforge.english import fill, with_article
 from mnemoforge.generators.memeye.sessions import scene_of
 from mnemoforge.generators.memeye.vocab import entity_vocab
 from mnemoforge.schemas.observations import Observation
@@ -41,12 +41,12 @@ def dense_caption(world: World, o: Observation) -> dict:
         left = f"{person.get('name', 'a person')} holding {with_article(facts['presence'].value or '')}"
     else:
         left = with_article(facts["left"].value or "")
-    text = (
-        f"{v.caption_noun} of {ent.name}, {said}; "
-        f"{left} in the left part and "
-        f"{with_article(facts['right'].value or '')} in the right "
-        f"part, four {v.caption_instances} in a row at the top."
-    )
+    text = fill(
+        "{noun} of {scene}, {said}; {left} in the left part and {right:a} in the right part, four "
+        "{instances} in a row at the top.",
+        {"noun": v.caption_noun, "scene": ent.name, "said": said, "left": left,
+         "right": facts["right"].value or "", "instances": v.caption_instances},
+    )  # fmt: skip
     return {
         "observation": o.id,
         "session": o.episode,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mnemoforge.generators.memeye.vocab import visual_word_problems, vocab_for
-from mnemoforge.generators.short_names import short_name
+from mnemoforge.generators.names import addressed
 from mnemoforge.schemas.packs import MemEyePack, load_pack
 from mnemoforge.schemas.theme import Theme
 
@@ -45,7 +45,8 @@ def _composed_chat(theme: Theme, title: str, place: str | None) -> tuple[Pair, .
             out.append((f"My {_esc(r.a_calls_b)} asked about {{s}}.", "Nice that they follow along."))
     for p in theme.cast:
         if p.id != user:
-            out.append((f"{_esc(short_name(p))} came by {{s}} earlier.", "Good to have company."))
+            name = _esc(addressed(theme, user, p.id))
+            out.append((f"{name} came by {{s}} earlier.", "Good to have company."))
     for o in theme.objects:  # only what is the user's own (or nobody's): the theme gives the rest away
         if o.owner in (None, user):
             out.append((f"I keep the {_esc(o.name)} close by these days.", "Handy to have it around."))
@@ -81,5 +82,11 @@ def chat_banks(theme: Theme) -> ChatBanks:
                 for a, b in _composed_chat(theme, sc.title, sc.place)
                 if not visual_word_problems(v, f"{a} {b}")
             )
-    replies = tuple(pack.image_replies) or ("Kept {s} in the log.", "Logged: {s}, as of today.")
+    replies = tuple(pack.image_replies) or (
+        "Kept {s} in the log.",
+        "Logged: {s}, as of today.",
+        "Added {s} to the log.",
+        "Saved this look at {s}.",
+        "Noted {s} for today.",
+    )
     return ChatBanks(share, chat, replies)

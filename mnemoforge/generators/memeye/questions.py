@@ -38,7 +38,12 @@ from mnemoforge.generators.memeye.vocab import (
     rotations,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE
-from mnemoforge.generators.option_balance import balanced_distractors, pick_balanced, stratified_targets
+from mnemoforge.generators.option_balance import (
+    RankSpread,
+    balanced_distractors,
+    pick_balanced,
+    stratified_targets,
+)
 from mnemoforge.generators.questions import options as options_mod
 from mnemoforge.generators.questions.common import (
     Candidate,
@@ -48,6 +53,7 @@ from mnemoforge.generators.questions.common import (
     overgenerate,
     solve_candidates,
 )
+from mnemoforge.generators.questions.fairness import screen_for
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.memeye import CELLS
@@ -167,7 +173,13 @@ def _plain_text(world: World, c: Candidate) -> str:
 
 
 def alternatives(
-    world: World, scene: str, key: str, value: str, rng: random.Random, stale: str | None = None
+    world: World,
+    scene: str,
+    key: str,
+    value: str,
+    rng: random.Random,
+    stale: str | None = None,
+    rank: int | None = None,
 ) -> list[str]:
     """Three wrong values for one key of one scene (with ``stale``, a Y3 stale state, among them).
 
@@ -181,7 +193,7 @@ def alternatives(
         return label_options(kind, value, stale, rng)
     if key == "count":
         vals = [int(value)] + ([int(stale)] if stale else [])
-        return [str(x) for x in count_window(vals, rng, *COUNT_RANGE, set()) if x != int(value)]
+        return [str(x) for x in count_window(vals, rng, *COUNT_RANGE, set(), rank) if x != int(value)]
     if key == "order":  # the other rotations (every state of the table is one of them)
         return [x for x in rotations(value) if x != value]
     v = entity_vocab(world.entity(scene).attrs)
@@ -202,13 +214,14 @@ def _distinct(answer: str, items: list[str]) -> list[str]:
     return out
 
 
-def distractors(world: World, q: Question, rng: random.Random) -> list[str]:
-    """Three wrong options; for Y3 the stale state is always one of them."""
+def distractors(world: World, q: Question, rng: random.Random, rank: int | None = None) -> list[str]:
+    """Three wrong options; for Y3 the stale state is always one of them; ``rank``: a count's
+    rank among the options (0 = smallest) where the window allows it."""
     a, fn = q.program.args, q.program.fn
     if fn == "visual_total":  # never the addends, and no option is the sum of two others
         parts = {int(f.value or 0) for f in world.facts if f.id in q.facts_read}
         n = int(q.answer)
-        return [str(x) for x in count_window([n], rng, 1, 99, parts) if x != n]
+        return [str(x) for x in count_window([n], rng, 1, 99, parts, rank) if x != n]
     if fn in ("visual_pair", "visual_pair_mixed"):  # a 2x2 grid: each slot value appears twice
         va, vb = q.answer.split(PAIR_SEP)
         sa, sb = a["scenes"]
@@ -216,24 +229,39 @@ def distractors(world: World, q: Question, rng: random.Random) -> list[str]:
         xa = rng.choice(alternatives(world, sa, ka, va, rng))
         yb = rng.choice(alternatives(world, sb, kb, vb, rng))
         return [f"{x}{PAIR_SEP}{y}" for x in (va, xa) for y in (vb, yb) if (x, y) != (va, vb)]
-    stale = None
-    if fn == "visual_latest":
-        read = sorted((f for f in world.facts if f.id in q.facts_read), key=lambda f: (f.at, f.id))
-        stale = next(f.value for f in read if f.value != q.answer)
-    return alternatives(world, a["scene"], a["key"], q.answer, rng, stale)
+    return alternatives(world, a["scene"], a["key"], q.answer, rng, _stale(world, q), rank)
+
+
+def _stale(world: World, q: Question) -> str | None:
+    """A Y3 item's earlier state (always among its distractors), None for the others."""
+    if q.program.fn != "visual_latest":
+        return None
+    read = sorted((f for f in world.facts if f.id in q.facts_read), key=lambda f: (f.at, f.id))
+    return next(f.value for f in read if f.value != q.answer)
+
+
+def count_ranks(world: World, q: Question) -> list[int]:
+    """The ranks (0 = smallest) a count answer can take in a window of four consecutive counts
+    inside the drawn range that also holds the stale count of a Y3 item."""
+    n = int(q.answer)
+    lo, hi = (1, 99) if q.program.fn == "visual_total" else COUNT_RANGE
+    vals = [n] + ([int(x)] if (x := _stale(world, q)) and x.isdigit() else [])
+    return [
+        r for r in range(4) if lo <= n - r and n - r + 3 <= hi and all(n - r <= v <= n - r + 3 for v in vals)
+    ]
 
 
 OPTION_DRAWS = 16
 
 
-def option_sets(world: World, q: Question) -> tuple[random.Random, list[list[str]]]:
+def option_sets(world: World, q: Question, rank: int | None = None) -> tuple[random.Random, list[list[str]]]:
     """The item's seeded draws of distractor sets (several: ``with_options`` picks the one whose
     length and centrality tells match a drawn rank, ``option_balance``), and the generator the
-    pick goes on with."""
+    pick goes on with; ``rank``: a count's rank among its options."""
     rng = derive_rng(world.seed, q.id, "options")
     sets: list[list[str]] = []
     for _ in range(OPTION_DRAWS):
-        d = _distinct(q.answer, distractors(world, q, rng))[:3]
+        d = _distinct(q.answer, distractors(world, q, rng, rank))[:3]
         if len(d) == options_mod.N_OPTIONS - 1 and sorted(d) not in [sorted(x) for x in sets]:
             sets.append(d)
     return rng, sets
@@ -253,9 +281,12 @@ def with_options(
     if not sets:
         return q
     central = None if target is None else target[1] == 0
-    d = pick_balanced(q.answer, clean_sets(q, sets, text, central), rng, target) or []
+    fair = screen_for(q.question, world)  # no cast prior picks the answer, no distractor ruled out
+    d = pick_balanced(q.answer, clean_sets(q, sets, text, central), rng, target, screen=fair) or []
     rng.shuffle(d)
-    return q.model_copy(update={"options": [q.answer, *d], "rotations": options_mod.rotations()})
+    return q.model_copy(
+        update={"options": [q.answer, *d], "rotations": options_mod.rotations(world.seed, q.id)}
+    )
 
 
 def _select(
@@ -351,7 +382,17 @@ def options_for(
 ) -> list[Question]:
     """:func:`with_options` for every item; with the text screen, every text the screens embed is
     encoded first in one call (an item's own call would hold one or two new texts)."""
-    drawn = [option_sets(world, q) for q in qs]
+    spread = RankSpread(world.seed)  # counts take each rank among their options in turn, per program
+    ranks: dict[str, int | None] = {}
+    for q in sorted(qs, key=lambda q: q.id):
+        prog = "counts"  # every count item takes the ranks in turn
+        if (
+            q.program.args.get("key") == "count"
+            and (r := spread.pick(prog, count_ranks(world, q))) is not None
+        ):
+            ranks[q.id] = r
+            spread.take(prog, r)
+    drawn = [option_sets(world, q, ranks.get(q.id)) for q in qs]
     if text is not None:
         prefetch([(q, sets) for q, (_, sets) in zip(qs, drawn, strict=True)])
     return [with_options(world, q, targets[q.id], text, d) for q, d in zip(qs, drawn, strict=True)]

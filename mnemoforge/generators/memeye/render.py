@@ -68,6 +68,7 @@ def scene_state(
         person_colours=tuple(sorted((person.get("colours") or {}).items())),
         person_holds=tuple(person.get("holds", ())),
         held=v.get("presence", ""),
+        person_name=person.get("name", ""),
     )
 
 

@@ -10,8 +10,10 @@ the ``pixel`` channel. ``check_text_clean`` enforces this at build time.
 from __future__ import annotations
 
 import datetime as dt
+import random
 import re
 
+from mnemoforge.english.variety import Variety
 from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.memeye.chat import chat_banks
 from mnemoforge.generators.memeye.vocab import GRANULARITY, entity_vocab
@@ -67,19 +69,36 @@ def plan_sessions(theme: Theme, world: World, lines_ok: LineFilter | None = None
     user = world.protagonist
     bk = chat_banks(theme)
     out: list[Observation] = []
+    # no line said more than album.max_line_repeats times: the least used wording is taken (a
+    # picture's lines are always said; an image-free round whose lines are at the cap is left out)
+    variety = Variety(theme.album.max_line_repeats)
+
+    def said_of(bank: tuple[str, ...], s: str, rng: random.Random) -> str:
+        options = [t.format(s=s) for t in bank]
+        rng.shuffle(options)
+        return str(variety.pick(options, force=True))
+
     for sess in sessions_of(world):
         share, chat = bk.share[sess.scenario], bk.chat[sess.scenario]
         rng = derive_rng(world.seed, "memeye", "dialogue", sess.id)
         rounds: list[tuple[str | None, str, str]] = []
         for scene in sess.scenes:
             s = names[scene]
-            rounds.append((scene, rng.choice(share).format(s=s), rng.choice(bk.image_replies).format(s=s)))
-        talk = rng.sample(chat, min(len(chat), chat_rounds[sess.scenario]))
-        for k, (said, reply) in enumerate(talk):
+            rounds.append((scene, said_of(share, s, rng), said_of(bk.image_replies, s, rng)))
+        talk = rng.sample(chat, len(chat))
+        k = 0
+        for said, reply in talk:
+            if k == chat_rounds[sess.scenario]:
+                break
             s = rng.choice(scene_names[sess.scenario])
-            if lines_ok is not None and not lines_ok.ok(user, said.format(s=s)):
+            pair = (said.format(s=s), reply.format(s=s))
+            if lines_ok is not None and not lines_ok.ok(user, pair[0]):
                 continue  # the user never says it (e.g. keeps another's object): counted, left out
-            rounds.insert(1 + 2 * k, (None, said.format(s=s), reply.format(s=s)))
+            if not variety.fits(*pair):
+                continue
+            variety.count(*pair)
+            rounds.insert(1 + 2 * k, (None, *pair))
+            k += 1
         for r, (scene, said, reply) in enumerate(rounds):
             rid = f"{sess.id}_r{r + 1:02d}"
             content = f"User: {said}\n{spec.assistant}: {reply}"

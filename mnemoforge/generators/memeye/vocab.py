@@ -108,7 +108,12 @@ class KindVocab:
     holds: tuple[str, ...] = ()
 
     def where(self, scene: str) -> str:
-        return f"{self.prep} {scene}" if scene else ""
+        if not scene:
+            return ""
+        from mnemoforge.english import fill
+
+        prep = self.prep.replace("{", "{{").replace("}", "}}")
+        return fill(prep + " {scene}", {"scene": scene}, capitalise=False)
 
     def question(self, key: str, scene: str, when: str = "", other: str | None = None) -> str:
         """The question about ``key`` of one scene (or of ``scene`` and ``other``, answered in that
@@ -130,8 +135,9 @@ class KindVocab:
             "{w}{t}?",
             "presence": f"What is {self.person} holding {{w}}{{t}}?",
         }
-        text = forms[key].format(s=scene, w=w, t=when)
-        return re.sub(r"\s+([?,])", r"\1", " ".join(text.split()))
+        from mnemoforge.english import fill
+
+        return fill(forms[key], {"s": scene, "w": w, "t": when})
 
 
 # neutral background tints (never asked, never a COLOURS value): wall, tablecloth, header, facade
@@ -169,14 +175,18 @@ def colour_options(answer: str, stale: str | None, rng: random.Random) -> list[s
     return [near, *rng.sample(groups[other], 2)]
 
 
-def count_window(values: list[int], rng: random.Random, low: int, high: int, avoid: set[int]) -> list[int]:
+def count_window(
+    values: list[int], rng: random.Random, low: int, high: int, avoid: set[int], rank: int | None = None
+) -> list[int]:
     """Four consecutive numbers holding every one of ``values``, none in ``avoid``, within
-    [low, high] where possible; the start is seeded so the answer's rank is not fixed."""
+    [low, high] where possible; the start puts ``values[0]`` at ``rank`` (0 = smallest) where a
+    window allows it, else it is seeded, so the answer's rank is not fixed."""
     lo, hi = min(values), max(values)
     starts = [s for s in range(hi - 3, lo + 1) if not avoid & set(range(s, s + 4))]
     inside = [s for s in starts if s >= low and s + 3 <= high]
     pool = inside or starts or [max(1, hi - 3)]
-    s = rng.choice(pool)
+    placed = [s for s in pool if values[0] - s == rank]
+    s = placed[0] if placed else rng.choice(pool)
     return list(range(s, s + 4))
 
 

@@ -40,7 +40,7 @@ from mnemoforge.generators.memeye.vocab import (
     vocab_json,
 )
 from mnemoforge.generators.memeye.whereabouts import available_time, whereabouts
-from mnemoforge.generators.short_names import short_name
+from mnemoforge.generators.names import form
 from mnemoforge.generators.timelines import from_facts
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
@@ -108,7 +108,7 @@ def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
     if theme is not None and d.get("person"):
         p = next(p for p in theme.cast if p.id == d["person"]["cast"])
         a = p.appearance
-        d["person"]["name"] = short_name(p)
+        d["person"]["name"] = form(p, "colleague", among=theme.cast)  # the tag's name, never a bare title
         d["person"]["colours"] = {
             "skin": a.skin_tone,
             "hair": a.hair_color,

@@ -159,19 +159,3 @@ reject some, and the ``category_quota`` gate keeps the requested number of the s
 def overgenerate(n: int) -> int:
     """How many candidates to plan for ``n`` kept items."""
     return n if n <= 0 else int(n * OVERGENERATE + 0.999) + 1
-
-
-def select(world: World, pool: list[Candidate], n: int, *keys: str) -> list[Candidate]:
-    """A seeded sample, stratified over templates so every question form is represented."""
-    rng = derive_rng(world.seed, "select", *keys)
-    by_tpl: dict[str, list[Candidate]] = {}
-    for c in pool:
-        by_tpl.setdefault(c.template.id, []).append(c)
-    for lst in by_tpl.values():
-        rng.shuffle(lst)
-    picked: list[Candidate] = []
-    while len(picked) < n and any(by_tpl.values()):
-        for tid in sorted(by_tpl):
-            if by_tpl[tid] and len(picked) < n:
-                picked.append(by_tpl[tid].pop())
-    return picked

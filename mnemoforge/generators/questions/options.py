@@ -1,5 +1,5 @@
 """Mirrored multiple choice: three distractors drawn from the World by rule, and four rotations
-that put the correct option once at each of A–D (for option-only and shortcut gates).
+(cyclic shifts of a seeded shuffle) that put every option, the correct one too, once at each of A–D.
 
 Rules (every distractor): the answer's type (names for people, a name set of the answer's size
 for companions, places, objects, numbers, relation words, habits, choices of the same key); never
@@ -14,59 +14,51 @@ uniform over items (:mod:`mnemoforge.generators.option_balance`).
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from itertools import combinations
 
-from mnemoforge import yaml_io
 from mnemoforge.generators.option_balance import (
+    Screen,
     balanced_distractors,
     draw_target,
     pick_balanced,
     semantic_available,
+    untold,
 )
+from mnemoforge.generators.questions.fairness import screen_for
 from mnemoforge.generators.questions.programs import join_names
+from mnemoforge.generators.questions.relations import (  # noqa: F401  (re-exported)
+    RELATIONS_FILE,
+    also_true_relation,
+    gender_agrees,
+    implied,
+    relation_lexicon,
+)
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
-from mnemoforge.theme_io import ASSETS
-from mnemoforge.validators.answerers.textnorm import answer_parts, normalize
+from mnemoforge.textnorm import answer_parts, normalize
 
 N_OPTIONS = 4
-RELATIONS_FILE = ASSETS / "lexicon" / "relations.yaml"
 
 
-@lru_cache(maxsize=1)
-def relation_lexicon() -> dict[str, dict]:
-    """Relation words with their gender and implications (``assets/lexicon/relations.yaml``)."""
-    data = yaml_io.safe_load(RELATIONS_FILE.read_text(encoding="utf-8"))
-    return {str(k): dict(v or {}) for k, v in data.items()}
+PROGRAM_MARGIN = 0.05
+"""How far above 1/k one answer value may be keyed within a program's items (``answer_balance``)."""
 
 
-def implied(word: str) -> set[str]:
-    """Every relation word that ``word`` implies, transitively ("boss" ⇒ manager ⇒ colleague)."""
-    lex, out, todo = relation_lexicon(), set(), [word]
-    while todo:
-        for w in lex.get(todo.pop(), {}).get("implies", []):
-            if w not in out:
-                out.add(w)
-                todo.append(w)
-    return out
+def program_share(q: Question) -> float:
+    """The most of a program's items one answer may key: 1/k + :data:`PROGRAM_MARGIN`."""
+    return 1.0 / max(1, len(q.options or [])) + PROGRAM_MARGIN
 
 
-def also_true_relation(answer: str, word: str) -> bool:
-    """``word`` would also be a right answer: equal, implied by the answer, or implying it."""
-    return word == answer or word in implied(answer) or answer in implied(word)
-
-
-def gender_agrees(word: str, gender: str) -> bool:
-    g = relation_lexicon().get(word, {}).get("gender")
-    return g is None or g == gender
-
-
-def rotations(n: int = N_OPTIONS) -> list[list[int]]:
-    """Option orders (indices into ``options``, whose item 0 is correct): rotation r puts it at r."""
-    others = list(range(1, n))
-    return [others[:r] + [0] + others[r:] for r in range(n)]
+def rotations(seed: int, qid: str, n: int = N_OPTIONS) -> list[list[int]]:
+    """Option orders (indices into ``options``, whose item 0 is correct): the ``n`` cyclic shifts of
+    one seeded shuffle, so every option moves one letter on from each rotation to the next and each
+    option (the answer too) stands once at every letter. Nothing in the lists marks the answer: all
+    options are in every list and all move alike, and the answer's letter in the first list is the
+    shuffle's (spread evenly over a release's kept items at freeze: ``key_letters.spread``)."""
+    base = list(range(n))
+    derive_rng(seed, qid, "rotations").shuffle(base)
+    return [base[n - r :] + base[: n - r] for r in range(n)]
 
 
 def _excluded_people(world: World, q: Question) -> set[str]:
@@ -85,11 +77,48 @@ def _name_sets(world: World, q: Question, rng: random.Random) -> list[str]:
     return sets
 
 
-def _counts(q: Question, rng: random.Random) -> list[str]:
-    """Four consecutive counts (never below 0) with the answer at a drawn rank."""
+COUNTED = {"count_events", "count_together", "count_brought"}
+"""Programs answering a count (their options are four consecutive numbers)."""
+
+
+def count_ranks(q: Question) -> list[int]:
+    """The ranks a count's answer can take among four counts that never go below 0 (and where it
+    is not the one sum of two others)."""
+    return [r for r in range(N_OPTIONS) if _count_sets(int(q.answer), r)]
+
+
+def _sole_sum(values: list[int], i: int) -> bool:
+    """``values[i]`` is the one option equal to the sum of two others (the ``sum_of_two`` prior)."""
+
+    def is_sum(k: int) -> bool:
+        rest = [v for j, v in enumerate(values) if j != k]
+        return any(a + b == values[k] for a, b in combinations(rest, 2))
+
+    return is_sum(i) and not any(is_sum(k) for k in range(len(values)) if k != i)
+
+
+def _counts(q: Question, rng: random.Random, rank: int | None = None) -> list[str]:
+    """Three counts (never below 0) around the answer with the answer at ``rank`` (0 = smallest;
+    the program's turn, ``option_balance.RankSpread``), else at a drawn feasible rank: the set is
+    placed by the rank, so neither its centre nor its ends sit on the answer more than chance.
+    The tightest set (four consecutive counts where possible) on which the answer is not the one
+    sum of two others (an option prior reads that)."""
     n = int(q.answer)
-    start = max(0, n - rng.randrange(N_OPTIONS))
-    return [str(x) for x in range(start, start + N_OPTIONS) if x != n]
+    ranks = count_ranks(q) or [0]
+    r = rank if rank in ranks else rng.choice(ranks)
+    sets = _count_sets(n, r) or [[n + 1, n + 2, n + 3]]
+    return [str(x) for x in sets[0]]
+
+
+def _count_sets(n: int, r: int) -> list[list[int]]:
+    """Distractor counts putting ``n`` at rank ``r``, tightest first, on which ``n`` is not the one
+    sum of two others."""
+    below = [list(c) for c in combinations(range(max(0, n - 6), n), r)]
+    above = [list(c) for c in combinations(range(n + 1, n + 7), N_OPTIONS - 1 - r)]
+    sets = sorted(
+        ([*lo, *hi] for lo in below for hi in above), key=lambda d: (max([n, *d]) - min([n, *d]), d)
+    )
+    return [d for d in sets if not _sole_sum([n, *d], 0)]
 
 
 def _relations(world: World, q: Question) -> list[str]:
@@ -180,41 +209,52 @@ def _with_one_of(
     rng: random.Random,
     target: tuple[int, int] | None,
     semantic: bool,
+    screen: Screen | None = None,
 ) -> list[str] | None:
     """Distractors holding at least one of ``faces`` (all of the pool when there is none): of the sets
     that fix each face in turn and balance the rest, the one closest to ``target`` (so the faces, often
     one family's names, do not leave the answer at the centre of the set)."""
     if not faces:
-        return balanced_distractors(answer, pool, N_OPTIONS - 1, rng, target=target, semantic=semantic)
+        return balanced_distractors(
+            answer, pool, N_OPTIONS - 1, rng, target=target, semantic=semantic, screen=screen
+        )
     target = target or draw_target(rng, N_OPTIONS)
     sets = [
         [f, *rest]
         for f in faces
-        if (rest := balanced_distractors(answer, pool, N_OPTIONS - 2, rng, [f], target, semantic)) is not None
+        if (rest := balanced_distractors(answer, pool, N_OPTIONS - 2, rng, [f], target, semantic, screen))
+        is not None
     ]
-    return pick_balanced(answer, sets, rng, target, semantic)
+    return pick_balanced(answer, sets, rng, target, semantic, screen)
 
 
-def with_options(world: World, q: Question, target: tuple[int, int] | None = None) -> Question:
+def with_options(
+    world: World, q: Question, target: tuple[int, int] | None = None, rank: int | None = None
+) -> Question:
     """The same item with four options (correct first) and its four rotations; too few
     distractors under the rules leaves it open-ended only. ``target``: the answer's rank by length
-    and by centrality (``option_balance.stratified_targets``; else drawn per item)."""
+    and by centrality (``option_balance.stratified_targets``; else drawn per item); ``rank``: a
+    count's rank among its options (0 = smallest)."""
     rng = derive_rng(world.seed, q.id, "options")
     semantic = semantic_available()  # the default panel's MiniLM centroid reads these sets too
+    # no cast prior picks the answer, no distractor is ruled out, no option-only rule reads the set
+    screen = untold(q.question, semantic, screen_for(q.question, world))
     if SAME_POOL.get(q.program.fn, q.program.fn) == "count_events":
-        distractors = _counts(q, rng)
+        distractors = _counts(q, rng, rank)
     else:
         pool = _clean(q, _pool(world, q, rng))
         if q.program.fn == "who_brought":  # another face present, whose name the evidence binds too
             faces = [x for x in _faces_present(world, q) if x in pool]
-            got = _with_one_of(q.answer, faces, pool, rng, target, semantic)
+            got = _with_one_of(q.answer, faces, pool, rng, target, semantic, screen)
         else:
             fixed = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
             k = N_OPTIONS - 1 - len(fixed)
-            rest = balanced_distractors(q.answer, pool, k, rng, fixed, target, semantic)
+            rest = balanced_distractors(q.answer, pool, k, rng, fixed, target, semantic, screen)
             got = None if rest is None else fixed + rest
         if got is None:
             return q
         distractors = got
     rng.shuffle(distractors)
-    return q.model_copy(update={"options": [q.answer, *distractors], "rotations": rotations()})
+    return q.model_copy(
+        update={"options": [q.answer, *distractors], "rotations": rotations(world.seed, q.id)}
+    )

@@ -1,13 +1,18 @@
-"""The source-concentrated control twin of a release (SMMBench's block-swap ablation).
+"""The source-concentrated control twin of a release (SMMBench's concentrated condition).
 
 Same questions, same observations (ids, contents, timestamps, order, so the same total context
-length), but every evidence block of the kept questions (the unit with its local scaffold) is
-moved into one hub source (a chat). A block from another chat swaps places with as many
-background rounds of the hub, the nearest ones in time, so both chats keep their size and every
-chat still holds only chat rounds; a block from an artifact source (sheet, documents, screenshots,
-directory) moves without a swap, since hub talk would not fit there. Only ``source`` and
-``episode`` change, so the content and total length are the same.
-Comparing a system on the two releases measures the distributed-vs-concentrated drop.
+length), but every observation sits in one hub source (the chat whose own rows hold evidence at
+the density closest to the whole stream's): the evidence of every kept question is in one place,
+and so is everything else. Only ``source``
+and ``episode`` change. Comparing a system on the two releases measures the distributed-vs-
+concentrated drop.
+
+Why everything moves, not only the evidence blocks: both views are agent input, and the rows whose
+source differs between them would otherwise be the evidence (moving only the evidence blocks and
+swapping hub talk out for them changed 510 of 1,242 rows of the shipped theme, 87 % of its evidence
+among them, evidence three times as dense there as in the release). With every row in the hub, the
+rows that change are all those not already there: evidence is no denser among them than anywhere
+else (``tests/test_agent_view_diffs.py``).
 """
 
 from __future__ import annotations
@@ -25,17 +30,23 @@ class Twin:
     observations: list[Observation]
     questions: list[Question]
     moved_blocks: int
+    """Evidence blocks of the kept questions that were outside the hub."""
     swapped_blocks: int
+    """Always 0: no block swaps places with hub talk (every row moves into the hub)."""
 
 
-def pick_hub(observations: list[Observation], blocks: list[dict[str, Any]], conversational: set[str]) -> str:
-    """The conversational source with the most background rounds (ties: smallest id)."""
-    in_block = {o for b in blocks for o in b["observations"]}
-    free: dict[str, int] = {}
+def pick_hub(observations: list[Observation], conversational: set[str], evidence: set[str]) -> str:
+    """The conversational source whose own rows hold the kept evidence at the density closest to
+    the whole stream's (the rows already in the hub are the rows that do not change: they must not
+    be poorer, or richer, in evidence than the rest); ties: more rows, then the smallest id."""
+    rows: dict[str, int] = {}
+    hits: dict[str, int] = {}
     for o in observations:
-        if o.source in conversational and o.id not in in_block:
-            free[o.source] = free.get(o.source, 0) + 1
-    return min(free, key=lambda s: (-free[s], s))
+        if o.source in conversational:
+            rows[o.source] = rows.get(o.source, 0) + 1
+            hits[o.source] = hits.get(o.source, 0) + (o.id in evidence)
+    base = sum(o.id in evidence for o in observations) / max(1, len(observations))
+    return min(rows, key=lambda s: (round(abs(hits[s] / rows[s] - base), 9), -rows[s], s))
 
 
 def concentrate(
@@ -44,34 +55,12 @@ def concentrate(
     kept: list[Question],
     conversational: set[str],
 ) -> Twin:
-    """Move every evidence block of ``kept`` into the hub source by block swap."""
-    hub = pick_hub(observations, blocks, conversational)
+    """Every observation into the hub source (see the module docstring)."""
     evidence = {e for q in kept for e in q.evidence}
-    ev_blocks = [b for b in blocks if evidence & set(b["observations"])]
-    in_block = {o for b in blocks for o in b["observations"]}
-    by_id = {o.id: o for o in observations}
-    hub_free = [o for o in observations if o.source == hub and o.id not in in_block]  # in stream order
-    free = set(range(len(hub_free)))
-    new_source: dict[str, str] = {}
-    moved = swapped = 0
-    for b in sorted(ev_blocks, key=lambda b: by_id[b["observations"][0]].order):
-        if b["source"] == hub:
-            continue
-        moved += 1
-        n, at = len(b["observations"]), by_id[b["observations"][0]].order
-        for oid in b["observations"]:
-            new_source[oid] = hub
-        if b["source"] in conversational and len(free) >= n:  # swap with the n nearest hub rounds
-            take = sorted(free, key=lambda i: (abs(hub_free[i].order - at), i))[:n]
-            free -= set(take)
-            for i in take:
-                new_source[hub_free[i].id] = b["source"]
-            swapped += 1
+    hub = pick_hub(observations, conversational, evidence)
+    moved = sum(1 for b in blocks if b["source"] != hub and evidence & set(b["observations"]))
     twin_obs = [
-        o.model_copy(update={"source": new_source[o.id], "episode": new_source[o.id]})
-        if o.id in new_source
-        else o
-        for o in observations
+        o if o.source == hub else o.model_copy(update={"source": hub, "episode": hub}) for o in observations
     ]
     twin_qs = [q.model_copy(update={"evidence_sources": [hub]}) for q in kept]
-    return Twin(hub, twin_obs, twin_qs, moved, swapped)
+    return Twin(hub, twin_obs, twin_qs, moved, 0)

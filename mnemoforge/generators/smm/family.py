@@ -64,9 +64,9 @@ normalised arguments (`mnemoforge.generators.smm.tools.score_calls`, which needs
 in `data/smm/tools.json`: an optional argument given at its default equals an omitted one).
 
 Control: `data/smm/concentrated/` is the source-concentrated twin: the same questions and
-observations (ids, contents, order, total length), with every evidence block moved into the
-source `{hub}`; chat blocks swap places with hub background of the same length, other blocks
-move without a swap (so no chat line lands in a sheet or folder); only `source`/`episode` differ."""
+observations (ids, contents, order, total length), with every observation in the source `{hub}`
+(so every question's evidence is in one source); only `source`/`episode` differ. Every row moves,
+not only the evidence: the rows that differ between the two views never mark the evidence."""
 
 
 def _read_rows(run_root: Path, rel: str) -> list[dict]:

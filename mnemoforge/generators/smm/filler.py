@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mnemoforge.generators.short_names import short_name
+from mnemoforge.generators.names import addressed, form
 from mnemoforge.schemas.packs import SmmPack, load_pack
 from mnemoforge.schemas.theme import Theme
 
@@ -56,8 +56,10 @@ def theme_talk(theme: Theme) -> tuple[str, ...]:
     """Small talk about the theme's own places, objects and relations (used with or without a pack)."""
     out = [f"Anyone at {_esc(p.name)} today?" for p in theme.places]
     out += [f"Has anyone seen the {_esc(o.name)}?" for o in theme.objects]
-    first = {p.id: _esc(short_name(p)) for p in theme.cast}
-    out += [f"{first[r.a]}, say hello to {first[r.b]} for us." for r in theme.relations]
+    # r.a is addressed by the group, r.b is named as r.a knows them (never a bare title)
+    for r in theme.relations:
+        a = _esc(form(theme.person(r.a), "colleague", among=theme.cast))
+        out.append(f"{a}, say hello to {_esc(addressed(theme, r.a, r.b))} for us.")
     return tuple(out)
 
 
@@ -118,7 +120,18 @@ def _composed(theme: Theme) -> dict[str, object]:
         ),
         "closes": ("Thanks.", "Bye for now.", "More later."),
         "user_asks": ("Draft a note on {topic}, please.", "Remind me about {topic} later."),
-        "assistant_replies": ("Here is a draft.", "Reminder set.", "Done."),
+        "assistant_replies": (
+            "Here is a draft.",
+            "Reminder set.",
+            "Done.",
+            "Noted; I'll bring it up again tomorrow.",
+            "Here is a shorter version.",
+            "Saved. I'll check back later.",
+            "Here is a draft with the open points at the end.",
+            "OK, I've put it on your list.",
+            "Sure, here's a first version.",
+            "Reminder saved for the morning.",
+        ),
         "default_topic": (s.sources[0].purpose or s.sources[0].title),
         "filler_titles": titles,
         "filler_rows": rows,

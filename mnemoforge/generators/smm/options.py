@@ -4,8 +4,9 @@
   values, the cast, a profile field), the item's own competing values first (a stale value, a
   rumour), so no option is odd in form.
 - Ordered values (dates, times, integers) are drawn around a **hidden base** (dates: a window
-  centred on a random day near the answer) and accepted only when the answer lands at a
-  uniformly drawn rank among the four: a median, centroid or "most neighbours" guess is at chance.
+  centred on a random day near the answer) and accepted only when the answer lands at the rank
+  its program's turn gives (``option_balance.RankSpread``: each rank equally often per program):
+  a closest-to-mean, median, largest or smallest guess is at chance.
 - A preference item offers the contrary choices the person was seen making.
 - Up to ``TRIES`` sets are drawn; those on which a shared option prior (slot majority,
   near-variant centre, lone form, sum of two) singles out any option are dropped, and of the rest
@@ -23,8 +24,9 @@ import random
 from typing import Any
 
 from mnemoforge.dates import named_days
-from mnemoforge.generators.option_balance import pick_balanced
+from mnemoforge.generators.option_balance import by_question_target, pick_balanced
 from mnemoforge.generators.questions.common import Candidate
+from mnemoforge.generators.questions.fairness import screen_for
 from mnemoforge.generators.questions.programs import Lexicon
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.theme import Theme
@@ -117,27 +119,39 @@ def plain(answer: str, required: list[str], pool: list[str], rng: random.Random)
 
 
 def options_for(
-    theme: Theme, world: World, c: Candidate, qid: str, target: tuple[int, int] | None = None
+    theme: Theme,
+    world: World,
+    c: Candidate,
+    qid: str,
+    target: tuple[int, int] | None = None,
+    question: str = "",
+    rank: int | None = None,
 ) -> list[str] | None:
     """``[answer, d1, d2, d3]`` or None when the World cannot supply three distractors; ``target``:
-    the answer's rank by length and by centrality (``option_balance.stratified_targets``)."""
+    the answer's rank by length and by centrality (``option_balance.stratified_targets``);
+    ``question``: the item's text (its sets are screened against the cast priors and grammar);
+    ``rank``: where an ordered answer stands among its options (0 = smallest; the program's turn,
+    ``option_balance.RankSpread``), else the length target's rank."""
     s = theme.smm
     assert s is not None
     rng = derive_rng(world.seed, qid, "options")
+    fair = screen_for(question, world)  # no cast prior picks the answer, no distractor ruled out
     # candidate sets on which no shared option prior singles out any option (not just the answer:
     # a prior that only ever fires on distractors would be a shortcut by elimination); of those,
     # the one whose length and centrality tells match a drawn rank (option_balance)
     clean: list[list[str]] = []
     last = None
     for _ in range(TRIES):
-        last = _draw(theme, world, c, rng, target[0] if target else None)
+        last = _draw(theme, world, c, rng, rank if rank is not None else target[0] if target else None)
         if last is None:
             break
-        clean_set = all(prior(last) is None for prior in PRIORS.values())
+        clean_set = all(prior(last) is None for prior in PRIORS.values()) and fair(last)
         if clean_set and last[1:] not in clean:
             clean.append(last[1:])
     if not clean:
         return last
+    if question and target:  # the answer is the option closest in meaning to the question 1 in 4
+        clean = by_question_target(question, c.answer, clean, target[1] == 0)
     return [c.answer, *(pick_balanced(c.answer, clean, rng, target) or [])]
 
 

@@ -16,7 +16,9 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from mnemoforge.generators.option_balance import stratified_targets
+from mnemoforge.english import fill as fill_template
+from mnemoforge.generators.option_balance import RankSpread, stratified_targets
+from mnemoforge.generators.questions import ordered as numeric
 from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
@@ -319,6 +321,7 @@ def realised(theme: Theme, world: World, c: Candidate) -> tuple[str, str]:
             person=fields["person"],
             noun=fields["noun"],
             via=fields.get("via", ""),
+            member=kind.belongs(),
         )
         # the form depends on the seed and the fact asked, never on the task: a conflict item and
         # a single-hop item over the same kind of fact draw from the same forms
@@ -326,8 +329,7 @@ def realised(theme: Theme, world: World, c: Candidate) -> tuple[str, str]:
             world.seed, "smm", "form", shape, content_hash(a.get("entity"), a.get("person"), a.get("key"))
         )
         return realise(shape, slots, rng)
-    text = c.template.text.format(**fields)
-    return c.template.id, text[0].upper() + text[1:]
+    return c.template.id, fill_template(c.template.text, fields)
 
 
 SHAPES = {
@@ -356,7 +358,8 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
     # the answer's rank among its options, spread evenly over the items (option_balance)
     targets = stratified_targets([q.id for c, q in made if c.template.program != "function_call"], world.seed)
     out = []
-    for c, q in made:
+    spread = RankSpread(world.seed)  # ordered answers take each rank among their options in turn
+    for c, q in sorted(made, key=lambda cq: cq[1].id):
         update: dict[str, Any] = {
             "evidence_clips": [],
             "evidence_shots": [],
@@ -366,9 +369,13 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
         if c.template.program == "function_call":
             update["structured_answer"] = json.loads(c.answer)
         else:
-            opts = options_for(theme, world, c, q.id, targets.get(q.id))
+            want = spread.pick("ordered", range(4))  # every ordered answer takes the ranks in turn
+            opts = options_for(theme, world, c, q.id, targets.get(q.id), q.question, want)
+            got = numeric.rank(opts) if opts else None
+            if got is not None:
+                spread.take("ordered", got)
             if opts:
-                update |= {"options": opts, "rotations": rotations()}
+                update |= {"options": opts, "rotations": rotations(world.seed, q.id)}
         out.append(q.model_copy(update=update))
     return sorted(out, key=lambda q: q.id)
 

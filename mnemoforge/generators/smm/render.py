@@ -42,7 +42,7 @@ def photo(title: str, lines: list[str], seed: int) -> Image.Image:
     y = 24
     for i, line in enumerate(lines):
         size = 30 if i == 0 else 26
-        draw.text((24 + rng.randint(-4, 4), y), sanitize(line), fill=ink, font=font(size))
+        draw.text((24 + rng.randint(-4, 4), y), sanitize(line), fill=ink, font=font(size, sanitize(line)))
         y += size + 22
     board = board.rotate(rng.uniform(-6, 6), expand=True, fillcolor=(0, 0, 0, 0), resample=Image.BICUBIC)
     wall = Image.new(

@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemoforge.generators.grammar import fix_articles
+from mnemoforge.english import fill, tidy, verb_base
 from mnemoforge.generators.smm.carriers import fact_topics
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
@@ -35,7 +35,7 @@ from mnemoforge.generators.smm.phrases import (  # noqa: F401  (re-exported for 
 from mnemoforge.generators.smm.world import CODE
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Channel, Expression, Observation
-from mnemoforge.schemas.smm import SourceSpec
+from mnemoforge.schemas.smm import EntityKindSpec, SourceSpec
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import Fact, World
 
@@ -109,38 +109,52 @@ class Lookup:
 
 
 def fact_sentence(lk: Lookup, f: Fact, sender: str, rng: Any) -> str:
-    """A message stating the fact (first person when the sender is the subject)."""
+    """A message stating the fact (first person when the sender is the subject), worded through
+    the English layer."""
     if f.kind == "member":
         ent = lk.world.entity(f.object)
-        noun = lk.nouns[ent.kind]
-        one = next(k for k in lk.theme.smm.entity_kinds if k.kind == ent.kind).membership == "one"  # type: ignore[union-attr]
-        verb = f"on the {ent.name} {noun}" if one else f"attending the {ent.name}"
-        return f"I'm {verb}." if sender == f.subject else f"{lk.name(f.subject)} is {verb}."
+        spec = next(k for k in lk.theme.smm.entity_kinds if k.kind == ent.kind)  # type: ignore[union-attr]
+        return member_sentence(lk.name(f.subject), spec, ent.name, first_person=sender == f.subject)
     if f.kind == "chose":
         spec = next(p for p in lk.theme.smm.preferences if p.key == f.object)  # type: ignore[union-attr]
         i = int(f.id.rsplit("_", 1)[1])  # the n-th choice: scattered choices use different wordings
         pool = spec.phrases if sender == f.subject else spec.reports
         offset = derive_rng(lk.world.seed, "smm", "wording", f.subject, f.object).randrange(len(pool))
         line = pool[(i + offset) % len(pool)]
-        line = line.format(value=f.value, name=lk.name(f.subject))
-        line = fix_articles(line)  # "an iced cocoa", "a user-tested one"
-        return line[0].upper() + line[1:]
+        return fill(line, {"value": f.value, "name": lk.name(f.subject)})  # "an iced cocoa"
     if f.object == CODE:
-        return rng.choice(CODE_LINES).format(name=lk.name(f.subject), code=f.value)
+        return fill(rng.choice(CODE_LINES), {"name": lk.name(f.subject), "code": f.value})
     forms = UPDATE if f.id.endswith("_1") else lk.banks.rumours if f.id.endswith("_r") else INITIAL
-    return rng.choice(forms).format(label=lk.label(f), name=lk.refer(f.subject), value=lk.name(f.value or ""))
+    slots = {"label": lk.label(f), "name": lk.refer(f.subject), "value": lk.name(f.value or "")}
+    return fill(rng.choice(forms), slots)
+
+
+def member_sentence(person: str, kind: EntityKindSpec, entity: str, first_person: bool = False) -> str:
+    """"Ana is on the Wharf Boarding." / "I'm signed up for the Thursday Paint Drop.": the kind's
+    ``member_phrase`` (default: "is on" the entity and its noun where everyone is on one, else "is
+    signed up for" it), never the noun twice ("the Wharf Boarding boarding")."""
+    one, phrase = kind.membership == "one", kind.belongs()
+    np = entity
+    if one and not entity.lower().split()[-1:] == kind.noun.lower().split()[-1:]:
+        np = f"{entity} {kind.noun}"
+    if first_person:
+        verb, _, rest = phrase.partition(" ")
+        said = f"I'm {rest}" if verb == "is" else f"I {verb_base(phrase)}"
+    else:
+        said = f"{person} {phrase}"
+    return tidy(f"{said} the {np}.")
 
 
 def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tuple[dict[str, Any], str]:
-    """The render spec of a unit's image and its dense caption (which may carry the values)."""
+    """The render spec of a unit's image and its caption. A caption says what the image is and what
+    it is about (kind, subject, field), never a value the image carries: an item that must read a
+    table cell, a card field or a screenshot's text cannot be answered from the caption table."""
     f = facts[0]
     src = lk.sources[u.source]
     if u.medium == "profile_card":
         p = lk.world.person(f.subject)
         fields = {"Role": p.role} | {lk.label(x): x.value or "" for x in facts}
-        cap = f"{ref}: profile card of {p.name} ({p.role}); " + "; ".join(
-            f"{k}: {v}" for k, v in fields.items()
-        )
+        cap = f"{ref}: profile card of {p.name}, with " + ", ".join(fields)
         return {
             "kind": "profile_card",
             "person": p.id,
@@ -162,7 +176,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
         what, value, label = lk.refer(ent.id), lk.name(f.value or ""), lk.label(f)
         head = "Record"
     status = rng.choice(["open", "confirmed", "current", "ok"])
-    cap = f"{ref}: {what} - {label}: {value}"
+    cap = f"{ref}: {what} - {label}"
     if u.medium == "table":
         spec = {
             "kind": "table",
@@ -191,7 +205,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "date": u.at.date().isoformat() if u.at else "",
             "body": [f"{label.capitalize()}: {value}"],
         }
-        cap = f"{ref}: email from {sender}, subject {what}: {label}; {label}: {value}"
+        cap = f"{ref}: email from {sender}, subject {what}: {label}"
     elif u.medium == "photo":
         spec = {
             "kind": "photo",
@@ -199,7 +213,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "lines": [what, f"{label}: {value}"],
             "seed": rng.randrange(1 << 30),
         }
-        cap = f"{ref}: photo of a {spec['title'].lower()} reading {what} - {label}: {value}"
+        cap = f"{ref}: photo of a {spec['title'].lower()} about {what} - {label}"
     elif u.medium == "calendar":
         day = dt.date.fromisoformat(value)
         spec = {
@@ -208,7 +222,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "week_start": (day - dt.timedelta(days=day.weekday())).isoformat(),
             "entries": [{"date": value, "start": "All", "end": "day", "title": what}],
         }
-        cap = f"{ref}: calendar screenshot, {what} on {value}"
+        cap = f"{ref}: calendar screenshot with an entry for {what}"
     elif f.kind == "chose":  # a screenshot of the person's own messages (a choice pair)
         texts = [fact_sentence(lk, x, x.subject, rng) for x in facts]
         messages = []
@@ -223,7 +237,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
                 }
             )
         spec = {"kind": "chat_screenshot", "title": what, "messages": messages}
-        cap = f"{ref}: chat screenshot, {what} writes: " + " / ".join(texts)
+        cap = f"{ref}: chat screenshot of messages from {what}"
     else:
         sender = rng.choice([p.name for p in lk.world.people])
         text = fact_sentence(lk, f, "", rng)
@@ -240,7 +254,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
                 {"sender": "Me", "text": text, "time": "10:04", "outgoing": True},
             ],
         }
-        cap = f"{ref}: chat screenshot: {text}"
+        cap = f"{ref}: chat screenshot of a thread about {what}"
     return spec, cap
 
 

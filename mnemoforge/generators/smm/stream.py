@@ -11,6 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from mnemoforge.english.variety import Variety
 from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.smm.conversation import background
 from mnemoforge.generators.smm.injection import Unit, conflict_pairs, route
@@ -79,6 +80,22 @@ def _assemble(lk: Lookup, units: list[Unit], bg: list[Draft]) -> tuple[list[Draf
     return merge(drafts), blocks
 
 
+def _vary(theme: Theme, merged: list[Draft]) -> None:
+    """No line of talk written more than ``album.max_line_repeats`` times: in stream order, a line at
+    the cap takes one of its listed variants (``english.variety``), evidence and scaffold alike,
+    so no wording marks evidence. A message carrying a fact or an attachment is never changed."""
+    variety = Variety(theme.album.max_line_repeats)
+    for d in merged:
+        if d.expresses or d.attachment or d.kind not in ("message", "note"):
+            continue
+        prefix, sep, body = d.content.partition(": ") if d.kind == "message" else ("", "", d.content)
+        if not sep:
+            prefix, body = "", d.content
+        new = variety.recast(body, prefix + sep)
+        if new is not None:
+            d.content = new
+
+
 def build_stream(theme: Theme, world: World) -> Stream:
     """Route the planned questions' evidence into the sources and merge them into one stream."""
     cands = plan_questions(theme, world)
@@ -115,6 +132,7 @@ def build_stream(theme: Theme, world: World) -> Stream:
                 raise StreamError(f"{u.id}: cannot place the update {gap} rounds after its stale value")
     else:
         raise StreamError(f"conflict gaps still below {gap} rounds after {MAX_SHIFTS} shifts")
+    _vary(theme, merged)
     turns: list[dict[str, Any]] = []
     if world_spec(theme).paraphrase_turns:
         from mnemoforge.backends.text.registry import make_text_backend
