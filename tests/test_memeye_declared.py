@@ -20,7 +20,7 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.theme_io import load_theme, parse_theme
 
 TEST_THEMES = Path(__file__).parent / "themes"
-UNSEEN = ("fjord_hut_memeye.yaml", "riding_stable_memeye.yaml")
+UNSEEN = ("fjord_hut_memeye.yaml", "riding_stable_memeye.yaml", "sumava_ranger_memeye.yaml")
 
 
 def _dict(name: str) -> dict:

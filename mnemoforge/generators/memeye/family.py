@@ -202,7 +202,9 @@ class MemEyeFamily:
         return world_mod.spec_of(theme).cell_targets()
 
     def gates(self) -> list[Gate]:
-        return list(memeye_gates.MEMEYE_GATES)
+        from mnemoforge.validators.memeye_ocr import legibility_gates
+
+        return [*memeye_gates.MEMEYE_GATES, *legibility_gates()]
 
     def release_tables(self, data: ReleaseInput, root: Path) -> dict[str, str]:
         spec = world_mod.spec_of(data.theme)
