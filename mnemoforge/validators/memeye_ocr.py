@@ -28,11 +28,12 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
 from mnemoforge.validators.gates import GateContext, verdict
+from mnemoforge.validators.memeye_drawn import layouts
 
 log = logging.getLogger("mnemoforge.memeye")
-LAYOUTS = "episodes/memeye_layouts.jsonl"  # as ``generators/memeye/render.LAYOUTS``
 BOARD_SEP, ORDER_SEP = ", ", " > "  # as ``generators/memeye/vocab``
 MIN_SCORE = 0.6  # a reading below this recogniser confidence counts as illegible
+HEIGHT = 32  # px: each line of ink is scaled to this height before it is read
 
 
 def ocr_available() -> bool:
@@ -86,7 +87,7 @@ _READ: dict[tuple, tuple[str, float]] = {}
 def read_text(img: Any, box: list[int], lines: bool = False) -> tuple[str, float]:
     """The text written in ``box`` of a PIL image and the recogniser's lowest confidence. The box's
     frame is cut off, the lines of ink are found by their rows (the pictures are flat drawings) and
-    each is read by the recogniser alone, scaled to the height it reads best (about 48 px)."""
+    each is read by the recogniser alone, scaled to ``HEIGHT``."""
     import numpy as np
 
     x0, y0, x1, y1 = box
@@ -98,16 +99,16 @@ def read_text(img: Any, box: list[int], lines: bool = False) -> tuple[str, float
     texts, scores = [], []
     for top, bottom in bands:
         if lines:
-            top, bottom = max(0, top - 3), min(gray.shape[0], bottom + 3)
+            top, bottom = max(0, top - 4), min(gray.shape[0], bottom + 4)
         strip = gray[top:bottom]
         cols = np.nonzero((strip < 128).sum(axis=0))[0]
         if not len(cols):
             continue
-        strip = strip[:, max(0, cols[0] - 4) : cols[-1] + 5]
-        k = 48 / max(1, strip.shape[0])
+        strip = np.pad(strip[:, max(0, cols[0] - 4) : cols[-1] + 5], ((0, 0), (4, 4)), constant_values=255)
+        k = HEIGHT / max(1, strip.shape[0])
         from PIL import Image
 
-        big = Image.fromarray(strip).resize((max(8, round(strip.shape[1] * k)), 48), Image.LANCZOS)
+        big = Image.fromarray(strip).resize((max(8, round(strip.shape[1] * k)), HEIGHT), Image.BILINEAR)
         res, _ = _engine()(np.asarray(big.convert("RGB")), use_det=False, use_cls=False, use_rec=True)
         for text, score in res or []:
             texts.append(text)
@@ -200,23 +201,8 @@ class WrittenValuesLegible:
     name, version = "memeye_legible", "1"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
-        ok, reason = check_item(q, ctx, _layouts(ctx.media_root))
+        ok, reason = check_item(q, ctx, layouts(ctx.media_root))
         return verdict(self, q, ok, reason)
-
-
-@cache
-def _layouts_at(path: Path, mtime: float) -> dict[str, dict]:
-    out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            out[row["observation"]] = row
-    return out
-
-
-def _layouts(root: Path | None) -> dict[str, dict]:
-    path = (root or Path(".")) / LAYOUTS
-    return _layouts_at(path, path.stat().st_mtime) if path.is_file() else {}
 
 
 _NOTICE = {"said": False}
