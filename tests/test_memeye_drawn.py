@@ -72,3 +72,16 @@ def test_every_kept_item_passed_the_render_audit(tmp_path_factory: pytest.TempPa
     for item in kept:
         assert audit[item]["keep"] and audit[item]["reason"].endswith("drawn as read"), audit[item]
         assert int(audit[item]["reason"].split()[0]) >= 1, audit[item]
+
+
+def test_the_docs_show_every_drawable_part_as_the_library_draws_it(tmp_path: Path) -> None:
+    """docs/img/memeye/ holds one small picture per part, identical to what the gallery draws now,
+    and the memeye page shows each."""
+    from mnemoforge.backends.image.visual_gallery import write_gallery
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    page = (docs / "families/memeye.md").read_text(encoding="utf-8")
+    for path in write_gallery(tmp_path):
+        shipped = docs / "img/memeye" / path.name
+        assert shipped.read_bytes() == path.read_bytes(), f"redraw {shipped} (visual_gallery)"
+        assert shipped.stat().st_size < 50_000 and f"img/memeye/{path.name}" in page, path.name
