@@ -85,3 +85,17 @@ def test_the_docs_show_every_drawable_part_as_the_library_draws_it(tmp_path: Pat
         shipped = docs / "img/memeye" / path.name
         assert shipped.read_bytes() == path.read_bytes(), f"redraw {shipped} (visual_gallery)"
         assert shipped.stat().st_size < 50_000 and f"img/memeye/{path.name}" in page, path.name
+
+
+def test_an_aircraft_carries_the_colour_on_its_fuselage(tmp_path: Path) -> None:
+    from mnemoforge.schemas.memeye import ColourDraw
+
+    assert ColourDraw(drawable="aircraft", noun="the patrol plane").drawable == "aircraft"
+    scene = SceneState(
+        kind="street", gist="", left="", right="", mark=-1, colour=colour_hex("teal"), count=0, label="",
+        seed=1, width=384, height=288, colour_drawable="aircraft",
+    )  # fmt: skip
+    img, layout = render_scene(scene)
+    save_png(img, str(tmp_path / "a.png"))
+    assert drawn_problem("colour", "teal", layout, tmp_path / "a.png") == ""
+    assert drawn_problem("colour", "ochre", layout, tmp_path / "a.png") == "wrong:colour"

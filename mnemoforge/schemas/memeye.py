@@ -109,9 +109,11 @@ class ColourDraw(_Strict):
     An animal (dog, cat, horse, bird) is drawn by its declared look: ``size``, ``coat`` colour and
     ``markings`` (its collar, halter or leg ring carries the asked colour)."""
 
-    drawable: Literal["dog", "cat", "horse", "bird", "mug", "door", "bag", "vase", "cap", "vehicle"] = Field(
+    drawable: Literal[
+        "dog", "cat", "horse", "bird", "mug", "door", "bag", "vase", "cap", "vehicle", "aircraft"
+    ] = Field(
         description="what carries the colour (dog, cat: the collar; horse: the halter; bird: a leg "
-        "ring; vehicle: a van's body)"
+        "ring; vehicle: a van's body; aircraft: a small plane's fuselage)"
     )
     size: Literal["small", "medium", "large"] | None = Field(
         default=None, description="an animal's size in its place; default: it fills its place"

@@ -36,6 +36,7 @@ def parts() -> dict[str, Part]:
         "horse": _animal("horse", "large", "#7a4a28", "blaze"),
         "bird": _animal("bird", "small", "#3070b0", "none"),
         "vehicle": lambda d, b: figures.draw_vehicle(d, b, (60, 110, 170)),
+        "aircraft": lambda d, b: library.draw_aircraft(d, b, (220, 120, 40)),
         "mug": lambda d, b: library.draw_coloured(d, "mug", b, (42, 140, 140)),
         "sign": lambda d, b: figures.draw_sign(d, b, "3"),
         "screen": lambda d, b: library.draw_written(d, "screen", b, "14:30"),

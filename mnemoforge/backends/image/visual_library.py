@@ -99,6 +99,21 @@ def draw_coloured(d: Draw, drawable: str, b: Box, c: RGB) -> tuple[int, int]:
     return cx, (vase[1] + 5 * vase[3]) // 6 - 2
 
 
+def draw_aircraft(d: Draw, b: Box, c: RGB) -> tuple[int, int]:
+    """A small high-wing plane seen from the side, its fuselage in ``c``; returns a pixel inside it."""
+    body = frac(b, 0.05, 0.45, 0.85, 0.7)
+    d.ellipse(body, fill=c, outline=BLACK)
+    d.polygon([frac(b, 0.7, 0.5, 0, 0)[:2], frac(b, 0.98, 0.2, 0, 0)[:2], frac(b, 0.98, 0.6, 0, 0)[:2]],
+              fill=c, outline=BLACK)  # fmt: skip
+    d.rectangle(frac(b, 0.3, 0.38, 0.6, 0.45), fill=mix(c, BLACK, 0.3), outline=BLACK)  # the wing
+    d.rectangle(frac(b, 0.16, 0.5, 0.3, 0.58), fill=(190, 220, 240), outline=BLACK)  # cockpit window
+    d.line([frac(b, 0.05, 0.42, 0, 0)[:2], frac(b, 0.05, 0.73, 0, 0)[:2]], fill=BLACK, width=2)  # propeller
+    for fx in (0.3, 0.6):
+        d.line([frac(b, fx, 0.7, 0, 0)[:2], frac(b, fx, 0.85, 0, 0)[:2]], fill=BLACK)
+        d.ellipse(frac(b, fx - 0.04, 0.83, fx + 0.04, 0.95), fill=(30, 30, 30))
+    return (body[0] + body[2]) // 2, (body[1] + body[3]) // 2 + 2
+
+
 def draw_countable(d: Draw, drawable: str, b: Box, c: RGB) -> None:
     """One countable item in colour ``c``."""
     if drawable == "box":

@@ -103,6 +103,8 @@ def draw_colour_object(d: ImageDraw.ImageDraw, s: SceneState) -> tuple[Box, tupl
         b = _box(w, h, 0.04, 0.15, 0.20, 0.35)
         if s.colour_drawable == "vehicle":
             return b, figures.draw_vehicle(d, b, c)
+        if s.colour_drawable == "aircraft":
+            return b, library.draw_aircraft(d, b, c)
         if s.animal and s.colour_drawable in SPECIES:
             size, coat, markings = s.animal[:3]
             return b, draw_animal(d, AnimalLook(s.colour_drawable, size, coat, markings), b, c)
