@@ -72,6 +72,19 @@ def test_every_kept_item_passed_the_render_audit(tmp_path_factory: pytest.TempPa
     for item in kept:
         assert audit[item]["keep"] and audit[item]["reason"].endswith("drawn as read"), audit[item]
         assert int(audit[item]["reason"].split()[0]) >= 1, audit[item]
+    # the report's contact sheet shows every drawn part of each scenario across time
+    from mnemoforge.exporters.report import write_report
+    from mnemoforge.exporters.report_memeye_objects import layouts, part_boxes
+
+    site = write_report(rel, tmp_path_factory.mktemp("drawn_report") / "site").parent
+    assert 'id="fig-object_sheet"' in (site / "index.html").read_text(encoding="utf-8")
+    parts = {p for lay in layouts(_Src(rel)).values() for p in part_boxes(lay)}
+    assert parts == {"colour", "label", "count", "table", "person"}, parts
+
+
+class _Src:
+    def __init__(self, root: Path) -> None:
+        self.root = root
 
 
 def test_the_docs_show_every_drawable_part_as_the_library_draws_it(tmp_path: Path) -> None:
