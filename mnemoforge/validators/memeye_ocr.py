@@ -20,6 +20,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ from mnemoforge.validators.memeye_drawn import layouts
 log = logging.getLogger("mnemoforge.memeye")
 BOARD_SEP, ORDER_SEP = ", ", " > "  # as ``generators/memeye/vocab``
 MIN_SCORE = 0.6  # a reading below this recogniser confidence counts as illegible
+NEAR = 0.75  # a card's reading at least this alike to its own declared name (and nearest to it)
+DIGIT_LOOKALIKES = str.maketrans("0158", "olsb")  # a small name's letters read as digits ("compa55")
 HEIGHT = 32  # px: each line of ink is scaled to this height before it is read
 
 
@@ -111,6 +114,8 @@ def read_text(img: Any, box: list[int], lines: bool = False) -> tuple[str, float
         big = Image.fromarray(strip).resize((max(8, round(strip.shape[1] * k)), HEIGHT), Image.BILINEAR)
         res, _ = _engine()(np.asarray(big.convert("RGB")), use_det=False, use_cls=False, use_rec=True)
         for text, score in res or []:
+            if not text.strip():  # ink that is no text (an easel's legs, a frame's corner)
+                continue
             texts.append(text)
             scores.append(float(score))
     return " ".join(texts), min(scores, default=0.0)
@@ -127,6 +132,19 @@ def read_cached(path: Path, box: list[int], lines: bool) -> tuple[str, float]:
     return _READ[key]
 
 
+def names(got: str, text: str, choices: tuple[str, ...] = ()) -> bool:
+    """Whether a reading ``got`` is ``text``: exactly (letters and digits), or, among declared
+    ``choices``, ``text`` is the one choice it is nearest to and at least ``NEAR`` alike."""
+    if normal(got) == normal(text):
+        return True
+    if text not in choices:
+        return False
+    read = normal(got).translate(DIGIT_LOOKALIKES) if not any(ch.isdigit() for ch in text) else normal(got)
+    like = {c: SequenceMatcher(None, read, normal(c)).ratio() for c in choices}
+    best = max(like.values())
+    return like[text] == best >= NEAR and sum(v == best for v in like.values()) == 1
+
+
 @dataclass(frozen=True)
 class Written:
     """One written value an item reads: the fact, its key, the value and where it is drawn."""
@@ -134,6 +152,9 @@ class Written:
     fact: str
     key: str
     value: str
+    choices: tuple[str, ...] = ()
+    """The declared names a card shows one of (a table's objects, what a person may hold): a card
+    is legible when its reading names its own object and no other; a label or a board, exact."""
 
 
 def written_facts(world: World, q: Question) -> list[Written]:
@@ -145,7 +166,10 @@ def written_facts(world: World, q: Question) -> list[Written]:
             continue
         draws = json.loads(world.entity(f.subject).attrs.get("draws") or "{}")
         if f.object in ("label", "order", "presence") or (f.object == "gist" and draws.get("board")):
-            out.append(Written(f.id, f.object, f.value))
+            names = (draws.get("table") or {}).get("items") if f.object == "order" else None
+            if f.object == "presence":
+                names = (draws.get("person") or {}).get("holds")
+            out.append(Written(f.id, f.object, f.value, tuple(names or ())))
     return out
 
 
@@ -156,7 +180,7 @@ def _boxes(layout: dict, w: Written) -> list[tuple[list[int], str, bool]]:
     if w.key == "gist" and layout.get("gist"):
         return [(layout["gist"], " ".join(w.value.split(BOARD_SEP)), True)]
     if w.key == "order" and layout.get("table"):
-        return [(r["card"], r["item"], False) for r in layout["table"]]
+        return [(r["card"], r["item"], True) for r in layout["table"]]
     if w.key == "presence" and (layout.get("person") or {}).get("card"):
         return [(layout["person"]["card"], w.value, True)]
     return []
@@ -189,7 +213,7 @@ def check_item(q: Question, ctx: GateContext, layouts: dict[str, dict]) -> tuple
                 got, score = read_cached(ctx.media_root / o.media[0], box, lines)
                 if not got or score < MIN_SCORE:
                     return False, f"illegible:{w.key}"
-                if normal(got) != normal(text):
+                if not names(got, text, w.choices):
                     return False, f"misread:{w.key}"
                 read.append(got)
     return True, "read back: " + "; ".join(read) if read else "no written value in its evidence"
@@ -198,7 +222,7 @@ def check_item(q: Question, ctx: GateContext, layouts: dict[str, dict]) -> tuple
 class WrittenValuesLegible:
     """``memeye_legible``: each written value an item reads is legible in its pictures (OCR)."""
 
-    name, version = "memeye_legible", "1"
+    name, version = "memeye_legible", "2"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         ok, reason = check_item(q, ctx, layouts(ctx.media_root))

@@ -202,10 +202,7 @@ class MemEyeFamily:
         return world_mod.spec_of(theme).cell_targets()
 
     def gates(self) -> list[Gate]:
-        from mnemoforge.validators.memeye_drawn import FactsDrawn
-        from mnemoforge.validators.memeye_ocr import legibility_gates
-
-        return [*memeye_gates.MEMEYE_GATES, FactsDrawn(), *legibility_gates()]
+        return memeye_gates.family_gates()
 
     def release_tables(self, data: ReleaseInput, root: Path) -> dict[str, str]:
         spec = world_mod.spec_of(data.theme)
