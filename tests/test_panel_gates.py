@@ -192,7 +192,9 @@ def test_a_bare_number_counts_as_written_only_where_it_is_written() -> None:
     from mnemoforge.schemas.questions import Program, Question
     from mnemoforge.validators.text_retrieval import written_in
 
-    q = Question.model_construct(id="q", answer="6", options=["6", "7", "8", "9"], program=Program(fn="count"))
+    q = Question.model_construct(
+        id="q", answer="6", options=["6", "7", "8", "9"], program=Program(fn="count")
+    )
     assert not written_in(q, ["we stacked 16 sacks", "it was 6.5 m long", "1,600 loaves", "6a"])
     assert written_in(q, ["there are 6 sacks by the wall"])
     assert written_in(q, ["six, no: 6."])
