@@ -19,7 +19,7 @@ from mnemoforge.exporters.report import write_report
 COMMON = ["cast", "timeline", "sources", "funnel", "heatmap", "categories"]
 FIGURES = {
     "smm": [*COMMON, "sources_people", "sources_per_question"],
-    "memeye": [*COMMON, "scenario_cells", "scenario_images"],
+    "memeye": [*COMMON, "scenario_cells", "scenario_images", "object_sheet"],
 }
 
 
