@@ -139,6 +139,34 @@ def test_the_mountain_pasture_draws_snow_in_winter_only() -> None:
     assert _white_lower(_scene(**pasture, snow=False)) < 0.1
 
 
+def test_each_shot_is_drawn_with_the_light_weather_and_snow_its_plan_says() -> None:
+    """The scene request of every planned shot carries the calendar's light and the plan's weather,
+    snow where the season and altitude (or a snowy day) put it, and the animals whose companion is
+    in frame."""
+    from mnemoforge.generators.icm.album import plan_album
+    from mnemoforge.generators.icm.family import FAMILY
+    from mnemoforge.generators.icm.render import scene_request
+
+    theme = load_theme(VET)
+    world = FAMILY.plan(theme, theme.seed)
+    clips, _ = plan_album(theme, world)
+    shots = [s for c in clips if not c.calibration for s in c.shots]
+    snowy = {s.place: 0 for s in shots}
+    for s in shots:
+        req = scene_request(theme, world, s)
+        assert req.time_of_day == s.time_of_day == shot_time_of_day(world.calendar, s.start)
+        assert req.weather == s.weather and req.place_kind == world.place(s.place).kind
+        snowy[s.place] += req.snow
+        if s.place == "skala_pasture":
+            assert req.snow and s.season == "winter"  # 1,150 m is a mountain: snow all winter
+        elif s.place in ("surgery", "treatment_room", "car_deck"):
+            assert not req.snow  # indoors
+        else:  # the yard at 40 m and the quay: snow only on a snowy day
+            assert req.snow == ("snow" in s.weather), (s.id, s.weather)
+        assert len(req.animals) == len(s.animals) == sum(p in s.visible for p in ("hakon", "ingrid"))
+    assert snowy.get("skala_pasture"), "no shot at the mountain pasture"
+
+
 # ---- the built theme --------------------------------------------------------------------------
 
 
