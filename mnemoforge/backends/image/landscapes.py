@@ -186,7 +186,7 @@ def _peaks(
         h = local.uniform(0.45, 0.8) * horizon * min(z, 1.2)
         top = (x + w / 2, horizon - h)
         draw.polygon([(x, horizon), top, (x + w, horizon)], fill=mix(rock, BLACK, local.uniform(0, 0.2)))
-        cap = 0.6 if snow else 0.3  # snow reaches further down in winter
+        cap = 0.6 if snow else 0.3  # snow reaches further down when it lies
         draw.polygon(
             [top, (top[0] - w / 2 * cap, top[1] + h * cap), (top[0] + w / 2 * cap, top[1] + h * cap)],
             fill=SNOW,
