@@ -20,7 +20,7 @@ from mnemoforge.generators.timelines import stepped, windows
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.calendar import WorldCalendar
 from mnemoforge.schemas.theme import ActivitySpec, Theme
-from mnemoforge.schemas.world import Event, Fact, Person, Relation, Span, Timeline, World, WorldObject
+from mnemoforge.schemas.world import Entity, Event, Fact, Person, Relation, Span, Timeline, World, WorldObject
 
 CHOICE_RATE = 0.45  # chance a participant visibly makes a choice (a drink, a dish, a song) at an event
 PREFERENCE_LOYALTY = 0.8  # chance that choice is their preference
@@ -60,8 +60,28 @@ def finish_world(
     relations, _, objects = declared_records(theme)
     changes = preference_changes(seed, people, theme.start, theme.end)
     facts = _facts(seed, people, relations, objects, events, changes, talk=theme.album.talk_density)
+    facts += animal_facts(theme, events)
     lines = timelines(theme, people, objects, events, facts)
-    return assemble_world(theme, seed, protagonist, people, facts, events, timelines=lines, calendar=cal)
+    animals = [
+        Entity(id=a.id, name=a.name, kind="animal",
+               attrs={"species": a.species, "companions": ",".join(a.companions)})
+        for a in theme.animals  # fmt: skip
+    ]
+    return assemble_world(
+        theme, seed, protagonist, people, facts, events, timelines=lines, calendar=cal, entities=animals
+    )
+
+
+def animal_facts(theme: Theme, events: list[Event]) -> list[Fact]:
+    """Each cast animal's name, and every event it came to (one of its companions took part)."""
+    out = []
+    for a in theme.animals:
+        out.append(Fact(id=f"f_name_{a.id}", kind="name", subject=a.id, object=a.name))
+        for e in events:
+            if set(a.companions) & set(e.participants):
+                out.append(Fact(id=f"f_{e.id}_with_{a.id}", kind="accompanied", subject=a.id, object=e.id,
+                                value=a.species, event=e.id, at=e.start))  # fmt: skip
+    return out
 
 
 def timelines(
@@ -208,7 +228,8 @@ def _free_start(
         away = unavailable(theme, t, busy, cal)
         need_p = act.who.protagonist == "required"
         free = len(pool - away) + (act.who.protagonist != "excluded" and protagonist not in away)
-        if (not need_p or protagonist not in away) and free >= act.min_people:
+        must = set(act.who.required)  # named people who must come are free then too
+        if (not need_p or protagonist not in away) and free >= act.min_people and not away & must:
             return t, away
     return start, unavailable(theme, start, busy, cal)
 
