@@ -134,12 +134,21 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCa
         erng = derive_rng(seed, "event", i)
         act, day = _pick_activity(theme, slot_day, span_days, per_month, erng, cal.weekend)
         place = erng.choice(act.places)
-        date = theme.start + dt.timedelta(days=day)
-        lo, hi = _hours(act, places[place].kind, places[place].indoor, cal, date)
+        # the slot's day, or the same weekday a week or more away when nobody can come that day or a
+        # person the activity requires is busy then: the first try makes the same draws as ever
+        for shift in (0, *(w * s for w in (7, 14, 21) for s in (1, -1))):
+            if not 0 <= day + shift < span_days:
+                continue
+            date = theme.start + dt.timedelta(days=day + shift)
+            lo, hi = _hours(act, places[place].kind, places[place].indoor, cal, date)
+            start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice(START_MINUTES)))
+            start, away = _free_start(theme, act, protagonist, start, lo, hi, busy, cal)
+            chosen = pick_participants(theme, act, protagonist, erng, away)
+            if chosen and not set(chosen) & away:  # a required person busy then is not free either
+                break
+        else:  # no such week in the span: the slot holds no event
+            continue
         per_month[(act.id, date.strftime("%Y-%m"))] = per_month.get((act.id, date.strftime("%Y-%m")), 0) + 1
-        start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice(START_MINUTES)))
-        start, away = _free_start(theme, act, protagonist, start, lo, hi, busy, cal)
-        chosen = pick_participants(theme, act, protagonist, erng, away)
         end = start + dt.timedelta(minutes=EVENT_MINUTES)
         for p in chosen:
             busy.setdefault(p, []).append((start, end))
