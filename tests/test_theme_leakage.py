@@ -223,3 +223,11 @@ def test_memeye_generators_hold_no_domain_words() -> None:
             found += [f"{path.name}: {h!r} in {text[:60]!r}" for h in hits]
     assert found == []
     assert rx.search("a star sticker") and not rx.search("the starboard side")
+
+
+def test_smm_photo_captions_take_the_place_names_article(ferry_release) -> None:  # type: ignore[no-untyped-def]
+    """A board photographed at "the wheelhouse" is "a photo of the wheelhouse board", never "a the"
+    (the English layer's ``indefinite``; found by benchmarks/world_audit.py)."""
+    caps = [c["caption"] for c in _rows(ferry_release.release_dir / "agent/smm/captions.jsonl")]
+    photos = [c for c in caps if "photo of" in c]
+    assert photos and not [c for c in photos if re.search(r"\b(a|an) (the|a|an)\b", c)], photos[:3]

@@ -14,7 +14,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemoforge.english import fill, tidy, verb_base
+from mnemoforge.english import fill, indefinite, tidy, verb_base
 from mnemoforge.generators.smm.carriers import fact_topics
 from mnemoforge.generators.smm.conversation import ASSISTANT, Turn
 from mnemoforge.generators.smm.filler import SmmBanks, banks
@@ -213,7 +213,7 @@ def attachment(lk: Lookup, u: Unit, facts: list[Fact], ref: str, rng: Any) -> tu
             "lines": [what, f"{label}: {value}"],
             "seed": rng.randrange(1 << 30),
         }
-        cap = f"{ref}: photo of a {spec['title'].lower()} about {what} - {label}"
+        cap = f"{ref}: photo of {indefinite(spec['title'])} about {what} - {label}"
     elif u.medium == "calendar":
         day = dt.date.fromisoformat(value)
         spec = {
