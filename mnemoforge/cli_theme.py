@@ -32,7 +32,7 @@ def theme_check(file: Path = typer.Argument(..., metavar="FILE", help="theme YAM
     from mnemoforge.generators.families import get_family
 
     fam = get_family(t.family)  # its check_theme problems are in check_theme's error already
-    for w in getattr(fam, "theme_warnings", lambda _t: [])(t):
+    for w in fam.theme_warnings(t):
         out.print(f"warning: {w}", highlight=False)
     out.print(
         f"OK {file}: {t.title!r}, {len(t.cast)} people, {len(t.places)} places, "

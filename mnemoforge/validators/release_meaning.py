@@ -40,12 +40,12 @@ def _norm(text: Any) -> str:
 
 def manifest_fields(root: Path, manifest: dict[str, Any]) -> list[str]:
     """MANIFEST.json's name, family and version against what the release was built from."""
-    from mnemoforge.generators.families import FAMILIES
+    from mnemoforge.generators.families import family_names
 
     problems: list[str] = []
     fam = manifest.get("family")
-    if fam not in FAMILIES:
-        problems.append(f"{MANIFEST}: family {fam!r} is not a known family ({', '.join(sorted(FAMILIES))})")
+    if fam not in (known := family_names()):
+        problems.append(f"{MANIFEST}: family {fam!r} is not a known family ({', '.join(known)})")
     elif not (root / "data" / str(fam)).is_dir():
         problems.append(f"{MANIFEST}: family {fam!r}, but the release has no data/{fam}/ folder")
     theme = _theme_head(root)
@@ -88,9 +88,9 @@ def card_identity(root: Path, manifest: dict[str, Any]) -> list[str]:
 
 def family_readable(root: Path, family: str) -> bool:
     """Whether the content checks can run at all: a registered family with its data folder."""
-    from mnemoforge.generators.families import FAMILIES
+    from mnemoforge.generators.families import family_names
 
-    return family in FAMILIES and (root / "data" / family / "questions.jsonl").is_file()
+    return family in family_names() and (root / "data" / family / "questions.jsonl").is_file()
 
 
 def content(root: Path, family: str, tables: TableReader) -> list[str]:

@@ -11,10 +11,10 @@ from typing import Any
 from mnemoforge.backends.text import make_text_backend
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.family import THEME_OPTIONS, Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
 from mnemoforge.generators.coherence import world_problems
 from mnemoforge.generators.coherence_text import LineFilter
-from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.icm import (
     album,
     album_check,
@@ -94,8 +94,11 @@ def load_clips(run_root: Path) -> list[Clip]:
     return [Clip.model_validate(r) for r in read_jsonl(RunLayout(run_root).clips)]
 
 
-class IcmFamily:
+class IcmFamily(Family):
     name = "icm"
+    program_modules = ("mnemoforge.generators.icm.programs", "mnemoforge.generators.icm.routine_programs")
+    shortfall_hint = "more people, activities, places, objects or clips give more"
+    theme_options = THEME_OPTIONS  # model planners; image, video and speech backends
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, world_rules, declared),
         "episodes": (album, album_dialogue, album_model_dialogue, render_timing, album_check, captions),
@@ -156,6 +159,20 @@ class IcmFamily:
         return render.render_run(
             run, theme, world, load_clips(run.root), workers=workers, on_clip=on_progress
         )
+
+    shard_unit = "clips"  # album clips render as shards on a task runner
+
+    def render_shards(self, run: RunLayout, workers: int) -> list[list[str]]:
+        return [[c.id for c in s] for s in render.shard_clips(load_clips(run.root), workers)]
+
+    def render_shard(self, theme: Theme, world: World, run: RunLayout, ids: list[str]) -> list[dict]:
+        wanted = set(ids)
+        return render.render_shard(run, theme, world, [c for c in load_clips(run.root) if c.id in wanted])
+
+    def finish_render(
+        self, theme: Theme, world: World, run: RunLayout, rows: list[dict], workers: int
+    ) -> list[Path]:
+        return render.finish_render(run, theme, world, load_clips(run.root), rows, workers)
 
     def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
         obs = [Observation.model_validate(r) for r in read_jsonl(run.observations)]

@@ -18,9 +18,9 @@ from mnemoforge.backends.image import (
     visual_shelf,
 )
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.family import Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
 from mnemoforge.generators.coherence_text import LineFilter
-from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.memeye import captions, chat, labels, programs, questions, render, sessions, vocab
 from mnemoforge.generators.memeye import world as world_mod
 from mnemoforge.generators.questions import common, options
@@ -134,8 +134,16 @@ def declared_report(data: ReleaseInput, sc: Any) -> list[dict[str, Any]]:
     return out
 
 
-class MemEyeFamily:
+class MemEyeFamily(Family):
     name = "memeye"
+    program_modules = ("mnemoforge.generators.memeye.programs",)
+    shortfall_hint = "more scenes, sessions or changing keys give more"
+    warns_own_shortfall = True  # its questions stage logs one warning per short cell
+    uses_workers = False  # the pictures are drawn in this process
+
+    def requested(self, theme: Theme) -> dict[str, int]:
+        return dict(theme.memeye.cell_targets()) if theme.memeye is not None else {}
+
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, vocab, labels, visual_catalog, declared),
         "episodes": (sessions, chat, captions),

@@ -9,8 +9,8 @@ from types import ModuleType
 from typing import Any
 
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.family import Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
-from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.smm import (
     concentrated,
@@ -141,8 +141,15 @@ def route_report(data: ReleaseInput) -> list[dict[str, Any]]:
     return out
 
 
-class SmmFamily:
+class SmmFamily(Family):
     name = "smm"
+    program_modules = ("mnemoforge.generators.smm.programs",)
+    shortfall_hint = "more entities, attributes, preferences, tools or sources give more"
+    warns_own_shortfall = True  # its questions stage logs one warning per short task
+
+    def requested(self, theme: Theme) -> dict[str, int]:
+        return dict(theme.smm.tasks.counts()) if theme.smm is not None else {}
+
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, declared),
         "episodes": (stream, injection, scaffold, conversation, filler, paraphrase, questions, programs),

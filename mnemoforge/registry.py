@@ -1,0 +1,69 @@
+"""One registry for plugins: Python entry points, looked up by group and name.
+
+An installed package adds a family (or another plugin kind) by declaring an entry point in its
+``pyproject.toml``; nothing in this project is edited::
+
+    [project.entry-points."mnemoforge.families"]
+    diary = "my_package.family:FAMILY"
+
+The groups (``GROUPS``) and what each entry point names:
+
+- ``mnemoforge.families``: a ``mnemoforge.generators.families.Family`` instance. The built-in
+  families register here too (this project's own ``pyproject.toml``).
+
+Built-ins are also listed in ``BUILTIN`` so that a source checkout whose installed metadata is
+stale (an editable install made before an entry point was added) still finds them; an installed
+entry point of the same name wins.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from importlib.metadata import entry_points
+from typing import Any
+
+FAMILIES_GROUP = "mnemoforge.families"
+GROUPS = (FAMILIES_GROUP,)
+
+# the built-in registrations: group -> {name: "module:attribute"} (same as pyproject.toml's)
+BUILTIN: dict[str, dict[str, str]] = {
+    FAMILIES_GROUP: {
+        "icm": "mnemoforge.generators.icm.family:FAMILY",
+        "smm": "mnemoforge.generators.smm.family:FAMILY",
+        "memeye": "mnemoforge.generators.memeye.family:FAMILY",
+    },
+}
+DEFAULT_FAMILY = "icm"  # a theme without ``family:``
+
+
+class UnknownPlugin(KeyError):
+    """A name no installed package registers in the group."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@cache
+def targets(group: str) -> dict[str, str]:
+    """Every registration of ``group``: name -> ``"module:attribute"`` (built-ins, then installed)."""
+    out = dict(BUILTIN.get(group, {}))
+    for ep in entry_points(group=group):
+        out[ep.name] = ep.value
+    return dict(sorted(out.items()))
+
+
+def names(group: str) -> list[str]:
+    return list(targets(group))
+
+
+def load(group: str, name: str) -> Any:
+    """The object registered as ``name`` in ``group`` (its module is imported on first use)."""
+    known = targets(group)
+    if name not in known:
+        raise UnknownPlugin(f"{name!r} is not registered in {group}; known: {sorted(known)}")
+    module, _, attr = known[name].partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
+    return obj
