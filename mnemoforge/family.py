@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mnemoforge.exporters.report_part import ReportPart
     from mnemoforge.schemas.observations import Observation
     from mnemoforge.schemas.questions import Question
     from mnemoforge.schemas.theme import Theme
@@ -167,3 +168,11 @@ class Family:
     def card_section(self, stats: dict[str, Any]) -> str:
         """Markdown for the dataset card: how the family's items are built and what they hold."""
         return ""
+
+    def report_part(self) -> ReportPart | None:
+        """What ``mnemoforge report`` shows of this family (``exporters/report_part.py``: the
+        generic part shows episodes derived from observations; override it in the family's
+        package). None: the family's episodes are clips of shots (the report's album pages)."""
+        from mnemoforge.exporters.report_part import ReportPart
+
+        return ReportPart()

@@ -245,5 +245,8 @@ class IcmFamily(Family):
     def card_section(self, stats: dict[str, Any]) -> str:
         return CARD + model_plan_card(stats.get("model_plan"))
 
+    def report_part(self) -> None:
+        return None  # clips of shots: the report's own album pages
+
 
 FAMILY = IcmFamily()

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemoforge.backends.image import (
     visual_catalog,
@@ -34,6 +34,9 @@ from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 from mnemoforge.validators import memeye_gates
 from mnemoforge.validators.gates import Gate
+
+if TYPE_CHECKING:
+    from mnemoforge.exporters.report_part import ReportPart
 
 CARD = """Each scenario is a multi-session chat in which the user shares pictures of a few recurring
 scenes (rooms, game tables, health dashboards, street corners, shop shelves) and later asks
@@ -345,6 +348,11 @@ class MemEyeFamily(Family):
             else "\n\nEvery cell met its planned target."
         )
         return CARD + "\n\nKept questions per cell:\n" + "\n".join(rows) + note
+
+    def report_part(self) -> ReportPart:
+        from mnemoforge.generators.memeye.report import ScenariosReport
+
+        return ScenariosReport()
 
 
 FAMILY = MemEyeFamily()

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.family import Family, OnProgress, ReleaseInput
@@ -35,6 +35,9 @@ from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 from mnemoforge.validators import smm_gates
 from mnemoforge.validators.gates import Gate
+
+if TYPE_CHECKING:
+    from mnemoforge.exporters.report_part import ReportPart
 
 BLOCKS, SOURCES = "episodes/smm_blocks.jsonl", "episodes/smm_sources.jsonl"
 TURNS = "episodes/smm_turns.jsonl"
@@ -311,6 +314,11 @@ class SmmFamily(Family):
             observed=sm["conflict_gaps"]["min"],
             hub=sm["concentrated"]["hub"],
         )
+
+    def report_part(self) -> ReportPart:
+        from mnemoforge.generators.smm.report import SourcesReport
+
+        return SourcesReport()
 
 
 FAMILY = SmmFamily()
