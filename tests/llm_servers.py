@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -104,6 +105,9 @@ class LLMServer:
         self.queue: deque[Reply] = deque()
         # optional per-request script: return a Reply for this request, or None for the usual one
         self.reply_for: Callable[[Recorded], Reply | None] | None = None
+        # GET routes (path -> JSON body), e.g. llama.cpp's /props; every GET path is logged
+        self.gets: dict[str, Any] = {}
+        self.get_paths: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -159,6 +163,12 @@ def _handler(server: LLMServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
+            path = urlsplit(self.path).path
+            with server.lock:
+                server.get_paths.append(path)
+            if path in server.gets:
+                self._send(Reply(200, server.gets[path]))
+                return
             self._send(Reply(404, error_body(server.flavor, 404, "not found")))
 
         def do_POST(self) -> None:
@@ -210,3 +220,19 @@ def _handler(server: LLMServer) -> type[BaseHTTPRequestHandler]:
                 pass  # the client timed out and hung up: expected in timeout tests
 
     return Handler
+
+
+def model_spec(tmp_path: Path, srv: LLMServer, **extra: object) -> Path:
+    """A model SPEC file (``mnemoforge evaluate --model``) for this server, plus ``extra`` fields."""
+    import yaml
+
+    path = tmp_path / f"model-{len(list(tmp_path.glob('model-*')))}.yaml"
+    block = {
+        "provider": "openai",
+        "model": "loop",
+        "base_url": srv.base_url,
+        "api_key_env": None,
+        "max_retries": 0,
+    }
+    path.write_text(yaml.safe_dump({"name": "loop", "text": {"backend": block}, **extra}))
+    return path

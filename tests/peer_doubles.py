@@ -9,15 +9,31 @@ way. They are written from reading the peers' code, not copied from it:
   add.py`` ``MemoryADD.process_conversation`` (the speaker check).
 * M3-Agent (ByteDance-Seed/m3-agent @ 0e3e41939bd8a0b66d756e7b7eb8d5fe9992da5c): ``m3_agent/
   memorization_intermediate_outputs.py`` / ``memorization_memory_graphs.py`` (``data.jsonl``
-  lines, the clip glob, the per-clip save paths) and ``m3_agent/control.py`` (annotation loading).
+  lines, the clip glob, the per-clip save paths, the graph pickled to ``mem_path``, opened without
+  creating its folder) and ``m3_agent/control.py`` (``configs/api_config.json`` read at import,
+  annotation loading, results written to ``data/results/<name>.jsonl``, its folder not created).
+* MemEye (ffzhai88/MemEye @ b902110fec88f71d12e3caf2d9343b16c871634c, as documented in
+  ``mnemoforge/exporters/peers/memeye.py``): ``benchmark/runner.py``'s MCQ loop, one question per
+  rotation (a dict of letters and its ``answer``), ``contains_gt`` the last rotation's choice.
+* lmms-eval (EvolvingLMMs-Lab/lmms-eval @ 75571cfe, 0.7.3): ``utils.load_yaml_config`` (the
+  ``!function`` tag imports ``<module>.py`` beside the YAML; a relative ``data_files`` path of a
+  local builder that exists beside the YAML is made absolute), ``api/task.py`` (``datasets.
+  load_dataset(dataset_path, **dataset_kwargs)``, then ``process_docs`` on the split),
+  ``utils.create_iterator`` (``--limit N``: the
+  first N docs) and the per-metric aggregation over every doc's ``process_results``.
 """
 
 from __future__ import annotations
 
 import glob
+import importlib.util
+import itertools
 import json
 import os
+import pickle
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 CONV_START = "Below is a conversation between two people: {} and {}."
 
@@ -164,6 +180,11 @@ def m3_memorization(checkout: Path, data_file: str = "data/data.jsonl") -> list[
                 ids = [int(p.split("/")[-1].split(".")[0]) for p in clips]
                 save_path = sample["intermediate_outputs"]
                 saves = [os.path.join(save_path, f"clip_{i}_voices.json") for i in ids]
+                for save in saves:  # face/voice processing create their folder; the export did too
+                    with open(save, "w") as f:
+                        json.dump({}, f)
+                with open(sample["mem_path"], "wb") as f:  # no makedirs in M3-Agent: the folder must exist
+                    pickle.dump({"clips": sorted(ids)}, f)
                 out.append(
                     {
                         "sample": sample,
@@ -178,11 +199,21 @@ def m3_memorization(checkout: Path, data_file: str = "data/data.jsonl") -> list[
         os.chdir(here)
 
 
+M3_GPT = "gpt-4o-2024-11-20"
+
+
 def m3_control(checkout: Path, data_file: str) -> list[dict]:
-    """``m3_agent/control.py``'s annotation loading (run from the checkout root)."""
+    """``m3_agent/control.py`` run from the checkout root: its api config read at import (a
+    KeyError where a field is missing), its annotation loading, and its results file written
+    (each question unanswered, as when the model gives no ``[Answer]``)."""
     here = os.getcwd()
     os.chdir(checkout)
     try:
+        config = json.load(open("configs/api_config.json"))  # noqa: SIM115 - as the peer does
+        client = {k: config[M3_GPT][k] for k in ("azure_endpoint", "api_version", "api_key")}
+        assert set(client) == {"azure_endpoint", "api_version", "api_key"}
+        dataset_name = data_file.split("/")[-1].split(".")[0]
+        output_path = os.path.join("data/results", f"{dataset_name}.jsonl")
         data = []
         datas = json.load(open(data_file))  # noqa: SIM115 - as the peer does
         for _, v in datas.items():
@@ -191,6 +222,77 @@ def m3_control(checkout: Path, data_file: str) -> list[dict]:
                 data.append({**row, "answer": qa["answer"]})
                 if "before_clip" in qa:
                     data[-1]["before_clip"] = qa["before_clip"]
+        with open(output_path, "w") as f:  # no makedirs in M3-Agent: data/results must exist
+            for row in data:
+                f.write(json.dumps({**row, "gpt_eval": False}, ensure_ascii=False) + "\n")
         return data
     finally:
         os.chdir(here)
+
+
+def memeye_mcq(dialog_file: Path, choose: Callable[[dict, dict], str], limit: int | None = None) -> dict:
+    """MemEye's MCQ loop over one task's ``dialog/<Task>.json``: the first ``limit`` questions, each
+    asked once per rotation; per question the choices, whether each matched its rotation's letter,
+    and ``contains_gt`` (the last choice against the top-level answer)."""
+    doc = json.load(open(dialog_file))  # noqa: SIM115 - as the peer does
+    out = {}
+    for qa in doc["human-annotated QAs"][:limit]:
+        picks = [choose(qa, rot) for rot in qa["options"]]
+        out[qa["question_id"]] = {
+            "choices": picks,
+            "per_rotation": [p == rot["answer"] for p, rot in zip(picks, qa["options"], strict=True)],
+            "contains_gt": picks[-1] == qa["answer"],
+        }
+    return out
+
+
+def lmms_eval_task(yaml_path: Path) -> dict[str, Any]:
+    """lmms-eval's task config as its loader builds it: ``!function`` tags imported from the
+    ``.py`` beside the YAML, relative local ``data_files`` anchored at the YAML's folder."""
+    import yaml
+
+    folder = os.path.dirname(str(yaml_path))
+
+    def function(loader: yaml.Loader, node: yaml.Node) -> Callable:
+        module_name, name = loader.construct_scalar(node).rsplit(".", 1)  # type: ignore[arg-type]
+        spec = importlib.util.spec_from_file_location(module_name, os.path.join(folder, module_name + ".py"))
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return getattr(module, name)
+
+    class Loader(yaml.FullLoader):
+        pass
+
+    Loader.add_constructor("!function", function)
+    with open(yaml_path, "rb") as f:
+        config = yaml.load(f, Loader=Loader)  # noqa: S506 - a FullLoader, as the peer's
+    files = config.get("dataset_kwargs", {}).get("data_files")
+    local = config.get("dataset_path") in {"csv", "json", "parquet", "text", "pandas", "arrow"}
+    if local and isinstance(files, dict):
+        for split, rel in files.items():
+            if isinstance(rel, str) and not os.path.isabs(rel) and os.path.isfile(os.path.join(folder, rel)):
+                files[split] = os.path.join(folder, rel)
+    return config
+
+
+def lmms_eval_run(
+    yaml_path: Path, reply: Callable[[dict], str], limit: int | None = None
+) -> dict[str, float]:
+    """One lmms-eval run of the task: the dataset loaded by ``datasets``, the first ``limit`` docs,
+    ``process_results`` per doc and each metric's aggregation; returns the metrics."""
+    import datasets
+
+    config = lmms_eval_task(yaml_path)
+    dataset = datasets.load_dataset(config["dataset_path"], **config["dataset_kwargs"])
+    split = dataset[config["test_split"]]
+    if config.get("process_docs") is not None:
+        split = config["process_docs"](split)
+    docs = itertools.islice(split, 0, limit)
+    per_metric: dict[str, list] = {}
+    for doc in docs:
+        config["doc_to_text"](doc)
+        config["doc_to_visual"](doc)
+        for metric, value in config["process_results"](doc, [reply(doc)]).items():
+            per_metric.setdefault(metric, []).append(value)
+    return {m["metric"]: m["aggregation"](per_metric.get(m["metric"], [])) for m in config["metric_list"]}

@@ -12,28 +12,15 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from mnemoforge.cli import app
 from mnemoforge.evaluation.runner import evaluate
 
 from .llm_servers import LLMServer, Recorded, Reply, error_body
+from .llm_servers import model_spec as _spec
 
 pytestmark = pytest.mark.skipif(find_spec("openai") is None, reason="needs the openai package")
-
-
-def _spec(tmp_path: Path, srv: LLMServer, **extra: object) -> Path:
-    path = tmp_path / f"model-{len(list(tmp_path.glob('model-*')))}.yaml"
-    block = {
-        "provider": "openai",
-        "model": "loop",
-        "base_url": srv.base_url,
-        "api_key_env": None,
-        "max_retries": 0,
-    }
-    path.write_text(yaml.safe_dump({"name": "loop", "text": {"backend": block}, **extra}))
-    return path
 
 
 def _has_image(rec: Recorded) -> bool:

@@ -1,6 +1,7 @@
 """M3-Bench export: an M3-Agent checkout's ``data/`` layout, 30 s segments, M3's ``before_clip``,
-types and ids, files readable by all; read by doubles of M3-Agent's memorization and control
-loaders run from the checkout root."""
+types and ids, files readable by all, the folders and the keyless api config M3-Agent's scripts
+need; read and run by doubles of M3-Agent's memorization and control loaders from the checkout
+root, with no manual step."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from mnemoforge.backends.video.probe import probe
 from mnemoforge.exporters.peers import MARKER, ExportError, export_release, m3bench
 from mnemoforge.exporters.peers.common import effective_cutoff, load_release, unit_index
+from mnemoforge.exporters.peers.m3_setup import API_FIELDS, API_MODELS
 
 from .peer_doubles import m3_control, m3_memorization
 
@@ -32,6 +34,8 @@ def fake_checkout(root: Path) -> Path:
         (root / d).mkdir(parents=True, exist_ok=True)
     robot = {"living_room_06": {"video_path": "data/videos/robot/living_room_06.mp4", "qa_list": []}}
     (root / "data/annotations/robot.json").write_text(json.dumps(robot))
+    stock = {m: {"base_url": "", "api_key": ""} for m in API_MODELS}  # the checkout's own, blank
+    (root / "configs/api_config.json").write_text(json.dumps(stock, indent=4))
     return root
 
 
@@ -144,3 +148,49 @@ def test_grid_helpers() -> None:
     assert [grid_duration(s) for s in (8, 30, 31, 36, 60, 61)] == [30, 30, 60, 60, 60, 90]
     assert m3bench.before_clip(43) == 0 and m3bench.before_clip(970) == 31  # robot.json's living_room_06
     assert m3bench.timestamp(970) == "16:10"
+
+
+def test_m3_agent_runs_with_no_manual_step(checkout: Path, peer_release: Path) -> None:
+    """The memorization double pickles the graph to ``mem_path`` and the control double reads the
+    api config at import and writes ``data/results/<name>.jsonl``: neither creates a folder."""
+    name = load_release(peer_release).name
+    (run,) = m3_memorization(checkout)
+    assert (checkout / run["mem_path"]).is_file() and all((checkout / p).is_file() for p in run["saves"])
+    loaded = m3_control(checkout, f"data/annotations/{name}.json")
+    results = (checkout / f"data/results/{name}.jsonl").read_text().splitlines()
+    assert [json.loads(x)["id"] for x in results] == [d["id"] for d in loaded]
+    config = json.loads((checkout / "configs/api_config.json").read_text())
+    for model in API_MODELS:  # the checkout's blank template completed, its own fields kept, no key
+        assert config[model] == {"base_url": "", "api_key": "", "azure_endpoint": "", "api_version": ""}
+    meta = json.loads((checkout / MARKER).read_text())
+    assert meta["api_config"] == {"path": "configs/api_config.json", "complete": True, "filled": False}
+    assert "warning" not in meta
+    assert "configs/api_config.json" not in meta["files"]  # the user's to fill: never removed
+    assert {f"data/memory_graphs/{name}", "data/results", "logs"} <= set(meta["folders"])
+
+
+def test_an_empty_folder_export_gets_the_template_and_folders(peer_release: Path, tmp_path: Path) -> None:
+    out = tmp_path / "m3"
+    export_release(peer_release, "m3bench", out)
+    config = json.loads((out / "configs/api_config.json").read_text())
+    assert config == {m: dict.fromkeys(API_FIELDS, "") for m in API_MODELS}
+    assert stat.S_IMODE((out / "configs/api_config.json").stat().st_mode) == 0o644
+    name = load_release(peer_release).name
+    for folder in (f"data/memory_graphs/{name}", f"data/intermediate_outputs/{name}/{name}", "data/results"):
+        assert (out / folder).is_dir()
+    config["gpt-4o-2024-11-20"]["api_key"] = "sk-mine"  # the user fills it in; a re-export keeps it
+    (out / "configs/api_config.json").write_text(json.dumps(config))
+    export_release(peer_release, "m3bench", out)
+    assert json.loads((out / "configs/api_config.json").read_text()) == config
+    assert json.loads((out / MARKER).read_text())["api_config"]["filled"] is True
+
+
+def test_a_filled_config_missing_fields_is_kept_with_one_warning(peer_release: Path, tmp_path: Path) -> None:
+    root = fake_checkout(tmp_path / "m3")
+    mine = {m: {"base_url": "https://example.invalid", "api_key": "sk-mine"} for m in API_MODELS}
+    (root / "configs/api_config.json").write_text(json.dumps(mine))
+    warnings: list[str] = []
+    export_release(peer_release, "m3bench", root, warn=warnings.append)
+    assert json.loads((root / "configs/api_config.json").read_text()) == mine  # never rewritten
+    assert len(warnings) == 1 and "azure_endpoint" in warnings[0] and "api_config.json" in warnings[0]
+    assert json.loads((root / MARKER).read_text())["api_config"]["complete"] is False

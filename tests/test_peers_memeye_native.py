@@ -208,3 +208,19 @@ def test_refusals_are_clear(release: Path, tmp_path: Path) -> None:
     for fmt, rel in (("locomo", release), ("memeye", smm)):
         r = CliRunner().invoke(app, ["export", str(rel), "--format", fmt, "--out", str(tmp_path / "cli")])
         assert r.exit_code == 2 and "exports take releases of family" in r.output
+
+
+def test_memeye_runner_scores_an_always_a_model_a_quarter_per_rotation(export: Path) -> None:
+    """MemEye's MCQ loop (``peer_doubles.memeye_mcq``) over every task, whole and cut short:
+    each question's answer sits once at each letter, so "A" is right exactly once in four."""
+    from .peer_doubles import memeye_mcq
+
+    files = sorted(p for p in (export / "dialog").glob("*.json") if not p.stem.endswith("_Open"))
+    assert files
+    for limit in (None, 1, 3):
+        runs = [r for f in files for r in memeye_mcq(f, lambda qa, rot: "A", limit).values()]
+        per_rotation = [ok for r in runs for ok in r["per_rotation"]]
+        assert runs and sum(per_rotation) / len(per_rotation) == 0.25, limit
+        assert not any(all(r["per_rotation"]) for r in runs)  # all-four: 0
+    gold = [r for f in files for r in memeye_mcq(f, lambda qa, rot: rot["answer"]).values()]
+    assert all(all(r["per_rotation"]) and r["contains_gt"] for r in gold)

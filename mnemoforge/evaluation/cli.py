@@ -29,6 +29,12 @@ def evaluate_command(
     retriever: str = typer.Option("bm25", "--retriever", help="retrieval methods: bm25 or minilm"),
     top_k: int = typer.Option(5, "--top-k", min=1, help="retrieval methods: observations retrieved"),
     fps: float = typer.Option(0.5, "--fps", help="multimodal methods: video frames sampled per second"),
+    on_overflow: str = typer.Option(
+        "retrieval",
+        "--on-overflow",
+        help="full-context methods, an item whose history overflows the model's known context: "
+        "retrieval (retrieve instead) or truncate (keep the latest lines)",
+    ),
     allow_failures: bool = typer.Option(
         False, "--allow-failures", help="exit 0 although some model calls failed (they stay unscored)"
     ),
@@ -46,11 +52,16 @@ def evaluate_command(
     def progress(msg: str) -> None:
         console.print(f"  {msg}", highlight=False)
 
+    def warn(line: str) -> None:
+        console.print(f"warning: {line}", markup=False, highlight=False)
+
     try:
         if matrix is not None:
             if method or model:
                 raise EvaluationError("--matrix replaces --method and --model; give one or the other")
-            results = run_matrix(release, matrix, out, progress=progress, limit=limit, workers=workers)
+            results = run_matrix(
+                release, matrix, out, progress=progress, limit=limit, workers=workers, warn=warn
+            )
             dest = out or default_out(release)
             for r in results:
                 typer.echo(
@@ -63,7 +74,9 @@ def evaluate_command(
         if not method or not model:
             raise EvaluationError("give --method and --model (or --matrix MATRIX.yaml)")
         dest = out or default_out(release) / f"{slug(method)}__{slug(model)}"
-        cfg = MethodConfig(top_k=top_k, retriever=retriever, fps=fps)
+        if on_overflow not in ("retrieval", "truncate"):
+            raise EvaluationError(f"--on-overflow {on_overflow!r}: retrieval or truncate")
+        cfg = MethodConfig(top_k=top_k, retriever=retriever, fps=fps, on_overflow=on_overflow)
         res = evaluate(
             release,
             method,
@@ -74,6 +87,7 @@ def evaluate_command(
             judge=None if judge == "exact" else judge,
             config=cfg,
             progress=progress,
+            warn=warn,
         )
     except (EvaluationError, FileNotFoundError) as e:
         fail(str(e))

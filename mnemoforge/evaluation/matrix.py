@@ -85,6 +85,7 @@ def run_matrix(
     progress: Any = None,
     limit: int | None = None,
     workers: int | None = None,
+    warn: Any = None,
 ) -> list[dict]:
     """Every method × model pair; returns their results (also written under ``out``)."""
     from mnemoforge.evaluation.runner import evaluate
@@ -111,6 +112,7 @@ def run_matrix(
                 config=cfg,
                 prices=prices.get(name),
                 progress=progress,
+                warn=warn,
             )
             results.append(res)
     atomic.write_text(out / "summary.md", summary_markdown(results))

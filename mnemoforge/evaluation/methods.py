@@ -48,6 +48,9 @@ class MethodConfig:
     """None: the model's own limit."""
     max_images: int = 16
     frames_dir: Path | None = None
+    on_overflow: str = "retrieval"
+    """Full-context methods, an item whose history overflows a model of known context:
+    ``retrieval`` (built by the retrieval method instead) or ``truncate`` (the latest lines)."""
 
     def record(self) -> dict[str, Any]:
         return {
@@ -57,6 +60,7 @@ class MethodConfig:
             "max_frames": self.max_frames,
             "max_context_chars": self.max_context_chars,
             "max_images": self.max_images,
+            "on_overflow": self.on_overflow,
         }
 
 

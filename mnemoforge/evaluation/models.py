@@ -6,7 +6,10 @@ A model SPEC is one of:
   base_url: ...}}``), or just ``backend: {...}``, plus optional evaluation settings::
 
       name: qwen-7b                  # label in tables (default: the backend's model)
-      max_context_chars: 60000       # what full-context methods may put in one prompt
+      context_tokens: 8192           # the model's context window; without it (and without
+                                     # max_context_chars) the server is asked (llama.cpp /props,
+                                     # /v1/models), else 60000 characters are assumed
+      max_context_chars: 24000       # or: what full-context methods may put in one prompt
       vision: auto                   # attach images? true, false, or auto (default): ask the
                                      # model once with a one-pixel image; a model that refuses
                                      # it is evaluated text-only and never sent an image
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from mnemoforge.evaluation.context import DEFAULT_CHARS, ContextSize, resolve_context
 from mnemoforge.evaluation.keys import EvaluationError, read_yaml_mapping
 
 BUILTINS = ("smollm2", "symbolic")
@@ -85,7 +89,13 @@ class ChatModel:
         self.backend = backend
         self.id = backend.id
         self.name = str(spec.get("name") or getattr(backend, "model", backend.id))
-        self.max_context_chars = int(spec.get("max_context_chars", 60000))
+        for key in ("max_context_chars", "context_tokens"):
+            value = spec.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+                raise EvaluationError(f"{spec.get('_path', 'model spec')}: field '{key}': a positive integer")
+        self.spec = spec
+        self.max_context_chars = int(spec.get("max_context_chars") or DEFAULT_CHARS)  # until resolved
+        self._context: ContextSize | None = None
         declared = spec.get("vision", "auto")
         if declared not in (True, False, "auto"):
             raise EvaluationError(f"{spec.get('_path', 'model spec')}: field 'vision': true, false or auto")
@@ -98,6 +108,15 @@ class ChatModel:
         self.workers = int(spec.get("workers", getattr(backend.retrier, "max_concurrency", 4)))
         self.decoding = {**DEFAULT_DECODING, **(spec.get("decoding") or {})}
         self.prices = dict(spec.get("prices") or {})
+
+    def context_size(self) -> ContextSize:
+        """The declared context, or what the server reports (asked once), or unknown."""
+        with self._probe_lock:
+            if self._context is None:
+                reply = int(self.decoding.get("max_tokens", 64))
+                self._context = resolve_context(self.spec, self.backend, reply)
+                self.max_context_chars = self._context.chars
+        return self._context
 
     def supports_images(self) -> bool:
         """The declared ``vision``, or (``auto``) what one probe request with a one-pixel PNG
@@ -167,6 +186,9 @@ class SmolModel:
         self.vision, self.max_images, self.workers = False, 0, 1
         self.decoding = {"temperature": 0.0, "max_tokens": 16, "seed": 0, "top_k": 1}
         self.prices: dict[str, Any] = {}
+
+    def context_size(self) -> ContextSize:
+        return ContextSize(self.max_context_chars, 4096, "built-in")
 
     def generate(self, request: EvalRequest) -> Reply:
         from mnemoforge.validators.answerers.local_model import _LOCK, load_backend

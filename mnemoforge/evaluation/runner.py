@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.evaluation import scoring
+from mnemoforge.evaluation.context import ContextSize
 from mnemoforge.evaluation.judge import Judge, calibrate
 from mnemoforge.evaluation.keys import ItemKey, gold_evidence, load_keys, load_world, release_family
 from mnemoforge.evaluation.methods import METHODS, Built, MethodConfig, MethodInput, resolve_method
@@ -30,6 +31,10 @@ from mnemoforge.validators.answerers.protocol import LETTERS
 from mnemoforge.validators.prompts import load_prompt
 
 Progress = Callable[[str], None]
+FALLBACK = {"full_context_text": "retrieval", "full_context_multimodal": "retrieval_multimodal"}
+"""Full-context methods and what an item whose history overflows a model of known context uses."""
+TRUNCATING = {*FALLBACK, "caption_memory", "asr_only"}
+"""Methods that put the whole history in the prompt (cut to the budget: ``keep_latest``)."""
 RETRY_ROUNDS = 1
 """Rounds in which the calls that still failed after the backend's own retries are sent again."""
 
@@ -258,8 +263,15 @@ def evaluate(
     config: MethodConfig | None = None,
     prices: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    warn: Progress | None = None,
 ) -> dict[str, Any]:
-    """Evaluate ``method`` × ``model`` on ``release``; writes ``OUT/results.json`` and ``OUT/summary.md``."""
+    """Evaluate ``method`` × ``model`` on ``release``; writes ``OUT/results.json`` and ``OUT/summary.md``.
+
+    A full-context method checks each item's history against the model's context
+    (:func:`model_context`): where it does not fit a model of known size, the item is built by
+    retrieval instead (``context.switched_to``); where the size is unknown, the latest lines that
+    fit the assumed budget are kept. Either way ``warn`` gets one line, and ``results.json`` the
+    record (``context``)."""
     from mnemoforge.evaluation.tables import summary_markdown
 
     release, out = Path(release), Path(out)
@@ -273,7 +285,9 @@ def evaluate(
         else model
     )
     cfg = config or MethodConfig()
-    budget = min(cfg.max_context_chars or m.max_context_chars, m.max_context_chars)
+    size = model_context(m) if base in TRUNCATING else None
+    limit_chars = size.chars if size else m.max_context_chars
+    budget = min(cfg.max_context_chars or limit_chars, limit_chars)
     cfg = replace(cfg, max_context_chars=budget, max_images=m.max_images, frames_dir=out / "frames")
     inp = MethodInput(view, cfg, gold_evidence(release, conc) if base == "oracle_evidence" else None)
     items = view.items[:limit] if limit else list(view.items)
@@ -283,8 +297,15 @@ def evaluate(
     calls_by_item: list[list[Call]] = []
     contexts: list[dict] = []
     images_ok: bool | None = None  # asked of the model once, and only if a prompt carries images
+    over: list[str] = []
     for item in items:
         built = fn(inp, item)
+        if built.note.get("dropped"):
+            over.append(item.id)
+            if size is not None and size.known and base in FALLBACK and cfg.on_overflow == "retrieval":
+                history = built.note.get("total")
+                built = METHODS[FALLBACK[base]](inp, item)
+                built.note.update(switched_to=FALLBACK[base], history_lines=history)
         if built.images and images_ok is None:
             images_ok = accepts_images(m, progress)
         reqs = build_requests(item, keys[item.id], built, tools, bool(images_ok))
@@ -335,6 +356,7 @@ def evaluate(
         "model": {"id": m.id, "name": m.name, "decoding": m.decoding, "images": images_ok},
         "judge": j.record(),
         "config": cfg.record(),
+        "context": context_record(base, size, budget, over, cfg.on_overflow, len(items)),
         "prompts": prompts,
         "summary": scoring.aggregate(rows),
         "tables": tables_for(view.family, rows),
@@ -342,10 +364,59 @@ def evaluate(
         "ledger": ledger(m, flat, prices),
         "items": rows,
     }
+    line = overflow_line(method, m.name, result["context"])
+    if line and warn:
+        warn(line)
     atomic.write_json(out / "results.json", result)
     atomic.write_jsonl(out / "calibration.jsonl", calib["rows"])
     atomic.write_text(out / "summary.md", summary_markdown([result]))
     return result
+
+
+def model_context(model: EvalModel) -> ContextSize:
+    """The model's context (``context_size()`` when it has one: declared, probed or unknown)."""
+    known = getattr(model, "context_size", None)
+    if callable(known):
+        return known()
+    return ContextSize(model.max_context_chars, None, "declared max_context_chars")
+
+
+def context_record(
+    base: str, size: ContextSize | None, budget: int, over: list[str], policy: str, n_items: int
+) -> dict[str, Any]:
+    """What ``results.json`` records of the context: the model's size, the budget, the items whose
+    history did not fit and what was done with them."""
+    if size is None:
+        return {"budget_chars": budget, "applies": False}
+    switched = size.known and base in FALLBACK and policy == "retrieval"
+    return {
+        **size.record(),
+        "budget_chars": budget,
+        "applies": True,
+        "items": n_items,
+        "overflow": {
+            "items": len(over),
+            "ids": over,
+            "action": f"switched to {FALLBACK[base]}" if switched else "kept the latest lines (keep_latest)",
+        },
+    }
+
+
+def overflow_line(method: str, model: str, ctx: dict[str, Any]) -> str | None:
+    """One warning line when some item's history did not fit the model's context (None otherwise)."""
+    over = (ctx.get("overflow") or {}).get("items", 0)
+    if not over:
+        return None
+    if ctx["source"] == "unknown":
+        size = f"context size unknown (declare context_tokens in its spec), assumed {ctx['chars']} characters"
+    elif ctx["tokens"]:
+        size = f"context {ctx['tokens']} tokens ({ctx['source']}) = {ctx['chars']} characters of history"
+    else:
+        size = f"context {ctx['chars']} characters ({ctx['source']})"
+    return (
+        f"{method} × {model}: the history of {over} of {ctx['items']} items does not fit the model's "
+        f"{size}; {ctx['overflow']['action']} for those items"
+    )
 
 
 def accepts_images(model: EvalModel, progress: Progress | None = None) -> bool:

@@ -5,7 +5,8 @@ Each row's *input* is built from the release's agent view only (:func:`load_agen
 captions, the oldest dropped first past ``max_context_chars``) followed by the question. The
 *target* (a letter per rotation, the answer text, or the call plan) comes from the evaluator keys,
 as any harness's scorer needs it. MCQ items become one row per rotation, tied by ``item_id``,
-so the harness can report all-four-rotations accuracy.
+so the harness can report all-four-rotations accuracy; each row carries its item's number of
+rotations, so a harness run cut short (``--limit``) scores only the items it ran whole.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ MARKER = "mnemoforge_harness.json"
 
 def harness_rows(release: Path, max_context_chars: int = 60000) -> tuple[str, list[dict[str, Any]]]:
     """``(family, rows)``; each row has ``id``, ``item_id``, ``kind``, ``memory``, ``question``,
-    ``choices`` (MCQ), ``target``, ``rotation``, ``images`` (release-relative paths of the kept
-    observations' images, the latest :data:`MAX_IMAGES`) and ``metadata`` (table groups, cutoff)."""
+    ``choices`` (MCQ), ``target``, ``rotation``, ``n_rotations`` (how many the item has), ``images``
+    (release-relative paths of the kept observations' images, the latest :data:`MAX_IMAGES`) and
+    ``metadata`` (table groups, cutoff, rotation)."""
     view = load_agent_view(release)
     keys = load_keys(release)
     inp = MethodInput(view, MethodConfig(max_context_chars=max_context_chars))
@@ -65,8 +67,9 @@ def harness_rows(release: Path, max_context_chars: int = 60000) -> tuple[str, li
                         "choices": choices,
                         "target": gold,
                         "rotation": r,
+                        "n_rotations": len(item.choices),
                         "images": images,
-                        "metadata": {**meta, "rotation": r},
+                        "metadata": {**meta, "rotation": r, "n_rotations": len(item.choices)},
                     }
                 )
         else:
@@ -81,6 +84,7 @@ def harness_rows(release: Path, max_context_chars: int = 60000) -> tuple[str, li
                     "choices": None,
                     "target": target,
                     "rotation": None,
+                    "n_rotations": 1,
                     "images": images,
                     "aliases": key.aliases,
                     "metadata": meta,

@@ -43,6 +43,16 @@ def parse_letter(reply: str, choices: list[str]) -> str | None:
     return LETTERS[hits[0]] if len(hits) == 1 else None
 
 
+def mcq_docs(dataset):  # noqa: ANN001, ANN201 - a datasets.Dataset
+    """``process_docs`` of the MCQ task: the multiple-choice rows (one per rotation)."""
+    return dataset.filter(lambda d: d["kind"] == "mcq")
+
+
+def open_docs(dataset):  # noqa: ANN001, ANN201 - a datasets.Dataset
+    """``process_docs`` of the open task: the open-answer rows."""
+    return dataset.filter(lambda d: d["kind"] == "open")
+
+
 def doc_to_visual(doc: dict) -> list:
     from PIL import Image
 
@@ -67,16 +77,36 @@ def process_results(doc: dict, results: list[str]) -> dict:
         line = next((s.strip() for s in reply.splitlines() if s.strip()), "")
         refs = [doc["target"], *(doc.get("aliases") or [])]
         ok = bool(line) and any(normalize(line) == normalize(r) for r in refs)
-    rec = {"item_id": doc["item_id"], "correct": bool(ok), "group": doc["metadata"].get(GROUP_BY)}
-    return {"accuracy": rec, "all_four": rec}
+    rec = {
+        "item_id": doc["item_id"],
+        "rotation": doc.get("rotation"),
+        "n_rotations": doc.get("n_rotations") or 1,
+        "correct": bool(ok),
+        "group": doc["metadata"].get(GROUP_BY),
+    }
+    return {"accuracy": rec, "all_four": rec} if doc.get("choices") else {"accuracy": rec}
+
+
+def complete_items(records: list[dict]) -> dict[str, list[bool]]:
+    """Item id -> its answers, for the items whose every rotation was run (``--limit`` may cut
+    an item's rotations short: that item is left out, so the metrics never count part of one)."""
+    seen: dict[str, dict] = {}
+    for r in records:
+        seen.setdefault(r["item_id"], {})[r.get("rotation")] = (r["correct"], r.get("n_rotations") or 1)
+    return {
+        item: [ok for ok, _ in runs.values()]
+        for item, runs in seen.items()
+        if len(runs) == next(iter(runs.values()))[1]
+    }
 
 
 def aggregate_accuracy(records: list[dict]) -> float:
-    return sum(r["correct"] for r in records) / len(records) if records else 0.0
+    """Answers right, over every rotation of the complete items (NaN when none is complete)."""
+    answers = [ok for v in complete_items(records).values() for ok in v]
+    return sum(answers) / len(answers) if answers else float("nan")
 
 
 def aggregate_all_four(records: list[dict]) -> float:
-    items: dict[str, list[bool]] = {}
-    for r in records:
-        items.setdefault(r["item_id"], []).append(r["correct"])
-    return sum(all(v) for v in items.values()) / len(items) if items else 0.0
+    """Complete items answered right under every rotation (NaN when none is complete)."""
+    items = complete_items(records)
+    return sum(all(v) for v in items.values()) / len(items) if items else float("nan")

@@ -15,8 +15,10 @@ laid out like one; M3-Agent's scripts run from that root)::
 ``<name>`` is the release name: the subset (like ``robot``/``web``) and the video id. The memory
 graph (``data/memory_graphs/<name>/<name>.pkl``) and the intermediate outputs
 (``data/intermediate_outputs/<name>/<name>``) are where M3-Agent writes them; they do not exist
-until it runs. ``data.jsonl`` carries both ``intermediate_path`` (M3-Agent's README) and
-``intermediate_outputs`` (what ``m3_agent/memorization_*.py`` read), with the same value.
+until it runs, but their folders, ``data/results/``, ``logs/`` and a keyless
+``configs/api_config.json`` do (:mod:`.m3_setup`), so its scripts run with no manual step.
+``data.jsonl`` carries both ``intermediate_path`` (M3-Agent's README) and ``intermediate_outputs``
+(what ``m3_agent/memorization_*.py`` read), with the same value.
 
 Checked against ByteDance-Seed/m3-agent at commit 0e3e41939bd8a0b66d756e7b7eb8d5fe9992da5c:
 ``m3_agent/memorization_intermediate_outputs.py`` and ``memorization_memory_graphs.py`` (read
@@ -72,6 +74,7 @@ from mnemoforge.exporters.peers.common import (
     unit_index,
     write_ordered_json,
 )
+from mnemoforge.exporters.peers.m3_setup import make_folders, write_api_config
 from mnemoforge.exporters.peers.m3_video import SEGMENT_S, cut_segments, encode_album, grid_duration
 from mnemoforge.store.atomic import write_text
 
@@ -202,7 +205,12 @@ def export_m3bench(rel: ReleaseData, out: Path) -> tuple[list[Path], list[dict],
         {"clip": c.index, "first_segment": starts[c.index] // SEGMENT_S, "end_s": ends[c.index]}
         for c in rel.clips
     ]
-    return files, items, {"segment_s": SEGMENT_S, "grid": grid}
+    made = make_folders(out, vid)
+    api_config, warning = write_api_config(out)
+    extra: dict = {"segment_s": SEGMENT_S, "grid": grid, "folders": made, "api_config": api_config}
+    if warning:
+        extra["warning"] = warning
+    return files, items, extra
 
 
 def read_m3bench(export_dir: Path, release_dir: Path) -> list[PeerItem]:
