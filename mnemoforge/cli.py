@@ -364,15 +364,15 @@ def export(
     Peer formats: locomo, m3bench, memeye; harness tasks: inspect, lmms-eval (built from the agent
     view). Each peer export also writes mnemoforge_export.json (the source release, files, and
     each item's id and cutoff); pairs a format cannot hold are refused, naming the formats that can."""
-    from mnemoforge.exporters.peers import EXPORTERS, ExportError, export_release
+    from mnemoforge.exporters.peers import ExportError, export_release, formats
 
     if fmt in ("inspect", "lmms-eval"):  # harness tasks (mnemoforge.exporters.harness_*)
         from mnemoforge.evaluation.cli import export_harness_command
 
         export_harness_command(release, fmt, out)
         return
-    if fmt not in EXPORTERS:
-        _fail(f"--format must be one of {sorted(EXPORTERS)}, got {fmt!r}")
+    if fmt not in (known := formats()):
+        _fail(f"--format must be one of {sorted(known)}, got {fmt!r}")
     try:
         with _live("export"):
             files = export_release(

@@ -9,6 +9,7 @@ import typer
 from mnemoforge.cli_help import examples
 from mnemoforge.cli_output import fail as _fail
 from mnemoforge.cli_output import out
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.theme_io import ThemeError
 
 theme_app = typer.Typer(
@@ -52,7 +53,7 @@ def theme_new(
     name: str = typer.Argument(..., metavar="NAME", help="theme name (lower_snake_case)"),
     dest: Path = typer.Option(None, metavar="FILE", help="file to write (default: NAME.yaml)"),
     family: str = typer.Option(
-        "icm", metavar="icm|smm|memeye", help="album (icm), sources (smm) or visual chats (memeye)"
+        DEFAULT_FAMILY, metavar="icm|smm|memeye", help="album (icm), sources (smm) or visual chats (memeye)"
     ),
 ) -> None:
     """Write a commented starter theme that builds as is (smm, memeye: the shipped example)."""

@@ -169,6 +169,16 @@ class Family:
         """Markdown for the dataset card: how the family's items are built and what they hold."""
         return ""
 
+    # -- evaluation (``mnemoforge evaluate``, harness tasks) --
+
+    # the table keys a scored item is reported under, in table order; harness tasks group their
+    # metrics by the last one
+    eval_keys: tuple[str, ...] = ("category",)
+
+    def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
+        """An item's value of each ``eval_keys`` key (from its category and labels)."""
+        return {"category": category}
+
     def report_part(self) -> ReportPart | None:
         """What ``mnemoforge report`` shows of this family (``exporters/report_part.py``: the
         generic part shows episodes derived from observations; override it in the family's

@@ -8,8 +8,10 @@ An installed package adds a family (or another plugin kind) by declaring an entr
 
 The groups (``GROUPS``) and what each entry point names:
 
-- ``mnemoforge.families``: a ``mnemoforge.generators.families.Family`` instance. The built-in
-  families register here too (this project's own ``pyproject.toml``).
+- ``mnemoforge.families``: a ``mnemoforge.family.Family`` instance. The built-in families
+  register here too (this project's own ``pyproject.toml``).
+- ``mnemoforge.exporters``: a ``mnemoforge.exporters.peers.formats.PeerFormat`` (a peer
+  benchmark's format for ``mnemoforge export --format NAME``).
 
 Built-ins are also listed in ``BUILTIN`` so that a source checkout whose installed metadata is
 stale (an editable install made before an entry point was added) still finds them; an installed
@@ -24,7 +26,8 @@ from importlib.metadata import entry_points
 from typing import Any
 
 FAMILIES_GROUP = "mnemoforge.families"
-GROUPS = (FAMILIES_GROUP,)
+EXPORTERS_GROUP = "mnemoforge.exporters"
+GROUPS = (FAMILIES_GROUP, EXPORTERS_GROUP)
 
 # the built-in registrations: group -> {name: "module:attribute"} (same as pyproject.toml's)
 BUILTIN: dict[str, dict[str, str]] = {
@@ -32,6 +35,11 @@ BUILTIN: dict[str, dict[str, str]] = {
         "icm": "mnemoforge.generators.icm.family:FAMILY",
         "smm": "mnemoforge.generators.smm.family:FAMILY",
         "memeye": "mnemoforge.generators.memeye.family:FAMILY",
+    },
+    EXPORTERS_GROUP: {
+        "locomo": "mnemoforge.exporters.peers.formats:LOCOMO",
+        "m3bench": "mnemoforge.exporters.peers.formats:M3BENCH",
+        "memeye": "mnemoforge.exporters.peers.formats:MEMEYE",
     },
 }
 DEFAULT_FAMILY = "icm"  # a theme without ``family:``

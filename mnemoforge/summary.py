@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.schemas.theme import Theme
 
 
@@ -66,7 +67,7 @@ def build_summary(
     release = Path(release)
     manifest = json.loads((release / "MANIFEST.json").read_text())
     stats = json.loads((release / "dataset_statistics.json").read_text())
-    family = manifest.get("family", "icm")
+    family = manifest.get("family", DEFAULT_FAMILY)
     if theme is None:
         from mnemoforge.theme_io import load_theme
 

@@ -1,6 +1,7 @@
 """A fourth family as an installed package (``tests/plugin_family/``): registered through the
 ``mnemoforge.families`` entry-point group only, it builds, freezes, verifies, evaluates with the
-offline baseline, and has a report page, with no line of it in mnemoforge (issue 32)."""
+offline baseline, exports in its own registered peer format, and has a report page, with no line
+of it in mnemoforge (issue 32)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_the_plugin_is_registered_only_where_it_is_installed(plugin_env: dict[st
     assert not [p for p in src.rglob("*.py") if "mnemoforge_diary" in p.read_text()]  # nothing names it
 
 
-def test_a_fourth_family_builds_verifies_evaluates_and_reports(
+def test_a_fourth_family_builds_verifies_evaluates_exports_and_reports(
     plugin_env: dict[str, str], tmp_path: Path
 ) -> None:
     out = tmp_path / "outputs"
@@ -81,6 +82,18 @@ def test_a_fourth_family_builds_verifies_evaluates_and_reports(
     )
     summary = json.loads((ev / "results.json").read_text())["summary"]
     assert summary["answered"] == len(questions) and summary["failed"] == 0
+
+    exported = tmp_path / "export"  # the family's own peer format, registered by the same package
+    _cli(plugin_env, "export", str(release), "--format", "diary-csv", "--out", str(exported))
+    rows = (exported / "diary_qa.csv").read_text().splitlines()
+    assert rows[0] == "key,question,answer,day,evidence" and len(rows) == len(questions) + 1
+    marker = json.loads((exported / "mnemoforge_export.json").read_text())
+    assert marker["complete"] and {it["id"] for it in marker["items"]} == {
+        json.loads(q)["id"] for q in questions
+    }
+    cmd = [sys.executable, "-m", "mnemoforge.cli", "export", str(release), "--format", "locomo", "--out"]
+    refused = subprocess.run([*cmd, str(tmp_path / "x")], capture_output=True, text=True, env=plugin_env)
+    assert refused.returncode != 0 and "--format diary-csv" in refused.stdout + refused.stderr
 
     page = tmp_path / "report"
     _cli(plugin_env, "report", str(release), "--out", str(page))

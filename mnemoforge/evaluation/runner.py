@@ -441,5 +441,10 @@ def failure_summary(results: list[dict]) -> str | None:
 
 
 def tables_for(family: str, rows: list[dict]) -> dict[str, Any]:
-    keys = {"icm": ["category"], "smm": ["task"], "memeye": ["x", "y", "cell"]}.get(family, [])
+    from mnemoforge.generators.families import get_family
+
+    try:
+        keys = get_family(family).eval_keys
+    except KeyError:  # a family no installed package registers
+        keys = ()
     return {k: scoring.by_group(rows, k) for k in keys}

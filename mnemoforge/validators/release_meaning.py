@@ -29,6 +29,7 @@ from typing import Any
 
 from mnemoforge import yaml_io
 from mnemoforge.exporters.tables import TableReader
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.validators.answerers.protocol import LETTERS
 
 MANIFEST = "MANIFEST.json"
@@ -54,7 +55,7 @@ def manifest_fields(root: Path, manifest: dict[str, Any]) -> list[str]:
     for where, t in (("theme.yaml", theme), ("config.resolved.json", cfg_theme)):
         if not t:
             continue
-        t_fam = t.get("family", "icm")
+        t_fam = t.get("family", DEFAULT_FAMILY)
         if fam != t_fam:
             problems.append(f"{MANIFEST}: family {fam!r}, but {where} says {t_fam!r}")
         if "name" in t and manifest.get("name") != t["name"]:

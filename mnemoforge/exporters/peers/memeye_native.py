@@ -34,7 +34,7 @@ Mapping:
   and ``clue_alternatives``: the ``evidence_alternatives`` as MemEye round ids (other rounds
   showing the same facts, which retrieval metrics may count as clue hits).
 
-:func:`read_memeye_native` (reached through the package's :func:`read_memeye`) maps an export back.
+:func:`read_memeye_native` (reached through :func:`.formats.read_memeye`) maps an export back.
 """
 
 from __future__ import annotations

@@ -144,8 +144,14 @@ class MemEyeFamily(Family):
     warns_own_shortfall = True  # its questions stage logs one warning per short cell
     uses_workers = False  # the pictures are drawn in this process
 
+    eval_keys = ("x", "y", "cell")
+
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.memeye.cell_targets()) if theme.memeye is not None else {}
+
+    def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
+        x, y = labels.get("x", "?"), labels.get("y", "?")
+        return {"x": x, "y": y, "cell": f"{x}·{y}"}
 
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, vocab, labels, visual_catalog, declared),

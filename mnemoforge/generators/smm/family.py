@@ -150,8 +150,13 @@ class SmmFamily(Family):
     shortfall_hint = "more entities, attributes, preferences, tools or sources give more"
     warns_own_shortfall = True  # its questions stage logs one warning per short task
 
+    eval_keys = ("task",)
+
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.smm.tasks.counts()) if theme.smm is not None else {}
+
+    def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
+        return {"task": labels.get("task", category)}
 
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, declared),
