@@ -12,6 +12,8 @@ The groups (``GROUPS``) and what each entry point names:
   register here too (this project's own ``pyproject.toml``).
 - ``mnemoforge.exporters``: a ``mnemoforge.exporters.peers.formats.PeerFormat`` (a peer
   benchmark's format for ``mnemoforge export --format NAME``).
+- ``mnemoforge.methods``: an evaluation method, ``(MethodInput, AgentItem) -> Built``
+  (``mnemoforge.evaluation.methods``; ``mnemoforge evaluate --method NAME``).
 
 Built-ins are also listed in ``BUILTIN`` so that a source checkout whose installed metadata is
 stale (an editable install made before an entry point was added) still finds them; an installed
@@ -27,7 +29,12 @@ from typing import Any
 
 FAMILIES_GROUP = "mnemoforge.families"
 EXPORTERS_GROUP = "mnemoforge.exporters"
-GROUPS = (FAMILIES_GROUP, EXPORTERS_GROUP)
+METHODS_GROUP = "mnemoforge.methods"
+GROUPS = (FAMILIES_GROUP, EXPORTERS_GROUP, METHODS_GROUP)
+_METHODS = (
+    "question_only", "oracle_evidence", "full_context_text", "caption_memory", "asr_only", "retrieval",
+    "full_context_multimodal", "retrieval_multimodal",
+)  # fmt: skip
 
 # the built-in registrations: group -> {name: "module:attribute"} (same as pyproject.toml's)
 BUILTIN: dict[str, dict[str, str]] = {
@@ -41,6 +48,7 @@ BUILTIN: dict[str, dict[str, str]] = {
         "m3bench": "mnemoforge.exporters.peers.formats:M3BENCH",
         "memeye": "mnemoforge.exporters.peers.formats:MEMEYE",
     },
+    METHODS_GROUP: {m: f"mnemoforge.evaluation.methods:{m}" for m in _METHODS},
 }
 DEFAULT_FAMILY = "icm"  # a theme without ``family:``
 
@@ -62,6 +70,7 @@ def targets(group: str) -> dict[str, str]:
 
 
 def names(group: str) -> list[str]:
+    """Every name registered in ``group``, sorted."""
     return list(targets(group))
 
 

@@ -1,7 +1,7 @@
 """A fourth family as an installed package (``tests/plugin_family/``): registered through the
 ``mnemoforge.families`` entry-point group only, it builds, freezes, verifies, evaluates with the
-offline baseline, exports in its own registered peer format, and has a report page, with no line
-of it in mnemoforge (issue 32)."""
+offline baseline and with its own registered method, exports in its own registered peer format,
+and has a report page, with no line of it in mnemoforge (issue 32)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,22 @@ def test_a_fourth_family_builds_verifies_evaluates_exports_and_reports(
         str(ev),
     )
     summary = json.loads((ev / "results.json").read_text())["summary"]
-    assert summary["answered"] == len(questions) and summary["failed"] == 0
+    assert summary["answered"] == len(questions) and summary["failed"] == 0 and summary["score"] == 1.0
+    week = tmp_path / "week"  # the package's own evaluation method (mnemoforge.methods group)
+    _cli(
+        plugin_env,
+        "evaluate",
+        str(release),
+        "--method",
+        "diary_last_week",
+        "--model",
+        "symbolic",
+        "--out",
+        str(week),
+    )
+    result = json.loads((week / "results.json").read_text())
+    assert result["method"] == "diary_last_week" and result["summary"]["failed"] == 0
+    assert {it["context"]["observations"] for it in result["items"]} == {7}  # the last week's entries
 
     exported = tmp_path / "export"  # the family's own peer format, registered by the same package
     _cli(plugin_env, "export", str(release), "--format", "diary-csv", "--out", str(exported))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mnemoforge import registry
 from mnemoforge.evaluation.keys import EvaluationError
 from mnemoforge.exporters.views import AgentItem, AgentView
 from mnemoforge.validators.answerers.protocol import IMAGE_SUFFIXES
@@ -308,6 +309,8 @@ def retrieval_multimodal(inp: MethodInput, item: AgentItem) -> Built:
 
 
 Method = Callable[[MethodInput, AgentItem], Built]
+# the built-in methods; each is registered in the ``mnemoforge.methods`` entry-point group too
+# (``mnemoforge.registry``), where an installed package adds its own
 METHODS: dict[str, Method] = {
     "question_only": question_only,
     "oracle_evidence": oracle_evidence,
@@ -321,13 +324,24 @@ METHODS: dict[str, Method] = {
 MULTIMODAL = {"oracle_evidence", "full_context_multimodal", "retrieval_multimodal"}
 
 
+def method_names() -> list[str]:
+    """Every registered method (``mnemoforge.methods``: the built-ins of :data:`METHODS`, then
+    an installed package's)."""
+    return [*METHODS, *(n for n in registry.names(registry.METHODS_GROUP) if n not in METHODS)]
+
+
+def get_method(name: str) -> Method:
+    """The method registered as ``name`` (a built-in, or an installed package's)."""
+    return registry.load(registry.METHODS_GROUP, name)  # type: ignore[no-any-return]
+
+
 def resolve_method(name: str) -> tuple[str, bool]:
     """``(base method, on the concentrated twin?)``; a clear error for an unknown name."""
     concentrated = name == "concentrated" or name.startswith("concentrated:")
     base = name.split(":", 1)[1] if name.startswith("concentrated:") else name
     if base == "concentrated":
         base = "full_context_text"
-    if base not in METHODS:
-        known = ", ".join([*METHODS, "concentrated[:METHOD]"])
+    if base not in (names := method_names()):
+        known = ", ".join([*names, "concentrated[:METHOD]"])
         raise EvaluationError(f"--method {name!r}: unknown; known methods: {known}")
     return base, concentrated

@@ -98,9 +98,7 @@ class DiaryFamily(Family):
         from mnemoforge.exporters.tables import read_jsonl
 
         obs = [Observation.model_validate(r) for r in read_jsonl(run.observations)]
-        items = [
-            (WHERE, {"person": f.subject, "day": f.at.date().isoformat()}) for f in world.facts if f.at
-        ]
+        items = [(WHERE, {"person": f.subject, "day": f.at.date().isoformat()}) for f in world.facts if f.at]
         whash = content_hash(world)
         places = [p.name for p in world.places]
         out = []
