@@ -14,6 +14,8 @@ The groups (``GROUPS``) and what each entry point names:
   benchmark's format for ``mnemoforge export --format NAME``).
 - ``mnemoforge.methods``: an evaluation method, ``(MethodInput, AgentItem) -> Built``
   (``mnemoforge.evaluation.methods``; ``mnemoforge evaluate --method NAME``).
+- ``mnemoforge.image_backends``: a factory ``(RenderSpec) -> ImageBackend``
+  (``mnemoforge.backends.registry``; a theme's ``render.image: NAME``).
 
 Built-ins are also listed in ``BUILTIN`` so that a source checkout whose installed metadata is
 stale (an editable install made before an entry point was added) still finds them; an installed
@@ -30,7 +32,8 @@ from typing import Any
 FAMILIES_GROUP = "mnemoforge.families"
 EXPORTERS_GROUP = "mnemoforge.exporters"
 METHODS_GROUP = "mnemoforge.methods"
-GROUPS = (FAMILIES_GROUP, EXPORTERS_GROUP, METHODS_GROUP)
+IMAGE_BACKENDS_GROUP = "mnemoforge.image_backends"
+GROUPS = (FAMILIES_GROUP, EXPORTERS_GROUP, METHODS_GROUP, IMAGE_BACKENDS_GROUP)
 _METHODS = (
     "question_only", "oracle_evidence", "full_context_text", "caption_memory", "asr_only", "retrieval",
     "full_context_multimodal", "retrieval_multimodal",
@@ -49,6 +52,9 @@ BUILTIN: dict[str, dict[str, str]] = {
         "memeye": "mnemoforge.exporters.peers.formats:MEMEYE",
     },
     METHODS_GROUP: {m: f"mnemoforge.evaluation.methods:{m}" for m in _METHODS},
+    IMAGE_BACKENDS_GROUP: {
+        b: f"mnemoforge.backends.registry:{b}_images" for b in ("procedural", "diffusers", "gemini", "openai")
+    },
 }
 DEFAULT_FAMILY = "icm"  # a theme without ``family:``
 

@@ -53,3 +53,36 @@ def test_a_registration_that_is_not_a_family_is_refused(monkeypatch: pytest.Monk
     finally:
         monkeypatch.undo()
         registry.targets.cache_clear()
+
+
+def test_an_image_backend_registers_like_any_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemoforge.backends.image.procedural import ProceduralImageBackend
+    from mnemoforge.backends.registry import image_backend
+    from mnemoforge.schemas.build_settings import RenderSpec
+
+    with pytest.raises(ValueError, match="unknown image backend 'sketch'; registered: diffusers, gemini"):
+        RenderSpec(image="sketch")
+    assert isinstance(image_backend(RenderSpec()), ProceduralImageBackend)  # the built-in, by its entry
+    groups = {**registry.BUILTIN}
+    groups[registry.IMAGE_BACKENDS_GROUP] = {
+        **groups[registry.IMAGE_BACKENDS_GROUP],
+        "sketch": "mnemoforge.backends.registry:procedural_images",
+    }
+    monkeypatch.setattr(registry, "BUILTIN", groups)
+    registry.targets.cache_clear()
+    try:
+        spec = RenderSpec(image="sketch")  # a registered name is a valid theme setting
+        assert isinstance(image_backend(spec), ProceduralImageBackend)
+    finally:
+        monkeypatch.undo()
+        registry.targets.cache_clear()
+
+
+def test_the_schema_and_reference_list_the_builtin_choices() -> None:
+    from mnemoforge.schema_docs import field_docs
+    from mnemoforge.schemas.build_settings import RenderSpec
+    from mnemoforge.schemas.theme import Theme
+
+    assert Theme.model_json_schema()["properties"]["family"]["enum"] == ["icm", "smm", "memeye"]
+    docs = {f.name: f.type for f in field_docs(RenderSpec)}
+    assert docs["image"] == "'procedural' | 'diffusers' | 'gemini' | 'openai'"

@@ -206,13 +206,16 @@ def full_context_text(inp: MethodInput, item: AgentItem) -> Built:
     return Built(lines, [], ids, note)
 
 
-def _icm_only(inp: MethodInput, name: str) -> None:
-    if inp.view.family != "icm":
-        raise EvaluationError(f"method {name} is for icm releases (this one is {inp.view.family})")
+def _needs_clips(inp: MethodInput, name: str) -> None:
+    """``caption_memory`` and ``asr_only`` read an album's clips (a caption per clip, spoken lines)."""
+    if not any(c.get("clip") for c in inp.view.captions):
+        raise EvaluationError(
+            f"method {name} reads clips (an album release, family icm); this one ({inp.view.family}) has none"
+        )
 
 
 def caption_memory(inp: MethodInput, item: AgentItem) -> Built:
-    _icm_only(inp, "caption_memory")
+    _needs_clips(inp, "caption_memory")
     allowed = {o["episode"] for o in inp.view.history(item.cutoff)}
     by_clip: dict[str, list[str]] = {}
     for o in inp.view.observations:
@@ -233,7 +236,7 @@ def caption_memory(inp: MethodInput, item: AgentItem) -> Built:
 
 
 def asr_only(inp: MethodInput, item: AgentItem) -> Built:
-    _icm_only(inp, "asr_only")
+    _needs_clips(inp, "asr_only")
     obs = [o for o in inp.view.history(item.cutoff) if o.get("kind") == "speech"]
     lines, ids = _lines(inp, obs)
     lines, ids, note = fit_latest(lines, ids, inp.config.max_context_chars)
