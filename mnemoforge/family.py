@@ -174,6 +174,8 @@ class Family:
     # the table keys a scored item is reported under, in table order; harness tasks group their
     # metrics by the last one
     eval_keys: tuple[str, ...] = ("category",)
+    # the tables ``summary.md`` shows, key -> title (the seed benchmark's own tables)
+    eval_titles: Mapping[str, str] = {"category": "By category"}
 
     def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
         """An item's value of each ``eval_keys`` key (from its category and labels)."""

@@ -98,6 +98,7 @@ class IcmFamily(Family):
     name = "icm"
     program_modules = ("mnemoforge.generators.icm.programs", "mnemoforge.generators.icm.routine_programs")
     shortfall_hint = "more people, activities, places, objects or clips give more"
+    eval_titles = {"category": "By category (Recall / Retrieval / Profile)"}
     theme_options = THEME_OPTIONS  # model planners; image, video and speech backends
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, world_rules, declared),

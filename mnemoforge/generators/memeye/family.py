@@ -145,6 +145,7 @@ class MemEyeFamily(Family):
     uses_workers = False  # the pictures are drawn in this process
 
     eval_keys = ("x", "y", "cell")
+    eval_titles = {"x": "By X (visual granularity)", "y": "By Y (memory operation)"}
 
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.memeye.cell_targets()) if theme.memeye is not None else {}

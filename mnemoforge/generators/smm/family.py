@@ -151,6 +151,7 @@ class SmmFamily(Family):
     warns_own_shortfall = True  # its questions stage logs one warning per short task
 
     eval_keys = ("task",)
+    eval_titles = {"task": "By task"}
 
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.smm.tasks.counts()) if theme.smm is not None else {}
