@@ -169,6 +169,11 @@ class Family:
         """Markdown for the dataset card: how the family's items are built and what they hold."""
         return ""
 
+    # the ``data/<family>/`` tables a memory system may read besides questions and observations,
+    # with the columns it may read (None: every column but ``exporters.views.AGENT_FORBIDDEN``);
+    # tables not listed are evaluator keys only (``exporters.views.agent_tables``)
+    agent_tables: Mapping[str, tuple[str, ...] | None] = {}
+
     # -- evaluation (``mnemoforge evaluate``, harness tasks) --
 
     # the table keys a scored item is reported under, in table order; harness tasks group their

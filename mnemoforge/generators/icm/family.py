@@ -99,6 +99,12 @@ class IcmFamily(Family):
     program_modules = ("mnemoforge.generators.icm.programs", "mnemoforge.generators.icm.routine_programs")
     shortfall_hint = "more people, activities, places, objects or clips give more"
     eval_titles = {"category": "By category (Recall / Retrieval / Profile)"}
+    agent_tables = {
+        "captions": ("clip", "caption", "visual_details", "speech", "audio_events", "time"),
+        "clips": ("id", "index", "start", "day_of_week", "season", "calibration", "video"),
+        "shots": ("id", "clip_id", "index", "start", "composition", "camera", "image"),
+        "speech": ("id", "clip_id", "shot_id", "text", "audio_path"),
+    }
     theme_options = THEME_OPTIONS  # model planners; image, video and speech backends
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, world_rules, declared),

@@ -146,6 +146,15 @@ class MemEyeFamily(Family):
 
     eval_keys = ("x", "y", "cell")
     eval_titles = {"x": "By X (visual granularity)", "y": "By Y (memory operation)"}
+    agent_tables = {  # ``annotations/layouts`` is an evaluator key only
+        "captions": None,
+        "sessions": ("session", "scenario", "task", "date", "rounds", "images"),
+        "rounds": (
+            "round", "session", "scenario", "order", "timestamp", "user", "assistant", "images", "image_kind",
+        ),  # fmt: skip
+        # no ``scene``: which pictures show one scene is what a memory must work out (issue 31)
+        "images": ("path", "kind", "observation", "session", "width", "height", "sha256"),
+    }
 
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.memeye.cell_targets()) if theme.memeye is not None else {}

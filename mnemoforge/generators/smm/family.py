@@ -152,6 +152,12 @@ class SmmFamily(Family):
 
     eval_keys = ("task",)
     eval_titles = {"task": "By task"}
+    agent_tables = {  # ``blocks`` is an evaluator key only
+        "captions": ("observation", "source", "kind", "caption"),
+        "sources": ("id", "kind", "title", "purpose", "members", "authority", "rounds"),
+        "concentrated/observations": None,
+        "concentrated/questions": None,
+    }
 
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.smm.tasks.counts()) if theme.smm is not None else {}
