@@ -75,6 +75,11 @@ class Family:
     theme_options: frozenset[str] = frozenset()
     # whether ``render`` spreads its work over ``workers`` processes (else ``--workers`` is an error)
     uses_workers: bool = True
+    # one line on what its benchmarks hold (``theme draft`` tells the model)
+    description: str = ""
+    # a shipped, commented theme (a file name under ``assets/themes/``, or a path) that
+    # ``theme new --family NAME`` renames; None: no starter (the default family has the album one)
+    example_theme: str | None = None
 
     # -- the four generation stages (required) --
 

@@ -98,6 +98,9 @@ class IcmFamily(Family):
     name = "icm"
     program_modules = ("mnemoforge.generators.icm.programs", "mnemoforge.generators.icm.routine_programs")
     shortfall_hint = "more people, activities, places, objects or clips give more"
+    description = (
+        "identity-centric video albums: a recurring cast, places, objects and activities on a timeline"
+    )
     eval_titles = {"category": "By category (Recall / Retrieval / Profile)"}
     agent_tables = {
         "captions": ("clip", "caption", "visual_details", "speech", "audio_events", "time"),

@@ -141,6 +141,8 @@ class MemEyeFamily(Family):
     name = "memeye"
     program_modules = ("mnemoforge.generators.memeye.programs",)
     shortfall_hint = "more scenes, sessions or changing keys give more"
+    description = "visual chats: images shared in conversations whose details are asked about later"
+    example_theme = "visual_diary.yaml"
     warns_own_shortfall = True  # its questions stage logs one warning per short cell
     uses_workers = False  # the pictures are drawn in this process
 

@@ -148,6 +148,8 @@ class SmmFamily(Family):
     name = "smm"
     program_modules = ("mnemoforge.generators.smm.programs",)
     shortfall_hint = "more entities, attributes, preferences, tools or sources give more"
+    description = "source-distributed memory: chats, documents and records from several sources"
+    example_theme = "office_launch.yaml"
     warns_own_shortfall = True  # its questions stage logs one warning per short task
 
     eval_keys = ("task",)
