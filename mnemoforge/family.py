@@ -179,6 +179,11 @@ class Family:
     # tables not listed are evaluator keys only (``exporters.views.agent_tables``)
     agent_tables: Mapping[str, tuple[str, ...] | None] = {}
 
+    def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
+        """The texts the generator could have written for a released question (``verify``
+        compares them with the release's); None: the family's texts are not checked."""
+        return None
+
     # -- evaluation (``mnemoforge evaluate``, harness tasks) --
 
     # the table keys a scored item is reported under, in table order; harness tasks group their

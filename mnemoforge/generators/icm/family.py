@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -257,6 +257,11 @@ class IcmFamily(Family):
 
     def report_part(self) -> None:
         return None  # clips of shots: the report's own album pages
+
+    def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
+        from mnemoforge.generators.icm.retext import realiser
+
+        return realiser(world)
 
 
 FAMILY = IcmFamily()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -371,6 +371,11 @@ class MemEyeFamily(Family):
         from mnemoforge.generators.memeye.report import ScenariosReport
 
         return ScenariosReport()
+
+    def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
+        from mnemoforge.generators.memeye.retext import realiser
+
+        return realiser(world)
 
 
 FAMILY = MemEyeFamily()

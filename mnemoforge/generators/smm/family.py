@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -333,6 +333,11 @@ class SmmFamily(Family):
         from mnemoforge.generators.smm.report import SourcesReport
 
         return SourcesReport()
+
+    def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
+        from mnemoforge.generators.smm.retext import realiser
+
+        return realiser(world, theme_bytes)
 
 
 FAMILY = SmmFamily()
