@@ -22,14 +22,14 @@ CAMERAS = ("static", "zoom_in", "pan_right", "zoom_out")  # by shot index: the m
 
 
 def clips_in(prompt: str) -> dict[str, dict[str, Any]]:
-    """The clips a shot-plan prompt lists: participants, objects with owners, shot range, lines."""
+    """The clips a shot-plan prompt lists: participants, objects with who brought them, shot range, lines."""
     out: dict[str, dict[str, Any]] = {}
     starts = [m.start() for m in CLIP.finditer(prompt)] + [len(prompt)]
     for m, end in zip(CLIP.finditer(prompt), starts[1:], strict=True):
         block = prompt[m.start() : end]
         people = [p.split(" (")[0] for p in PEOPLE.search(block).group(1).split(", ")]  # type: ignore[union-attr]
         objs = OBJECTS.search(block).group(1)  # type: ignore[union-attr]
-        objects = {} if objs == "none" else dict(re.findall(r"(\w+) \(owner (\w+)\)", objs))
+        objects = {} if objs == "none" else dict(re.findall(r"(\w+) \(brought by (\w+)\)", objs))
         lo, hi = (int(x) for x in SHOTS.search(block).groups())  # type: ignore[union-attr]
         lines = [(k, bool(first), who, float(s)) for k, first, who, s in LINE.findall(block)]
         out[m.group(1)] = {"people": people, "objects": objects, "shots": (lo, hi), "lines": lines}
@@ -64,7 +64,7 @@ def direct(clip: dict[str, Any], durations: list[int]) -> list[dict[str, Any]]:
             framing = FRAMINGS[k % len(FRAMINGS)]
             others = [p for p in clip["people"] if p != who][:1] if framing == "medium" else []
             seen = [who, *others]
-            props = [o for o, owner in clip["objects"].items() if owner in seen]  # held where the owner is
+            props = [o for o, owner in clip["objects"].items() if owner in seen]  # held where who brought it is
             shots.append({"framing": framing, "camera": CAMERAS[k % len(CAMERAS)], "visible": seen,
                           "props": props, "lines": []})  # fmt: skip
             secs.append([])

@@ -87,14 +87,17 @@ def test_font_getter_is_cached_scalable() -> None:
     assert font(28).getbbox("Hg")[3] > font(14).getbbox("Hg")[3]
 
 
-def test_sanitize_keeps_ascii_and_transliterates_missing_glyphs() -> None:
+def test_sanitize_keeps_what_a_font_covers_and_folds_the_rest() -> None:
     assert all(has_glyph(c) for c in string.printable if c not in "\r\x0b\x0c")
-    assert sanitize("Caf\u00e9 \u20ac5 \u2013 Z\u00fcrich") == "Cafe EUR 5 - Zurich"
+    # accented Latin, the euro sign and the dash are drawn in Noto Sans (font_cover), kept as written
+    assert sanitize("Caf\u00e9 \u20ac5 \u2013 Z\u00fcrich") == "Caf\u00e9 \u20ac5 \u2013 Z\u00fcrich"
     assert sanitize("ok \U0001f44d") == "ok "
-    # An accented cell renders exactly like its ASCII spelling (no missing-glyph boxes).
+    # a script no shipped font covers (Ethiopic) is folded character by character, never boxes
+    assert sanitize("\u1230\u120b\u121d \u20ac5") == "??? EUR 5"
+    # an accented cell is drawn with its accents: not the ASCII spelling's pixels
     a = render_table("T", ["City"], [["Z\u00fcrich Caf\u00e9"]])
     b = render_table("T", ["City"], [["Zurich Cafe"]])
-    assert a.tobytes() == b.tobytes()
+    assert a.tobytes() != b.tobytes()
 
 
 def test_number_helpers() -> None:

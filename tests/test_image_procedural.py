@@ -18,6 +18,7 @@ from mnemoforge.backends.image import (
     png_bytes,
 )
 from mnemoforge.backends.image.colors import rgb
+from mnemoforge.backends.image.fonts import renderable
 from mnemoforge.schemas.theme import AppearanceSpec, Outfit
 
 
@@ -327,6 +328,11 @@ def test_held_prop_stays_in_view_in_close_shots(backend: ProceduralImageBackend)
 
 def test_text_missing_from_the_font_is_folded() -> None:
     backend = ProceduralImageBackend()
-    accented = backend.scene(_req(sign="Café Zoë"))
+    # accented Latin is drawn (Noto Sans covers it), not folded to its ASCII spelling
+    accented = backend.scene(_req(sign="Caf\u00e9 Zo\u00eb"))
     plain = backend.scene(_req(sign="Cafe Zoe"))
-    assert accented.tobytes() == plain.tobytes()
+    assert accented.tobytes() != plain.tobytes()
+    # a script no shipped font covers (Ethiopic) is drawn as its transliteration, never as boxes
+    assert renderable("\u1230\u120b\u121d") == "SeLaM"
+    ethiopic = backend.scene(_req(sign="\u1230\u120b\u121d"))
+    assert ethiopic.tobytes() == backend.scene(_req(sign="SeLaM")).tobytes()

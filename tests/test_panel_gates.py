@@ -184,3 +184,17 @@ def test_open_prompt_change_reruns_only_open_items(setup, tmp_path: Path) -> Non
         (prompts / "answer_open.txt").write_text((prompts / "answer_open.txt").read_text() + "Be brief.\n")
         again = run_all_gates(qs, GateContext(world, {o.id: o for o in obs}), spec, cache_dir=tmp_path / "c")
         assert again.computed["oracle"] == 2 and again.cached["oracle"] == 6  # just the two open items
+
+
+def test_a_bare_number_counts_as_written_only_where_it_is_written() -> None:
+    """A MiniLM pick of a count the text never states is a guess: ``written_in`` searches a bare
+    number as a whole number (not inside 16, 6.5 or 1,600) instead of treating it as unsearchable."""
+    from mnemoforge.schemas.questions import Program, Question
+    from mnemoforge.validators.text_retrieval import written_in
+
+    q = Question.model_construct(id="q", answer="6", options=["6", "7", "8", "9"], program=Program(fn="n"))
+    assert not written_in(q, ["we stacked 16 sacks", "it was 6.5 m long", "1,600 loaves", "6a"])
+    assert written_in(q, ["there are 6 sacks by the wall"])
+    assert written_in(q, ["six, no: 6."])
+    word = Question.model_construct(id="w", answer="on", options=["on", "off"], program=Program(fn="state"))
+    assert written_in(word, [])  # too short to search for: a semantic pick still counts

@@ -168,6 +168,7 @@ def relation_problems(theme: Theme | None, world: World) -> list[Incoherence]:
             out.append(Incoherence("self_relation", (r.a,), f"a {r.kind} relation with themselves"))
     declared = {(r.a, r.b): r for r in world.relations}
     owners = {o.id: o.owner for o in world.objects}
+    loans = {(e.id, o): who for e in world.events for o, who in e.carriers.items()}
     for f in world.facts:
         if f.kind == "relation":
             r = declared.get((f.subject, f.object))
@@ -179,7 +180,8 @@ def relation_problems(theme: Theme | None, world: World) -> list[Incoherence]:
                 )
         elif f.kind in ("owns", "brought", "promised") and f.object in owners:
             owner = owners[f.object]
-            if owner is not None and f.subject != owner:
+            lent = f.kind == "brought" and loans.get((f.event or "", f.object)) == f.subject
+            if owner is not None and f.subject != owner and not lent:
                 out.append(
                     Incoherence(
                         "ownership", (f.subject, f.object), f"{f.kind} {f.object}, which is {owner}'s"

@@ -61,7 +61,7 @@ def clip_text(world: World, brief: sp.ClipBrief) -> str:
     sign = "its sign is readable in a wide shot" if place.sign else "no sign"
     who = ", ".join(f"{p} ({world.person(p).name})" for p in ev.participants)
     owner = {o.id: o.owner for o in world.objects}
-    brought = ", ".join(f"{o} (owner {owner[o]})" for o in ev.objects) or "none"
+    brought = ", ".join(f"{o} (brought by {ev.brought_by(o, owner[o])})" for o in ev.objects) or "none"
     head = [
         f"- clip {brief.clip.id}: {ev.verb} at {place.name} ({sign}), {ev.start:%Y-%m-%d %H:%M}",
         f"  participants: {who}",

@@ -96,8 +96,17 @@ class Event(Record):
     place: str
     participants: list[str]
     objects: list[str] = Field(default_factory=list)
+    carriers: dict[str, str] = Field(
+        default_factory=dict,
+        description="object id -> the participant who brought it for its owner (a loan for this event); "
+        "an object not listed is brought by its owner",
+    )
     weather: str
     occasion: str
+
+    def brought_by(self, obj: str, owner: str | None) -> str | None:
+        """Who brought ``obj`` (owned by ``owner``) to this event."""
+        return self.carriers.get(obj, owner)
 
 
 FactKind = Literal[

@@ -113,10 +113,10 @@ class TextOnlyClue(_PanelGate):
 
     @property
     def version(self) -> str:  # type: ignore[override]
-        """'6', plus '+minilm' where MiniLM runs (the verdict cache never mixes the two)."""
+        """'7', plus '+minilm' where MiniLM runs (the verdict cache never mixes the two)."""
         from mnemoforge.validators.answerers import embed_cache
 
-        return "6+minilm" if embed_cache.available() else "6"
+        return "7+minilm" if embed_cache.available() else "7"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         ev = _evidence(q, ctx)

@@ -177,16 +177,24 @@ def colocation(q: Question, world: World | None, history: Passages, lower: list[
 
 def written_before(q: Question, history: Passages) -> bool:
     """Whether the answer is written in the text before the cutoff (always true for a value too
-    short to search for). A semantic pick of an answer the text never states is a guess that
-    happened to land, not an answer the text gives: MiniLM picks count only when this holds."""
-    pat = _pattern(q.answer)
+    short to search for; a bare number is searched as a whole number). A semantic pick of an
+    answer the text never states is a guess that happened to land, not an answer the text gives:
+    MiniLM picks count only when this holds."""
+    pat = _pattern(q.answer) or _number_pattern(q.answer)
     return pat is None or any(pat.search(t.lower()) for t in before_cutoff(q, history))
 
 
 def written_in(q: Question, lowered: Sequence[str]) -> bool:
     """:func:`written_before` over texts already cut at the cutoff and lowercased."""
-    pat = _pattern(q.answer)
+    pat = _pattern(q.answer) or _number_pattern(q.answer)
     return pat is None or any(pat.search(t) for t in lowered)
+
+
+def _number_pattern(value: str) -> re.Pattern[str] | None:
+    """A bare number answer ("6") as a whole number in a text: a solver that ranks digits by
+    their likeness to the passages answers it only where the number is written at all."""
+    v = value.strip()
+    return re.compile(rf"(?<![\w.,]){re.escape(v)}(?![\w]|[.,]\d)") if v.isdigit() else None
 
 
 _LOCK = threading.Lock()

@@ -220,7 +220,7 @@ def _small_talk(
         slots["other"] = addressed(world, speaker, other)
     # an object is named only beside someone who did not bring it: a line pairing a person's name
     # with what they brought would answer the object items from text alone
-    brought = [o for o in ev.objects if world.object(o).owner not in (other, None)]
+    brought = [o for o in ev.objects if ev.brought_by(o, world.object(o).owner) not in (other, None)]
     if brought:
         slots["object"] = world.object(brought[0]).name
     got = talk.pick(act, "small_talk", slots, rng, speaker=speaker, self_intro=True)
@@ -304,7 +304,7 @@ def _event_clip(theme: Theme, world: World, ev: Event, index: int, talk: Dialogu
     t = ev.start
     for s, d in enumerate(_drafts(theme, world, ev, talk, rng)):
         sid = f"{cid}_s{s:02d}"
-        props = [o for o in ev.objects if owner[o] in d.visible]
+        props = [o for o in ev.objects if ev.brought_by(o, owner[o]) in d.visible]
         # a line binds a face to a name only where it says the name (not "Dad", "Yu", "Dr. Okafor")
         dialogue = [
             DialogueLine(id=f"{sid}_l{j}", speaker=sp, text=text, facts=facts,

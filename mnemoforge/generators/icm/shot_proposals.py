@@ -10,7 +10,8 @@ is accepted only if:
   frames them); the camera is one of ``album.CAMERAS``;
 - shot 0 is the establishing shot: wide, its camera static or a pan (a zoom would crop the place
   sign), and the line naming a sign-less place is spoken in it;
-- props are objects brought to the event, each shown only where its owner is visible;
+- props are objects brought to the event, each shown only where who brought it (its owner, or
+  a participant carrying it for them) is visible;
 - every planned line is placed exactly once, in a shot where its speaker is visible, and the
   shot's speech fits its duration (``album.speech_need``: the renderer never cuts a line);
   the duration is one the procedural planner could choose for that speech
@@ -146,8 +147,8 @@ def _shot_problems(theme: Theme, world: World, brief: ClipBrief, i: int, s: dict
         for o in props:
             if o not in ev.objects:
                 out.append(f"props: shot {i} shows {o!r}, not among the objects brought {ev.objects}")
-            elif owner[o] not in visible:
-                out.append(f"props: shot {i} shows {o} but its owner {owner[o]} is not visible")
+            elif (by := ev.brought_by(o, owner[o])) not in visible:
+                out.append(f"props: shot {i} shows {o} but {by}, who brought it, is not visible")
     dur = s.get("duration")
     if not isinstance(dur, int) or isinstance(dur, bool):
         out.append(f"duration: shot {i} needs a whole number of seconds")
@@ -230,7 +231,7 @@ def _lost(world: World, brief: ClipBrief, missing: set[tuple[str, str]]) -> list
             out.append(f"facts: {pid} ({world.person(pid).name}) attends and must be visible in some shot")
         elif "_brought_" in fact:
             oid = fact.rsplit("_brought_", 1)[1]
-            out.append(f"facts: {oid} was brought and must be a prop in some shot where its owner is visible")
+            out.append(f"facts: {oid} was brought and must be a prop in a shot showing who brought it")
         else:
             out.append(f"facts: {fact} ({channel}) is no longer observable")
     return out

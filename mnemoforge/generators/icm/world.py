@@ -27,6 +27,7 @@ PREFERENCE_LOYALTY = 0.8  # chance that choice is their preference
 PROMISE_RATE = 0.3  # chance a participant promises to bring their object to their next such event
 PLAN_RATE = 0.25  # chance a participant says what they will do next (activity and place)
 CHANGE_RATE = 0.6  # chance a person's preference switches once, mid-year, to another cast member's
+LEND_RATE = 0.3  # chance an object brought to an event is carried by another participant for its owner
 EVENT_MINUTES = 60  # how long an event holds its people and the objects they bring at its place
 START_MINUTES = (0, 15, 30, 45)  # the minutes an event starts at
 ORDINARY = "ordinary day"  # the occasion of a day that is no holiday of the theme's calendar
@@ -79,10 +80,18 @@ def timelines(
             span = Span(start=e.start, end=end, value=e.place, fact=f"f_{e.id}_brought_{o}")
             where.setdefault((o, "location"), []).append(span)
     out = [windows(s, a, spans) for (s, a), spans in sorted(where.items())]
+    loans: dict[str, list[tuple[dt.datetime, str, str | None]]] = {}
+    for e in events:  # a lent object is held by its carrier for the event, then by its owner again
+        end = e.end or e.start + dt.timedelta(minutes=EVENT_MINUTES)
+        for o, who in e.carriers.items():
+            loans.setdefault(o, []).append((e.start, who, f"f_{e.id}_brought_{o}"))
+            loans[o].append((end, next(x.owner for x in objects if x.id == o) or who, None))
     for o in objects:
         out.append(stepped(o.id, "colour", [(t0, o.color, None)]))
         if o.owner:
-            out.append(stepped(o.id, "holder", [(t0, o.owner, f"f_owns_{o.owner}_{o.id}")]))
+            own = f"f_owns_{o.owner}_{o.id}"
+            steps = [(t0, o.owner, own), *((at, v, f or own) for at, v, f in loans.get(o.id, []))]
+            out.append(stepped(o.id, "holder", steps))
     prefs: dict[tuple[str, str], list[tuple[dt.datetime, str, str | None]]] = {}
     for f in facts:
         if f.kind == "preference" and f.value is not None:
@@ -115,6 +124,14 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCa
         for p in chosen:
             busy.setdefault(p, []).append((start, end))
         brought = sorted(o for o, owner in owners.items() if owner in chosen and erng.random() < 0.5)
+        # a loan, from a private draw (the other draws stay as they were): who brought an object
+        # is then a fact of that event, not a guess from who owns it
+        lend = derive_rng(seed, "lend", i)
+        carriers = {}
+        for o in brought:
+            others = [p for p in chosen if p != owners[o]]
+            if others and lend.random() < LEND_RATE:
+                carriers[o] = lend.choice(others)
         events.append(
             Event(
                 id=f"ev_{i:04d}",
@@ -127,6 +144,7 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCa
                 place=place,
                 participants=chosen,
                 objects=brought,
+                carriers=carriers,
                 weather=erng.choice(weather_pool(cal, date)),
                 occasion=occasion_of(cal, date),
             )
@@ -280,7 +298,7 @@ def _facts(
                 Fact(
                     id=f"f_{e.id}_brought_{o}",
                     kind="brought",
-                    subject=owner[o] or "",
+                    subject=e.brought_by(o, owner[o]) or "",
                     object=o,
                     event=e.id,
                     at=at,
@@ -340,7 +358,9 @@ def statements(seed: int, events: list[Event], owner: dict[str, str | None], tal
             rng = derive_rng(seed, "say", e.id, pid)
             nxt = evs[i + 1] if i + 1 < len(evs) else None
             same = next((x for x in evs[i + 1 :] if x.activity == e.activity), None)
-            items = [o for o in same.objects if owner.get(o) == pid] if same else []
+            # their own object, which they bring themselves (not one carried for them that time)
+            items = [o for o in (same.objects if same else []) if owner.get(o) == pid]
+            items = [o for o in items if same and same.brought_by(o, pid) == pid]
             if same is not None and items and rng.random() < PROMISE_RATE * talk:
                 out.append(
                     Fact(
