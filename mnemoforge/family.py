@@ -179,6 +179,11 @@ class Family:
     # tables not listed are evaluator keys only (``exporters.views.agent_tables``)
     agent_tables: Mapping[str, tuple[str, ...] | None] = {}
 
+    def preflight_media(self, theme: Theme, world: World) -> tuple[int, int, str]:
+        """For ``build --preflight`` (families without clips): the images the renderer will
+        draw, the candidates the questions stage will make, and what the images are."""
+        return 0, sum(self.requested(theme).values()), "no media"
+
     def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
         """The texts the generator could have written for a released question (``verify``
         compares them with the release's); None: the family's texts are not checked."""

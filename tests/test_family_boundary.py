@@ -24,7 +24,7 @@ ALLOWED: dict[str, int] = {
     "exporters/peers/memeye.py": 1,
     "exporters/peers/memeye_native.py": 2,
     "exporters/release_validator.py": 1,
-    "production/preflight.py": 3,
+    "production/preflight.py": 2,
     "registry.py": 5,
     "schemas/theme.py": 1,
 }
@@ -37,7 +37,7 @@ ALLOWED_IMPORTS: dict[str, int] = {
     "production/fit_length.py": 3,
     "production/plan_icm.py": 2,
     "production/plan_shots.py": 3,
-    "production/preflight.py": 7,
+    "production/preflight.py": 3,
     "run_inputs.py": 1,
     "validators/smm_gates.py": 2,
 }

@@ -161,6 +161,12 @@ class MemEyeFamily(Family):
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.memeye.cell_targets()) if theme.memeye is not None else {}
 
+    def preflight_media(self, theme: Theme, world: World) -> tuple[int, int, str]:
+        """The chat images the sessions show, and at most each cell's over-generated target."""
+        images = sum(1 for o in sessions.plan_sessions(theme, world) if o.media)
+        n = sum(common.overgenerate(k) for k in world_mod.spec_of(theme).cell_targets().values())
+        return images, n, f"{images} chat images"
+
     def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
         x, y = labels.get("x", "?"), labels.get("y", "?")
         return {"x": x, "y": y, "cell": f"{x}·{y}"}

@@ -164,6 +164,13 @@ class SmmFamily(Family):
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.smm.tasks.counts()) if theme.smm is not None else {}
 
+    def preflight_media(self, theme: Theme, world: World) -> tuple[int, int, str]:
+        """The attachments the stream carries, and exactly the candidates the questions stage plans."""
+        from mnemoforge.generators.smm.questions import plan_questions
+
+        images = len(stream.build_stream(theme, world).attachments)
+        return images, len(plan_questions(theme, world)), f"{images} attachments (documents, tables, charts)"
+
     def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
         return {"task": labels.get("task", category)}
 
