@@ -22,7 +22,7 @@ ALLOWED: dict[str, int] = {
     "exporters/peers/common.py": 3,
     "exporters/peers/formats.py": 2,
     "exporters/peers/memeye.py": 1,
-    "exporters/peers/memeye_native.py": 2,
+    "exporters/peers/memeye_native.py": 1,
     "exporters/release_validator.py": 1,
     "production/preflight.py": 2,
     "registry.py": 5,

@@ -51,6 +51,7 @@ from mnemoforge.exporters.peers.common import (
     load_json,
     place_file,
     read_manifest,
+    release_family,
     validate_row,
 )
 from mnemoforge.exporters.peers.memeye import (
@@ -95,7 +96,7 @@ def load_visual_release(root: Path) -> VisualRelease:
     """Read a release of family ``memeye`` (an ExportError for any other family)."""
     root = Path(root)
     manifest = read_manifest(root)
-    fam = manifest.get("family", "icm")
+    fam = release_family(root)
     if fam != FAMILY:
         raise ExportError(f"{root}: this reads visual-chat releases (family memeye); this one is {fam!r}")
     data = root / "data" / FAMILY
