@@ -46,6 +46,9 @@ from mnemoforge.store.catalog import SCHEMA, Catalog
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators.gate_runner import gates_for
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 ICM_QUESTIONS = 1217  # ICM-Bench: 400 recall + 500 retrieval + 317 profile
@@ -292,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<28}{before[k]:>21.3f}s{after[k]:>21.3f}s{result['speedup'][k]:>9.1f}x")
     out = args.json or RESULTS / ("catalog.json" if args.clips == 840 else f"catalog_c{args.clips}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(out, result)
     print(f"wrote {out}")
     return 0
 

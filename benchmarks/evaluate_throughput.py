@@ -33,6 +33,9 @@ from mnemoforge.pipeline import BuildContext, build, gate_run  # noqa: E402
 from mnemoforge.validators import gate_runner  # noqa: E402
 from tests.llm_servers import LLMServer  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
+
 THEMES = {"icm": "life_album.yaml", "smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
 METHODS = {
     "icm": [
@@ -182,7 +185,7 @@ def main() -> None:
         "gate_cold": gate,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.json, report)
     print(
         json.dumps(
             {k: v for k, v in report.items() if k != "evaluate"}

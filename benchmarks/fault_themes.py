@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
+from machine import write_result  # noqa: E402
 from theme_mutations import Mutant, all_mutants  # noqa: E402
 
 CHECK_GOAL_S = 1.0  # the goal: a bad theme is refused within a second of CPU time (the check's own
@@ -315,7 +316,7 @@ def main() -> None:
     rows = run_all(select(mutants, a.limit), themes, a.build)
     s = summarise(rows)
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps({"summary": s, "rows": rows}, indent=1, default=str) + "\n")
+    write_result(a.out, {"summary": s, "rows": rows}, indent=1, default=str)
     print(json.dumps({k: v for k, v in s.items() if k != "off_goal"}, indent=1))
 
 

@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
 import fault_themes  # noqa: E402
+from machine import write_result  # noqa: E402
 from theme_mutations import all_mutants  # noqa: E402
 
 Row = dict[str, Any]
@@ -372,7 +373,7 @@ def main() -> None:
         "note": "times from a shared 2-core machine: indicative",
     }
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+    write_result(a.out, result, indent=1, default=str)
     print(f"{result['at_goal']} of {len(rows)} rows at goal; {a.out}")
 
 

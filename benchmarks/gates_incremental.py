@@ -31,6 +31,9 @@ from mnemoforge.theme_io import DEFAULT_THEME  # noqa: E402
 from mnemoforge.validators.prompts import PROMPTS_DIR  # noqa: E402
 from tests.llm_servers import LLMServer  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
+
 PANEL_GATES = ["option_only", "text_only_clue", "minimal_caption", "oracle", "modality_necessity"]
 
 
@@ -111,7 +114,7 @@ def main() -> None:
         "goal_fraction": 0.05,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.json, report)
     print(json.dumps(report, indent=1))
 
 

@@ -35,6 +35,9 @@ from mnemoforge.validators import gates as gates_mod
 from mnemoforge.validators.perceivable import Perceivable
 from mnemoforge.validators.shortcut_stats import shortcut_figures
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ICM_SPLIT = {"identity_recall": 400, "cross_episode_retrieval": 500, "profile_inference": 317}
 
@@ -160,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in out["shortfall_after_gates"]:
         print(line)
     a.json.parent.mkdir(parents=True, exist_ok=True)
-    a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    write_result(a.json, out, indent=1, sort_keys=True)
     return 0
 
 

@@ -2,6 +2,7 @@
 
     python benchmarks/icm_scale.py [--clips 840] [--questions 1217] [--workers 2] [--keep DIR]
     python benchmarks/icm_scale.py --clips 60          # quick mode for iteration
+    python benchmarks/icm_scale.py --clips 120 --width 1280 --height 720   # ICM-Bench's 720p
 
 Writes a copy of the default theme with ``--clips`` clips (calibration clip included), 1-3 planned
 shots of 4 s per clip and ``questions.total = --questions``, builds it with
@@ -52,6 +53,7 @@ from mnemoforge.store.layout import RunLayout
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 from procmem import MemorySampler, Timed, timed  # noqa: E402
 from render_scale import run_baseline  # noqa: E402
 from render_scale_report import machine  # noqa: E402
@@ -65,10 +67,19 @@ GOAL_PEAK_RSS_MB = 2048.0  # process tree <= 2 GB
 GOAL_RATIO = 1.5  # render stage / raw ffmpeg encode of the same frames and audio
 
 
-def write_theme(dest: Path, clips: int, questions: int, shots: tuple[int, int], durations: list[int]) -> Path:
-    """The default theme with the album and question counts scaled; validated before the build."""
+def write_theme(
+    dest: Path,
+    clips: int,
+    questions: int,
+    shots: tuple[int, int],
+    durations: list[int],
+    size: tuple[int | None, int | None] = (None, None),
+) -> Path:
+    """The default theme with the album and question counts scaled (and the album's frame size, where
+    ``size`` gives one); validated before the build."""
     doc = yaml.safe_load(DEFAULT_THEME.read_text())
     doc["album"].update({"clips": clips, "shots_per_clip": list(shots), "shot_durations": durations})
+    doc["album"].update({k: v for k, v in zip(("width", "height"), size, strict=True) if v})
     doc["questions"]["total"] = questions
     path = dest / "icm_scale.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
@@ -123,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shots-per-clip", type=int, nargs=2, default=(1, 3), metavar=("LO", "HI"))
     ap.add_argument("--durations", type=int, nargs="+", default=[4], choices=(4, 6, 8))
     ap.add_argument("--seed", type=int, help="world seed (default: the theme's)")
+    ap.add_argument("--width", type=int, help="album width, e.g. 1280 (default: the theme's, 640)")
+    ap.add_argument("--height", type=int, help="album height, e.g. 720 (default: the theme's, 360)")
     ap.add_argument("--keep", type=Path, help="build into DIR and keep it (default: a temp dir, deleted)")
     ap.add_argument("--json", type=Path, help="where to write the figures (default: benchmarks/results/)")
     ap.add_argument("--sample-s", type=float, default=1.0, help="RSS sampling interval")
@@ -133,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     lo, hi = args.shots_per_clip
     durs = "-".join(map(str, args.durations))
     tag = "" if (lo, hi, args.durations) == (1, 3, [4]) else f"_s{lo}-{hi}_d{durs}"
+    if args.width or args.height:
+        tag += f"_{args.width or 'w'}x{args.height or 'h'}"
     json_path = args.json or RESULTS / (
         f"icm_scale{tag}.json" if args.clips == DEFAULT_CLIPS else f"icm_scale_c{args.clips}{tag}.json"
     )
@@ -144,7 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         root = Path(tempfile.mkdtemp(prefix="mf-icm-scale-"))
     theme_path = write_theme(
-        root, args.clips, args.questions, tuple(args.shots_per_clip), list(args.durations)
+        root,
+        args.clips,
+        args.questions,
+        tuple(args.shots_per_clip),
+        list(args.durations),
+        (args.width, args.height),
     )
     theme = load_theme(theme_path)
 
@@ -252,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         "run_dir": str(root) if args.keep else None,
     }
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(out, indent=2) + "\n")
+    write_result(json_path, out)
     shown = ("scale", "wall_s", "ratio_render_to_baseline", "cpu_ratio_render_to_baseline", "goals")
     shown += ("release",)
     print(json.dumps({k: out[k] for k in shown}, indent=1))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import shutil
 import subprocess
@@ -35,6 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mutation_fork import PYTEST_ARGS, check_target_forked
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # hand-computed oracles of every question program and of the shared registry
@@ -289,7 +291,7 @@ def main() -> None:
     report["overall"] = {"mutants": n, "killed": k, "kill_ratio": round(k / n, 3) if n else None}
     report["seconds"] = round(time.perf_counter() - t0, 1)
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_result(a.out, report, indent=2, sort_keys=True)
     print(f"overall: {k}/{n} killed ({report['overall']['kill_ratio']}) in {report['seconds']} s")
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,9 @@ import time
 from pathlib import Path
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 THEME = ROOT / "assets" / "themes" / "life_album.yaml"
@@ -87,10 +89,9 @@ def main() -> None:
         "ratio_to_plain": {k: round(v["wall_s"] / plain, 3) for k, v in results.items() if k != "plain"},
         "goal_ratio": 1.2,
         "manifests_identical": len({v["manifest"] for v in results.values()}) == 1,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    write_result(args.json, report)
     print(json.dumps({k: report[k] for k in ("wall_s", "ratio_to_plain", "manifests_identical")}, indent=1))
 
 

@@ -26,6 +26,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 GOAL_S = 10.0
 
@@ -83,7 +86,7 @@ def main() -> int:
         "preflight_scale.json" if args.clips == 840 else f"preflight_scale_c{args.clips}.json"
     )
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_text(json.dumps(out, indent=2) + "\n")
+    write_result(dest, out)
     return 0 if out["ratio_wall"] < 1 and not written else 1
 
 

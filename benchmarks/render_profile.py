@@ -36,6 +36,7 @@ from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 from render_scale import plan, run_baseline, scaled_theme  # noqa: E402
 
 
@@ -195,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(out, indent=1))
     if args.json:
-        args.json.write_text(json.dumps(out, indent=2) + "\n")
+        write_result(args.json, out)
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
     return 0

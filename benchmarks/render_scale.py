@@ -40,6 +40,7 @@ from mnemoforge.store.layout import RunLayout
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 from procmem import ExclusiveTimer, MemorySampler, Timed, status_kb, timed  # noqa: E402
 from render_scale_report import machine, print_table  # noqa: E402
 
@@ -379,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     }
 
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(json_path, result)
     print_table(result)
     print(f"\nwrote {json_path}")
     if not args.keep:

@@ -2,64 +2,19 @@
 
 from __future__ import annotations
 
-import os
-import platform
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from procmem import MB
+from machine import machine as shared_machine
 
-import mnemoforge
 from mnemoforge.backends.video import ffmpeg_exe
 
 HERE = Path(__file__).resolve().parent
 
 
 def machine() -> dict[str, Any]:
-    try:
-        ver = subprocess.run(
-            [ffmpeg_exe(), "-hide_banner", "-version"], capture_output=True, text=True, check=False
-        ).stdout.splitlines()[0]
-    except Exception as exc:  # report, do not fail
-        ver = f"unknown ({exc!r})"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
-    except OSError:
-        model = ""
-    try:
-        with open("/proc/meminfo") as f:
-            mem_kb = int(next(ln for ln in f if ln.startswith("MemTotal")).split()[1])
-    except (OSError, StopIteration):
-        mem_kb = 0
-    git = ["git", "--no-optional-locks", "-C", str(HERE.parent)]  # read-only: never touches the index
-    try:
-        commit = subprocess.run(
-            [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip()
-        changed = subprocess.run(
-            [*git, "status", "--porcelain", "--untracked-files=no", "--", "mnemoforge"],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.split("\n")
-        changed = [ln[3:] for ln in changed if ln.strip()]
-    except OSError:
-        commit, changed = "", []
-    return {
-        "cpu_count": os.cpu_count(),
-        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-        "cpu_model": model,
-        "mem_total_gb": round(mem_kb / MB, 1),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "ffmpeg": ver,
-        "ffmpeg_exe": ffmpeg_exe(),
-        "mnemoforge": mnemoforge.__version__,
-        "git_commit": commit,
-        "mnemoforge_uncommitted_changes": changed,  # files under mnemoforge/ differing from the commit
-    }
+    """The shared machine block (``benchmarks/machine.py``) and the ffmpeg binary used."""
+    return {**shared_machine(), "ffmpeg_exe": ffmpeg_exe()}
 
 
 def print_table(r: dict[str, Any]) -> None:

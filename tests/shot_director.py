@@ -64,7 +64,7 @@ def direct(clip: dict[str, Any], durations: list[int]) -> list[dict[str, Any]]:
             framing = FRAMINGS[k % len(FRAMINGS)]
             others = [p for p in clip["people"] if p != who][:1] if framing == "medium" else []
             seen = [who, *others]
-            props = [o for o, owner in clip["objects"].items() if owner in seen]  # held by who brought it
+            props = [o for o, owner in clip["objects"].items() if owner in seen]  # with who brought it
             shots.append({"framing": framing, "camera": CAMERAS[k % len(CAMERAS)], "visible": seen,
                           "props": props, "lines": []})  # fmt: skip
             secs.append([])

@@ -39,6 +39,7 @@ ALLOWED_IMPORTS: dict[str, int] = {
     "production/plan_shots.py": 3,
     "production/preflight.py": 3,
     "run_inputs.py": 1,
+    "validators/memeye_drawn.py": 1,
     "validators/smm_gates.py": 2,
 }
 

@@ -5,6 +5,8 @@ verdict cache key still changes when an item's evidence changes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mnemoforge.generators.icm.album import plan_album
@@ -191,3 +193,33 @@ def test_the_cache_key_changes_when_the_evidence_changes(album, tmp_path) -> Non
     ]
     third = run(edited)
     assert all(n == touched for n in third.computed.values()), third.computed
+
+
+def test_gates_give_the_same_verdicts_with_their_per_run_caches_cold_warm_and_off(album, monkeypatch) -> None:
+    """On a seeded album's candidates, the exact and symbolic panel gates give one set of verdicts
+    whether the solver's World index (facts, lexicon) and the contexts' image paths are cold,
+    warm, or rebuilt for every call (the uncached path)."""
+    from mnemoforge.validators import solver
+    from mnemoforge.validators.answerers import protocol
+
+    world, obs, qs = album
+    items = [q for q in qs if q.category == "profile_inference"][:10] + [q for q in qs if q.cutoff][:20]
+    spec = GateSpec(panels={"oracle": ["symbolic"], "modality_necessity": ["symbolic"]})
+    family = [CategoryRules(), Perceivable()]
+
+    def verdicts():
+        ctx = GateContext(world, {o.id: o for o in obs}, media_root=Path("/run"))
+        return [
+            v.model_dump(mode="json") for v in run_all_gates(items, ctx, spec, family_gates=family).verdicts
+        ]
+
+    fact_index(world.model_copy())  # drops `world`'s index: the first run starts cold
+    protocol.image_paths.cache_clear()
+    cold = verdicts()
+    assert protocol.image_paths.cache_info().hits > 0  # an item's evidence is read by several gates
+    assert verdicts() == cold  # warm
+    monkeypatch.setattr(solver, "fact_index", solver.FactIndex)  # a new index for every solve
+    monkeypatch.setattr(protocol, "image_paths", protocol.image_paths.__wrapped__)
+    assert verdicts() == cold
+    spare = {v["scores"]["spare"] for v in cold if v["gate"] == "modality_necessity"}
+    assert len(spare) > 1, spare  # masks that do and do not leave the answer derivable

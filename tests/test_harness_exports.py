@@ -201,23 +201,31 @@ def test_lmms_eval_loader_runs_a_moved_export_from_any_folder(smm_release, tmp_p
         assert lmms_eval_run(open_task, lambda doc: "A", limit=len(opened)) == {"accuracy": 0.0}
 
 
-def test_inspect_file_defines_only_the_tasks_its_release_has(peer_release, smm_release, tmp_path):  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("family", ["icm", "smm"])  # one build per test: each runs beside its build
+def test_inspect_file_defines_only_the_tasks_its_release_has(family, request, tmp_path):  # type: ignore[no-untyped-def]
     import ast
 
-    for release, out in ((peer_release, tmp_path / "icm"), (smm_release.root, tmp_path / "smm")):
-        _export(release, "inspect", out)
-        kinds = {r["kind"] for r in _rows(out)}
-        tree = ast.parse((out / "mnemoforge_task.py").read_text())
-        tasks = {
-            f.name
-            for f in tree.body
-            if isinstance(f, ast.FunctionDef)
-            and any(getattr(d, "id", None) == "task" for d in f.decorator_list)
-        }
-        names = {"mcq": "mnemoforge_mcq", "open": "mnemoforge_open", "call": "mnemoforge_calls"}
-        assert tasks == {names[k] for k in kinds}, (release, kinds)
-        assert (out / "tools.json").is_file() == ("call" in kinds)
-    assert "call" not in {r["kind"] for r in _rows(tmp_path / "icm")}  # the case that once failed
+    release = (
+        request.getfixturevalue("peer_release")
+        if family == "icm"
+        else request.getfixturevalue("smm_release").root
+    )
+    out = tmp_path / family
+    _export(release, "inspect", out)
+    kinds = {r["kind"] for r in _rows(out)}
+    tree = ast.parse((out / "mnemoforge_task.py").read_text())
+    tasks = {
+        f.name
+        for f in tree.body
+        if isinstance(f, ast.FunctionDef) and any(getattr(d, "id", None) == "task" for d in f.decorator_list)
+    }
+    names = {"mcq": "mnemoforge_mcq", "open": "mnemoforge_open", "call": "mnemoforge_calls"}
+    assert tasks == {names[k] for k in kinds}, (release, kinds)
+    assert (out / "tools.json").is_file() == ("call" in kinds)
+    if family == "icm":
+        assert "call" not in kinds  # the case that once failed
+    else:
+        assert "call" in kinds  # smm has tool calls: its file defines all three tasks
 
 
 @pytest.mark.integration  # runs the inspect_ai harness on each family's whole task file

@@ -19,6 +19,7 @@ from mnemoforge.exporters import hub as hubmod
 from mnemoforge.exporters.hub import PushError, check_card_yaml, check_repo_id, push_release, upload_plan
 from mnemoforge.hashing import sha256_file
 from mnemoforge.validators.release_check import verify_release
+from tests.conftest import caller_hf_vars
 from tests.hub_server import HubServer
 
 huggingface_hub = pytest.importorskip("huggingface_hub")
@@ -220,8 +221,10 @@ def test_push_uses_the_token_saved_by_hf_auth_login(release: Path, hub: HubServe
     hf = Path(sys.executable).with_name("hf")
     if not hf.is_file():
         pytest.skip("the `hf` command of huggingface_hub is not installed")
-    drop = {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "HF_OIDC_RESOURCE", *PROXIES}
-    env = {k: v for k, v in os.environ.items() if k not in drop}
+    # no token, no offline switch (huggingface_hub also reads TRANSFORMERS_OFFLINE), no proxy, no
+    # caller's HF_*/TRANSFORMERS_* setting at all: only what this test sets
+    drop = set(PROXIES)
+    env = {k: v for k, v in os.environ.items() if k not in drop and not caller_hf_vars({k: v})}
     home = tmp_path / "hf-home"
     env.update(HF_HOME=str(home), HF_ENDPOINT=hub.url, NO_PROXY="127.0.0.1,localhost")
     login = subprocess.run(

@@ -57,3 +57,13 @@ def test_a_lent_object_is_shown_with_its_carrier() -> None:
                     seen += 1
                     assert by in shot.visible and shot.holders.get(o) == by, (clip.id, shot.id, o)
     assert seen > 0
+
+
+def test_an_album_at_icm_scale_plans_every_slot_with_people() -> None:
+    """At 840 clips (seed 7) one slot's day had everyone busy or away; the slot moves to the same
+    weekday a week or more away instead of planning an event nobody attends (which crashed)."""
+    theme = load_theme(THEMES_DIR / "life_album.yaml")
+    world = plan_world(theme, 7, 839)
+    assert len(world.events) == 839
+    assert all(e.participants for e in world.events)
+    assert world_problems(world, theme) == []

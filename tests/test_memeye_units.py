@@ -91,15 +91,19 @@ def test_memeye_section_required_and_exclusive() -> None:
 def test_vocabulary_is_drawable() -> None:
     for kind in visual_gists.GISTS:
         for pack in (None, "visual_diary"):
-            v = base_vocab(kind, pack)
+            v = base_vocab(kind, pack, ["home_scenes"])
             assert set(v.gists) == set(visual_gists.GISTS[kind])
             assert set(v.items) <= set(visual_scene.ITEMS) and len(v.items) >= 5
+            bare = base_vocab(kind, pack)  # no scene pack: nothing of the library's scenes is drawn
+            assert not bare.gists and not bare.items and not bare.instances and not bare.label_noun
 
 
 def test_scene_names_may_not_leak_values(planned: tuple[World, list[Observation], list[Question]]) -> None:
     world = planned[0]
     colour = next(f.value for f in world.facts if f.object == "colour" and f.value)
-    with pytest.raises(ValueError, match="visual value words"):
+    with pytest.raises(
+        ValueError, match=r"memeye.scenarios.0.scenes: .* says a value a picture shows: .*colour"
+    ):
         check_text_clean(world, {"memeye.scenarios.0.scenes": f"the {colour} studio"})
 
 
@@ -392,5 +396,6 @@ def test_pack_wording_is_validated() -> None:
     with pytest.raises(PackError, match=r"memeye.kinds.garage"):
         parse_pack(data, Path("x.yaml"))
     # without a pack the wording is composed from the library's drawable names
-    assert base_vocab("board").gist_form == "Which game does the picture show {w}{t}?"
-    assert base_vocab("board", "visual_diary").gist_form.startswith("Which game is set up")
+    home = ["home_scenes"]
+    assert base_vocab("board", None, home).gist_form == "Which game does the picture show {w}{t}?"
+    assert base_vocab("board", "visual_diary", home).gist_form.startswith("Which game is set up")

@@ -25,7 +25,7 @@ from tests.oracle_facts import F, at, coded, event, run, view
 def test_every_registered_program_has_an_oracle_here() -> None:
     covered = {
         "event_companions", "object_brought", "meeting_place", "count_events", "frequent_companion",
-        "who_brought", "usual_choice", "habit_of", "relation_to",
+        "who_brought", "usual_choice", "habit_of", "relation_to", "animal_along",
         "usual_place", "shared_activity", "count_together", "choice_change", "promised_item",
         "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
         "count_brought",
@@ -184,6 +184,23 @@ def test_who_brought_binds_the_face_to_a_heard_name() -> None:
     alone = event("e2", "party", 9, "pier", ["dee"]) + [F("b2", "brought", "dee", "kite", ev="e2"), facts[-2]]
     with pytest.raises(Unanswerable):  # one face: nothing to tell apart
         run("who_brought", view(*alone), object="kite", activity="party", month="2025-09")
+
+
+def test_animal_along_names_the_one_animal_of_the_species_by_its_heard_name() -> None:
+    facts = event("e1", "drill", 1, "hut", ["ana", "gian"]) + [
+        F("w1", "accompanied", "rocco", "e1", v="dog", ev="e1"),
+        F("w2", "accompanied", "mia", "e1", v="cat", ev="e1"),
+        F("n1", "name", "rocco", "Rocco"),
+    ]
+    args = {"person": "ana", "activity": "drill", "month": "2025-01", "place": "hut"}
+    assert run("animal_along", view(*facts), species="dog", **args) == "Rocco"
+    with pytest.raises(Unanswerable):  # the cat's name is never heard
+        run("animal_along", view(*facts), species="cat", **args)
+    two = [*facts, F("w3", "accompanied", "bella", "e1", v="dog", ev="e1"), F("n3", "name", "bella", "Bella")]
+    with pytest.raises(Unanswerable):  # two dogs came: "which dog" has no one answer
+        run("animal_along", view(*two), species="dog", **args)
+    with pytest.raises(Unanswerable):  # no such event that month
+        run("animal_along", view(*facts), species="dog", **{**args, "month": "2025-02"})
 
 
 def test_usual_choice_is_the_clear_majority() -> None:

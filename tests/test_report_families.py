@@ -20,7 +20,7 @@ from mnemoforge.generators.smm.report import sources_per_question
 COMMON = ["cast", "timeline", "sources", "funnel", "heatmap", "categories"]
 FIGURES = {
     "smm": [*COMMON, "sources_people", "sources_per_question"],
-    "memeye": [*COMMON, "scenario_cells", "scenario_images"],
+    "memeye": [*COMMON, "scenario_cells", "scenario_images", "object_sheet"],
 }
 
 

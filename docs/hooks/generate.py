@@ -113,12 +113,48 @@ def _scalars(data: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, str
     return out
 
 
+def _load(values: Any) -> str:
+    return " / ".join(str(v) for v in values) if isinstance(values, list) and values else "?"
+
+
+def machine_line(block: Any) -> str:
+    """The ``machine`` block of a result file (``benchmarks/machine.py``) as one sentence."""
+    if not isinstance(block, dict):
+        return "*Machine: not recorded (measured before results carried a `machine` block).*"
+    cores = block.get("cpus_usable") or block.get("cpus") or "?"
+    parts = [
+        block.get("cpu_model") or "CPU model not recorded",
+        f"{cores} usable of {block.get('cpu_count') or block.get('cpus') or '?'} cores",
+    ]
+    if block.get("mem_total_gb"):
+        parts.append(f"{block['mem_total_gb']} GB")
+    if "loadavg_start" in block or "loadavg_end" in block:
+        parts.append(f"load (1/5/15 min) {_load(block.get('loadavg_start'))} at start, "
+                     f"{_load(block.get('loadavg_end'))} at end")  # fmt: skip
+    elif "loadavg_at_start" in block:
+        parts.append(f"load at start {_load(block['loadavg_at_start'])}")
+    if block.get("python"):
+        parts.append(f"Python {block['python']}")
+    if block.get("platform"):
+        parts.append(_rel(block["platform"]))
+    if block.get("git_commit"):
+        changed = block.get("mnemoforge_uncommitted_changes") or []
+        more = f" + {len(changed)} changed files" if changed else ""
+        parts.append(f"commit `{block['git_commit']}`{more}")
+    if block.get("started_at"):
+        parts.append(block["started_at"])
+    note = f" ({block['note']})" if block.get("note") else ""
+    return "*Machine: " + "; ".join(str(x).replace("|", "/") for x in parts) + note + ".*"
+
+
 def performance() -> str:
     lines = [
         "# Performance",
         "",
         "Figures from the scripts in `benchmarks/`, as last committed under `benchmarks/results/`. "
-        "Each table lists a result file's figures; `machine` rows say where it was measured. "
+        "Each table lists a result file's figures; the line above it says where they were measured "
+        "(`benchmarks/machine.py`: CPU, cores, load average at the start and end of the run). A load "
+        "above the usable cores means other processes shared the machine: those figures are indicative. "
         "Re-run a script to refresh its file (`python benchmarks/<script>.py --help`).",
         "",
     ]
@@ -127,10 +163,12 @@ def performance() -> str:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        where = data.pop("machine", None) if isinstance(data, dict) else None
         rows = _scalars(data)
         if not rows:
             continue
-        lines.extend([f"## `{path.name}`", "", "| figure | value |", "|---|---|"])
+        lines.extend([f"## `{path.name}`", "", machine_line(where), ""])
+        lines.extend(["| figure | value |", "|---|---|"])
         lines.extend(f"| `{k}` | {v.replace('|', '/')} |" for k, v in rows[:60])
         if len(rows) > 60:
             lines.append(f"| … | {len(rows) - 60} more in the file |")

@@ -27,7 +27,7 @@ from mnemoforge.backends.image.documents import render_bar_chart
 from mnemoforge.backends.registry import image_backend
 from mnemoforge.exporters import report_families as fam
 from mnemoforge.exporters import report_figures as rf
-from mnemoforge.exporters.contact_sheet import contact_sheet
+from mnemoforge.exporters.contact_sheet import contact_sheet, world_sheet
 from mnemoforge.exporters.report_html import CSS, _card, _fig, _table
 from mnemoforge.exporters.report_icm import render_audit_of, render_audit_table
 from mnemoforge.exporters.report_part import ReportPart
@@ -226,6 +226,7 @@ def _icm_figures(src: Source, theme: Theme, rows: list[rf.PersonRow]) -> dict[st
     imgs["sources_activities"] = rf.presence_heatmap(
         "Activities x people", kinds, rows, src.clips, doing, why
     )
+    imgs["world_sheet"] = world_sheet(src.root, w, src.clips)
     return imgs
 
 
@@ -381,6 +382,7 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
         src_lead, src_body = (
             "Who is seen with whom, and where; what the media were audited against.",
             row(_fig(figs, "sources", "Relations and shared clips") + places)
+            + row(_fig(figs, "world_sheet", "Places, objects and animals as drawn, across time"))
             + render_audit_table(render_audit_of(src.root, src.stats)),
         )
         when = (

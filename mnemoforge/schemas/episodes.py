@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_serializer
 
 from mnemoforge.schemas.world import Record
 
@@ -52,6 +52,14 @@ class Shot(Record):
     audio_strategy: AudioStrategy = "ambient_only"
     audio_cues: list[str] = Field(default_factory=list)
     evidence_facts: list[str] = Field(default_factory=list)
+    animals: list[str] = Field(default_factory=list, description="animal ids in frame, beside a companion")
+
+    @model_serializer(mode="wrap")
+    def _drop_no_animals(self, handler: Any) -> dict[str, Any]:  # shots before animals dump as they did
+        out = handler(self)
+        if not out.get("animals", 1):
+            out.pop("animals", None)
+        return out
 
 
 class Clip(Record):

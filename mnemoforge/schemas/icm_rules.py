@@ -4,9 +4,9 @@ what is said there (dialogue line banks with typed slots)."""
 from __future__ import annotations
 
 import string
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, model_serializer, model_validator
 
 from mnemoforge.schemas.limits import MAX_CAST, MAX_ITEMS, MAX_LINES, Lines, Name, Text
 from mnemoforge.schemas.strict import Strict
@@ -25,6 +25,7 @@ SLOTS: dict[str, frozenset[str]] = {
     "place": frozenset({"place", "other"}),
     "promise": frozenset({"object", "noun"}),
     "plan": frozenset({"noun", "place"}),
+    "animal": frozenset({"animal"}),
 }
 """A promise or plan line names no one else: an addressee named beside the object or the planned
 outing is most often one of the people who come to it, so the line would answer the
@@ -40,7 +41,8 @@ class WhoSpec(_Strict):
     ``protagonist``: ``required`` (every event includes them), ``optional`` or ``excluded``.
     The other participants are drawn from the cast members that match ``relations`` (relation
     kinds linking them to the protagonist, in either direction), ``roles`` or ``people`` (any of
-    the three; with none set, anyone may come), minus ``exclude``. ``linked``: every participant
+    the three; with none set, anyone may come), minus ``exclude``. ``required``: named people
+    every event includes (an event is held only when they can come). ``linked``: every participant
     must be related to another participant (so strangers never meet).
     """
 
@@ -60,6 +62,11 @@ class WhoSpec(_Strict):
     )
     exclude: list[Name] = Field(
         default_factory=list, max_length=MAX_CAST, description="person ids who never take part"
+    )
+    required: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_CAST,
+        description="person ids every event of the activity includes (like protagonist: required)",
     )
     linked: bool = Field(default=False, description="every participant is related to another participant")
 
@@ -111,6 +118,18 @@ class LineBank(_Strict):
         description="the speaker's next outing: the {noun} at {place}; names no one else",
     )
     """The speaker's next outing: the ``{noun}`` of the activity they plan, at ``{place}``."""
+    animal: list[Text] = Field(
+        default_factory=list,
+        max_length=MAX_LINES,
+        description="a cast animal named by its companion while it is seen: {animal}",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_no_animal(self, handler: Any) -> dict[str, Any]:  # banks before it dump as they did
+        out = handler(self)
+        if not out.get("animal", 1):
+            out.pop("animal", None)
+        return out
 
     @model_validator(mode="after")
     def _slots_typed(self) -> LineBank:
@@ -145,4 +164,5 @@ class LineBank(_Strict):
             place=[*other.place, *self.place],
             promise=[*other.promise, *self.promise],
             plan=[*other.plan, *self.plan],
+            animal=[*other.animal, *self.animal],
         )

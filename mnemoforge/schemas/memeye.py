@@ -101,11 +101,28 @@ class BoardDraw(_Strict):
         return self
 
 
-class ColourDraw(_Strict):
-    """X4 colour on a drawable of the library (an animal's collar, a mug, a door, a vehicle...)."""
+ANIMALS = ("dog", "cat", "horse", "bird")
 
-    drawable: Literal["dog", "cat", "mug", "door", "bag", "vase", "cap", "vehicle"] = Field(
-        description="what carries the colour (dog, cat: the collar; vehicle: a van's body)"
+
+class ColourDraw(_Strict):
+    """X4 colour on a drawable of the library (an animal's collar, a mug, a door, a vehicle...).
+    An animal (dog, cat, horse, bird) is drawn by its declared look: ``size``, ``coat`` colour and
+    ``markings`` (its collar, halter or leg ring carries the asked colour)."""
+
+    drawable: Literal[
+        "dog", "cat", "horse", "bird", "mug", "door", "bag", "vase", "cap", "vehicle", "aircraft"
+    ] = Field(
+        description="what carries the colour (dog, cat: the collar; horse: the halter; bird: a leg "
+        "ring; vehicle: a van's body; aircraft: a small plane's fuselage)"
+    )
+    size: Literal["small", "medium", "large"] | None = Field(
+        default=None, description="an animal's size in its place; default: it fills its place"
+    )
+    coat: str | None = Field(
+        default=None, pattern=r"^#[0-9a-fA-F]{6}$", description="an animal's coat colour; default per species"
+    )
+    markings: Literal["none", "spots", "patch", "blaze", "stripes"] = Field(
+        default="none", description="an animal's markings (a white blaze, a patch over the eye...)"
     )
     noun: str = Field(
         min_length=1,
@@ -145,10 +162,24 @@ def _short_names(names: list[str], what: str) -> None:
             raise ValueError(f"{what}.{i}: a name of at most 16 characters, without '/' or ','")
 
 
-class LabelDraw(_Strict):
-    """X4 small text on a sign on a post (instead of the kind's tag)."""
+LabelType = Literal["level", "count", "time", "code"]
+# a declared value type -> its default range (level, count: integers; time: hours of the day)
+LABEL_RANGES: dict[str, tuple[int, int]] = {"level": (1, 5), "count": (0, 99), "time": (6, 22)}
 
-    drawable: Literal["sign"] = Field(default="sign", description="a sign on a post (top right)")
+
+class LabelDraw(_Strict):
+    """X4 written value on a drawable (a sign on a post, a board, a screen, a tag). ``type`` says
+    what the value is and how it is drawn: a ``level`` in ``range`` ("3"), a ``count`` ("42"), a
+    ``time`` of day ("14:30", hours in ``range``); ``code`` (default): the kind's label format
+    (only with a scene pack: ``memeye.scene_packs``)."""
+
+    drawable: Literal["sign", "board", "screen", "tag"] = Field(
+        default="sign", description="what the value is written on (top right; a tag: bottom right)"
+    )
+    type: LabelType = Field(default="code", description="the value's type: level, count, time or code")
+    range: tuple[int, int] | None = Field(
+        default=None, description="lowest and highest value (time: hours); default per type"
+    )
     noun: str = Field(
         min_length=1,
         max_length=MAX_NAME,
@@ -159,6 +190,23 @@ class LabelDraw(_Strict):
         description="each scene has its own (one per place); default: one object seen in every scene "
         "of the scenario, holding one value at a time",
     )
+
+    @model_validator(mode="after")
+    def _range(self) -> LabelDraw:
+        if self.range is not None:
+            lo, hi = self.range
+            if self.type == "code":
+                raise ValueError(
+                    "range: a `code` label has the kind's format; give a type (level, count, time)"
+                )
+            top = 23 if self.type == "time" else 9999
+            if not 0 <= lo < hi <= top or (self.type != "time" and hi - lo < 3):
+                raise ValueError(f"range: [low, high] with 0 <= low < high <= {top} and at least four values")
+        return self
+
+    def bounds(self) -> tuple[int, int]:
+        """The declared range, else the type's default."""
+        return self.range or LABEL_RANGES[self.type]
 
 
 class TableDraw(_Strict):
@@ -279,6 +327,18 @@ class MemEyeSpec(_Strict):
         pattern=r"^[a-z][a-z0-9_]*$",
         description="content pack (assets/packs/<pack>.yaml) of chat lines; none: composed from the theme",
     )
+    scene_packs: list[str] = Field(
+        default_factory=list,
+        max_length=8,
+        description="scene packs (assets/scene_packs/<name>.yaml) whose built-in scenes the pictures may "
+        "draw and ask about (e.g. home_scenes: rooms, streets, shelves); none: only the declared drawables",
+    )
+    visual_words: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="more words the pictures show, never said in a text the agent reads "
+        "(the visual-word rule)",
+    )
     image_width: int = Field(default=512, ge=256, le=1024, description="picture width in pixels")
     image_height: int = Field(default=384, ge=192, le=768, description="picture height in pixels")
 
@@ -307,6 +367,14 @@ class MemEyeSpec(_Strict):
                 load_pack(self.pack)
             except ValueError as e:
                 raise ValueError(f"memeye.pack: {e}") from None
+        from mnemoforge.backends.image.visual_catalog import pack_names
+
+        for i, name in enumerate(self.scene_packs):
+            if name not in pack_names():
+                raise ValueError(
+                    f"memeye.scene_packs.{i}: unknown scene pack {name!r}; "
+                    f"packs are {', '.join(pack_names())}"
+                )
         seen: set[str] = set()
         drawn: dict[str, int] = {}
         for i, s in enumerate(self.scenarios):
@@ -330,6 +398,11 @@ class MemEyeSpec(_Strict):
             if s.draws.person is not None and s.draws.person.cast not in people:
                 who = s.draws.person.cast
                 raise ValueError(f"memeye.scenarios.{i}.draws.person.cast: unknown person {who!r}")
+            if s.draws.label is not None and s.draws.label.type == "code" and not self.scene_packs:
+                raise ValueError(
+                    f"memeye.scenarios.{i}.draws.label.type: a `code` label takes a scene pack's format; "
+                    "declare the value's type (level, count or time) or opt into memeye.scene_packs"
+                )
             for j, c in enumerate(s.changes):
                 need = {"order": ("table", s.draws.table), "presence": ("person", s.draws.person)}
                 if c.key in need and need[c.key][1] is None:
@@ -342,6 +415,17 @@ class MemEyeSpec(_Strict):
                     raise ValueError(
                         f"memeye.scenarios.{i}.changes.{j}.key: {c.key!r} is not drawn in this scenario "
                         f"(its `draws.{'table' if c.key == 'gist' else 'person'}` takes its place)"
+                    )
+                own = {"gist": "board", "colour": "colour", "count": "count", "label": "label"}
+                if (
+                    not self.scene_packs
+                    and c.key not in need
+                    and (c.key not in own or getattr(s.draws, own[c.key]) is None)
+                ):
+                    what = f"a `draws.{own[c.key]}` drawable" if c.key in own else "a scene pack"
+                    raise ValueError(
+                        f"memeye.scenarios.{i}.changes.{j}.key: {c.key!r} is not drawn in this scenario; "
+                        f"declare {what} or opt into memeye.scene_packs (e.g. [home_scenes])"
                     )
                 for k in c.scenes or []:
                     if not 0 <= k < len(s.scenes):

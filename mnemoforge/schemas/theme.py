@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, WithJsonSchema, model_serializer, model_validator
 
 from mnemoforge import registry
+from mnemoforge.schemas.animals import AnimalSpec
 from mnemoforge.schemas.build_settings import (
     BUILTIN_ANSWERERS,
     DEFAULT_PANELS,
@@ -283,19 +284,59 @@ class RelationSpec(Strict):
         return self
 
 
+PlaceKind = Literal[
+    "home", "outdoor", "venue", "work", "shop", "transit",
+    "room", "vehicle", "street", "coast", "mountain", "forest", "field", "airfield", "helipad",
+]  # fmt: skip
+OUTDOOR_PLACE_KINDS = ("street", "coast", "mountain", "forest", "field", "airfield", "helipad")
+PlaceProp = Literal[
+    "desk", "shelf", "table", "bench", "bed", "counter", "screen", "map", "radio", "stove",
+    "tree", "rock", "fence", "hut", "lamp", "windsock", "car", "boat", "flag",
+]  # fmt: skip
+
+
 class PlaceSpec(Strict):
+    """A place. ``kind`` says what it is and how it is drawn (docs/families/icm.md, places by kind):
+    the first six are the original kinds (their look is unchanged); room, vehicle, street, coast,
+    mountain, forest, field, airfield and helipad draw a background of their own, seeded per place."""
+
     id: str = Field(pattern=ID_RE, max_length=MAX_NAME, description="place id")
     name: str = Field(min_length=1, max_length=MAX_NAME, description="how it is named, e.g. 'the riverside'")
-    kind: Literal["home", "outdoor", "venue", "work", "shop", "transit"] = Field(
-        default="venue", description="kind of place (sets default event hours)"
+    kind: PlaceKind = Field(
+        default="venue", description="kind of place: how it is drawn and its default event hours"
     )
-    indoor: bool = Field(default=True, description="drawn as a room (false: outdoors)")
+    indoor: bool = Field(
+        default=True,
+        description="drawn as a room (false: outdoors); default false for street, coast, mountain, "
+        "forest, field, airfield and helipad",
+    )
     sign: str | None = Field(
         default=None, max_length=MAX_NAME, description="legible text shown in wide shots (a pixel fact)"
     )
     palette: list[HexColor] = Field(
         default_factory=list, max_length=3, description="colours of the drawn scene"
     )
+    props: list[PlaceProp] = Field(
+        default_factory=list, max_length=4, description="background props drawn at the place (new kinds)"
+    )
+    altitude_m: int | None = Field(
+        default=None, ge=-500, le=9000, description="metres above sea level: snow above album.snow_line_m"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _outdoor_kinds(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "indoor" not in data and data.get("kind") in OUTDOOR_PLACE_KINDS:
+            data = {**data, "indoor": False}
+        return data
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: Any) -> dict[str, Any]:  # themes before them dump as they did
+        out = handler(self)
+        for key in ("props", "altitude_m"):
+            if out.get(key) in (None, []):
+                out.pop(key, None)
+        return out
 
 
 PropShape = Literal[
@@ -451,9 +492,14 @@ class AlbumSpec(Strict):
         "1 as planned; lower shortens the album and its speech (fewer such items to ask about)",
     )
 
+    snow_line_m: int = Field(
+        default=1800, ge=0, le=9000,
+        description="outdoor places at or above this altitude_m show snow in the calendar's snow seasons",
+    )  # fmt: skip
+
     @model_serializer(mode="wrap")
     def _drop_new_defaults(self, handler: Any) -> dict[str, Any]:  # themes before them dump as they did
-        return drop_defaults(self, handler(self), ("shot_length", "talk_density"))
+        return drop_defaults(self, handler(self), ("shot_length", "talk_density", "snow_line_m"))
 
     @model_validator(mode="after")
     def _ranges(self) -> AlbumSpec:
@@ -518,6 +564,11 @@ class Theme(Strict):
     relations: list[RelationSpec] = Field(
         default_factory=list, max_length=MAX_ITEMS, description="who is related to whom"
     )
+    animals: list[AnimalSpec] = Field(
+        default_factory=list,
+        max_length=MAX_ITEMS,
+        description="icm: animals of the cast (drawn beside their companions, never speaking)",
+    )
     places: list[PlaceSpec] = Field(
         min_length=1, max_length=MAX_ITEMS, description="where events and scenes happen"
     )
@@ -550,7 +601,10 @@ class Theme(Strict):
 
     @model_serializer(mode="wrap")
     def _drop_prices_default(self, handler: Any) -> dict[str, Any]:
-        return drop_defaults(self, handler(self), ("prices", "calendar"))
+        out = drop_defaults(self, handler(self), ("prices", "calendar"))
+        if not out.get("animals", 1):
+            out.pop("animals", None)
+        return out
 
     @model_validator(mode="before")
     @classmethod
@@ -601,6 +655,7 @@ class Theme(Strict):
         for i, o in enumerate(self.objects):
             if o.owner is not None and o.owner not in people:
                 raise ValueError(f"objects.{i}.owner: unknown person {o.owner!r}")
+        _animals(self, people | places | objects)
         for i, p in enumerate(self.cast):
             if p.signature_object is not None and p.signature_object not in objects:
                 raise ValueError(f"cast.{i}.signature_object: unknown object {p.signature_object!r}")
@@ -612,10 +667,11 @@ class Theme(Strict):
                 raise ValueError(
                     f"activities.{i}.min_people: more than the {len(self.cast)} people in the cast"
                 )
-            for key in ("people", "exclude"):
+            for key in ("people", "exclude", "required"):
                 for j, pid in enumerate(getattr(a.who, key)):
                     if pid not in people:
                         raise ValueError(f"activities.{i}.who.{key}.{j}: unknown person {pid!r}")
+            _required_fit(i, a, self.protagonist or self.cast[0].id)
             kinds = {r.kind for r in self.relations}
             for j, k in enumerate(a.who.relations):
                 if k not in kinds:
@@ -629,6 +685,39 @@ class Theme(Strict):
 
     def person(self, pid: str) -> PersonSpec:
         return next(p for p in self.cast if p.id == pid)
+
+
+def _animals(theme: Theme, taken: set[str]) -> None:
+    """Animal ids unique (also against people, places and objects), companions in the cast,
+    names told apart from the cast's."""
+    people = {p.id for p in theme.cast}
+    _unique("animals", [a.id for a in theme.animals])
+    for i, a in enumerate(theme.animals):
+        if a.id in taken:
+            raise ValueError(f"animals.{i}.id: {a.id!r} is also a person, place or object id")
+        for j, pid in enumerate(a.companions):
+            if pid not in people:
+                raise ValueError(f"animals.{i}.companions.{j}: unknown person {pid!r}")
+    _unique_names(
+        "cast",
+        [(f"cast.{i}.{k}", n) for i, p in enumerate(theme.cast) for k, n in _person_names(p)]
+        + [(f"animals.{i}.name", a.name) for i, a in enumerate(theme.animals)],
+    )
+
+
+def _required_fit(i: int, a: ActivitySpec, protagonist: str) -> None:
+    """``who.required`` people can all come: none excluded, and they fit ``max_people``."""
+    where = f"activities.{i}.who.required"
+    for j, pid in enumerate(a.who.required):
+        if pid in a.who.exclude:
+            raise ValueError(f"{where}.{j}: {pid!r} is also in who.exclude")
+        if pid == protagonist and a.who.protagonist == "excluded":
+            raise ValueError(f"{where}.{j}: {pid!r} is the protagonist, whom who.protagonist excludes")
+    if len(set(a.who.required)) != len(a.who.required):
+        raise ValueError(f"{where}: a person is named twice")
+    need = set(a.who.required) | ({protagonist} if a.who.protagonist == "required" else set())
+    if len(need) > a.max_people:
+        raise ValueError(f"{where}: {len(need)} people must come, more than max_people {a.max_people}")
 
 
 def _person_names(p: PersonSpec) -> list[tuple[str, str]]:

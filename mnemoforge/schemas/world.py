@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from mnemoforge.schemas.calendar import AvailabilitySpec, WorldCalendar
 from mnemoforge.schemas.theme import AppearanceSpec, VoiceSpec
@@ -64,6 +64,16 @@ class Place(Record):
     indoor: bool
     sign: str | None = None
     palette: list[str] = Field(default_factory=list)
+    props: list[str] = Field(default_factory=list)
+    altitude_m: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: Any) -> dict[str, Any]:  # worlds before them dump as they did
+        out = handler(self)
+        for key in ("props", "altitude_m"):
+            if out.get(key) in (None, []):
+                out.pop(key, None)
+        return out
 
 
 class WorldObject(Record):
@@ -126,6 +136,7 @@ FactKind = Literal[
     "prefers",
     "promised",
     "planned",
+    "accompanied",
 ]
 
 
@@ -137,7 +148,8 @@ class Fact(Record):
 
     Kinds used by the other families: ``attribute`` (subject entity, object = key, value; a later
     ``at`` for the same subject and key is an update that overrides it), ``state`` (a visual
-    state of an entity at a time, same shape), ``member`` (subject person belongs to / attends
+    state of an entity at a time, same shape), ``accompanied`` (subject a cast animal, object the
+    event it came to with a companion, value its species), ``member`` (subject person belongs to / attends
     object entity), ``prefers`` (subject person, object = preference key, value).
     """
 

@@ -21,7 +21,7 @@ from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import Fact
-from mnemoforge.validators.gates import GateContext, verdict
+from mnemoforge.validators.gates import Gate, GateContext, verdict
 from mnemoforge.validators.panel_gates import minimal_caption
 
 VISUAL = {Channel.scene, Channel.pixel}
@@ -168,3 +168,12 @@ class OptionStructure:
 
 
 MEMEYE_GATES = [TaxonomyAudit(), PixelOnly(), OptionStructure()]
+
+
+def family_gates() -> list[Gate]:
+    """The family's gates: the three above, the render audit per item (``memeye_drawn``) and, with
+    the ``ocr`` extra, the OCR read-back of written values (``memeye_legible``)."""
+    from mnemoforge.validators.memeye_drawn import FactsDrawn
+    from mnemoforge.validators.memeye_ocr import legibility_gates
+
+    return [*MEMEYE_GATES, FactsDrawn(), *legibility_gates()]

@@ -19,6 +19,7 @@ class FactIndex:
         self.world, self.facts = world, world.facts
         self.n = len(world.facts)
         self.position = {f.id: i for i, f in enumerate(world.facts)}
+        self.lexicon = Lexicon(world)  # the World's names, built once (not once per solve)
 
     def fresh_for(self, world: World) -> bool:
         return self.world is world and self.facts is world.facts and self.n == len(world.facts)
@@ -49,5 +50,5 @@ def solve(question: Question, world: World, evidence: Iterable[Observation]) -> 
     cut = question.cutoff
     visible = {e.fact for o in evidence if cut is None or o.order <= cut for e in o.expresses}
     idx = fact_index(world)
-    view = FactView(idx.in_order(visible), Lexicon(world))
+    view = FactView(idx.in_order(visible), idx.lexicon)
     return run_program(question.program.fn, view, question.program.args)

@@ -13,9 +13,12 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from mnemoforge.backends.image.animal_figure import draw_animal
 from mnemoforge.backends.image.colors import BLACK, RGB, mix, rgb
 from mnemoforge.backends.image.figures import FigureGeom, draw_person, draw_silhouette, figure_units
 from mnemoforge.backends.image.fonts import font, renderable
+from mnemoforge.backends.image.landscapes import KINDS as PLACE_KINDS
+from mnemoforge.backends.image.landscapes import draw_place
 from mnemoforge.backends.image.protocol import Box, SceneLayout, SceneRequest
 from mnemoforge.backends.image.scene_props import draw_prop, prop_shape
 from mnemoforge.backends.image.scenery import (
@@ -126,7 +129,10 @@ class ProceduralImageBackend:
         wx = weather_kind(req.weather)
         img = Image.new("RGB", (W, H))
         d = ImageDraw.Draw(img)
-        if req.indoor:
+        if req.place_kind in PLACE_KINDS:
+            draw_place(d, W, H, horizon, req.place_kind, req.place_name, pal, z, req.time_of_day, wx, rng,
+                       snow=req.snow, props=req.decor)  # fmt: skip
+        elif req.indoor:
             layout = room_layout(req.place_name)
             indoor_room(d, W, H, horizon, req.place_kind, pal, z, req.time_of_day, wx, rng, layout)
         else:
@@ -163,6 +169,7 @@ class ProceduralImageBackend:
             people[slot.index], faces[slot.index] = _clip(g.box, W, H), _clip(g.face, W, H)
             torsos[slot.index] = _clip(g.torso, W, H)
             hands[slot.index] = (g.hand, slot.u)
+        animal_boxes = self._animals(d, req, slots)
         self._free_props(d, req, slots, prop_boxes, rng, safe)
         for k, prop in enumerate(req.props):  # held props last so no one covers them
             if prop.holder_index in hands:
@@ -186,6 +193,7 @@ class ProceduralImageBackend:
             extras=tuple(extras),
             sign_text=req.sign if sign_box else None,
             prop_shapes=tuple(prop.shape or prop_shape(prop.name) for prop in req.props),
+            animals=animal_boxes,
         )
         return img, layout
 
@@ -217,6 +225,24 @@ class ProceduralImageBackend:
                 top = top_f * H
             out.append(_Slot(i, cx, top, u))
         return out
+
+    def _animals(
+        self, d: ImageDraw.ImageDraw, req: SceneRequest, slots: list[_Slot]
+    ) -> tuple[Box | None, ...]:
+        """Each animal beside its person (in front, at the bottom of medium and close shots)."""
+        W, H = req.width, req.height
+        at = {s.index: s for s in slots}
+        out: list[Box | None] = []
+        for k, a in enumerate(req.animals):
+            slot = at.get(a.beside) if a.beside is not None else None
+            u = slot.u if slot else FRAMING[req.composition][1] * H
+            wide = req.composition == "wide"
+            side = 1 if k % 2 == 0 else -1
+            cx = (slot.cx if slot else W / 2) + side * (1.5 if wide else 0.9) * u
+            cx = max(0.12 * W, min(cx, 0.88 * W))
+            base = 0.95 * H if wide else H - 2
+            out.append(_clip(draw_animal(d, a, cx, base, u if wide else 0.55 * u), W, H))
+        return tuple(out)
 
     def _sign(
         self,

@@ -11,6 +11,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from PIL import Image
 
+from mnemoforge.backends.image.animal_figure import AnimalPlacement
 from mnemoforge.schemas.theme import AppearanceSpec
 
 TimeOfDay = Literal["morning", "afternoon", "evening", "night"]
@@ -74,6 +75,9 @@ class SceneRequest:
     focus_index: int | None = None
     seed: int = 0
     safe: Box | None = None
+    snow: bool = False  # snow lies on the ground (outdoor kinds of ``backends/image/landscapes.py``)
+    decor: tuple[str, ...] = ()  # the place's declared background props (``landscapes.DECOR``)
+    animals: tuple[AnimalPlacement, ...] = ()  # cast animals, each beside a person of ``people``
 
     def __post_init__(self) -> None:
         if self.width < 16 or self.height < 16:
@@ -107,6 +111,7 @@ class SceneLayout:
     extras: tuple[Box, ...] = field(default_factory=tuple)
     sign_text: str | None = None
     prop_shapes: tuple[str, ...] = ()
+    animals: tuple[Box | None, ...] = ()
 
 
 @runtime_checkable

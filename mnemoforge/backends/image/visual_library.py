@@ -11,11 +11,10 @@ from PIL import ImageDraw
 
 from mnemoforge.backends.image.colors import BLACK, RGB, WHITE, Box, mix
 from mnemoforge.backends.image.fonts import font, renderable
+from mnemoforge.backends.image.visual_animals import SPECIES, AnimalLook, draw_animal
 from mnemoforge.backends.image.visual_props import frac
 
 Draw = ImageDraw.ImageDraw
-COAT: RGB = (150, 120, 90)
-FUR: RGB = (120, 110, 105)
 FRAME: RGB = (150, 150, 155)
 
 
@@ -43,31 +42,32 @@ def draw_board(d: Draw, b: Box, lines: tuple[str, ...]) -> None:
         y += size + 6
 
 
-def _collar(d: Draw, x: int, y: int, w: int, c: RGB) -> tuple[int, int]:
-    d.rectangle((x, y, x + w, y + 6), fill=c, outline=BLACK)
-    return x + w // 2, y + 3
+def draw_written(d: Draw, drawable: str, b: Box, text: str) -> Box:
+    """A written value on a declared drawable: a ``board`` (dark marker on a small whiteboard), a
+    ``screen`` (bright digits on a dark display); returns the box the text is written in."""
+    panel = frac(b, 0.0, 0.0, 1.0, 0.62)
+    if drawable == "screen":
+        d.rectangle(frac(b, 0.45, 0.62, 0.55, 0.75), fill=FRAME)
+        d.rounded_rectangle(panel, radius=4, fill=(20, 28, 36), outline=FRAME, width=3)
+        ink: RGB = (120, 240, 140)
+    else:  # board
+        d.rectangle(panel, fill=(250, 250, 248), outline=FRAME, width=4)
+        ink = (25, 60, 160)
+    t = renderable(text)
+    size = max(10, (panel[3] - panel[1]) * 3 // 5)
+    while size > 8 and d.textlength(t, font=font(size, t)) > panel[2] - panel[0] - 12:
+        size -= 1
+    f = font(size, t)
+    x0, y0, x1, y1 = d.textbbox((0, 0), t, font=f)
+    cx, cy = (panel[0] + panel[2]) // 2, (panel[1] + panel[3]) // 2
+    d.text((cx - (x1 - x0) // 2 - x0, cy - (y1 - y0) // 2 - y0), t, fill=ink, font=f)
+    return panel
 
 
 def draw_coloured(d: Draw, drawable: str, b: Box, c: RGB) -> tuple[int, int]:
     """The drawable with its coloured part in ``c``; returns a pixel inside that part."""
-    x0, y0, x1, y1 = b
-    w, h = x1 - x0, y1 - y0
-    if drawable in ("dog", "cat"):  # sitting, seen from the side; the collar carries the colour
-        coat = COAT if drawable == "dog" else FUR
-        d.ellipse(frac(b, 0.2, 0.45, 0.9, 1.0), fill=coat, outline=BLACK)  # body
-        head = frac(b, 0.0, 0.12, 0.45, 0.5)
-        d.ellipse(head, fill=coat, outline=BLACK)
-        if drawable == "dog":  # a drooping ear and a snout
-            d.ellipse(frac(b, 0.02, 0.14, 0.16, 0.42), fill=mix(coat, BLACK, 0.3))
-            d.ellipse(frac(b, -0.06, 0.28, 0.14, 0.44), fill=coat, outline=BLACK)
-        else:  # pointed ears and whiskers
-            for ex in (0.06, 0.3):
-                e = frac(b, ex, 0.02, ex + 0.12, 0.2)
-                d.polygon([(e[0], e[3]), (e[2], e[3]), ((e[0] + e[2]) // 2, e[1])], fill=coat, outline=BLACK)
-            d.line([frac(b, 0.0, 0.36, 0, 0)[:2], frac(b, 0.12, 0.34, 0, 0)[:2]], fill=BLACK)
-        d.ellipse(frac(b, 0.12, 0.24, 0.18, 0.3), fill=BLACK)  # eye
-        d.line([frac(b, 0.85, 0.8, 0, 0)[:2], frac(b, 1.0, 0.55, 0, 0)[:2]], fill=coat, width=4)  # tail
-        return _collar(d, x0 + round(0.12 * w), y0 + round(0.47 * h), max(8, round(0.28 * w)), c)
+    if drawable in SPECIES:  # an animal of the default look (``visual_animals``)
+        return draw_animal(d, AnimalLook(drawable), b, c)
     if drawable == "mug":
         body = frac(b, 0.2, 0.45, 0.7, 0.95)
         d.rounded_rectangle(body, radius=3, fill=c, outline=BLACK)
@@ -97,6 +97,21 @@ def draw_coloured(d: Draw, drawable: str, b: Box, c: RGB) -> tuple[int, int]:
     d.rectangle((cx - 4, vase[1], cx + 4, vase[1] + (vase[3] - vase[1]) // 3), fill=c, outline=BLACK)
     d.ellipse((vase[0], vase[1] + (vase[3] - vase[1]) // 4, vase[2], vase[3]), fill=c, outline=BLACK)
     return cx, (vase[1] + 5 * vase[3]) // 6 - 2
+
+
+def draw_aircraft(d: Draw, b: Box, c: RGB) -> tuple[int, int]:
+    """A small high-wing plane seen from the side, its fuselage in ``c``; returns a pixel inside it."""
+    body = frac(b, 0.05, 0.45, 0.85, 0.7)
+    d.ellipse(body, fill=c, outline=BLACK)
+    d.polygon([frac(b, 0.7, 0.5, 0, 0)[:2], frac(b, 0.98, 0.2, 0, 0)[:2], frac(b, 0.98, 0.6, 0, 0)[:2]],
+              fill=c, outline=BLACK)  # fmt: skip
+    d.rectangle(frac(b, 0.3, 0.38, 0.6, 0.45), fill=mix(c, BLACK, 0.3), outline=BLACK)  # the wing
+    d.rectangle(frac(b, 0.16, 0.5, 0.3, 0.58), fill=(190, 220, 240), outline=BLACK)  # cockpit window
+    d.line([frac(b, 0.05, 0.42, 0, 0)[:2], frac(b, 0.05, 0.73, 0, 0)[:2]], fill=BLACK, width=2)  # propeller
+    for fx in (0.3, 0.6):
+        d.line([frac(b, fx, 0.7, 0, 0)[:2], frac(b, fx, 0.85, 0, 0)[:2]], fill=BLACK)
+        d.ellipse(frac(b, fx - 0.04, 0.83, fx + 0.04, 0.95), fill=(30, 30, 30))
+    return (body[0] + body[2]) // 2, (body[1] + body[3]) // 2 + 2
 
 
 def draw_countable(d: Draw, drawable: str, b: Box, c: RGB) -> None:

@@ -28,6 +28,7 @@ from mnemoforge.backends.image import visual_props as props
 from mnemoforge.backends.image import visual_shelf as shelf
 from mnemoforge.backends.image.colors import BLACK, WHITE, Box, rgb
 from mnemoforge.backends.image.fonts import font, renderable
+from mnemoforge.backends.image.visual_animals import SPECIES, AnimalLook, draw_animal
 from mnemoforge.rng import derive_rng
 
 FLOOR = (150, 110, 75)
@@ -63,6 +64,7 @@ class SceneState:
     person_holds: tuple[str, ...] = ()  # what they may hold (replaces the left region item)
     held: str = ""  # what they hold in this picture
     person_name: str = ""  # the name on their chest tag
+    animal: tuple[str, ...] = ()  # a declared animal's look: (size, coat '#rrggbb', markings)
 
 
 def _box(w: int, h: int, fx0: float, fy0: float, fx1: float, fy1: float) -> Box:
@@ -101,6 +103,11 @@ def draw_colour_object(d: ImageDraw.ImageDraw, s: SceneState) -> tuple[Box, tupl
         b = _box(w, h, 0.04, 0.15, 0.20, 0.35)
         if s.colour_drawable == "vehicle":
             return b, figures.draw_vehicle(d, b, c)
+        if s.colour_drawable == "aircraft":
+            return b, library.draw_aircraft(d, b, c)
+        if s.animal and s.colour_drawable in SPECIES:
+            size, coat, markings = s.animal[:3]
+            return b, draw_animal(d, AnimalLook(s.colour_drawable, size, coat, markings), b, c)
         return b, library.draw_coloured(d, s.colour_drawable, b, c)
     if s.kind == "room":  # a small vase on a short shelf at the left
         d.rectangle(_box(w, h, 0.04, 0.33, 0.16, 0.35), fill=props.WOOD)
@@ -138,27 +145,29 @@ def draw_label(d: ImageDraw.ImageDraw, box: Box, text: str) -> Box:
 
 def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
     """Draw one scene state; return the RGB image and its layout (boxes as [x0, y0, x1, y1])."""
-    if not s.board and not s.table_items and s.gist not in gists.GISTS[s.kind]:
+    if not s.board and not s.table_items and s.gist and s.gist not in gists.GISTS[s.kind]:
         raise ValueError(f"cannot draw gist {s.gist!r} for kind {s.kind!r}")
     for item in (s.right,) if s.person_holds else (s.left, s.right):
-        if item not in ITEMS:
+        if item and item not in ITEMS:
             raise ValueError(f"cannot draw item {item!r}")
     w, h = s.width, s.height
     rng = derive_rng(s.seed, "visual_scene")
     img = Image.new("RGB", (w, h), WHITE)
     d = ImageDraw.Draw(img)
     _background(d, s)
-    cbox, cpoint = draw_colour_object(d, s)
-    layout: dict = {"colour_box": list(cbox), "colour_point": list(cpoint)}
+    layout: dict = {}
+    if s.colour:  # undrawn when no scene pack draws the kind's own and the theme declares none
+        cbox, cpoint = draw_colour_object(d, s)
+        layout |= {"colour_box": list(cbox), "colour_point": list(cpoint)}
     gist = _box(w, h, 0.33, 0.36, 0.67, 0.85)
     extra: dict = {}
     if s.board:
         library.draw_board(d, gist, s.board)
     elif s.table_items:
         extra["table"] = figures.draw_table(d, gist, list(s.table_items), list(s.order))
-    else:
+    elif s.gist:
         gists.draw_gist(d, s.kind, gist, s.gist, rng)
-    if s.kind == "street" and not s.board and not s.table_items:
+    if s.kind == "street" and not s.board and not s.table_items and s.gist:
         gists.weather(img, [(0, 0, w, round(0.14 * h)), gist], s.gist, rng)
         if s.gist == "sunny":
             d.ellipse(_box(w, h, 0.8, 0.01, 0.86, 0.09), fill=(255, 220, 60))
@@ -167,13 +176,14 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         extra["person"] = figures.draw_person(
             d, left, {k: rgb(v) for k, v in s.person_colours}, list(s.person_holds), s.held, s.person_name
         )
-    else:
+    elif s.left:
         ITEMS[s.left](d, left)
-    ITEMS[s.right](d, right)
+    if s.right:
+        ITEMS[s.right](d, right)
     inst = []
     detail: Box | None = None
     step = 0.40 / 4
-    for k in range(4):
+    for k in range(4 if s.mark >= 0 else 0):
         b = _box(w, h, 0.30 + k * step + 0.01, 0.17, 0.30 + (k + 1) * step - 0.01, 0.31)
         marked = k == s.mark
         got = (
@@ -185,7 +195,7 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         inst.append(list(b))
     count_boxes = []
     cw = 0.63 / 10
-    for k in range(s.count):
+    for k in range(max(0, s.count)):
         b = _box(w, h, 0.03 + k * cw + 0.005, 0.885, 0.03 + (k + 1) * cw - 0.005, 0.975)
         if s.count_drawable:
             library.draw_countable(d, s.count_drawable, b, rgb(s.count_colour))
@@ -194,8 +204,13 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         else:
             props.draw_countable(d, s.kind, b)
         count_boxes.append(list(b))
-    if s.label_drawable == "sign":
+    label: Box | None = None
+    if not s.label:
+        pass
+    elif s.label_drawable == "sign":
         label = figures.draw_sign(d, _box(w, h, 0.74, 0.11, 0.97, 0.34), s.label)
+    elif s.label_drawable in ("board", "screen"):
+        label = library.draw_written(d, s.label_drawable, _box(w, h, 0.72, 0.10, 0.97, 0.40), s.label)
     else:
         label = draw_label(d, _box(w, h, 0.70, 0.875, 0.97, 0.98), s.label)
     layout |= extra
@@ -208,8 +223,9 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         "mark_detail": list(detail) if detail else None,
         "countables": count_boxes,
         "count_ink": list(rgb(s.count_colour) if s.count_drawable else COUNT_INK[s.kind]),
-        "label": list(label),
     }
+    if label is not None:
+        layout["label"] = list(label)
     return img, layout
 
 

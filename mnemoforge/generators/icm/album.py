@@ -169,7 +169,29 @@ def cue_lines(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: r
                     talk.mentioned[fid] += 1
                     names = [r.b] + ([other] if other and "{other}" in got[0] else [])
                     lines.append((r.a, got[1], names, [fid]))
-    return lines
+    return lines + _animal_lines(world, ev, act, talk, rng)
+
+
+def _animal_lines(
+    world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: random.Random
+) -> list[Line]:
+    """A cast animal at the event is named by one of its companions (in a shot of the speaker, so
+    with the animal in frame): the name heard is what binds the drawn animal to its name. Named the
+    first times it comes, afterwards at the habit rate; an animal never speaks."""
+    out: list[Line] = []
+    for e in world.entities:
+        companions = [p for p in e.attrs.get("companions", "").split(",") if p in ev.participants]
+        if e.kind != "animal" or not companions:
+            continue
+        fid = f"f_name_{e.id}"
+        if not _mention(talk, fid, rng.random() < HABIT_MENTION_RATE * talk.density):
+            continue
+        speaker = rng.choice(companions)
+        got = talk.pick(act, "animal", {"animal": e.name}, rng, speaker=speaker)
+        if got:
+            talk.mentioned[fid] += 1
+            out.append((speaker, got[1], [], [fid]))  # the name heard; the shot shows it came
+    return out
 
 
 def _statements(world: World, ev: Event, act: ActivitySpec, talk: Dialogue, rng: random.Random) -> list[Line]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from mnemoforge.generators.icm.templates import PROFILE, RETRIEVAL, T
 from mnemoforge.generators.questions.common import Candidate, Template
-from mnemoforge.schemas.world import World
+from mnemoforge.schemas.world import Fact, World
 
 
 def _windows(months: list[str]) -> list[tuple[str, str]]:
@@ -69,6 +69,10 @@ def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
     acts: dict[str, set[str]] = {}
     told = _places_told(world)
     several = {a for a, ps in _places_of(world).items() if len(ps) > 1}
+    came: dict[str, list[Fact]] = {}  # event -> the cast animals that came to it
+    for f in world.facts:
+        if f.kind == "accompanied":
+            came.setdefault(f.object, []).append(f)
     for ev in world.events:
         month, day = ev.start.strftime("%Y-%m"), ev.start.strftime("%Y-%m-%d")
         for p in ev.participants:
@@ -95,6 +99,10 @@ def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
                 yield T["retrieval.count.v1"], window
                 if ev.activity in several:  # held at more than one place: counted at each
                     yield T["retrieval.count.place.v1"], {**window, "place": ev.place}
+        for f in came.get(ev.id, ()):
+            for p in ev.participants:
+                base = {"person": p, "activity": ev.activity, "month": month, "place": ev.place}
+                yield T["recall.animal.v1"], {**base, "species": str(f.value)}
         for o in ev.objects:
             yield T["retrieval.binding.v1"], {"object": o, "activity": ev.activity, "month": month}
             yield T["retrieval.binding.day.v1"], {"object": o, "activity": ev.activity, "day": day}
@@ -186,6 +194,6 @@ def _valid(c: Candidate) -> bool:
     clips = {o.episode for o in c.evidence}
     if c.template.category in (RETRIEVAL, PROFILE) and len(clips) < 2:
         return False
-    if c.template.program == "who_brought":
+    if c.template.program in ("who_brought", "animal_along"):  # the name heard before the one seen
         return binds_face_to_name(c)
     return True

@@ -106,6 +106,21 @@ def event_companions(view: FactView, args: dict[str, Any]) -> str:
 
 
 @program
+def animal_along(view: FactView, args: dict[str, Any]) -> str:
+    """Which cast animal of a species came to the person's (activity, place, month) event: the
+    animal is seen there, and its name is the one heard when its companion called it."""
+    ev = _unique_event(view, [args["person"]], args["activity"], when_of(args), args["place"])
+    came = [f for f in view.find("accompanied", event=ev) if f.value == args["species"]]
+    if len(came) != 1:
+        raise Unanswerable(f"{len(came)} animals of the species came")
+    view.mark(came)
+    named = view.find("name", subject=came[0].subject)  # the name heard binds the drawn animal
+    if not named:
+        raise Unanswerable(f"{came[0].subject}'s name is never heard")
+    return named[0].object
+
+
+@program
 def object_brought(view: FactView, args: dict[str, Any]) -> str:
     """What the person brought to their (activity, month) event."""
     ev = _unique_event(view, [args["person"]], args["activity"], when_of(args))

@@ -67,6 +67,7 @@ def _text(world: World, c: Candidate, style: str) -> str:
         "from": _month_text(a["from_month"]) if "from_month" in a else "",
         "to": _month_text(a["to_month"]) if "to_month" in a else "",
         "key": a.get("key", ""),
+        "species": a.get("species", ""),
     }
     return realise_form(c.template.id, c.template.text, fields, world.seed, a)[1]  # surface forms
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemoforge import faults
+from mnemoforge.backends.image.animal_figure import AnimalPlacement, animal_anchor, placement
 from mnemoforge.backends.image.png_fast import still_png_bytes
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
@@ -28,6 +29,7 @@ from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip
 from mnemoforge.backends.video import fallback as video_fallback
 from mnemoforge.backends.video.mp4_header import mp4_info
 from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.generators.icm.place_look import snow_on_ground
 from mnemoforge.generators.icm.render_audit import (
     RenderAuditError,
     audit,
@@ -90,7 +92,21 @@ def scene_request(theme: Theme, world: World, shot: Shot, take: int = 0) -> Scen
         focus_index=focus,
         seed=shot_seed(world, "scene", shot.id, take),
         safe=camera_safe(shot.camera, theme.album.width, theme.album.height),
+        snow=snow_on_ground(place, shot.season, shot.weather, theme.album.snow_line_m),
+        decor=tuple(place.props),
+        animals=animal_placements(theme, shot),
     )
+
+
+def animal_placements(theme: Theme, shot: Shot) -> tuple[AnimalPlacement, ...]:
+    """The shot's animals, each beside its first companion in frame."""
+    specs = {a.id: a for a in theme.animals}
+    out = []
+    for aid in shot.animals:
+        spec = specs[aid]
+        beside = next((shot.visible.index(p) for p in spec.companions if p in shot.visible), None)
+        out.append(placement(spec, beside))
+    return tuple(out)
 
 
 @dataclass
@@ -170,8 +186,9 @@ def _still(st: RenderState, shot: Shot, still: Path) -> dict:
     elif not still.exists():
         atomic.write_bytes(still, still_png_bytes(st.images.scene(req)))
     return drawn_record(
-        shot.id, shot.composition, shot.camera, req, layout, list(shot.visible), list(shot.props)
-    )
+        shot.id, shot.composition, shot.camera, req, layout, list(shot.visible), list(shot.props),
+        list(shot.animals),
+    )  # fmt: skip
 
 
 MAX_SPEEDUP = 1.5  # a take said at most this much faster than its voice's rate to fit its shot
@@ -312,14 +329,14 @@ def _row(run: RunLayout, path: Path, kind: str, **extra: object) -> dict:
     }
 
 
-def anchor_name(world: World, pid: str) -> str:
-    """The file stem of a person's face anchor: an opaque id, so the agent-visible media name no
-    one (which face is whose is an evaluator key: :data:`ANCHOR_MAP`)."""
-    return f"face_{short(content_hash(world.seed, 'face_anchor', pid))}"
+def anchor_name(world: World, pid: str, kind: str = "face") -> str:
+    """The file stem of a person's face anchor (``kind`` animal: a cast animal's picture): an opaque
+    id, so the agent-visible media name no one (whose it is is an evaluator key: :data:`ANCHOR_MAP`)."""
+    return f"{kind}_{short(content_hash(world.seed, f'{kind}_anchor', pid))}"
 
 
 ANCHOR_MAP = "anchors.json"
-"""Person id -> face-anchor path, under ``media/`` in a run; a release keeps it with the evaluator
+"""Person (or cast animal) id -> anchor path, under ``media/`` in a run; a release keeps it with the evaluator
 annotations (media kind ``anchor_map``)."""
 
 
@@ -334,6 +351,12 @@ def render_anchors(run: RunLayout, theme: Theme, world: World) -> list[dict]:
             atomic.write_bytes(path, png_bytes(backend.portrait(p.appearance)))
         rows.append(_row(run, path, "face_anchor"))
         owners[p.id] = path.relative_to(run.root).as_posix()
+    for a in theme.animals:  # a drawn animal, not a face (the audit's face rules skip it)
+        path = run.media / "anchors" / f"{anchor_name(world, a.id, 'animal')}.png"
+        if not path.exists():
+            atomic.write_bytes(path, png_bytes(animal_anchor(placement(a))))
+        rows.append(_row(run, path, "animal_anchor"))
+        owners[a.id] = path.relative_to(run.root).as_posix()
     atomic.write_json(run.media / ANCHOR_MAP, dict(sorted(owners.items())))
     return [*rows, _row(run, run.media / ANCHOR_MAP, "anchor_map")]
 

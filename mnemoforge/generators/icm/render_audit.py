@@ -86,8 +86,10 @@ def drawn_record(
     layout: SceneLayout | None,
     people: list[str],
     props: list[str],
+    animals: list[str] | None = None,
 ) -> dict[str, Any]:
-    """What the renderer drew for one shot (ids alongside the boxes the backend reported)."""
+    """What the renderer drew for one shot (ids alongside the boxes the backend reported). Cast
+    animals have a box and no face: the audit's face rules read ``people`` only."""
     first, last = camera_windows(camera, req.width, req.height)
     rec: dict[str, Any] = {
         "shot": shot_id,
@@ -109,6 +111,11 @@ def drawn_record(
         for k, oid in enumerate(props)
     ]  # fmt: skip
     rec["sign"] = {"text": layout.sign_text, "box": _l(layout.sign)} if layout.sign else None
+    if animals:
+        boxes = layout.animals
+        rec["animals"] = [
+            {"id": a, "box": _l(boxes[k]) if k < len(boxes) else None} for k, a in enumerate(animals)
+        ]
     return rec
 
 

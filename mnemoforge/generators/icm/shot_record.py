@@ -8,15 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mnemoforge.dates import weekday_name
+from mnemoforge.generators.icm.place_look import shot_time_of_day
 from mnemoforge.generators.icm.world import season_of
 from mnemoforge.schemas.episodes import DialogueLine, Shot
 from mnemoforge.schemas.world import Event, World
-
-
-def time_of_day(t: dt.datetime) -> str:
-    h = t.hour
-    return "morning" if h < 12 else "afternoon" if h < 17 else "evening" if h < 20 else "night"
-
 
 CROWD_KINDS = ("venue", "shop", "outdoor")  # place kinds whose shots have extras
 
@@ -59,6 +54,8 @@ def shot_record(
     if c.index == 0 and place.sign is not None:  # a sign-less place is named in speech instead
         facts.append(f"f_{ev.id}_place")
     facts += [f"f_{ev.id}_brought_{o}" for o in c.props]
+    animals = animals_beside(world, c.visible)
+    facts += [f"f_{ev.id}_with_{a}" for a in animals]
     seconds = duration()
     return Shot(
         id=f"{c.clip_id}_s{c.index:02d}",
@@ -67,7 +64,7 @@ def shot_record(
         start=c.start,
         duration_s=seconds,
         place=ev.place,
-        time_of_day=time_of_day(c.start),
+        time_of_day=shot_time_of_day(world.calendar, c.start),
         day_of_week=weekday_name(c.start),
         season=season_of(world.calendar, c.start.date()),
         occasion=ev.occasion,
@@ -85,4 +82,14 @@ def shot_record(
         audio_strategy=strategy,
         audio_cues=["footsteps"] if strategy == "ambient_sfx" else [],
         evidence_facts=facts,
+        animals=animals,
     )
+
+
+def animals_beside(world: World, visible: list[str]) -> list[str]:
+    """The cast's animals whose companion is seen (they go where their people go)."""
+    return [
+        e.id
+        for e in world.entities
+        if e.kind == "animal" and set(e.attrs.get("companions", "").split(",")) & set(visible)
+    ]

@@ -56,6 +56,12 @@ T = {
             "Where did {person} and {other} go when they {verb} on {day}?",
         ),
         _t(
+            "recall.animal.v1",
+            RECALL,
+            "animal_along",
+            "Which {species} came along when {person} {verb} at {place} in {month}?",
+        ),
+        _t(
             "recall.promise.v1",
             RECALL,
             "promised_item",

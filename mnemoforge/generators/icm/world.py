@@ -20,7 +20,7 @@ from mnemoforge.generators.timelines import stepped, windows
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.calendar import WorldCalendar
 from mnemoforge.schemas.theme import ActivitySpec, Theme
-from mnemoforge.schemas.world import Event, Fact, Person, Relation, Span, Timeline, World, WorldObject
+from mnemoforge.schemas.world import Entity, Event, Fact, Person, Relation, Span, Timeline, World, WorldObject
 
 CHOICE_RATE = 0.45  # chance a participant visibly makes a choice (a drink, a dish, a song) at an event
 PREFERENCE_LOYALTY = 0.8  # chance that choice is their preference
@@ -60,8 +60,28 @@ def finish_world(
     relations, _, objects = declared_records(theme)
     changes = preference_changes(seed, people, theme.start, theme.end)
     facts = _facts(seed, people, relations, objects, events, changes, talk=theme.album.talk_density)
+    facts += animal_facts(theme, events)
     lines = timelines(theme, people, objects, events, facts)
-    return assemble_world(theme, seed, protagonist, people, facts, events, timelines=lines, calendar=cal)
+    animals = [
+        Entity(id=a.id, name=a.name, kind="animal",
+               attrs={"species": a.species, "companions": ",".join(a.companions)})
+        for a in theme.animals  # fmt: skip
+    ]
+    return assemble_world(
+        theme, seed, protagonist, people, facts, events, timelines=lines, calendar=cal, entities=animals
+    )
+
+
+def animal_facts(theme: Theme, events: list[Event]) -> list[Fact]:
+    """Each cast animal's name, and every event it came to (one of its companions took part)."""
+    out = []
+    for a in theme.animals:
+        out.append(Fact(id=f"f_name_{a.id}", kind="name", subject=a.id, object=a.name))
+        for e in events:
+            if set(a.companions) & set(e.participants):
+                out.append(Fact(id=f"f_{e.id}_with_{a.id}", kind="accompanied", subject=a.id, object=e.id,
+                                value=a.species, event=e.id, at=e.start))  # fmt: skip
+    return out
 
 
 def timelines(
@@ -114,12 +134,21 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCa
         erng = derive_rng(seed, "event", i)
         act, day = _pick_activity(theme, slot_day, span_days, per_month, erng, cal.weekend)
         place = erng.choice(act.places)
-        date = theme.start + dt.timedelta(days=day)
-        lo, hi = _hours(act, places[place].kind, places[place].indoor, cal, date)
+        # the slot's day, or the same weekday a week or more away when nobody can come that day or a
+        # person the activity requires is busy then: the first try makes the same draws as ever
+        for shift in (0, *(w * s for w in (7, 14, 21) for s in (1, -1))):
+            if not 0 <= day + shift < span_days:
+                continue
+            date = theme.start + dt.timedelta(days=day + shift)
+            lo, hi = _hours(act, places[place].kind, places[place].indoor, cal, date)
+            start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice(START_MINUTES)))
+            start, away = _free_start(theme, act, protagonist, start, lo, hi, busy, cal)
+            chosen = pick_participants(theme, act, protagonist, erng, away)
+            if chosen and not set(chosen) & away:  # a required person busy then is not free either
+                break
+        else:  # no such week in the span: the slot holds no event
+            continue
         per_month[(act.id, date.strftime("%Y-%m"))] = per_month.get((act.id, date.strftime("%Y-%m")), 0) + 1
-        start = dt.datetime.combine(date, dt.time(erng.randint(lo, hi), erng.choice(START_MINUTES)))
-        start, away = _free_start(theme, act, protagonist, start, lo, hi, busy, cal)
-        chosen = pick_participants(theme, act, protagonist, erng, away)
         end = start + dt.timedelta(minutes=EVENT_MINUTES)
         for p in chosen:
             busy.setdefault(p, []).append((start, end))
@@ -208,7 +237,8 @@ def _free_start(
         away = unavailable(theme, t, busy, cal)
         need_p = act.who.protagonist == "required"
         free = len(pool - away) + (act.who.protagonist != "excluded" and protagonist not in away)
-        if (not need_p or protagonist not in away) and free >= act.min_people:
+        must = set(act.who.required)  # named people who must come are free then too
+        if (not need_p or protagonist not in away) and free >= act.min_people and not away & must:
             return t, away
     return start, unavailable(theme, start, busy, cal)
 

@@ -19,6 +19,15 @@ PLACE_HOURS = {
     "venue": (10, 21),
     "shop": (9, 19),
     "transit": (7, 20),
+    "room": (8, 19),
+    "vehicle": (7, 20),
+    "street": (8, 20),
+    "coast": (8, 18),
+    "mountain": (8, 15),
+    "forest": (8, 16),
+    "field": (8, 17),
+    "airfield": (7, 19),
+    "helipad": (7, 19),
 }
 WITH_PROTAGONIST = 0.7  # chance an optional protagonist takes part
 
@@ -39,6 +48,7 @@ def eligible(theme: Theme, act: ActivitySpec, protagonist: str) -> list[str]:
         ok = (
             not filtered
             or p.id in who.people
+            or p.id in who.required
             or p.role in who.roles
             or bool(related(theme, protagonist, p.id) & set(who.relations))
         )
@@ -81,13 +91,15 @@ def pick_participants(
     theme: Theme, act: ActivitySpec, protagonist: str, rng: random.Random, away: set[str] | None = None
 ) -> list[str]:
     """Participants obeying ``act.who`` and the people counts, in cast order; nobody in ``away``
-    (unavailable or at another event then) unless the activity requires the protagonist."""
+    (unavailable or at another event then) unless the activity requires them (the protagonist,
+    ``who.required``)."""
     away = away or set()
-    pool = [p for p in eligible(theme, act, protagonist) if p not in away]
-    mode = act.who.protagonist
+    must = [p for p in act.who.required if p != protagonist]  # come even when busy, as a required protagonist
+    pool = [p for p in eligible(theme, act, protagonist) if p not in away and p not in must]
+    mode = "required" if protagonist in act.who.required else act.who.protagonist
     if mode == "optional" and protagonist in away:
         mode = "excluded"
-    hi = min(act.max_people, len(pool) + (mode != "excluded"))
+    hi = min(act.max_people, len(pool) + len(must) + (mode != "excluded"))
     lo = min(act.min_people, hi)
     k = rng.randint(lo, hi)
     if mode == "required":
@@ -95,8 +107,8 @@ def pick_participants(
     elif mode == "excluded" or not pool:
         with_p = mode != "excluded"
     else:
-        with_p = rng.random() < WITH_PROTAGONIST or k > len(pool)
-    chosen = [protagonist] if with_p else []
+        with_p = rng.random() < WITH_PROTAGONIST or k > len(pool) + len(must)
+    chosen = ([protagonist] if with_p else []) + must
     if act.who.linked:
         left = list(pool)
         while len(chosen) < k and left:
@@ -127,6 +139,9 @@ def world_problems(theme: Theme, world: World) -> list[str]:
             out.append(f"{where}: participants {bad} are excluded by the activity's who-rules")
         if act.who.protagonist == "required" and world.protagonist not in e.participants:
             out.append(f"{where}: the protagonist must take part")
+        missing = [p for p in act.who.required if p not in e.participants]
+        if missing:
+            out.append(f"{where}: required people {missing} do not take part")
         if act.who.protagonist == "excluded" and world.protagonist in e.participants:
             out.append(f"{where}: the protagonist may not take part")
         if not act.min_people <= len(e.participants) <= act.max_people:

@@ -40,13 +40,19 @@ def dense_caption(world: World, o: Observation) -> dict:
     if "presence" in facts:
         left = f"{person.get('name', 'a person')} holding {with_article(facts['presence'].value or '')}"
     else:
-        left = with_article(facts["left"].value or "")
-    text = fill(
-        "{noun} of {scene}, {said}; {left} in the left part and {right:a} in the right part, four "
-        "{instances} in a row at the top.",
-        {"noun": v.caption_noun, "scene": ent.name, "said": said, "left": left,
-         "right": facts["right"].value or "", "instances": v.caption_instances},
-    )  # fmt: skip
+        left = with_article(facts["left"].value or "") if "left" in facts else ""
+    if "right" in facts:  # a scene pack's region items and instances
+        text = fill(
+            "{noun} of {scene}, {said}; {left} in the left part and {right:a} in the right part, four "
+            "{instances} in a row at the top.",
+            {"noun": v.caption_noun, "scene": ent.name, "said": said, "left": left,
+             "right": facts["right"].value or "", "instances": v.caption_instances},
+        )  # fmt: skip
+    else:  # only the declared drawables
+        parts = [said] if "gist" in facts or table else []
+        parts += [f"{left} in the left part"] if left else []
+        text = fill("{noun} of {scene}{rest}.", {"noun": v.caption_noun, "scene": ent.name,
+                    "rest": "".join(f", {p}" for p in parts)})  # fmt: skip
     return {
         "observation": o.id,
         "session": o.episode,

@@ -61,7 +61,7 @@ def chat_banks(theme: Theme) -> ChatBanks:
     share: dict[str, tuple[str, ...]] = {}
     chat: dict[str, tuple[Pair, ...]] = {}
     for sc in spec.scenarios:
-        v = vocab_for(sc, spec.pack)
+        v = vocab_for(sc, spec.pack, None, spec.scene_packs)
         kp = pack.kinds.get(sc.kind)
         t = _esc(sc.title.lower())
         composed = (
@@ -72,7 +72,8 @@ def chat_banks(theme: Theme) -> ChatBanks:
         share[sc.id] = (
             tuple(kp.share)
             if kp and kp.share
-            else tuple(x for x in composed if not visual_word_problems(v, x)) or composed[:1]
+            else tuple(x for x in composed if not visual_word_problems(v, x, "", spec.visual_words))
+            or composed[:1]
         )
         if kp and kp.chat:
             chat[sc.id] = tuple(kp.chat)
@@ -80,7 +81,7 @@ def chat_banks(theme: Theme) -> ChatBanks:
             chat[sc.id] = tuple(
                 (a, b)
                 for a, b in _composed_chat(theme, sc.title, sc.place)
-                if not visual_word_problems(v, f"{a} {b}")
+                if not visual_word_problems(v, f"{a} {b}", "", spec.visual_words)
             )
     replies = tuple(pack.image_replies) or (
         "Kept {s} in the log.",

@@ -21,13 +21,17 @@ def visual_word_problems(theme: Theme) -> list[str]:
     assert spec is not None
     out: list[str] = []
     kinds = sorted({sc.kind for sc in spec.scenarios})
-    base = {k: base_vocab(k, spec.pack) for k in kinds}
-    scen = [vocab_for(sc, spec.pack) for sc in spec.scenarios]
-    for v in scen:
-        out += [f"memeye.assistant: {m}" for m in words(v, spec.assistant)]
+    extra = spec.visual_words
+    base = {k: base_vocab(k, spec.pack, spec.scene_packs) for k in kinds}
+    scen = [vocab_for(sc, spec.pack, None, spec.scene_packs) for sc in spec.scenarios]
+    for i, v in enumerate(scen):
+        out += [f"memeye.assistant: {m}" for m in words(v, spec.assistant, f"memeye.scenarios.{i}", extra)]
     for i, (sc, v) in enumerate(zip(spec.scenarios, scen, strict=True)):
         for j, name in enumerate(sc.scenes):
-            out += [f"memeye.scenarios.{i}.scenes.{j}: {m}" for m in words(v, name)]
+            out += [
+                f"memeye.scenarios.{i}.scenes.{j}: {m}"
+                for m in words(v, name, f"memeye.scenarios.{i}", extra)
+            ]
     pack = load_pack(spec.pack).memeye if spec.pack else None
     if pack is not None:
         # the theme's field is memeye.pack; the message names the pack file and its own field
@@ -38,10 +42,12 @@ def visual_word_problems(theme: Theme) -> list[str]:
             lines = [(f"kinds.{k}.share.{n}", x) for n, x in enumerate(kp.share)]
             lines += [(f"kinds.{k}.chat.{n}", f"{a} {b}") for n, (a, b) in enumerate(kp.chat)]
             for path, text in lines:
-                out += [f"{where}.{path}: {m}" for m in words(base[k], text.replace("{s}", ""))]
+                out += [f"{where}.{path}: {m}" for m in words(base[k], text.replace("{s}", ""), "", extra)]
         for n, x in enumerate(pack.image_replies):
             for k in kinds:
-                out += [f"{where}.image_replies.{n}: {m}" for m in words(base[k], x.replace("{s}", ""))]
+                out += [
+                    f"{where}.image_replies.{n}: {m}" for m in words(base[k], x.replace("{s}", ""), "", extra)
+                ]
     return list(dict.fromkeys(out))
 
 

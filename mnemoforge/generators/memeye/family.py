@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from mnemoforge.backends.image import (
+    visual_animals,
     visual_catalog,
     visual_figures,
     visual_gists,
@@ -21,7 +22,17 @@ from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.family import Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
 from mnemoforge.generators.coherence_text import LineFilter
-from mnemoforge.generators.memeye import captions, chat, labels, programs, questions, render, sessions, vocab
+from mnemoforge.generators.memeye import (
+    captions,
+    chat,
+    labels,
+    programs,
+    questions,
+    render,
+    sessions,
+    typed_labels,
+    vocab,
+)
 from mnemoforge.generators.memeye import world as world_mod
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.questions import programs as shared_programs
@@ -172,7 +183,7 @@ class MemEyeFamily(Family):
         return {"x": x, "y": y, "cell": f"{x}·{y}"}
 
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
-        "plan": (world_mod, vocab, labels, visual_catalog, declared),
+        "plan": (world_mod, vocab, labels, typed_labels, visual_catalog, declared),
         "episodes": (sessions, chat, captions),
         "render": (
             render,
@@ -182,8 +193,9 @@ class MemEyeFamily(Family):
             visual_shelf,
             visual_library,
             visual_figures,
+            visual_animals,
         ),
-        "questions": (questions, programs, common, options, shared_programs),
+        "questions": (questions, programs, typed_labels, common, options, shared_programs),
     }
 
     def check_theme(self, theme: Theme) -> list[str]:
@@ -225,7 +237,7 @@ class MemEyeFamily(Family):
         return world_mod.spec_of(theme).cell_targets()
 
     def gates(self) -> list[Gate]:
-        return list(memeye_gates.MEMEYE_GATES)
+        return memeye_gates.family_gates()
 
     def release_tables(self, data: ReleaseInput, root: Path) -> dict[str, str]:
         spec = world_mod.spec_of(data.theme)

@@ -29,9 +29,11 @@ from mnemoforge.generators.memeye.forms import frame
 from mnemoforge.generators.memeye.labels import label_options
 from mnemoforge.generators.memeye.option_screen import Screen, clean_sets, prefetch, text_screen
 from mnemoforge.generators.memeye.programs import PAIR_SEP
+from mnemoforge.generators.memeye.typed_labels import typed_options
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
     POSITIONS,
+    VIEW,
     colour_options,
     count_window,
     entity_vocab,
@@ -69,6 +71,14 @@ CELL_HINTS = {
     "Y3": "declare a scenario `changes` entry for the key, raise memeye.changes_per_scene or add sessions "
     "(each change of a key gives one)",
 }
+# what a theme declares to get items of a granularity when no scene pack draws the kind's own
+X_HINTS = {
+    "X1": "a `board` (a list written on it)",
+    "X2": "a `person` (a cast member holding one of the things they may hold)",
+    "X3": "a `table` (four named things in a row)",
+    "X4": "a `colour` (an animal's collar, a mug...), a `count` (a shelf of tins) or a `label` "
+    "(a level on a sign)",
+}
 FAMILY = "memeye"
 VISUAL = (Channel.scene, Channel.pixel)
 # (key of the first scene, key of the second) for mixed pairs: a coarse key beside a finer one
@@ -82,7 +92,7 @@ def _template(program: str, key: str, cell: str) -> Template:
 def _scene_keys(world: World) -> dict[str, dict[str, list[Fact]]]:
     out: dict[str, dict[str, list[Fact]]] = {}
     for f in world.facts:
-        if f.kind in ("attribute", "state"):
+        if f.kind in ("attribute", "state") and f.object != VIEW:
             out.setdefault(f.subject, {}).setdefault(f.object, []).append(f)
     return out
 
@@ -104,20 +114,22 @@ def plan_items(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
                     yield _template("visual_latest", key, f"{x}_Y3"), {"scene": e.id, "key": key}
     for scenes in by_scenario.values():
         for s in scenes:
-            for key, facts in keys[s].items():
+            for key, facts in keys.get(s, {}).items():
                 x = GRANULARITY[key]
                 if facts[0].kind == "attribute":
                     yield _template("visual_attr", key, f"{x}_Y1"), {"scene": s, "key": key}
                 else:
                     yield _template("visual_latest", key, f"{x}_Y3"), {"scene": s, "key": key}
         for a, b in combinations(scenes, 2):
-            for key in keys[a]:
-                fb = keys[b].get(key)
+            for key in keys.get(a, {}):
+                fb = keys.get(b, {}).get(key)
                 if keys[a][key][0].kind == "attribute" and fb and fb[0].kind == "attribute":
                     prog = "visual_total" if key == "count" else "visual_pair"
                     yield _template(prog, key, f"{GRANULARITY[key]}_Y2"), {"scenes": [a, b], "key": key}
             for ka, kb in MIXED_KEYS:
-                if all(k in keys[s] and keys[s][k][0].kind == "attribute" for s, k in ((a, ka), (b, kb))):
+                if all(
+                    k in keys.get(s, {}) and keys[s][k][0].kind == "attribute" for s, k in ((a, ka), (b, kb))
+                ):
                     cell = f"{max(GRANULARITY[ka], GRANULARITY[kb])}_Y2"
                     args = {"scenes": [a, b], "keys": [ka, kb], "key": f"{ka}+{kb}"}
                     yield _template("visual_pair_mixed", f"{ka}_{kb}", cell), args
@@ -190,6 +202,9 @@ def alternatives(
     if key == "colour":
         return colour_options(value, stale, rng)
     if key == "label":
+        tv = entity_vocab(world.entity(scene).attrs)
+        if tv.label_type:  # a declared level, count or time: neighbours in its range
+            return typed_options(tv.label_type, tuple(tv.label_range), value, stale, rng)  # type: ignore[arg-type]
         return label_options(kind, value, stale, rng)
     if key == "count":
         vals = [int(value)] + ([int(stale)] if stale else [])
@@ -347,9 +362,35 @@ def generate(
             by_cell[c.template.category].append(c)
     world_hash = content_hash(world)
     out: list[Question] = []
+    drawn_x = {GRANULARITY[f.object] for f in world.facts if f.object in GRANULARITY and f.object != VIEW}
+    stable_x = {
+        GRANULARITY[f.object]
+        for f in world.facts
+        if f.kind == "attribute" and f.object in GRANULARITY and f.object != VIEW
+    }
     for cell in CELLS:
         want = targets.get(cell, 0)
-        if len(by_cell[cell]) < want:
+        x_of, y_of = cell.split("_")
+        if want and not by_cell[cell] and y_of != "Y3" and x_of in drawn_x and x_of not in stable_x:
+            log.warning(
+                "memeye: cell %s plans %d items, but every %s value drawn changes over time (its items are "
+                "%s_Y3): declare a drawable without a `changes` entry, or set memeye.targets.%s: 0",
+                cell,
+                want,
+                x_of,
+                x_of,
+                cell,
+            )
+        elif want and not by_cell[cell] and x_of not in drawn_x:
+            log.warning(
+                "memeye: cell %s plans %d items, nothing drawn supports it: declare %s in a scenario's "
+                "`draws` (or opt into memeye.scene_packs), or set memeye.targets.%s: 0",
+                cell,
+                want,
+                X_HINTS[cell.split("_")[0]],
+                cell,
+            )
+        elif len(by_cell[cell]) < want:
             log.warning(
                 "memeye: cell %s plans %d items, the World supports %d (%s, or lower memeye.targets.%s)",
                 cell,

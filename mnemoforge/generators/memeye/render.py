@@ -49,11 +49,11 @@ def scene_state(
         kind=kind,
         gist=v.get("gist", ""),
         left=v.get("left", ""),
-        right=v["right"],
-        mark=POSITIONS.index(v["mark"]),
-        colour=colour_hex(v["colour"]),
-        count=int(v["count"]),
-        label=v["label"],
+        right=v.get("right", ""),  # a key the picture does not show (no scene pack) is not drawn
+        mark=POSITIONS.index(v["mark"]) if "mark" in v else -1,
+        colour=colour_hex(v["colour"]) if "colour" in v else "",
+        count=int(v["count"]) if "count" in v else -1,
+        label=v.get("label", ""),
         seed=derive_seed(world.seed, "memeye", "picture", scene),
         backdrop=derive_rng(world.seed, "memeye", "backdrop", scene).choice(BACKDROPS[kind]),
         width=width,
@@ -69,7 +69,14 @@ def scene_state(
         person_holds=tuple(person.get("holds", ())),
         held=v.get("presence", ""),
         person_name=person.get("name", ""),
+        animal=_animal(draws.get("colour") or {}),
     )
+
+
+def _animal(colour: dict) -> tuple[str, ...]:
+    """A declared animal's look (size, coat, markings) when it declares one; () = the default."""
+    look = (colour.get("size") or "", colour.get("coat") or "", colour.get("markings") or "none")
+    return look if look != ("", "", "none") else ()
 
 
 def render_images(

@@ -132,7 +132,12 @@ class ScenariosReport(ReportPart):
             "Kept questions of each scenario in each X x Y cell.",
         )
         cells_img = rf.heatmap(title, [r["title"] for r in rows], cols, grid, subtitle=why, cell_w=52)
-        return {"scenario_images": gallery(src), "scenario_cells": cells_img}
+        out = {"scenario_images": gallery(src), "scenario_cells": cells_img}
+        from mnemoforge.exporters.report_memeye_objects import object_sheet
+
+        if (sheet := object_sheet(src, {r["id"]: r["title"] for r in rows})) is not None:
+            out["object_sheet"] = sheet
+        return out
 
     def section(self, src: Source, figs: dict[str, Rec]) -> tuple[str, str]:
         row = '<div class="row">{}</div>'.format
@@ -147,6 +152,8 @@ class ScenariosReport(ReportPart):
         )
         body = row(table + _fig(figs, "scenario_cells", "Questions per scenario and X/Y cell"))
         body += row(_fig(figs, "scenario_images", "Every image the user shared, by scenario") + graph)
+        if "object_sheet" in figs:
+            body += row(_fig(figs, "object_sheet", "Every drawn object across time"))
         return f"The {len(rows)} scenarios the user shares images about, session by session.", body
 
     def header_stats(self, src: Source) -> list[tuple[Any, str]]:

@@ -10,13 +10,14 @@ the ``pixel`` channel. ``check_text_clean`` enforces this at build time.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import random
 import re
 
 from mnemoforge.english.variety import Variety
 from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.memeye.chat import chat_banks
-from mnemoforge.generators.memeye.vocab import GRANULARITY, entity_vocab
+from mnemoforge.generators.memeye.vocab import GRANULARITY, VIEW, entity_vocab
 from mnemoforge.generators.memeye.world import sessions_of, spec_of, state_at
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Channel, Expression, Observation
@@ -27,22 +28,45 @@ MINUTES_PER_ROUND = 4
 IGNORED = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
 
 
-def value_words(world: World) -> set[str]:
-    """Words of every visual value in the World (what the text must never say)."""
-    words: set[str] = set()
+def value_words(world: World) -> dict[str, str]:
+    """Words of every visual value in the World (what the text must never say) -> the value and
+    the declaration it comes from (``declared_at``)."""
+    words: dict[str, str] = {}
     for f in world.facts:
-        if f.value and f.kind in ("attribute", "state"):
-            words |= {w for w in re.findall(r"[a-z0-9]+", f.value.lower()) if w not in IGNORED and len(w) > 2}
+        if f.value and f.kind in ("attribute", "state") and f.object != VIEW:
+            for w in re.findall(r"[a-z0-9]+", f.value.lower()):
+                if w not in IGNORED and len(w) > 2:
+                    words.setdefault(w, f"{f.value!r}, {declared_at(world, f.subject, f.object)}")
     return words
 
 
+def declared_at(world: World, subject: str, key: str) -> str:
+    """Where a value of ``key`` of a scene or shared object is declared: the scenario's drawable
+    (``memeye.scenarios.<i>.draws.<part>``) or its scene pack."""
+    e = world.entity(subject)
+    spec_scenarios = [
+        x.attrs["scenario"] for x in world.entities if x.kind == "scene" and x.attrs.get("index") == "0"
+    ]
+    scenario = e.attrs.get("scenario", "")
+    i = spec_scenarios.index(scenario) if scenario in spec_scenarios else -1
+    part = {"gist": "board", "colour": "colour", "count": "count", "label": "label", "order": "table",
+            "presence": "person"}.get(key)  # fmt: skip
+    draws = json.loads(e.attrs["draws"]) if e.attrs.get("draws") else {}
+    where = f"memeye.scenarios.{i} ({scenario})" if i >= 0 else scenario
+    if part and part in draws:
+        return f"the {key} drawn by {where}.draws.{part}"
+    return f"the {key} of {e.name!r} drawn by {where} from memeye.scene_packs"
+
+
 def check_text_clean(world: World, texts: dict[str, str]) -> None:
-    """Raise if a text (scene names, dialogue) contains a word of a visual value."""
+    """Raise if a text (scene names, dialogue) contains a word of a visual value, naming the text's
+    field and the declaration of the value it collides with."""
     words = value_words(world)
     for where, text in texts.items():
         found = sorted(w for w in words if re.search(rf"\b{re.escape(w)}\b", text.lower()))
         if found:
-            raise ValueError(f"{where}: text {text!r} contains visual value words {found}")
+            said = "; ".join(f"{w!r} is in {words[w]}" for w in found)
+            raise ValueError(f"{where}: text {text!r} says a value a picture shows: {said}")
 
 
 def image_path(scenario: str, round_id: str) -> str:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from mnemoforge.schemas.memeye import ScenarioSpec
 
 KEYS = ("gist", "left", "right", "mark", "colour", "count", "label")
+VIEW = "view"  # an unasked fact of a scene that has no key of its own: which scene a picture shows
 GRANULARITY: dict[str, Granularity] = {
     "gist": "X1",
     "left": "X2",
@@ -50,6 +51,7 @@ GRANULARITY: dict[str, Granularity] = {
     "label": "X4",
     "order": "X3",
     "presence": "X2",
+    VIEW: "X1",
 }
 # keys that may change between photos (one change per scene and key, see world.plan_changes)
 CHANGEABLE = ("gist", "left", "mark", "colour", "count", "label")
@@ -106,6 +108,8 @@ class KindVocab:
     table_items: tuple[str, ...] = ()
     person: str = ""  # declared cast person (the ``presence`` variable): their name
     holds: tuple[str, ...] = ()
+    label_type: str = ""  # declared label of a value type (level, count, time): its type and range
+    label_range: tuple[int, ...] = ()
 
     def where(self, scene: str) -> str:
         if not scene:
@@ -208,52 +212,87 @@ def words_of(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in IGNORED and len(w) > 2}
 
 
-def library_words(v: KindVocab) -> dict[str, str]:
-    """word -> what it names, for every value a scene of vocabulary ``v`` can show (labels are
-    numbers: any number of three digits or more may be one)."""
+def library_words(v: KindVocab, field: str = "", extra: tuple[str, ...] | list[str] = ()) -> dict[str, str]:
+    """word -> what it names and where it is declared, for every value a scene of vocabulary ``v``
+    can show (``field``: the scenario's theme path, ``memeye.scenarios.<i>``; ``extra``: the
+    theme's own ``memeye.visual_words``). A scene pack's values count only when the theme opted
+    into one (``v.items``); without one, ordinary domain nouns are not visual words."""
+    at = f"{field}.draws" if field else "draws"
+    packed = bool(v.items)
+    board = v.gist_form.startswith("What is listed on")  # a declared board's gists are its lists
+    groups: list[tuple[str, tuple[str, ...], str]] = [
+        ("a scene gist", v.gists, f"{at}.board.lists" if board else "memeye.scene_packs"),
+        ("a drawn item", v.items, "memeye.scene_packs"),
+        ("an instance position", POSITIONS if v.instances else (), "memeye.scene_packs"),
+        ("a colour", tuple(COLOURS) if packed or v.colour_noun else (),
+         "memeye.scene_packs" if packed else f"{at}.colour"),
+        ("an object on the table", v.table_items, f"{at}.table.items"),
+        ("an object the person holds", v.holds, f"{at}.person.holds"),
+        ("a word the theme says its pictures show", tuple(extra), "memeye.visual_words"),
+    ]  # fmt: skip
     out: dict[str, str] = {}
-    for what, values in (
-        ("a scene gist", v.gists),
-        ("a drawn item", v.items),
-        ("an instance position", POSITIONS),
-        ("a colour", tuple(COLOURS)),
-        ("an object on the table", v.table_items),
-        ("an object the person holds", v.holds),
-    ):
+    for what, values, decl in groups:
         for value in values:
             for w in words_of(value):
-                out.setdefault(w, f"{what} ({value!r})")
+                out.setdefault(w, f"{what} ({value!r}, declared in {decl})")
     return out
 
 
-def visual_word_problems(v: KindVocab, text: str) -> list[str]:
+def _numbers(text: str) -> list[str]:
+    """The numbers of a text as written ("2,100 m" is one number, 2100; "14:30" a time)."""
+    return [n.replace(",", "") for n in re.findall(r"\d{1,2}:\d\d|\d[\d,]*\d|\d", text)]
+
+
+def visual_word_problems(
+    v: KindVocab, text: str, field: str = "", extra: tuple[str, ...] | list[str] = ()
+) -> list[str]:
     """One message per visual value word in ``text`` (with a suggested rewording), for the
-    pictures of vocabulary ``v``."""
-    lib, kind = library_words(v), v.kind
+    pictures of vocabulary ``v``, naming the declaration the word collides with."""
+    lib, kind = library_words(v, field, extra), v.kind
     out = []
     for w in sorted(words_of(text)):
         if w in lib:
             alt = REWORD.get(w, "a word the pictures do not show")
             out.append(f"{w!r} is {lib[w]} that {kind} pictures draw; reword with e.g. {alt}")
-        elif w.isdigit() and len(w) >= 3:
-            out.append(f"{w!r} may equal a drawn label number; write it in words or drop it")
+    label_at = f"{field}.draws.label" if field else "draws.label"
+    if v.label_type:  # a declared level, count or time: only its own values are drawn
+        from mnemoforge.generators.memeye.typed_labels import values
+
+        drawn = set(values(v.label_type, *v.label_range))
+        for n in sorted(set(_numbers(text)) & drawn):
+            out.append(f"{n!r} is a value {label_at} ({v.label_type} {v.label_range[0]}-{v.label_range[-1]}) "
+                       "draws; write it in words or drop it")  # fmt: skip
+    elif v.items or v.label_noun:  # the kind's label format: any number of three digits or more
+        decl = label_at if v.label_noun and not v.items else "memeye.scene_packs"
+        for n in sorted({n for n in _numbers(text) if n.isdigit() and len(n) >= 3}):
+            out.append(f"{n!r} may equal a label number {kind} pictures draw (declared in {decl}); "
+                       "write it in words or drop it")  # fmt: skip
     return out
 
 
 # ---- the kind's wording: a pack's, or composed from the library's drawable names --------------
 
 
-def base_vocab(kind: str, pack: str | None = None) -> KindVocab:
-    """The vocabulary of a scene kind: the library's drawables (``visual_catalog``) with the
-    wording of the pack's ``memeye.kinds.<kind>.vocab``, or composed from the drawables' names in
-    generic grammar when the theme names no pack (or the pack has no wording for the kind)."""
-    from mnemoforge.backends.image.visual_catalog import CATALOG
+def base_vocab(
+    kind: str, pack: str | None = None, scene_packs: tuple[str, ...] | list[str] = ()
+) -> KindVocab:
+    """The vocabulary of a scene kind: the drawables of the theme's opted-in scene packs
+    (``visual_catalog``; none: the kind draws only what a scenario declares) with the wording of
+    the pack's ``memeye.kinds.<kind>.vocab``, or composed from the drawables' names in generic
+    grammar when the theme names no pack (or the pack has no wording for the kind)."""
+    from mnemoforge.backends.image.visual_catalog import EMPTY, kind_drawables
     from mnemoforge.schemas.packs import load_pack
 
-    d = CATALOG[kind]
+    d = kind_drawables(kind, scene_packs)
     mp = load_pack(pack).memeye if pack else None
     kp = mp.kinds.get(kind) if mp else None  # type: ignore[call-overload]
     w = kp.vocab if kp is not None else None
+    if d is EMPTY:  # only the declared drawables: their nouns come in with ``scenario_vocab``
+        return KindVocab(
+            kind=kind, image_kind=w.image_kind if w else f"{kind}_photo", gists=(), items=(),
+            instances="", detail="", count_noun="", colour_noun="", label_noun="", gist_form="",
+            prep=w.prep if w else "at", caption_noun=w.caption_noun if w else "A picture",
+        )  # fmt: skip
     if w is not None:
         return KindVocab(
             kind, w.image_kind, d.gists, d.items, w.instances, d.detail, w.count_noun, w.colour_noun,
@@ -277,13 +316,18 @@ def base_vocab(kind: str, pack: str | None = None) -> KindVocab:
     )
 
 
-def vocab_for(sc: ScenarioSpec, pack: str | None = None, draws: dict | None = None) -> KindVocab:
+def vocab_for(
+    sc: ScenarioSpec,
+    pack: str | None = None,
+    draws: dict | None = None,
+    scene_packs: tuple[str, ...] | list[str] = (),
+) -> KindVocab:
     """A scenario's vocabulary: its kind's (``base_vocab``) with its declared drawables swapped in
     (``draws``: ``world.draws_of(sc, theme)``; default: the scenario's own, without a person's name)."""
     if draws is None:
         d = sc.draws.model_dump(mode="json", exclude_none=True)
         draws = d or None
-    return scenario_vocab(base_vocab(sc.kind, pack), draws)
+    return scenario_vocab(base_vocab(sc.kind, pack, scene_packs), draws)
 
 
 # ---- drawables a scenario declares (``scenarios.*.draws``) --------------------------------------
@@ -308,6 +352,11 @@ def scenario_vocab(v: KindVocab, draws: dict | None) -> KindVocab:
         change["count_noun"] = draws["count"]["noun"]
     if draws.get("label"):
         change["label_noun"] = draws["label"]["noun"]
+        if draws["label"].get("type", "code") != "code":
+            from mnemoforge.generators.memeye.typed_labels import bounds
+
+            change["label_type"] = draws["label"]["type"]
+            change["label_range"] = bounds(draws["label"])
     if draws.get("table"):
         change["table_noun"] = draws["table"]["noun"]
         change["table_items"] = tuple(draws["table"]["items"])
@@ -317,11 +366,18 @@ def scenario_vocab(v: KindVocab, draws: dict | None) -> KindVocab:
     return replace(v, **change)  # type: ignore[arg-type]
 
 
-def keys_of(draws: dict | None) -> tuple[str, ...]:
+# key -> the declared drawable that draws it when no scene pack supplies the kind's own
+DECLARED_KEY = {"gist": "board", "colour": "colour", "count": "count", "label": "label"}
+
+
+def keys_of(draws: dict | None, packed: bool = True) -> tuple[str, ...]:
     """The keys a scene of a scenario shows: a declared table-top arrangement draws ``order``
-    where the gist would be, a declared person ``presence`` where the left item would be."""
+    where the gist would be, a declared person ``presence`` where the left item would be;
+    without a scene pack (``packed`` False) only the declared drawables' keys."""
     d = draws or {}
     out = [k for k in KEYS if not (k == "gist" and d.get("table")) and not (k == "left" and d.get("person"))]
+    if not packed:
+        out = [k for k in out if k in DECLARED_KEY and d.get(DECLARED_KEY[k])]
     return tuple(out + (["order"] if d.get("table") else []) + (["presence"] if d.get("person") else []))
 
 
@@ -333,8 +389,11 @@ def rotations(order: str) -> list[str]:
 
 
 def vocab_json(v: KindVocab) -> str:
-    """``v`` as the JSON a scene entity keeps (attr ``vocab``)."""
-    return json.dumps(asdict(v), sort_keys=True)
+    """``v`` as the JSON a scene entity keeps (attr ``vocab``; an undeclared label type is left out)."""
+    d = asdict(v)
+    if not v.label_type:
+        del d["label_type"], d["label_range"]
+    return json.dumps(d, sort_keys=True)
 
 
 def entity_vocab(attrs: dict[str, str]) -> KindVocab:

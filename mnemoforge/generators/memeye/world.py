@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.generators.memeye.labels import changed_label, make_label
+from mnemoforge.generators.memeye.typed_labels import changed_typed, typed_label
 from mnemoforge.generators.memeye.vocab import (
     CHANGE_CYCLE,
     CHANGEABLE,
@@ -34,6 +35,7 @@ from mnemoforge.generators.memeye.vocab import (
     N_INSTANCES,
     ORDER_SEP,
     POSITIONS,
+    VIEW,
     KindVocab,
     keys_of,
     vocab_for,
@@ -105,6 +107,9 @@ def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
     """The scenario's declared drawables as plain data (None: the kind's own); with ``theme``, a
     declared person gets their name and colours (skin, hair, signature top and bottom)."""
     d = sc.draws.model_dump(mode="json", exclude_none=True)
+    for part, field, default in (("label", "type", "code"), ("colour", "markings", "none")):
+        if d.get(part, {}).get(field) == default:  # an undeclared look or type stays out of the World
+            del d[part][field]
     if theme is not None and d.get("person"):
         p = next(p for p in theme.cast if p.id == d["person"]["cast"])
         a = p.appearance
@@ -118,21 +123,24 @@ def draws_of(sc: ScenarioSpec, theme: Theme | None = None) -> dict | None:
     return d or None
 
 
-def _initial(kind: str, rng: random.Random, v: KindVocab) -> dict[str, str]:
-    left, right = rng.sample(v.items, 2)
+def _initial(kind: str, rng: random.Random, v: KindVocab, draws: dict | None = None) -> dict[str, str]:
+    """The first value of every key a scene of vocabulary ``v`` can show (the kind's own from a
+    scene pack; a declared label of a ``type`` takes a value of its range)."""
+    left, right = rng.sample(v.items, 2) if v.items else ("", "")
     extra = {}
     if v.table_items:
         extra["order"] = ORDER_SEP.join(rng.sample(v.table_items, len(v.table_items)))
     if v.holds:
         extra["presence"] = rng.choice(v.holds)
+    label = (draws or {}).get("label") or {}
     return extra | {
-        "gist": rng.choice(v.gists),
+        "gist": rng.choice(v.gists) if v.gists else "",
         "left": left,
         "right": right,
         "mark": rng.choice(POSITIONS[:N_INSTANCES]),
         "colour": rng.choice(sorted(COLOURS)),
         "count": str(rng.randint(*COUNT_RANGE)),
-        "label": make_label(kind, rng),
+        "label": typed_label(label, rng) if label.get("type", "code") != "code" else make_label(kind, rng),
     }
 
 
@@ -155,6 +163,8 @@ def _changed(kind: str, key: str, values: dict[str, str], rng: random.Random, v:
     elif key == "count":
         n, (lo, hi) = int(values["count"]), COUNT_RANGE
         pool = [str(x) for x in range(max(lo, n - 3), min(hi, n + 3) + 1)]
+    elif v.label_type:  # a declared level, count or time: another value of its range
+        return changed_typed(v.label_type, v.label_range, values["label"], rng)
     else:  # a later reading of the same tag/score/counter: a near value
         return changed_label(kind, values["label"], rng)
     return rng.choice([x for x in pool if x != values[key]])
@@ -259,17 +269,19 @@ def plan_world(theme: Theme, seed: int) -> World:
     changes = plan_changes(spec, seed)
     for sc in spec.scenarios:  # declared state variables replace the rotation in their scenes
         swap = {"gist": "order", "left": "presence"}
-        own = keys_of(draws_of(sc))
+        own = keys_of(draws_of(sc), bool(spec.scene_packs))
         for j in range(len(sc.scenes)):  # a drawable taking a key's place takes its change too
-            sid = scene_id(sc, j)
-            changes[sid] = tuple(k if k in own else swap[k] for k in changes[sid])
+            sid = scene_id(sc, j)  # (a key nothing draws without a scene pack changes nowhere)
+            swapped = (k if k in own else swap.get(k, "") for k in changes[sid])
+            changes[sid] = tuple(dict.fromkeys(k for k in swapped if k in own))
         if sc.changes:
             for j in range(len(sc.scenes)):
                 changes[scene_id(sc, j)] = tuple(declared_changes(sc, j))
     for sc in spec.scenarios:
         mine = [s for s in sessions if s.scenario == sc.id]
         draws = draws_of(sc, theme)
-        v = vocab_for(sc, spec.pack, draws)
+        v = vocab_for(sc, spec.pack, draws, spec.scene_packs)
+        packed = bool(spec.scene_packs)
         extra = {"draws": json.dumps(draws, sort_keys=True)} if draws else {}
         extra["vocab"] = vocab_json(v)
         shared = sc.draws.shared_keys()
@@ -285,11 +297,16 @@ def plan_world(theme: Theme, seed: int) -> World:
             )
             shown = [s for s in mine if sid in s.scenes]
             rng = derive_rng(seed, "memeye", "scene", sid)
-            values = _initial(sc.kind, rng, v)
-            keys = [k for k in keys_of(draws) if k not in shared]
+            values = _initial(sc.kind, rng, v, draws)
+            keys = [k for k in keys_of(draws, packed) if k not in shared]
             facts += _key_facts(
                 seed, sid, keys, changes[sid], declared_changes(sc, j), sc, j, shown, values, rng, v
             )
+            if not keys:  # every drawable is shared: one unasked fact says which scene a picture shows
+                facts.append(
+                    Fact(id=fact_id(seed, sid, VIEW, 0), kind="attribute", subject=sid, object=VIEW,
+                         value=str(j + 1), at=shown[0].start)
+                )  # fmt: skip
         for key, drawable in sorted(shared.items()):  # one object in every scene of the scenario
             oid = object_id(sc, key)
             noun = (draws or {}).get(drawable, {}).get("noun") or (draws or {}).get(drawable, {}).get(
@@ -311,7 +328,7 @@ def plan_world(theme: Theme, seed: int) -> World:
                 )
             )
             rng = derive_rng(seed, "memeye", "object", oid)
-            values = _initial(sc.kind, rng, v)
+            values = _initial(sc.kind, rng, v, draws)
             rotated = any(key in changes[scene_id(sc, j)] for j in range(len(sc.scenes)))
             declared = {c.key: c for c in sc.changes if c.scenes is None}
             facts += _key_facts(

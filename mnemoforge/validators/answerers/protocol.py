@@ -6,6 +6,7 @@ An answerer never returns ``None`` and never raises on a bad model reply: it ret
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,14 +81,19 @@ class Context:
         items = []
         for o in obs:
             text = (texts or {}).get(o.id, o.content)
-            images = tuple(
-                (media_root / m) if media_root else Path(m)
-                for m in o.media
-                if m.lower().endswith(IMAGE_SUFFIXES)
-            )
+            images = image_paths(media_root, tuple(o.media))
             transcript = o.content if o.kind == "speech" and o.content else None
             items.append(ContextItem(o.id, text, images, transcript))
         return cls(tuple(items), world, obs, question)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def image_paths(media_root: Path | None, media: tuple[str, ...]) -> tuple[Path, ...]:
+    """The image files among ``media``, resolved against ``media_root`` when given (kept per
+    observation: the gates build a context of the same evidence for every item and gate)."""
+    return tuple(
+        (media_root / m) if media_root else Path(m) for m in media if m.lower().endswith(IMAGE_SUFFIXES)
+    )
 
 
 @dataclass(frozen=True)
