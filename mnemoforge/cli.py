@@ -72,7 +72,10 @@ def build(
     outputs: Path = typer.Option(
         Path("outputs"), metavar="DIR", help="outputs folder (runs, releases, catalog)"
     ),
-    workers: int = typer.Option(2, min=1, metavar="N", help="render worker processes"),
+    workers: int | None = typer.Option(
+        None, min=1, metavar="N", help="render worker processes (default 2; families that render in "
+        "processes only)", show_default=False
+    ),
     orchestrator: str = typer.Option(
         "prefect", metavar="prefect|local", help="the embedded Prefect flow, or plain function calls"
     ),
@@ -117,7 +120,9 @@ def build(
 
         return preflight_command(theme, seed, prices, as_json=as_json, fit=fit_length)
     try:
-        check_theme(theme, seed)  # every theme problem, before any work starts
+        t = check_theme(theme, seed)  # every theme problem, before any work starts
+        _check_build_options(t.family, orchestrator, task_runner, workers, dask_address)
+        workers = workers or 2
         cli_output.writable_folder(outputs, "--outputs")
         start_watchdog()  # helpers (render workers, the Prefect server) die with this process
         with (
@@ -134,6 +139,7 @@ def build(
                     outputs=outputs,
                     workers=workers,
                     task_runner=task_runner,
+                    dask_address=dask_address,
                     progress=progress,
                 )
             elif orchestrator == "local":
@@ -155,13 +161,29 @@ def build(
     _report_build(release, outputs, display, warnings, quiet=quiet, as_json=as_json)
 
 
+def _check_build_options(
+    family: str, orchestrator: str, task_runner: str, workers: int | None, dask_address: str | None
+) -> None:
+    """An option the build would not use is an error naming it (never silently dropped)."""
+    from mnemoforge.generators.families import get_family
+
+    if dask_address and (orchestrator != "prefect" or task_runner != "dask"):
+        _fail(
+            f"--dask-address is used by the Prefect flow's dask task runner only (this build: "
+            f"--orchestrator {orchestrator} --task-runner {task_runner}); add --task-runner dask"
+        )
+    if workers is not None and not get_family(family).uses_workers:
+        _fail(f"--workers: family {family} renders in one process; leave the option out")
+
+
 def _warn_shortfall(release: Path) -> None:
     """One warning line per category the theme asked more of than its World supports."""
+    from mnemoforge.generators.families import get_family
     from mnemoforge.generators.shortfall import warning_lines
 
     funnel = release / "gates" / "funnel.json"
     short = json.loads(funnel.read_text()).get("shortfall", []) if funnel.is_file() else []
-    for line in warning_lines(short):
+    for line in warning_lines(short, lambda family: get_family(family).warns_own_shortfall):
         console.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
 
 
@@ -342,15 +364,15 @@ def export(
     Peer formats: locomo, m3bench, memeye; harness tasks: inspect, lmms-eval (built from the agent
     view). Each peer export also writes mnemoforge_export.json (the source release, files, and
     each item's id and cutoff); pairs a format cannot hold are refused, naming the formats that can."""
-    from mnemoforge.exporters.peers import EXPORTERS, ExportError, export_release
+    from mnemoforge.exporters.peers import ExportError, export_release, formats
 
     if fmt in ("inspect", "lmms-eval"):  # harness tasks (mnemoforge.exporters.harness_*)
         from mnemoforge.evaluation.cli import export_harness_command
 
         export_harness_command(release, fmt, out)
         return
-    if fmt not in EXPORTERS:
-        _fail(f"--format must be one of {sorted(EXPORTERS)}, got {fmt!r}")
+    if fmt not in (known := formats()):
+        _fail(f"--format must be one of {sorted(known)}, got {fmt!r}")
     try:
         with _live("export"):
             files = export_release(

@@ -13,6 +13,7 @@ from mnemoforge import yaml_io
 from mnemoforge.cli_help import examples
 from mnemoforge.cli_output import console, out
 from mnemoforge.cli_output import fail as _fail
+from mnemoforge.registry import DEFAULT_FAMILY
 
 
 def _print_wide(table: Table) -> None:
@@ -51,7 +52,9 @@ def theme_draft(
     description: str = typer.Argument(
         ..., metavar="DESCRIPTION", help="a few lines on what the theme is about"
     ),
-    family: str = typer.Option("icm", metavar="icm|smm|memeye", help="benchmark family of the theme"),
+    family: str = typer.Option(
+        DEFAULT_FAMILY, metavar="icm|smm|memeye", help="benchmark family of the theme"
+    ),
     dest: Path | None = typer.Option(None, metavar="FILE", help="file to write (default: NAME.yaml)"),
     model: str | None = typer.Option(None, metavar="MODEL", help="model name, e.g. gpt-4o-mini"),
     provider: str | None = typer.Option(None, metavar="openai|gemini", help="text backend (default openai)"),

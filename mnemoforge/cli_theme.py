@@ -9,6 +9,7 @@ import typer
 from mnemoforge.cli_help import examples
 from mnemoforge.cli_output import fail as _fail
 from mnemoforge.cli_output import out
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.theme_io import ThemeError
 
 theme_app = typer.Typer(
@@ -32,7 +33,7 @@ def theme_check(file: Path = typer.Argument(..., metavar="FILE", help="theme YAM
     from mnemoforge.generators.families import get_family
 
     fam = get_family(t.family)  # its check_theme problems are in check_theme's error already
-    for w in getattr(fam, "theme_warnings", lambda _t: [])(t):
+    for w in fam.theme_warnings(t):
         out.print(f"warning: {w}", highlight=False)
     out.print(
         f"OK {file}: {t.title!r}, {len(t.cast)} people, {len(t.places)} places, "
@@ -52,7 +53,7 @@ def theme_new(
     name: str = typer.Argument(..., metavar="NAME", help="theme name (lower_snake_case)"),
     dest: Path = typer.Option(None, metavar="FILE", help="file to write (default: NAME.yaml)"),
     family: str = typer.Option(
-        "icm", metavar="icm|smm|memeye", help="album (icm), sources (smm) or visual chats (memeye)"
+        DEFAULT_FAMILY, metavar="icm|smm|memeye", help="album (icm), sources (smm) or visual chats (memeye)"
     ),
 ) -> None:
     """Write a commented starter theme that builds as is (smm, memeye: the shipped example)."""

@@ -244,7 +244,8 @@ def stage_questions(ctx: BuildContext) -> bool:
         qs = ctx.family.questions(ctx.theme, w, run)
         if ctx.theme.text.paraphrase_questions:
             qs = paraphrase_with_model(ctx.theme, w, qs)
-        short = shortfall.shortfall(ctx.theme, qs)  # `build` prints it from the funnel, one line each
+        # `build` prints it from the funnel, one line each
+        short = shortfall.shortfall(ctx.theme, ctx.family, qs)
         return [atomic.write_jsonl(run.candidates, qs), atomic.write_json(shortfall_path(run), short)]
 
     return run_stage(run, "questions", ctx.key("questions"), work)[1]
@@ -255,10 +256,9 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
     run = ctx.run
     qs, obs = load_questions(run), load_observations(run)
     gctx = gates_mod.GateContext(load_world(run), {o.id: o for o in obs}, media_root=run.root)
-    fam = get_family(ctx.theme.family)
-    quotas = getattr(fam, "quotas", None)
-    gctx.quotas = quotas(ctx.theme) if quotas else None  # over-generated families: targets after gates
-    gctx.keep_split = getattr(fam, "keep_split", False)
+    fam = ctx.family
+    gctx.quotas = fam.quotas(ctx.theme)  # over-generated families: targets after gates (else None)
+    gctx.keep_split = fam.keep_split
     previous = load_verdicts(run) if only is not None and run.verdicts.exists() else None
     with ledger.current_run(run.root), ledger.current_stage("gates"):  # `mnemoforge gate` records too
         result = gate_runner.run_all_gates(
@@ -281,7 +281,7 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
             if block.get("rejected") or block.get("items"):
                 funnel[key] = {k: v for k, v in block.items() if k != "facts"}
     short = json.loads(shortfall_path(run).read_text()) if shortfall_path(run).is_file() else []
-    short = shortfall.after_gates(ctx.theme, qs, result.verdicts, short)  # kept < requested: why
+    short = shortfall.after_gates(ctx.theme, ctx.family, qs, result.verdicts, short)  # kept < requested: why
     if short:  # categories the theme asked more of than its World supports (listed by the card)
         funnel["shortfall"] = short
     atomic.write_json(run.funnel, funnel)
@@ -368,6 +368,33 @@ STAGE_FUNCS: list[tuple[str, Callable[[BuildContext], bool]]] = [
 ]
 
 
+# runs one stage of a context: (whether it ran, the state to report: "ran"/"cached" or the
+# orchestrator's own state name)
+StageRunner = Callable[[BuildContext, str], tuple[bool, str]]
+
+
+def run_one_stage(ctx: BuildContext, name: str) -> tuple[bool, str]:
+    """The plain executor: the stage function in this process."""
+    ran = dict(STAGE_FUNCS)[name](ctx)
+    faults.checkpoint(f"after:{name}")
+    return ran, "ran" if ran else "cached"
+
+
+def stage_loop(
+    ctx: BuildContext, runner: StageRunner = run_one_stage, progress: Progress | None = None
+) -> dict[str, bool]:
+    """The stage sequence, once for every executor: plan → episodes → render → questions → gates
+    (``build`` runs it in this process; the Prefect flow passes a runner that wraps stages as tasks)."""
+    ran = {}
+    for name, _ in STAGE_FUNCS:
+        if progress:
+            progress(name, "start")
+        ran[name], state = runner(ctx, name)
+        if progress:
+            progress(name, state)
+    return ran
+
+
 @dataclass
 class BuildResult:
     run_dir: Path
@@ -403,14 +430,7 @@ def build(
     warn_variant(ctx)
     with run_lock(ctx, on_wait=(lambda msg: progress("lock", msg)) if progress else None):
         run = prepare(ctx)
-        ran = {}
-        for name, fn in STAGE_FUNCS:
-            if progress:
-                progress(name, "start")
-            ran[name] = fn(ctx)
-            faults.checkpoint(f"after:{name}")
-            if progress:
-                progress(name, "ran" if ran[name] else "cached")
+        ran = stage_loop(ctx, run_one_stage, progress)
         if progress:
             progress("freeze", "start")
         dest = stage_freeze(ctx)

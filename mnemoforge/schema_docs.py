@@ -123,7 +123,7 @@ def field_docs(model: type[BaseModel]) -> tuple[FieldDoc, ...]:
         out.append(
             FieldDoc(
                 name=info.alias or name,
-                type=type_text(info.annotation),
+                type=" | ".join(map(repr, c)) if (c := _enum(info)) else type_text(info.annotation),
                 default=_default(info),
                 limits=_limits(info),
                 description=" ".join((info.description or "").split()),
@@ -134,6 +134,16 @@ def field_docs(model: type[BaseModel]) -> tuple[FieldDoc, ...]:
 
 
 _CONTAINERS = (list, tuple, set, frozenset)
+
+
+def _enum(info: FieldInfo) -> list[Any]:
+    """The choices a registry-checked field lists in its JSON schema (``WithJsonSchema`` enum: a
+    theme's ``family`` and ``render.image``, the built-ins; a plugin may register more)."""
+    for m in info.metadata:
+        schema = getattr(m, "json_schema", None) if type(m).__name__ == "WithJsonSchema" else None
+        if isinstance(schema, dict) and "enum" in schema:
+            return list(schema["enum"])
+    return []
 
 
 def _literals(annotation: Any) -> list[Any]:
@@ -149,7 +159,7 @@ def field_comment(info: FieldInfo) -> str:
     """A field's description as a YAML comment says it: the description, then the choices of a
     ``Literal`` type (``outline of the drawn face: oval | round | square | heart | long``)."""
     text = " ".join((info.description or "").split())
-    values = [str(v) for v in dict.fromkeys(_literals(info.annotation)) if v is not None]
+    values = [str(v) for v in dict.fromkeys(_enum(info) or _literals(info.annotation)) if v is not None]
     named = set(re.findall(r"[\w-]+", text))
     if text and len(values) > 1 and not set(values) <= named:
         text = f"{text}: {' | '.join(values)}"

@@ -14,16 +14,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.schemas.theme import Theme
 
 
 def requested_counts(theme: Theme) -> dict[str, int]:
-    """Candidates the theme asks for per category (icm categories, smm tasks, memeye cells)."""
-    if theme.family == "smm" and theme.smm is not None:
-        return dict(theme.smm.tasks.counts())
-    if theme.family == "memeye" and getattr(theme, "memeye", None) is not None:
-        return dict(theme.memeye.cell_targets())  # type: ignore[union-attr]
-    return dict(theme.questions.counts())
+    """Candidates the theme asks for per category, as its family reads the theme."""
+    from mnemoforge.generators.families import get_family
+
+    return get_family(theme.family).requested(theme)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -68,7 +67,7 @@ def build_summary(
     release = Path(release)
     manifest = json.loads((release / "MANIFEST.json").read_text())
     stats = json.loads((release / "dataset_statistics.json").read_text())
-    family = manifest.get("family", "icm")
+    family = manifest.get("family", DEFAULT_FAMILY)
     if theme is None:
         from mnemoforge.theme_io import load_theme
 

@@ -50,8 +50,25 @@ def price_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
 
 
 def theme_problems(theme: Theme) -> list[tuple[str, str]]:
-    out = prompt_problems(theme) + answerer_problems(theme) + text_problems(theme) + render_problems(theme)
+    out = option_problems(theme)
+    out += prompt_problems(theme) + answerer_problems(theme) + text_problems(theme) + render_problems(theme)
     return out + family_problems(theme)
+
+
+def option_problems(theme: Theme) -> list[tuple[str, str]]:
+    """An optional setting the theme's family does not read is an error, never silently ignored."""
+    from mnemoforge.family import THEME_OPTIONS
+    from mnemoforge.generators.families import get_family
+
+    fam = get_family(theme.family)
+    render, fields = theme.render, type(theme.render).model_fields
+    # a setting written out at its default changes nothing: only one that asks for more counts
+    given = {f"render.{f}" for f in render.model_fields_set if getattr(render, f) != fields[f].default}
+    given |= {f"text.{f}" for f in ("plan", "plan_shots") if getattr(theme.text, f)}
+    return [
+        (opt, f"family {theme.family} does not use this setting (it would be ignored); remove it")
+        for opt in sorted(given & THEME_OPTIONS - fam.theme_options)
+    ]
 
 
 def _prompts_dir(theme: Theme) -> Path | None:
@@ -126,8 +143,6 @@ def text_problems(theme: Theme) -> list[tuple[str, str]]:
     if not theme.text.backend:
         return []
     out = [(_join("text.backend", f), m) for f, m in _backend_problems(theme.text.backend)]
-    if theme.text.plan and theme.family != "icm":
-        out.append(("text.plan", f"model-planned worlds: family icm only, not {theme.family}"))
     if theme.text.plan:
         from mnemoforge.validators.prompts import load_prompt
 
@@ -135,9 +150,7 @@ def text_problems(theme: Theme) -> list[tuple[str, str]]:
             load_prompt(theme.text.plan_prompt, _prompts_dir(theme))
         except FileNotFoundError as e:
             out.append(("text.plan_prompt", str(e)))
-    if theme.text.plan_shots and theme.family != "icm":
-        out.append(("text.plan_shots", f"model-planned shots: family icm only, not {theme.family}"))
-    elif theme.text.plan_shots:
+    if theme.text.plan_shots:
         from mnemoforge.validators.prompts import load_prompt
 
         for field, name in (("text.plan_shots_prompt", theme.text.plan_shots_prompt),
@@ -192,15 +205,12 @@ def _in_hub_cache(repo_id: str) -> bool:
 
 
 def family_problems(theme: Theme) -> list[tuple[str, str]]:
-    """The family's own ``check_theme`` (issues 12 and 13), skipped for a family without one."""
+    """The family's own ``check_theme`` (issues 12 and 13)."""
     from mnemoforge.generators.families import get_family
 
     fam = get_family(theme.family)
-    check = getattr(fam, "check_theme", None)
-    if check is None:
-        return []
     out = []
-    for p in check(theme) or []:
+    for p in fam.check_theme(theme):
         field, sep, msg = str(p).partition(": ")
         out.append((field, msg) if sep and " " not in field else ("<family>", str(p)))
     return out

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 
-from mnemoforge import yaml_io
+from mnemoforge import registry, yaml_io
 from mnemoforge.schema_docs import field_comment, resolve
 from mnemoforge.schemas.theme import Theme
 
@@ -126,8 +127,6 @@ questions:
 """
 
 
-# the shipped, commented theme each non-album family starts from
-FAMILY_EXAMPLES = {"smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
 
 KEY_RE = re.compile(r"^(?P<indent>\s*)(?P<dash>- )?(?P<key>[A-Za-z_][A-Za-z0-9_]*):(?=\s|$)")
 COMMENT_COLUMN = 30
@@ -212,24 +211,36 @@ def annotate(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def starter_theme(name: str, family: str = "icm") -> str:
-    """A theme that builds as is, commented from the schema: the album starter, or a family's
-    shipped example renamed."""
+def example_theme(family: str) -> Path | None:
+    """The shipped, commented theme a family starts from (``Family.example_theme``); None for a
+    family without one."""
+    from mnemoforge.generators.families import get_family
+    from mnemoforge.theme_io import DEFAULT_THEME
+
+    example = get_family(family).example_theme
+    return None if example is None else DEFAULT_THEME.parent / example
+
+
+def starter_theme(name: str, family: str = registry.DEFAULT_FAMILY) -> str:
+    """A theme that builds as is, commented from the schema: the album starter (the default
+    family's), or a family's shipped example renamed."""
     if not re.match(r"^[a-z0-9][a-z0-9_-]*$", name):
         raise ValueError(f"theme name {name!r}: use lowercase letters, digits, '-' and '_'")
     title = name.replace("_", " ").replace("-", " ").title()
-    if family == "icm":
+    if family == registry.DEFAULT_FAMILY:
         body = STARTER.format(name=name, title=title)
         return HEADER.format(title=title, name=name, flag="") + annotate(body)
-    if family not in FAMILY_EXAMPLES:
-        raise ValueError(f"family {family!r}: one of icm, {', '.join(sorted(FAMILY_EXAMPLES))}")
-    from mnemoforge.theme_io import DEFAULT_THEME
+    from mnemoforge.generators.families import family_names
 
-    text = strip_comments((DEFAULT_THEME.parent / FAMILY_EXAMPLES[family]).read_text(encoding="utf-8"))
+    example = example_theme(family) if family in family_names() else None
+    if example is None:
+        starters = [registry.DEFAULT_FAMILY, *(f for f in family_names() if example_theme(f) is not None)]
+        raise ValueError(f"family {family!r}: one of {', '.join(dict.fromkeys(starters))}")
+    text = strip_comments(example.read_text(encoding="utf-8"))
     text, n = re.subn(r"(?m)^name: .*$", f"name: {name}", text, count=1)
     text = re.sub(r"(?m)^title: .*$", f'title: "{title}"', text, count=1)
     if n != 1:
-        raise ValueError(f"{FAMILY_EXAMPLES[family]}: no top-level name to replace")
+        raise ValueError(f"{example.name}: no top-level name to replace")
     # a new domain starts without the example's content pack: its background talk and filler are
     # composed from its own cast, places, objects and sources until it names a pack of its own
     text = re.sub(r"(?m)^(\s+pack:) \S+$", r"\1 null", text, count=1)

@@ -64,14 +64,14 @@ def test_default_release_loads_pushes_exports_and_reports(
         res = push_release(release, "mnemo/life-album", token="hf_fake0123456789", endpoint=hub.url)
         assert len(hub.files("mnemo/life-album")) == len(dry.files) and res.commit
 
-    from mnemoforge.exporters.peers import READERS
+    from mnemoforge.exporters.peers import readers
 
     rows = (release / "data/icm/questions.jsonl").read_text().splitlines()
     kept = {r["id"]: r for r in map(json.loads, rows)}
     for fmt in PEERS:
         r = CliRunner().invoke(app, ["export", str(release), "--format", fmt, "--out", str(tmp_path / fmt)])
         assert r.exit_code == 0, r.output
-        back = {it.id: it for it in READERS[fmt](tmp_path / fmt, release)}
+        back = {it.id: it for it in readers()[fmt](tmp_path / fmt, release)}
         sidecar = json.loads((tmp_path / fmt / "mnemoforge_export.json").read_text())
         left = {e["id"] for e in sidecar.get("excluded", [])}  # LoCoMo: items no two-person chat holds
         assert set(kept) - left <= set(back), f"{fmt}: items lost in the export"

@@ -3,6 +3,10 @@
 A lazy import that closes a circle (a family registry importing gates that import programs that
 import the registry) hides a layering mistake; this test reads every module's imports with ``ast``
 (imports under ``if TYPE_CHECKING:`` are ignored) and fails naming the modules of each cycle.
+
+Imports made through the plugin registry count too: a module that calls ``registry.load(GROUP, …)``
+depends on every module registered in that group (``mnemoforge.registry.targets``: the built-ins
+and any installed plugin), so a cycle closed through a string lookup is seen like any other.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import ast
 from pathlib import Path
 
 import mnemoforge
+from mnemoforge import registry
 
 ROOT = Path(mnemoforge.__file__).parent
 
@@ -38,7 +43,23 @@ def _imports(path: Path, known: set[str]) -> set[str]:
             found.update(subs if len(subs) == len(node.names) else {node.module, *subs})
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
+        elif isinstance(node, ast.Call) and _is_registry_load(node.func):
+            found.update(_registered_modules(node))
     return found & known
+
+
+def _is_registry_load(func: ast.expr) -> bool:
+    """``registry.load(...)`` (the one place a plugin is imported by name)."""
+    return isinstance(func, ast.Attribute) and func.attr == "load" and ast.unparse(func.value) == "registry"
+
+
+def _registered_modules(call: ast.Call) -> set[str]:
+    """The modules a ``registry.load`` call may import: its group's, or every group's when the
+    group is not a constant of ``mnemoforge.registry``."""
+    group = call.args[0] if call.args else None
+    attr = group.attr if isinstance(group, ast.Attribute) else None
+    groups = [getattr(registry, attr)] if attr and hasattr(registry, attr) else list(registry.GROUPS)
+    return {t.partition(":")[0] for g in groups for t in registry.targets(g).values()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -161,3 +182,15 @@ def test_the_generator_rule_flags_new_imports_lazy_ones_too(tmp_path: Path) -> N
         "mnemoforge.generators.new_module": [gates],
         "mnemoforge.generators.memeye.family": ["mnemoforge.validators.panel_gates"],
     }
+
+
+def test_a_registry_lookup_is_an_import_edge(tmp_path: Path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text(
+        "from mnemoforge import registry\n\ndef f(n):\n    return registry.load(registry.FAMILIES_GROUP, n)\n"
+    )
+    fam = "mnemoforge.generators.smm.family"
+    assert _imports(f, {"mnemoforge.registry", fam}) == {"mnemoforge.registry", fam}
+    mods = _modules()
+    graph_from = _imports(mods["mnemoforge.generators.families"], set(mods))
+    assert {t.partition(":")[0] for t in registry.targets(registry.FAMILIES_GROUP).values()} <= graph_from

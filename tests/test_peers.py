@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.exporters.peers import MARKER, READERS, ExportError, export_release, locomo, m3bench, memeye
+from mnemoforge.exporters.peers import MARKER, ExportError, export_release, locomo, m3bench, memeye, readers
 from mnemoforge.exporters.peers.common import effective_cutoff, load_release
 from mnemoforge.schemas.theme import ICM_MIX
 
@@ -39,7 +39,7 @@ def expected(release_dir: Path) -> dict[str, tuple]:
 
 
 def read_back(fmt: str, out: Path, release_dir: Path) -> dict[str, tuple]:
-    items = READERS[fmt](out, release_dir)
+    items = readers()[fmt](out, release_dir)
     assert len({i.id for i in items}) == len(items)
     return {i.id: (i.question, i.answer, i.category, i.evidence, i.cutoff) for i in items}
 

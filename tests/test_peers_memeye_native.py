@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemoforge.cli import app
-from mnemoforge.exporters.peers import MARKER, READERS, ExportError, export_release, memeye
+from mnemoforge.exporters.peers import MARKER, ExportError, export_release, memeye, readers
 from mnemoforge.exporters.peers.common import effective_cutoff, load_release
 from mnemoforge.exporters.peers.memeye_native import load_visual_release, memeye_ids, session_task
 
@@ -148,7 +148,7 @@ def test_marker_keeps_tasks_cutoffs_and_alternative_clues(release: Path, export:
 def test_reader_round_trips_ids(release: Path, export: Path, tmp_path: Path) -> None:
     questions = rows(release, "questions")
     last = max(r["order"] for r in rows(release, "rounds"))
-    items = READERS["memeye"](export, release)
+    items = readers()["memeye"](export, release)
     assert [i.id for i in items] and len({i.id for i in items}) == len(items) == len(questions)
     got = {i.id: (i.question, i.answer, i.category, i.evidence, i.cutoff, i.choices) for i in items}
     assert got == {

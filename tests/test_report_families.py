@@ -15,6 +15,7 @@ from PIL import Image
 
 from mnemoforge.exporters import report_families as fam
 from mnemoforge.exporters.report import write_report
+from mnemoforge.generators.smm.report import sources_per_question
 
 COMMON = ["cast", "timeline", "sources", "funnel", "heatmap", "categories"]
 FIGURES = {
@@ -110,7 +111,7 @@ def test_smm_sources_table_lists_every_source(smm: tuple[SimpleNamespace, Path])
 def test_smm_sources_per_question_matches_the_statistics(smm: tuple[SimpleNamespace, Path]) -> None:
     built, _ = smm
     stats = json.loads((built.release_dir / "dataset_statistics.json").read_text())
-    hist = fam.sources_per_question(_jsonl(built.release_dir / "data" / "smm" / "questions.jsonl"))
+    hist = sources_per_question(_jsonl(built.release_dir / "data" / "smm" / "questions.jsonl"))
     assert {str(k): v for k, v in hist.items()} == stats["smm"]["sources_per_question"]["histogram"]
 
 

@@ -49,6 +49,7 @@ def test_shortfall_is_one_warning_line_per_category_and_in_the_card(tmp_path: Pa
 def test_a_category_the_gates_thin_out_is_short_with_the_gates_that_did_it() -> None:
     from types import SimpleNamespace
 
+    from mnemoforge.generators.families import get_family
     from mnemoforge.generators.shortfall import after_gates, warning_lines
     from mnemoforge.schemas.theme import Theme
     from mnemoforge.schemas.verdicts import Verdict
@@ -72,7 +73,7 @@ def test_a_category_the_gates_thin_out_is_short_with_the_gates_that_did_it() -> 
             "family": "icm",
         }
     ]
-    short = {s["category"]: s for s in after_gates(theme, qs, verdicts, before)}  # type: ignore[arg-type]
+    short = {s["category"]: s for s in after_gates(theme, get_family(theme.family), qs, verdicts, before)}  # type: ignore[arg-type]
     assert short["cross_episode_retrieval"] == before[0]  # the candidate shortfall is said once, as it was
     p = short["profile_inference"]
     assert p["produced"] == 1 and p["requested"] == want["profile_inference"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mnemoforge import registry
 from mnemoforge.backends.image.protocol import ImageBackend
 from mnemoforge.backends.speech import get_backend
 from mnemoforge.backends.speech.protocol import SpeechBackend
@@ -14,26 +15,35 @@ if TYPE_CHECKING:
 
 
 def image_backend(spec: RenderSpec) -> ImageBackend:
-    """The configured image backend; heavy ones are imported only when chosen."""
-    if spec.image == "procedural":
-        from mnemoforge.backends.image.procedural import ProceduralImageBackend
+    """The configured image backend (``render.image``), from the ``mnemoforge.image_backends``
+    entry-point group; heavy ones are imported only when chosen."""
+    factory = registry.load(registry.IMAGE_BACKENDS_GROUP, spec.image)
+    return factory(spec)  # type: ignore[no-any-return]
 
-        return ProceduralImageBackend()
-    if spec.image == "diffusers":
-        from mnemoforge.backends.image.diffusion import DiffusersImageBackend
 
-        return DiffusersImageBackend(
-            spec.image_model, steps=spec.image_steps, allow_network=spec.allow_network
-        )
-    if spec.image == "gemini":
-        from mnemoforge.backends.image.gemini_image import GeminiImageBackend
+# the built-in image backends, registered by name in the ``mnemoforge.image_backends`` group
+def procedural_images(spec: RenderSpec) -> ImageBackend:
+    from mnemoforge.backends.image.procedural import ProceduralImageBackend
 
-        return GeminiImageBackend(spec.image_api)
-    if spec.image == "openai":
-        from mnemoforge.backends.image.openai_images import OpenAIImageBackend
+    return ProceduralImageBackend()
 
-        return OpenAIImageBackend(spec.image_api)
-    raise ValueError(f"unknown image backend {spec.image!r}")
+
+def diffusers_images(spec: RenderSpec) -> ImageBackend:
+    from mnemoforge.backends.image.diffusion import DiffusersImageBackend
+
+    return DiffusersImageBackend(spec.image_model, steps=spec.image_steps, allow_network=spec.allow_network)
+
+
+def gemini_images(spec: RenderSpec) -> ImageBackend:
+    from mnemoforge.backends.image.gemini_image import GeminiImageBackend
+
+    return GeminiImageBackend(spec.image_api)
+
+
+def openai_images(spec: RenderSpec) -> ImageBackend:
+    from mnemoforge.backends.image.openai_images import OpenAIImageBackend
+
+    return OpenAIImageBackend(spec.image_api)
 
 
 def media_models(spec: RenderSpec) -> dict[str, tuple[str, str]]:

@@ -65,13 +65,16 @@ class ItemKey:
         return "call" if self.structured_answer else "open"
 
     def group(self) -> dict[str, str]:
-        """The table keys this item is reported under (icm category, smm task, memeye x/y/cell)."""
-        if self.family == "memeye":
-            x, y = self.labels.get("x", "?"), self.labels.get("y", "?")
-            return {"x": x, "y": y, "cell": f"{x}·{y}"}
-        if self.family == "smm":
-            return {"task": self.labels.get("task", self.category)}
-        return {"category": self.category}
+        """The table keys this item is reported under, as its family reads them
+        (``Family.eval_group``: icm category, smm task, memeye x/y/cell); a family no installed
+        package registers: its category."""
+        from mnemoforge.generators.families import get_family
+
+        try:
+            fam = get_family(self.family)
+        except KeyError:
+            return {"category": self.category}
+        return fam.eval_group(self.category, self.labels)
 
 
 def read_jsonl(path: Path) -> list[dict]:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mnemoforge import registry
 from mnemoforge.evaluation.keys import EvaluationError
 from mnemoforge.exporters.views import AgentItem, AgentView
 from mnemoforge.validators.answerers.protocol import IMAGE_SUFFIXES
@@ -205,13 +206,16 @@ def full_context_text(inp: MethodInput, item: AgentItem) -> Built:
     return Built(lines, [], ids, note)
 
 
-def _icm_only(inp: MethodInput, name: str) -> None:
-    if inp.view.family != "icm":
-        raise EvaluationError(f"method {name} is for icm releases (this one is {inp.view.family})")
+def _needs_clips(inp: MethodInput, name: str) -> None:
+    """``caption_memory`` and ``asr_only`` read an album's clips (a caption per clip, spoken lines)."""
+    if not any(c.get("clip") for c in inp.view.captions):
+        raise EvaluationError(
+            f"method {name} reads clips (an album release, family icm); this one ({inp.view.family}) has none"
+        )
 
 
 def caption_memory(inp: MethodInput, item: AgentItem) -> Built:
-    _icm_only(inp, "caption_memory")
+    _needs_clips(inp, "caption_memory")
     allowed = {o["episode"] for o in inp.view.history(item.cutoff)}
     by_clip: dict[str, list[str]] = {}
     for o in inp.view.observations:
@@ -232,7 +236,7 @@ def caption_memory(inp: MethodInput, item: AgentItem) -> Built:
 
 
 def asr_only(inp: MethodInput, item: AgentItem) -> Built:
-    _icm_only(inp, "asr_only")
+    _needs_clips(inp, "asr_only")
     obs = [o for o in inp.view.history(item.cutoff) if o.get("kind") == "speech"]
     lines, ids = _lines(inp, obs)
     lines, ids, note = fit_latest(lines, ids, inp.config.max_context_chars)
@@ -308,6 +312,8 @@ def retrieval_multimodal(inp: MethodInput, item: AgentItem) -> Built:
 
 
 Method = Callable[[MethodInput, AgentItem], Built]
+# the built-in methods; each is registered in the ``mnemoforge.methods`` entry-point group too
+# (``mnemoforge.registry``), where an installed package adds its own
 METHODS: dict[str, Method] = {
     "question_only": question_only,
     "oracle_evidence": oracle_evidence,
@@ -321,13 +327,24 @@ METHODS: dict[str, Method] = {
 MULTIMODAL = {"oracle_evidence", "full_context_multimodal", "retrieval_multimodal"}
 
 
+def method_names() -> list[str]:
+    """Every registered method (``mnemoforge.methods``: the built-ins of :data:`METHODS`, then
+    an installed package's)."""
+    return [*METHODS, *(n for n in registry.names(registry.METHODS_GROUP) if n not in METHODS)]
+
+
+def get_method(name: str) -> Method:
+    """The method registered as ``name`` (a built-in, or an installed package's)."""
+    return registry.load(registry.METHODS_GROUP, name)  # type: ignore[no-any-return]
+
+
 def resolve_method(name: str) -> tuple[str, bool]:
     """``(base method, on the concentrated twin?)``; a clear error for an unknown name."""
     concentrated = name == "concentrated" or name.startswith("concentrated:")
     base = name.split(":", 1)[1] if name.startswith("concentrated:") else name
     if base == "concentrated":
         base = "full_context_text"
-    if base not in METHODS:
-        known = ", ".join([*METHODS, "concentrated[:METHOD]"])
+    if base not in (names := method_names()):
+        known = ", ".join([*names, "concentrated[:METHOD]"])
         raise EvaluationError(f"--method {name!r}: unknown; known methods: {known}")
     return base, concentrated

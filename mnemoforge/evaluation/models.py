@@ -243,6 +243,9 @@ class SymbolicModel:
         self.vision, self.max_images, self.workers = True, 10**6, 1
         self.decoding: dict[str, Any] = {}
         self.prices: dict[str, Any] = {}
+        from mnemoforge.generators.families import import_program_modules
+
+        import_program_modules()  # every registered family's programs (a plugin's too)
 
     def generate(self, request: EvalRequest) -> Reply:
         from mnemoforge.generators.questions.programs import Unanswerable

@@ -21,7 +21,7 @@ from mnemoforge.evaluation import scoring
 from mnemoforge.evaluation.context import ContextSize
 from mnemoforge.evaluation.judge import Judge, calibrate
 from mnemoforge.evaluation.keys import ItemKey, gold_evidence, load_keys, load_world, release_family
-from mnemoforge.evaluation.methods import METHODS, Built, MethodConfig, MethodInput, resolve_method
+from mnemoforge.evaluation.methods import Built, MethodConfig, MethodInput, get_method, resolve_method
 from mnemoforge.evaluation.models import EvalModel, EvalRequest, Reply, load_model
 from mnemoforge.evaluation.views import concentrated_view
 from mnemoforge.exporters.views import AgentItem, load_agent_view
@@ -293,7 +293,7 @@ def evaluate(
     items = view.items[:limit] if limit else list(view.items)
     tools = _tools_text(release, view.family)
     world = load_world(release) if any(keys[i.id].kind == "call" for i in items) else None
-    fn = METHODS[base]
+    fn = get_method(base)
     calls_by_item: list[list[Call]] = []
     contexts: list[dict] = []
     images_ok: bool | None = None  # asked of the model once, and only if a prompt carries images
@@ -304,7 +304,7 @@ def evaluate(
             over.append(item.id)
             if size is not None and size.known and base in FALLBACK and cfg.on_overflow == "retrieval":
                 history = built.note.get("total")
-                built = METHODS[FALLBACK[base]](inp, item)
+                built = get_method(FALLBACK[base])(inp, item)
                 built.note.update(switched_to=FALLBACK[base], history_lines=history)
         if built.images and images_ok is None:
             images_ok = accepts_images(m, progress)
@@ -441,5 +441,10 @@ def failure_summary(results: list[dict]) -> str | None:
 
 
 def tables_for(family: str, rows: list[dict]) -> dict[str, Any]:
-    keys = {"icm": ["category"], "smm": ["task"], "memeye": ["x", "y", "cell"]}.get(family, [])
+    from mnemoforge.generators.families import get_family
+
+    try:
+        keys = get_family(family).eval_keys
+    except KeyError:  # a family no installed package registers
+        keys = ()
     return {k: scoring.by_group(rows, k) for k in keys}

@@ -51,6 +51,16 @@ def _group_table(results: list[dict], key: str, title: str) -> list[str]:
     return [*lines, ""]
 
 
+def _titles(family: str) -> dict[str, str]:
+    """The family's table keys and titles; a family no installed package registers: by category."""
+    from mnemoforge.generators.families import get_family
+
+    try:
+        return dict(get_family(family).eval_titles)
+    except KeyError:
+        return {"category": "By category"}
+
+
 def _grid(r: dict) -> list[str]:
     t = r["tables"].get("cell", {})
     xs = sorted({k.split("·")[0] for k in t})
@@ -125,16 +135,11 @@ def summary_markdown(results: list[dict]) -> str:
     lines.append("")
     lines.append("## By the seed's table")
     lines.append("")
-    if fam == "icm":
-        lines += _group_table(results, "category", "By category (Recall / Retrieval / Profile)")
-    elif fam == "smm":
-        lines += _group_table(results, "task", "By task")
-        lines += _concentrated(results)
-    elif fam == "memeye":
-        lines += _group_table(results, "x", "By X (visual granularity)")
-        lines += _group_table(results, "y", "By Y (memory operation)")
-        for r in results:
-            lines += _grid(r)
+    for key, title in _titles(fam).items():  # the family's tables (Family.eval_titles)
+        lines += _group_table(results, key, title)
+    lines += _concentrated(results)  # runs on a concentrated twin (smm) beside the distributed ones
+    for r in results:
+        lines += _grid(r)  # an X × Y grid where items have cells (memeye)
     lines += [
         "## Judge calibration",
         "",

@@ -27,6 +27,17 @@ MAX_IMAGES = 8
 MARKER = "mnemoforge_harness.json"
 
 
+def group_by(family: str) -> str:
+    """The row key a harness groups its metrics by: the family's last ``eval_keys`` key (icm
+    category, smm task, memeye cell); ``category`` for a family no installed package registers."""
+    from mnemoforge.generators.families import get_family
+
+    try:
+        return get_family(family).eval_keys[-1]
+    except KeyError:
+        return "category"
+
+
 def harness_rows(release: Path, max_context_chars: int = 60000) -> tuple[str, list[dict[str, Any]]]:
     """``(family, rows)``; each row has ``id``, ``item_id``, ``kind``, ``memory``, ``question``,
     ``choices`` (MCQ), ``target``, ``rotation``, ``n_rotations`` (how many the item has), ``images``

@@ -22,10 +22,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mnemoforge.evaluation.keys import EvaluationError
-from mnemoforge.exporters.harness_common import harness_rows, link_media, prepare_out, write_marker
+from mnemoforge.exporters.harness_common import group_by, harness_rows, link_media, prepare_out, write_marker
 from mnemoforge.store import atomic
-
-GROUP_BY = {"icm": "category", "smm": "task", "memeye": "cell"}
 
 HEADER = '''"""inspect_ai tasks for a mnemoforge release ({family}): {tasks}.
 
@@ -181,7 +179,7 @@ def task_source(family: str, kinds: Iterable[str]) -> str:
     if not present:
         raise EvaluationError(f"a release of family {family!r} with no items: no inspect task to write")
     names = [TASKS[k][0] for k in present]
-    fmt = {"family": family, "group_by": GROUP_BY.get(family, "category")}
+    fmt = {"family": family, "group_by": group_by(family)}
     text = HEADER.format(**fmt, tasks=", ".join(names), first=names[0])
     return text + "".join(TASKS[k][1].format(**fmt) for k in present)
 

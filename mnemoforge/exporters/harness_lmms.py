@@ -25,13 +25,12 @@ from pathlib import Path
 
 import yaml
 
-from mnemoforge.exporters.harness_common import harness_rows, link_media, prepare_out, write_marker
+from mnemoforge.exporters.harness_common import group_by, harness_rows, link_media, prepare_out, write_marker
 from mnemoforge.store import atomic
 
 UTILS_SOURCE = Path(__file__).with_name("lmms_task_utils.py")
 """Copied into the task folder as ``utils.py`` (``GROUP_BY`` set to the family's table key)."""
 
-GROUP_BY = {"icm": "category", "smm": "task", "memeye": "cell"}
 
 
 DATA_FILE = "samples.jsonl"
@@ -83,7 +82,7 @@ def export_lmms(release: Path, out: Path, max_context_chars: int = 60000) -> lis
         atomic.write_text(
             out / "utils.py",
             UTILS_SOURCE.read_text(encoding="utf-8").replace(
-                'GROUP_BY = "category"', f"GROUP_BY = {GROUP_BY.get(family, 'category')!r}"
+                'GROUP_BY = "category"', f"GROUP_BY = {group_by(family)!r}"
             ),
         )
     )

@@ -30,6 +30,9 @@ from mnemoforge.exporters import report_figures as rf
 from mnemoforge.exporters.contact_sheet import contact_sheet, world_sheet
 from mnemoforge.exporters.report_html import CSS, _card, _fig, _table
 from mnemoforge.exporters.report_icm import render_audit_of, render_audit_table
+from mnemoforge.exporters.report_part import ReportPart
+from mnemoforge.generators.families import get_family
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.schemas.theme import RenderSpec, Theme
 from mnemoforge.store.atomic import write_bytes, write_text
 from mnemoforge.theme_io import ThemeError, load_theme
@@ -71,10 +74,21 @@ class Source:
         """People of the World by id, in cast order."""
         return {p["id"]: p for p in self.world.get("people", [])}
 
+    @cached_property
+    def part(self) -> ReportPart | None:
+        """What the family adds to the page; None: an album of clips (the report's own clip
+        pages). A family no installed package registers gets the generic part."""
+        if self.clips:
+            return None
+        try:
+            return get_family(self.family).report_part()
+        except KeyError:
+            return ReportPart()
+
     @property
     def icm(self) -> bool:
         """Whether the source is an album of clips (the icm family)."""
-        return self.family == "icm" or bool(self.clips)
+        return self.part is None
 
     @cached_property
     def episodes(self) -> list[Rec]:
@@ -82,12 +96,20 @@ class Source:
         return self.clips or fam.episodes(self.observations.values())
 
 
+CLIP_UNIT = ("clip", "clips")
+
+
+def _unit(src: Source) -> tuple[str, str]:
+    """The source's episode word, singular and plural ("clip", "clips")."""
+    return CLIP_UNIT if src.part is None else src.part.unit
+
+
 def load_source(source: Path) -> Source:
     """Read a release (``MANIFEST.json``) or run (``run.json``) folder into a :class:`Source`."""
     root = Path(source)
     if (root / "MANIFEST.json").is_file():
         meta = _json(root / "MANIFEST.json")
-        family = str(meta.get("family", "icm"))
+        family = str(meta.get("family", DEFAULT_FAMILY))
         data = root / "data" / family
         questions, funnel = _jsonl(data / "questions.jsonl"), _json(root / "gates" / "funnel.json")
         label = f"release {meta.get('name', '?')} {meta.get('version', '?')}"
@@ -101,7 +123,7 @@ def load_source(source: Path) -> Source:
         rejected = {v["item"] for v in verdicts if not v["keep"]}
         judged = {v["item"] for v in verdicts}
         questions = [q for q in pool if q["id"] in judged and q["id"] not in rejected] if verdicts else pool
-        family = str(pool[0]["family"]) if pool else "icm"
+        family = str(pool[0]["family"]) if pool else DEFAULT_FAMILY
         funnel, label, candidates = _json(root / "gates" / "funnel.json"), f"run {root.name}", len(pool)
         world, clips = root / "world" / "world.json", root / "episodes" / "clips.jsonl"
         obs = root / "episodes" / "observations.jsonl"
@@ -166,11 +188,11 @@ def _figures(src: Source, theme: Theme, out_dir: Path) -> dict[str, Rec]:
             rows.append(rf.PersonRow(p["id"], p["name"], p.get("role", ""), img and img.convert("RGB")))
     start = dt.date.fromisoformat(w.get("start") or theme.start.isoformat())
     end = dt.date.fromisoformat(w.get("end") or theme.end.isoformat())
-    icm, units = src.icm, fam.unit(src.family)
+    icm, units = src.icm, _unit(src)
     if icm:
         imgs["timeline"] = rf.timeline_figure(rows, rf.clip_marks(src.clips), start, end)
     else:
-        imgs["timeline"] = fam.timeline(src, rows, start, end)
+        imgs["timeline"] = src.part.timeline(src, rows, start, end)  # type: ignore[union-attr]
     relations = {}
     for r in w.get("relations", []):
         relations[tuple(sorted((r["a"], r["b"])))] = r.get("a_calls_b") or r["kind"].replace("_", " ")
@@ -179,7 +201,7 @@ def _figures(src: Source, theme: Theme, out_dir: Path) -> dict[str, Rec]:
     imgs["sources"] = rf.relation_graph(
         rows, relations, pairs, centre=w.get("protagonist"), unit=units[1], **small
     )
-    imgs |= _icm_figures(src, theme, rows) if icm else fam.figures(src, rows)
+    imgs |= _icm_figures(src, theme, rows) if icm else src.part.figures(src, rows)  # type: ignore[union-attr]
     stages = src.funnel.get("stages", [])
     labels = ["candidates", *(s["gate"].replace("_", " ") for s in stages)]
     values = [src.candidates, *(s["kept"] for s in stages)]
@@ -287,7 +309,7 @@ def _people(src: Source) -> str:
              sum(pid in m.seen for m in marks), rounds.get(pid, 0)]
             for pid, p in src.people.items()
         ]  # fmt: skip
-        return _table(["person", "relation", "role", f"{fam.unit(src.family)[1]} present", "rounds"], rows)
+        return _table(["person", "relation", "role", f"{_unit(src)[1]} present", "rounds"], rows)
     rows = [
         [p["name"], "protagonist" if pid == me else rel.get(pid, "-"),
          sum(pid in m.seen for m in marks), sum(pid in m.speakers for m in marks),
@@ -300,8 +322,8 @@ def _people(src: Source) -> str:
 def _header(src: Source, title: str, description: str, nav: list[tuple[str, str]]) -> str:
     shots = [s for c in src.clips for s in c["shots"]]
     stats = (
-        fam.header_stats(src)
-        if not src.icm
+        src.part.header_stats(src)
+        if src.part is not None
         else [
             (len(src.clips), "clips"),
             (f"{sum(s.get('duration_s', 0) for s in shots) / 60:.1f}", "minutes"),
@@ -352,7 +374,7 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
     kept = f"{src.candidates} candidates; {len(src.questions)} kept after every gate."
     row = '<div class="row">{}</div>'.format
     cats = _fig(figs, "categories", "Kept questions per category")
-    one, many = fam.unit(src.family)
+    one, many = _unit(src)
     if src.icm:
         places = _fig(figs, "sources_places", "Places x people") + _fig(
             figs, "sources_activities", "Activities x people"
@@ -369,12 +391,12 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
         )
         ev_lead = "(shot stills; spoken lines quoted)"
     else:
-        src_lead, src_body = fam.section(src, figs)
-        lane = "scenario" if src.family == "memeye" else "person"
+        src_lead, src_body = src.part.section(src, figs)  # type: ignore[union-attr]
+        lane = src.part.lane  # type: ignore[union-attr]
         when = (f"When each {lane} is active, {one} by {one}.", f"One row per {lane}; a mark per {one}.")
-        ev_lead = "(evidence rounds quoted with their source; shared images shown)"
-    if src.family == "memeye":
-        cats += fam.cells_table(src.questions)
+        ev_lead = src.part.evidence_lead  # type: ignore[union-attr]
+    if src.part is not None:
+        cats += src.part.taxonomy(src)
     sections = [
         ("cast", "Cast", "Every recurring person: face anchor, identity, voice and wardrobe.",
          row(_fig(figs, "cast", "Cast contact sheet") + _people(src))),

@@ -10,7 +10,7 @@ model's side only through :func:`load_agent_view`; scorers read the keys from th
 This module is the contract between the release writer and its readers. Every release stores
 the agent view as its own folder, ``agent/<family>/`` (questions without keys, observations
 without fact or people labels, the family's media tables with only the columns in
-:data:`AGENT_TABLES`); ``data/<family>/`` holds the evaluator keys. :func:`load_agent_view`
+:func:`agent_tables`); ``data/<family>/`` holds the evaluator keys. :func:`load_agent_view`
 reads ``agent/`` and, for releases frozen before it existed, derives the same rows from ``data/``.
 """
 
@@ -65,41 +65,6 @@ AGENT_FORBIDDEN: frozenset[str] = KEY_FIELDS | {"place", "places", "event", "occ
 must carry (a shot's place, a clip's event, a source's evidence count)."""
 
 AGENT_DIR = "agent"
-
-AGENT_TABLES: dict[str, dict[str, tuple[str, ...] | None]] = {
-    "icm": {
-        "captions": ("clip", "caption", "visual_details", "speech", "audio_events", "time"),
-        "clips": ("id", "index", "start", "day_of_week", "season", "calibration", "video"),
-        "shots": ("id", "clip_id", "index", "start", "composition", "camera", "image"),
-        "speech": ("id", "clip_id", "shot_id", "text", "audio_path"),
-    },
-    "smm": {
-        "captions": ("observation", "source", "kind", "caption"),
-        "sources": ("id", "kind", "title", "purpose", "members", "authority", "rounds"),
-        "concentrated/observations": None,
-        "concentrated/questions": None,
-    },
-    "memeye": {
-        "captions": None,
-        "sessions": ("session", "scenario", "task", "date", "rounds", "images"),
-        "rounds": (
-            "round",
-            "session",
-            "scenario",
-            "order",
-            "timestamp",
-            "user",
-            "assistant",
-            "images",
-            "image_kind",
-        ),
-        # no ``scene``: which pictures show one scene is what a memory must work out (issue 31)
-        "images": ("path", "kind", "observation", "session", "width", "height", "sha256"),
-    },
-}
-"""Per family, the ``data/<family>/`` tables a memory system may read besides questions and
-observations, with the columns it may read (``None``: every column but :data:`AGENT_FORBIDDEN`).
-Tables not listed (smm ``blocks``, memeye ``annotations/layouts``) are evaluator keys only."""
 
 OBSERVATION_FIELDS = ("id", "source", "episode", "kind", "timestamp", "order", "content", "media")
 ITEM_FIELDS = ("id", "family", "question", "choices", "question_media", "cutoff", "open_ended")
@@ -218,8 +183,15 @@ def agent_row(table: str, row: dict, columns: tuple[str, ...] | None) -> dict:
 
 
 def agent_tables(family: str) -> dict[str, tuple[str, ...] | None]:
-    """Every agent-input table of ``family``: questions, observations, then its own tables."""
-    return {"questions": None, "observations": None} | AGENT_TABLES.get(family, {})
+    """Every agent-input table of ``family``: questions, observations, then its own tables
+    (``Family.agent_tables``; none for a family no installed package registers)."""
+    from mnemoforge.generators.families import get_family
+
+    try:
+        own = dict(get_family(family).agent_tables)
+    except KeyError:
+        own = {}
+    return {"questions": None, "observations": None} | own
 
 
 def load_agent_view(release: Path) -> AgentView:

@@ -1,8 +1,8 @@
 """Categories a release holds fewer items of than its theme asks for: one warning line each.
 
-The requested counts come from the theme (``questions`` for icm, ``smm.tasks``, ``memeye``
-cell targets). A category is short when the World yields too few candidates (written to the run
-as ``questions/shortfall.json`` by the questions stage) or, for families that do not warn while
+The requested counts come from the theme, as the family reads it (``Family.requested``). A
+category is short when the World yields too few candidates (written to the run as
+``questions/shortfall.json`` by the questions stage) or, for families that do not warn while
 planning, when too few candidates survive the gates (:func:`after_gates`, added by the gates
 stage). The shortfall is carried in the funnel and listed by the release card.
 """
@@ -10,36 +10,20 @@ stage). The shortfall is carried in the funnel and listed by the release card.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
+from mnemoforge.family import Family
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
 
-# families that already log one warning per short category while planning (smm and memeye
-# questions modules): ``warning_lines`` leaves theirs out, so each category is said once
-SELF_WARNING = frozenset({"smm", "memeye"})
-HINTS = {
-    "icm": "more people, activities, places, objects or clips give more",
-    "smm": "more entities, attributes, preferences, tools or sources give more",
-    "memeye": "more scenes, sessions or changing keys give more",
-}
 
-
-def requested(theme: Theme) -> dict[str, int]:
-    """Candidates the theme asks for, per category."""
-    if theme.family == "smm" and theme.smm is not None:
-        return theme.smm.tasks.counts()
-    if theme.family == "memeye" and theme.memeye is not None:
-        return theme.memeye.cell_targets()
-    return theme.questions.counts()
-
-
-def shortfall(theme: Theme, questions: list[Question]) -> list[dict]:
+def shortfall(theme: Theme, family: Family, questions: list[Question]) -> list[dict]:
     """``[{category, requested, produced, reason}]`` for each category that fell short."""
     made = Counter(q.category for q in questions)
-    hint = HINTS.get(theme.family, "a larger World gives more")
+    hint = family.shortfall_hint
     out = []
-    for cat, want in sorted(requested(theme).items()):
+    for cat, want in sorted(family.requested(theme).items()):
         got = made.get(cat, 0)
         if got < want:
             reason = f"the World supports only {got} distinct {cat} candidates ({hint})"
@@ -56,12 +40,12 @@ def shortfall(theme: Theme, questions: list[Question]) -> list[dict]:
 
 
 def after_gates(
-    theme: Theme, questions: list[Question], verdicts: list[Verdict], before: list[dict]
+    theme: Theme, family: Family, questions: list[Question], verdicts: list[Verdict], before: list[dict]
 ) -> list[dict]:
     """``before`` (too few candidates) plus each other category whose *kept* items fall short of
     the request, its reason naming the gates that rejected most (first rejecting gate per item)
     and how many survivors were left out to keep the requested split (``category_quota``)."""
-    if theme.family in SELF_WARNING:
+    if family.warns_own_shortfall:
         return list(before)
     category = {q.id: q.category for q in questions}
     first: dict[str, str] = {}
@@ -71,7 +55,7 @@ def after_gates(
     kept = Counter(c for i, c in category.items() if i not in first)
     candidates = Counter(category.values())
     out, seen = list(before), {s["category"] for s in before}
-    for cat, want in sorted(requested(theme).items()):
+    for cat, want in sorted(family.requested(theme).items()):
         got = kept.get(cat, 0)
         if cat in seen or got >= want:
             continue
@@ -88,9 +72,9 @@ def after_gates(
     return out
 
 
-def warning_lines(short: list[dict]) -> list[str]:
-    """One line per short category (those a family already warned about while planning excepted)."""
-    short = [s for s in short if s.get("family") not in SELF_WARNING]
+def warning_lines(short: list[dict], warned: Callable[[str], bool] = lambda _family: False) -> list[str]:
+    """One line per short category (those of a family that ``warned`` while planning excepted)."""
+    short = [s for s in short if not warned(str(s.get("family")))]
     return [
         f"shortfall: {s['category']}: asked for {s['requested']}, got {s['produced']}: {s['reason']}"
         for s in short

@@ -25,15 +25,11 @@ import yaml
 
 from mnemoforge import yaml_io
 from mnemoforge.backends.text.protocol import ChatMessage, ChatRequest, TextBackend, truncated
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.theme_io import ThemeError
 from mnemoforge.theme_starter import starter_theme
 from mnemoforge.validators.prompts import load_prompt
 
-FAMILY_DOCS = {
-    "icm": "identity-centric video albums: a recurring cast, places, objects and activities on a timeline",
-    "smm": "source-distributed memory: chats, documents and records from several sources",
-    "memeye": "visual chats: images shared in conversations whose details are asked about later",
-}
 _FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 _OPEN_FENCE = re.compile(r"```(?:ya?ml)?[ \t]*\n(.*)", re.DOTALL | re.IGNORECASE)
 _LEADING_FENCE = re.compile(r"\A\s*```(?:ya?ml)?[ \t]*\n", re.IGNORECASE)
@@ -124,8 +120,8 @@ def check_draft(text: str, family: str, folder: Path | None = None) -> list[str]
     if not isinstance(data, dict):
         return [f"yaml: the theme must be a mapping of fields, got {type(data).__name__}"]
     problems = []
-    if data.get("family", "icm") != family:
-        problems.append(f"family: must be {family!r}, got {data.get('family', 'icm')!r}")
+    if data.get("family", DEFAULT_FAMILY) != family:
+        problems.append(f"family: must be {family!r}, got {data.get('family', DEFAULT_FAMILY)!r}")
     with tempfile.TemporaryDirectory(prefix="mnemoforge-draft-", dir=folder) as tmp:
         path = Path(tmp) / "draft.yaml"
         path.write_text(text, encoding="utf-8")
@@ -150,15 +146,17 @@ def draft_theme(
 ) -> Draft:
     """Ask ``backend`` for a theme of ``family`` until one passes the check, ``attempts`` times at most
     (each answer cut at the length limit is continued up to ``continuations`` times)."""
-    if family not in FAMILY_DOCS:
-        raise ValueError(f"--family must be one of {', '.join(FAMILY_DOCS)}, got {family!r}")
+    from mnemoforge.generators.families import family_names, get_family
+
+    if family not in (known := family_names()):
+        raise ValueError(f"--family must be one of {', '.join(known)}, got {family!r}")
     if attempts < 1:
         raise ValueError("--attempts must be >= 1")
     if not description.strip():
         raise ValueError("DESCRIPTION is empty: say in a few lines what the theme is about")
     ask = load_prompt("theme_draft").render(
         family=family,
-        family_doc=FAMILY_DOCS[family],
+        family_doc=get_family(family).description or family,
         description=description.strip(),
         example=starter_theme("example", family).strip(),
     )

@@ -268,26 +268,11 @@ def candidates(theme: Theme) -> int:
 
 
 def _other_rows(theme: Theme, world: Any, plan: dict[str, Any]) -> tuple[list[Row], int]:
-    """smm and memeye: the images their renderers draw (in memory, as the episodes stage plans them)
-    and the candidates their questions stage makes (smm: exactly; memeye: at most, each cell's
-    over-generated target)."""
-    from mnemoforge.generators.questions.common import overgenerate
+    """Families without clips: the images their renderers draw and the candidates their questions
+    stage makes, as the family estimates them (``Family.preflight_media``)."""
+    from mnemoforge.generators.families import get_family
 
-    if theme.family == "memeye":
-        from mnemoforge.generators.memeye import sessions
-        from mnemoforge.generators.memeye import world as memeye_world
-
-        obs = sessions.plan_sessions(theme, world)
-        images = sum(1 for o in obs if o.media)
-        n = sum(overgenerate(k) for k in memeye_world.spec_of(theme).cell_targets().values())
-        what = f"{images} chat images"
-    else:
-        from mnemoforge.generators.smm import stream
-        from mnemoforge.generators.smm.questions import plan_questions
-
-        images = len(stream.build_stream(theme, world).attachments)
-        n = len(plan_questions(theme, world))
-        what = f"{images} attachments (documents, tables, charts)"
+    images, n, what = get_family(theme.family).preflight_media(theme, world)
     plan.update(images=images, candidates=n)
     row = Row(
         "render",

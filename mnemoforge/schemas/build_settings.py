@@ -5,19 +5,31 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_serializer, model_validator
+from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema, model_serializer, model_validator
 
+from mnemoforge import registry
 from mnemoforge.schemas.limits import MAX_NAME, MAX_PATH, MAX_SETTINGS, Name
 from mnemoforge.schemas.render_api import RENDER_API_FIELDS, ImageApiSpec, SpeechApiSpec, VideoApiSpec
 from mnemoforge.schemas.strict import Strict
 
 
+def _registered_image_backend(name: str) -> str:
+    """An image backend some installed package registers (the built-ins, or a plugin's)."""
+    known = registry.names(registry.IMAGE_BACKENDS_GROUP)
+    if name not in known:
+        raise ValueError(f"unknown image backend {name!r}; registered: {', '.join(known)}")
+    return name
+
+
 class RenderSpec(Strict):
     """Which backends render media. Defaults run offline; the others are opt-in extras."""
 
-    image: Literal["procedural", "diffusers", "gemini", "openai"] = Field(
-        default="procedural", description="image backend (procedural: offline drawings)"
-    )
+    # any registered image backend (``mnemoforge.image_backends``); the JSON schema lists the built-ins
+    image: Annotated[
+        str,
+        AfterValidator(_registered_image_backend),
+        WithJsonSchema({"enum": list(registry.BUILTIN[registry.IMAGE_BACKENDS_GROUP]), "type": "string"}),
+    ] = Field(default="procedural", description="image backend (procedural: offline drawings)")
     image_model: str | None = Field(
         default=None, max_length=MAX_PATH, description="diffusers: local folder (theme-relative) or hub id"
     )

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from mnemoforge import yaml_io
+from mnemoforge import registry, yaml_io
 
 PACKS = Path(__file__).resolve().parent.parent.parent / "assets" / "packs"
 PLACEHOLDERS = {"topic", "entity", "role", "weekday", "s"}
@@ -223,7 +223,8 @@ def packs_hash(theme: Any) -> str:
     import hashlib
 
     h = hashlib.sha256()
-    for section in (getattr(theme, "smm", None), getattr(theme, "memeye", None)):
+    # a family's own theme section (at most one is set: the theme's family's) may name a pack
+    for section in (getattr(theme, f, None) for f in registry.names(registry.FAMILIES_GROUP)):
         name = getattr(section, "pack", None) if section is not None else None
         if name:
             path = pack_path(name)

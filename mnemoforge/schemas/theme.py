@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_serializer, model_validator
+from pydantic import AfterValidator, Field, WithJsonSchema, model_serializer, model_validator
 
+from mnemoforge import registry
 from mnemoforge.schemas.animals import AnimalSpec
 from mnemoforge.schemas.build_settings import (
     BUILTIN_ANSWERERS,
@@ -514,6 +515,17 @@ class AlbumSpec(Strict):
         return self
 
 
+FAMILY_HELP = "icm: identity-centric video; smm: source-distributed; memeye: visual"
+
+
+def _registered_family(name: str) -> str:
+    """A family some installed package registers (the built-ins, or a plugin's)."""
+    known = registry.names(registry.FAMILIES_GROUP)
+    if name not in known:
+        raise ValueError(f"unknown family {name!r}; registered: {', '.join(known)}")
+    return name
+
+
 class Theme(Strict):
     """The root of a theme file."""
 
@@ -529,9 +541,12 @@ class Theme(Strict):
         description="release version; a release is never overwritten",
     )
     license: str = Field(default="cc-by-4.0", max_length=MAX_NAME, description="licence id of the dataset")
-    family: Literal["icm", "smm", "memeye"] = Field(
-        default="icm", description="icm: identity-centric video; smm: source-distributed; memeye: visual"
-    )
+    # any registered family (``mnemoforge.registry``); the JSON schema lists the built-in ones
+    family: Annotated[
+        str,
+        AfterValidator(_registered_family),
+        WithJsonSchema({"enum": list(registry.BUILTIN[registry.FAMILIES_GROUP]), "type": "string"}),
+    ] = Field(default=registry.DEFAULT_FAMILY, description=FAMILY_HELP)
     protagonist: str | None = Field(
         default=None,
         max_length=MAX_NAME,
@@ -595,10 +610,10 @@ class Theme(Strict):
     @classmethod
     def _family_section(cls, data: Any) -> Any:
         """A family section belongs to its family only (checked before the section's own fields)."""
-        known = get_args(cls.model_fields["family"].annotation)  # an unknown one is said at `family`
-        if isinstance(data, dict) and data.get("family", "icm") in known:
-            family = data.get("family", "icm")
-            for fam in ("smm", "memeye"):
+        known = registry.names(registry.FAMILIES_GROUP)  # an unknown one is said at `family`
+        if isinstance(data, dict) and data.get("family", registry.DEFAULT_FAMILY) in known:
+            family = data.get("family", registry.DEFAULT_FAMILY)
+            for fam in (f for f in known if f in cls.model_fields):  # a family's own section
                 if data.get(fam) is not None and family != fam:
                     raise ValueError(f"{fam}: section only allowed with family {fam} (family is {family!r})")
         return data
@@ -618,7 +633,7 @@ class Theme(Strict):
             )
         if self.family == "icm" and not self.activities:
             raise ValueError("activities: at least one activity is required for family icm")
-        if self.family in ("smm", "memeye") and getattr(self, self.family) is None:
+        if self.family in type(self).model_fields and getattr(self, self.family) is None:
             raise ValueError(f"{self.family}: section required (family is {self.family!r})")
         people = _unique("cast", [p.id for p in self.cast])
         places = _unique("places", [p.id for p in self.places])

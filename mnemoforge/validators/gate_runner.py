@@ -54,10 +54,10 @@ def gates_for(family: str) -> list[Gate]:
 
 def gate_names(family: str | None = None) -> list[str]:
     """Gate names of one family, or of every family when ``family`` is None."""
-    from mnemoforge.generators.families import FAMILIES
+    from mnemoforge.generators.families import family_names
 
     names: list[str] = []
-    for fam in [family] if family else sorted(FAMILIES):
+    for fam in [family] if family else family_names():
         try:
             names += [g.name for g in gates_for(fam) if g.name not in names]
         except ModuleNotFoundError:  # a family package not installed in this checkout

@@ -29,6 +29,7 @@ from typing import Any
 
 from mnemoforge import yaml_io
 from mnemoforge.exporters.tables import TableReader
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.validators.answerers.protocol import LETTERS
 
 MANIFEST = "MANIFEST.json"
@@ -40,12 +41,12 @@ def _norm(text: Any) -> str:
 
 def manifest_fields(root: Path, manifest: dict[str, Any]) -> list[str]:
     """MANIFEST.json's name, family and version against what the release was built from."""
-    from mnemoforge.generators.families import FAMILIES
+    from mnemoforge.generators.families import family_names
 
     problems: list[str] = []
     fam = manifest.get("family")
-    if fam not in FAMILIES:
-        problems.append(f"{MANIFEST}: family {fam!r} is not a known family ({', '.join(sorted(FAMILIES))})")
+    if fam not in (known := family_names()):
+        problems.append(f"{MANIFEST}: family {fam!r} is not a known family ({', '.join(known)})")
     elif not (root / "data" / str(fam)).is_dir():
         problems.append(f"{MANIFEST}: family {fam!r}, but the release has no data/{fam}/ folder")
     theme = _theme_head(root)
@@ -54,7 +55,7 @@ def manifest_fields(root: Path, manifest: dict[str, Any]) -> list[str]:
     for where, t in (("theme.yaml", theme), ("config.resolved.json", cfg_theme)):
         if not t:
             continue
-        t_fam = t.get("family", "icm")
+        t_fam = t.get("family", DEFAULT_FAMILY)
         if fam != t_fam:
             problems.append(f"{MANIFEST}: family {fam!r}, but {where} says {t_fam!r}")
         if "name" in t and manifest.get("name") != t["name"]:
@@ -88,9 +89,9 @@ def card_identity(root: Path, manifest: dict[str, Any]) -> list[str]:
 
 def family_readable(root: Path, family: str) -> bool:
     """Whether the content checks can run at all: a registered family with its data folder."""
-    from mnemoforge.generators.families import FAMILIES
+    from mnemoforge.generators.families import family_names
 
-    return family in FAMILIES and (root / "data" / family / "questions.jsonl").is_file()
+    return family in family_names() and (root / "data" / family / "questions.jsonl").is_file()
 
 
 def content(root: Path, family: str, tables: TableReader) -> list[str]:

@@ -8,8 +8,10 @@
   natively, one task per scenario: :mod:`.memeye_native`)
 
 Album releases (family ``icm``) export to every format; visual-chat releases (``memeye``) only
-to ``memeye``; source-distributed chats (``smm``) to none (:data:`ACCEPTS`; any other pair is
-refused with an ExportError naming the formats that do take the release).
+to ``memeye``; source-distributed chats (``smm``) to none (``PeerFormat.families``; any other pair
+is refused with an ExportError naming the formats that do take the release). Formats are
+registrations of the ``mnemoforge.exporters`` entry-point group (:func:`formats`; the built-ins in
+:mod:`.formats`), so an installed package adds one for its own family.
 
 Every file is written atomically (media are hard-linked, or copied across filesystems). The
 folder is claimed by ``mnemoforge_export.json`` (format, source release, files written, and the
@@ -25,58 +27,41 @@ export back to mnemoforge terms (:class:`PeerItem`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
+from mnemoforge import registry
 from mnemoforge.exporters.peers import m3bench
 from mnemoforge.exporters.peers.common import (
     MARKER,
     ExportError,
     PeerItem,
     load_json,
-    load_release,
     read_manifest,
     readable,
-    release_family,
 )
-from mnemoforge.exporters.peers.locomo import export_locomo, read_locomo
-from mnemoforge.exporters.peers.m3bench import export_m3bench, read_m3bench
-from mnemoforge.exporters.peers.memeye import export_memeye, read_memeye_album
-from mnemoforge.exporters.peers.memeye_native import (
-    export_memeye_native,
-    load_visual_release,
-    read_memeye_native,
-)
+from mnemoforge.exporters.peers.formats import PeerFormat, Reader
 from mnemoforge.store.atomic import write_json
 
-Exporter = Callable[..., tuple[list[Path], list[dict], dict]]
-Reader = Callable[[Path, Path], list[PeerItem]]
-
-
-def read_memeye(export_dir: Path, release_dir: Path) -> list[PeerItem]:
-    """Read a MemEye export back: a visual-chat release (family ``memeye``) through
-    :func:`.memeye_native.read_memeye_native`, an album release through :func:`.memeye.read_memeye_album`."""
-    if release_family(release_dir) == "memeye":
-        return read_memeye_native(export_dir, release_dir)
-    return read_memeye_album(export_dir, release_dir)
-
-
-EXPORTERS: dict[str, Exporter] = {"locomo": export_locomo, "m3bench": export_m3bench, "memeye": export_memeye}
-READERS: dict[str, Reader] = {"locomo": read_locomo, "m3bench": read_m3bench, "memeye": read_memeye}
-ACCEPTS: dict[str, tuple[str, ...]] = {"locomo": ("icm",), "m3bench": ("icm",), "memeye": ("icm", "memeye")}
-
 __all__ = [
-    "ACCEPTS",
-    "EXPORTERS",
     "MARKER",
-    "READERS",
     "ExportError",
+    "PeerFormat",
     "PeerItem",
     "export_release",
-    "read_locomo",
-    "read_m3bench",
-    "read_memeye",
+    "formats",
+    "readers",
 ]
+
+
+def formats() -> dict[str, PeerFormat]:
+    """Every registered peer format by name (``mnemoforge.exporters``: the built-ins of
+    ``exporters/peers/formats.py`` and any installed package's)."""
+    return {n: registry.load(registry.EXPORTERS_GROUP, n) for n in registry.names(registry.EXPORTERS_GROUP)}
+
+
+def readers() -> dict[str, Reader]:
+    """Each format's reader, which maps an export back to mnemoforge terms."""
+    return {n: f.read for n, f in formats().items()}
 
 
 def is_m3_checkout(folder: Path) -> bool:
@@ -108,17 +93,17 @@ def _claim(out_dir: Path, fmt: str, release_dir: Path) -> list[str]:
     return [str(f) for f in previous.get("files", [])]
 
 
-def _refusal(release_dir: Path, fmt: str, fam: str) -> ExportError:
+def _refusal(release_dir: Path, fmt: PeerFormat, fam: str) -> ExportError:
     """The error for a release whose family ``fmt`` does not take, naming what does."""
-    takers = [f for f, fams in ACCEPTS.items() if fam in fams]
+    takers = [f.name for f in formats().values() if fam in f.families]
     hint = (
         f"export it with --format {' or '.join(takers)}"
         if takers
         else f"no peer format maps it: its tables under data/{fam}/ are its native format"
     )
-    wanted = " or ".join(ACCEPTS[fmt])
+    wanted = " or ".join(fmt.families)
     return ExportError(
-        f"{release_dir}: {fmt} exports take releases of family {wanted}; "
+        f"{release_dir}: {fmt.name} exports take releases of family {wanted}; "
         f"this release is family {fam!r} ({hint})"
     )
 
@@ -136,20 +121,17 @@ def export_release(
     ``base_url`` (LoCoMo) is the URL the image turns' ``img_url`` start with (default: the export
     folder as a ``file://`` URL). ``warn`` receives one line per shortfall (items a format could
     not hold; they are listed in ``mnemoforge_export.json``)."""
-    if fmt not in EXPORTERS:
-        raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(sorted(EXPORTERS))}")
+    known = formats()
+    if fmt not in known:
+        raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(sorted(known))}")
     release_dir, out_dir = Path(release_dir), Path(out_dir)
     manifest = read_manifest(release_dir)
-    fam = str(manifest.get("family", "icm"))
-    if fam not in ACCEPTS[fmt]:
-        raise _refusal(release_dir, fmt, fam)
-    run: Callable[[Path], tuple[list[Path], list[dict], dict]]
-    if fam == "icm" and fmt == "locomo":
-        run = partial(export_locomo, load_release(release_dir), base_url=base_url)
-    elif fam == "icm":
-        run = partial(EXPORTERS[fmt], load_release(release_dir))
-    else:  # the one other accepted pair: a visual-chat release as MemEye
-        run = partial(export_memeye_native, load_visual_release(release_dir))
+    fam = str(manifest.get("family", registry.DEFAULT_FAMILY))
+    if fam not in known[fmt].families:
+        raise _refusal(release_dir, known[fmt], fam)
+    run: Callable[[Path], tuple[list[Path], list[dict], dict]] = lambda out: known[fmt].write(  # noqa: E731
+        release_dir, out, base_url
+    )
     previous = _claim(out_dir, fmt, release_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     head = {"format": fmt, "release": {"name": manifest["name"], "version": manifest["version"]}}

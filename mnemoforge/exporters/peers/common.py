@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.exporters.views import load_agent_view
+from mnemoforge.registry import DEFAULT_FAMILY
 from mnemoforge.schemas.episodes import Clip, DialogueLine, Shot
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -118,7 +119,7 @@ def read_manifest(root: Path) -> dict:
 
 def release_family(root: Path) -> str:
     """The release's family (``icm`` when the manifest predates families)."""
-    return str(read_manifest(root).get("family", "icm"))
+    return str(read_manifest(root).get("family", DEFAULT_FAMILY))
 
 
 def load_release(root: Path) -> ReleaseData:

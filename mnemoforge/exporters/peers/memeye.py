@@ -12,7 +12,7 @@ MemEye's own files: sessions ``D1``, ``D2``, ..., rounds ``D1:1``, ``D1:2``, ...
 position in its session). Visual-chat releases
 (family ``memeye``) export natively, one task per life scenario: see :mod:`.memeye_native`, which
 writes its files with this module's writers (:func:`qa_record`, :func:`mcq_options`,
-:func:`write_dialogs`) and is read back through :func:`mnemoforge.exporters.peers.read_memeye`.
+:func:`write_dialogs`) and is read back through :func:`mnemoforge.exporters.peers.formats.read_memeye`.
 
 Mapping:
 

@@ -34,7 +34,7 @@ Mapping:
   and ``clue_alternatives``: the ``evidence_alternatives`` as MemEye round ids (other rounds
   showing the same facts, which retrieval metrics may count as clue hits).
 
-:func:`read_memeye_native` (reached through the package's :func:`read_memeye`) maps an export back.
+:func:`read_memeye_native` (reached through :func:`.formats.read_memeye`) maps an export back.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from mnemoforge.exporters.peers.common import (
     load_json,
     place_file,
     read_manifest,
+    release_family,
     validate_row,
 )
 from mnemoforge.exporters.peers.memeye import (
@@ -95,7 +96,7 @@ def load_visual_release(root: Path) -> VisualRelease:
     """Read a release of family ``memeye`` (an ExportError for any other family)."""
     root = Path(root)
     manifest = read_manifest(root)
-    fam = manifest.get("family", "icm")
+    fam = release_family(root)
     if fam != FAMILY:
         raise ExportError(f"{root}: this reads visual-chat releases (family memeye); this one is {fam!r}")
     data = root / "data" / FAMILY

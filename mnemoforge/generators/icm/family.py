@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -11,10 +11,10 @@ from typing import Any
 from mnemoforge.backends.text import make_text_backend
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.family import THEME_OPTIONS, Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
 from mnemoforge.generators.coherence import world_problems
 from mnemoforge.generators.coherence_text import LineFilter
-from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.icm import (
     album,
     album_check,
@@ -94,8 +94,21 @@ def load_clips(run_root: Path) -> list[Clip]:
     return [Clip.model_validate(r) for r in read_jsonl(RunLayout(run_root).clips)]
 
 
-class IcmFamily:
+class IcmFamily(Family):
     name = "icm"
+    program_modules = ("mnemoforge.generators.icm.programs", "mnemoforge.generators.icm.routine_programs")
+    shortfall_hint = "more people, activities, places, objects or clips give more"
+    description = (
+        "identity-centric video albums: a recurring cast, places, objects and activities on a timeline"
+    )
+    eval_titles = {"category": "By category (Recall / Retrieval / Profile)"}
+    agent_tables = {
+        "captions": ("clip", "caption", "visual_details", "speech", "audio_events", "time"),
+        "clips": ("id", "index", "start", "day_of_week", "season", "calibration", "video"),
+        "shots": ("id", "clip_id", "index", "start", "composition", "camera", "image"),
+        "speech": ("id", "clip_id", "shot_id", "text", "audio_path"),
+    }
+    theme_options = THEME_OPTIONS  # model planners; image, video and speech backends
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, world_rules, declared),
         "episodes": (album, album_dialogue, album_model_dialogue, render_timing, album_check, captions),
@@ -156,6 +169,20 @@ class IcmFamily:
         return render.render_run(
             run, theme, world, load_clips(run.root), workers=workers, on_clip=on_progress
         )
+
+    shard_unit = "clips"  # album clips render as shards on a task runner
+
+    def render_shards(self, run: RunLayout, workers: int) -> list[list[str]]:
+        return [[c.id for c in s] for s in render.shard_clips(load_clips(run.root), workers)]
+
+    def render_shard(self, theme: Theme, world: World, run: RunLayout, ids: list[str]) -> list[dict]:
+        wanted = set(ids)
+        return render.render_shard(run, theme, world, [c for c in load_clips(run.root) if c.id in wanted])
+
+    def finish_render(
+        self, theme: Theme, world: World, run: RunLayout, rows: list[dict], workers: int
+    ) -> list[Path]:
+        return render.finish_render(run, theme, world, load_clips(run.root), rows, workers)
 
     def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
         obs = [Observation.model_validate(r) for r in read_jsonl(run.observations)]
@@ -227,6 +254,14 @@ class IcmFamily:
 
     def card_section(self, stats: dict[str, Any]) -> str:
         return CARD + model_plan_card(stats.get("model_plan"))
+
+    def report_part(self) -> None:
+        return None  # clips of shots: the report's own album pages
+
+    def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
+        from mnemoforge.generators.icm.retext import realiser
+
+        return realiser(world)
 
 
 FAMILY = IcmFamily()

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemoforge.backends.image import (
     visual_animals,
@@ -19,9 +19,9 @@ from mnemoforge.backends.image import (
     visual_shelf,
 )
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.family import Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
 from mnemoforge.generators.coherence_text import LineFilter
-from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.memeye import (
     captions,
     chat,
@@ -45,6 +45,9 @@ from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 from mnemoforge.validators import memeye_gates
 from mnemoforge.validators.gates import Gate
+
+if TYPE_CHECKING:
+    from mnemoforge.exporters.report_part import ReportPart
 
 CARD = """Each scenario is a multi-session chat in which the user shares pictures of a few recurring
 scenes (rooms, game tables, health dashboards, street corners, shop shelves) and later asks
@@ -145,8 +148,40 @@ def declared_report(data: ReleaseInput, sc: Any) -> list[dict[str, Any]]:
     return out
 
 
-class MemEyeFamily:
+class MemEyeFamily(Family):
     name = "memeye"
+    program_modules = ("mnemoforge.generators.memeye.programs",)
+    shortfall_hint = "more scenes, sessions or changing keys give more"
+    description = "visual chats: images shared in conversations whose details are asked about later"
+    example_theme = "visual_diary.yaml"
+    warns_own_shortfall = True  # its questions stage logs one warning per short cell
+    uses_workers = False  # the pictures are drawn in this process
+
+    eval_keys = ("x", "y", "cell")
+    eval_titles = {"x": "By X (visual granularity)", "y": "By Y (memory operation)"}
+    agent_tables = {  # ``annotations/layouts`` is an evaluator key only
+        "captions": None,
+        "sessions": ("session", "scenario", "task", "date", "rounds", "images"),
+        "rounds": (
+            "round", "session", "scenario", "order", "timestamp", "user", "assistant", "images", "image_kind",
+        ),  # fmt: skip
+        # no ``scene``: which pictures show one scene is what a memory must work out (issue 31)
+        "images": ("path", "kind", "observation", "session", "width", "height", "sha256"),
+    }
+
+    def requested(self, theme: Theme) -> dict[str, int]:
+        return dict(theme.memeye.cell_targets()) if theme.memeye is not None else {}
+
+    def preflight_media(self, theme: Theme, world: World) -> tuple[int, int, str]:
+        """The chat images the sessions show, and at most each cell's over-generated target."""
+        images = sum(1 for o in sessions.plan_sessions(theme, world) if o.media)
+        n = sum(common.overgenerate(k) for k in world_mod.spec_of(theme).cell_targets().values())
+        return images, n, f"{images} chat images"
+
+    def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
+        x, y = labels.get("x", "?"), labels.get("y", "?")
+        return {"x": x, "y": y, "cell": f"{x}·{y}"}
+
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, vocab, labels, typed_labels, visual_catalog, declared),
         "episodes": (sessions, chat, captions),
@@ -349,6 +384,16 @@ class MemEyeFamily:
             else "\n\nEvery cell met its planned target."
         )
         return CARD + "\n\nKept questions per cell:\n" + "\n".join(rows) + note
+
+    def report_part(self) -> ReportPart:
+        from mnemoforge.generators.memeye.report import ScenariosReport
+
+        return ScenariosReport()
+
+    def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
+        from mnemoforge.generators.memeye.retext import realiser
+
+        return realiser(world)
 
 
 FAMILY = MemEyeFamily()

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from mnemoforge.backends.image.visual_scene import SceneState, render_scene, save_png
-from mnemoforge.generators.families import OnProgress
+from mnemoforge.family import OnProgress
 from mnemoforge.generators.memeye.sessions import scene_of
 from mnemoforge.generators.memeye.vocab import BACKDROPS, BOARD_SEP, ORDER_SEP, POSITIONS, colour_hex
 from mnemoforge.generators.timelines import TimelineIndex

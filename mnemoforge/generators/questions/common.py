@@ -140,6 +140,16 @@ def make_question(
     )
 
 
+def candidate_of(template: Template, q: Question) -> Candidate:
+    """The candidate a released question was made from (for re-realising its text; no evidence)."""
+    return Candidate(template, dict(q.program.args), q.answer, set(q.facts_read), [])
+
+
+def capitalised(text: str) -> str:
+    """A question text as ``make_question`` writes it: the first letter upper-case."""
+    return text[0].upper() + text[1:] if text else text
+
+
 def question_id(family: str, tpl: Template, prog: Program) -> str:
     return f"{family}_{tpl.category}_{short(content_hash(tpl.id, prog))}"
 

@@ -72,6 +72,9 @@ class FactView:
 
 Program = Callable[[FactView, dict[str, Any]], str]
 PROGRAMS: dict[str, Program] = {}
+# called before an unknown program is looked up (the family lookup registers one that imports
+# every family's program modules: this module imports no family)
+LOADERS: list[Callable[[], None]] = []
 
 
 def program(fn: Program) -> Program:
@@ -82,9 +85,8 @@ def program(fn: Program) -> Program:
 
 def run_program(name: str, view: FactView, args: dict[str, Any]) -> str:
     if name not in PROGRAMS:
-        from mnemoforge.generators.families import import_program_modules
-
-        import_program_modules()  # other families register their programs on import
+        for load in LOADERS:  # other families register their programs on import
+            load()
     if name not in PROGRAMS:
         raise KeyError(f"unknown program {name!r}; known: {sorted(PROGRAMS)}")
     return PROGRAMS[name](view, args)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
+from mnemoforge.family import Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
-from mnemoforge.generators.families import OnProgress, ReleaseInput
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.smm import (
     concentrated,
@@ -35,6 +35,9 @@ from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 from mnemoforge.validators import smm_gates
 from mnemoforge.validators.gates import Gate
+
+if TYPE_CHECKING:
+    from mnemoforge.exporters.report_part import ReportPart
 
 BLOCKS, SOURCES = "episodes/smm_blocks.jsonl", "episodes/smm_sources.jsonl"
 TURNS = "episodes/smm_turns.jsonl"
@@ -141,8 +144,36 @@ def route_report(data: ReleaseInput) -> list[dict[str, Any]]:
     return out
 
 
-class SmmFamily:
+class SmmFamily(Family):
     name = "smm"
+    program_modules = ("mnemoforge.generators.smm.programs",)
+    shortfall_hint = "more entities, attributes, preferences, tools or sources give more"
+    description = "source-distributed memory: chats, documents and records from several sources"
+    example_theme = "office_launch.yaml"
+    warns_own_shortfall = True  # its questions stage logs one warning per short task
+
+    eval_keys = ("task",)
+    eval_titles = {"task": "By task"}
+    agent_tables = {  # ``blocks`` is an evaluator key only
+        "captions": ("observation", "source", "kind", "caption"),
+        "sources": ("id", "kind", "title", "purpose", "members", "authority", "rounds"),
+        "concentrated/observations": None,
+        "concentrated/questions": None,
+    }
+
+    def requested(self, theme: Theme) -> dict[str, int]:
+        return dict(theme.smm.tasks.counts()) if theme.smm is not None else {}
+
+    def preflight_media(self, theme: Theme, world: World) -> tuple[int, int, str]:
+        """The attachments the stream carries, and exactly the candidates the questions stage plans."""
+        from mnemoforge.generators.smm.questions import plan_questions
+
+        images = len(stream.build_stream(theme, world).attachments)
+        return images, len(plan_questions(theme, world)), f"{images} attachments (documents, tables, charts)"
+
+    def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
+        return {"task": labels.get("task", category)}
+
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, declared),
         "episodes": (stream, injection, scaffold, conversation, filler, paraphrase, questions, programs),
@@ -304,6 +335,16 @@ class SmmFamily:
             observed=sm["conflict_gaps"]["min"],
             hub=sm["concentrated"]["hub"],
         )
+
+    def report_part(self) -> ReportPart:
+        from mnemoforge.generators.smm.report import SourcesReport
+
+        return SourcesReport()
+
+    def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
+        from mnemoforge.generators.smm.retext import realiser
+
+        return realiser(world, theme_bytes)
 
 
 FAMILY = SmmFamily()

@@ -1,0 +1,210 @@
+"""The family contract: what a benchmark family implements and what shared code may ask of it.
+
+A family turns a theme into World → episodes → media → questions. The pipeline
+(``mnemoforge.pipeline``) owns run folders, caching, gates and freezing; a family owns what is
+specific to its benchmark. Every family writes the same run-folder files the shared stages read
+(``world/world.json``, ``episodes/observations.jsonl``, ``episodes/captions.jsonl``,
+``media/index.jsonl``, ``questions/candidates.jsonl``), plus any files of its own under
+``episodes/``, and contributes its own release tables, statistics and gates.
+
+Families subclass ``Family`` and register an instance in the ``mnemoforge.families`` entry-point
+group (``mnemoforge.registry``); ``mnemoforge.generators.families.get_family`` looks them up.
+This module imports no family and no registry (families import it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mnemoforge.exporters.report_part import ReportPart
+    from mnemoforge.schemas.observations import Observation
+    from mnemoforge.schemas.questions import Question
+    from mnemoforge.schemas.theme import Theme
+    from mnemoforge.schemas.world import World
+    from mnemoforge.store.layout import RunLayout
+    from mnemoforge.validators.gates import Gate
+
+OnProgress = Callable[[int, int], None]
+
+# optional theme settings a family may honour (``Family.theme_options``); ``theme check`` rejects
+# one the theme's family would ignore, naming the field
+THEME_OPTIONS = frozenset(
+    {
+        "text.plan",  # a model proposes the World's event outlines
+        "text.plan_shots",  # a model proposes the shots of each clip
+        *(f"render.{f}" for f in (
+            "image", "image_model", "image_steps", "image_api", "video", "video_api", "speech", "speech_api",
+        )),  # fmt: skip
+    }
+)
+
+
+@dataclass(frozen=True)
+class ReleaseInput:
+    """What a family sees when writing its release tables and statistics."""
+
+    theme: Theme
+    world: World
+    run_root: Path
+    observations: list[Observation]
+    kept: list[Question]
+    media: list[dict]
+
+
+class Family:
+    """One benchmark family: subclass it, implement the four generation stages, and override the
+    optional parts whose defaults do not fit. Methods are plain functions of their inputs (no
+    global state). Register an instance in the ``mnemoforge.families`` entry-point group
+    (``mnemoforge.registry``); shared code asks the family object, never its name."""
+
+    name: str = ""
+    # source modules per stage ("plan", "episodes", "render", "questions"): part of the cache keys
+    stage_modules: Mapping[str, tuple[ModuleType, ...]] = {}
+    # modules that register this family's question programs (imported before an unknown program
+    # is looked up)
+    program_modules: tuple[str, ...] = ()
+    # the category_quota gate keeps the family's category split after the gates
+    keep_split: bool = False
+    # the optional theme settings (``THEME_OPTIONS``) this family reads; a theme that sets another
+    # one fails ``theme check`` (the build would silently ignore it)
+    theme_options: frozenset[str] = frozenset()
+    # whether ``render`` spreads its work over ``workers`` processes (else ``--workers`` is an error)
+    uses_workers: bool = True
+    # one line on what its benchmarks hold (``theme draft`` tells the model)
+    description: str = ""
+    # a shipped, commented theme (a file name under ``assets/themes/``, or a path) that
+    # ``theme new --family NAME`` renames; None: no starter (the default family has the album one)
+    example_theme: str | None = None
+
+    # -- the four generation stages (required) --
+
+    def plan(self, theme: Theme, seed: int) -> World:
+        """The seeded ground truth."""
+        raise NotImplementedError(f"family {self.name!r} has no plan stage")
+
+    def episodes(self, theme: Theme, world: World, run: RunLayout) -> list[Path]:
+        """Write ``run.observations``, ``run.captions`` and family files under ``episodes/``
+        atomically; return the paths written."""
+        raise NotImplementedError(f"family {self.name!r} has no episodes stage")
+
+    def render(
+        self, theme: Theme, world: World, run: RunLayout, workers: int, on_progress: OnProgress | None
+    ) -> list[Path]:
+        """Render media under ``run.media`` and write ``run.media_index`` (rows: path, kind,
+        bytes, sha256, …); return the paths written."""
+        raise NotImplementedError(f"family {self.name!r} has no render stage")
+
+    def questions(self, theme: Theme, world: World, run: RunLayout) -> list[Question]:
+        """Candidate questions (answers computed by registered programs)."""
+        raise NotImplementedError(f"family {self.name!r} has no questions stage")
+
+    # -- render in shards (optional): a task runner spreads the shards over its workers --
+
+    # what a shard's items are called in progress lines ("3/10 clips"); None: the family renders
+    # in one task (``render``), and the orchestrator's task runner has nothing to spread
+    shard_unit: str | None = None
+
+    def render_shards(self, run: RunLayout, workers: int) -> list[list[str]]:
+        """The ids of the items to render, split into shards (the split never changes the media)."""
+        raise NotImplementedError(f"family {self.name!r} does not render in shards")
+
+    def render_shard(self, theme: Theme, world: World, run: RunLayout, ids: list[str]) -> list[dict]:
+        """Render these items in this process (idempotent: finished files are skipped); media rows."""
+        raise NotImplementedError(f"family {self.name!r} does not render in shards")
+
+    def finish_render(
+        self, theme: Theme, world: World, run: RunLayout, rows: list[dict], workers: int
+    ) -> list[Path]:
+        """After every shard: write ``run.media_index`` from the shards' rows; the paths written."""
+        raise NotImplementedError(f"family {self.name!r} does not render in shards")
+
+    # -- optional parts (defaults: nothing of the family's own) --
+
+    def check_theme(self, theme: Theme) -> list[str]:
+        """Every check the build would make of this theme, without building: problems as
+        ``"field.path: what is wrong (what to write instead)"``; empty when the theme builds.
+        ``theme check`` and ``build`` both call it before any work starts."""
+        return []
+
+    def theme_warnings(self, theme: Theme) -> list[str]:
+        """Lines ``theme check`` prints as warnings (the theme builds, but less than it asks)."""
+        return []
+
+    # the reason a short category gives ("the World supports only 3 … candidates (<hint>)")
+    shortfall_hint: str = "a larger World gives more"
+    # whether the family's questions stage already logs one warning per short category (then the
+    # build's shortfall lines leave its categories out, so each is said once; and the gates add none)
+    warns_own_shortfall: bool = False
+
+    def requested(self, theme: Theme) -> dict[str, int]:
+        """Candidates the theme asks for, per category (default: the theme's ``questions`` mix)."""
+        return dict(theme.questions.counts())
+
+    def quotas(self, theme: Theme) -> dict[str, int] | None:
+        """Items kept per category after the gates (over-generated families); None: no targets."""
+        return None
+
+    def gates(self) -> list[Gate]:
+        """Exact family gates run after the shared ones (taxonomy audits and the like)."""
+        return []
+
+    def release_tables(self, data: ReleaseInput, root: Path) -> dict[str, str]:
+        """Write family tables under ``root/data/<family>/``; return {config name: relative path}."""
+        return {}
+
+    def statistics(self, data: ReleaseInput) -> dict[str, Any]:
+        """Family keys merged into ``dataset_statistics.json`` (a ``questions`` dict merges into
+        the shared ``questions`` block)."""
+        return {}
+
+    def counts(self, stats: dict[str, Any]) -> dict[str, int]:
+        """Family counts for the release manifest (e.g. clips, sources, sessions)."""
+        return {}
+
+    def contents_line(self, stats: dict[str, Any]) -> str:
+        """One line for the changelog and card: what the release holds besides questions."""
+        return ""
+
+    def card_section(self, stats: dict[str, Any]) -> str:
+        """Markdown for the dataset card: how the family's items are built and what they hold."""
+        return ""
+
+    # the ``data/<family>/`` tables a memory system may read besides questions and observations,
+    # with the columns it may read (None: every column but ``exporters.views.AGENT_FORBIDDEN``);
+    # tables not listed are evaluator keys only (``exporters.views.agent_tables``)
+    agent_tables: Mapping[str, tuple[str, ...] | None] = {}
+
+    def preflight_media(self, theme: Theme, world: World) -> tuple[int, int, str]:
+        """For ``build --preflight`` (families without clips): the images the renderer will
+        draw, the candidates the questions stage will make, and what the images are."""
+        return 0, sum(self.requested(theme).values()), "no media"
+
+    def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
+        """The texts the generator could have written for a released question (``verify``
+        compares them with the release's); None: the family's texts are not checked."""
+        return None
+
+    # -- evaluation (``mnemoforge evaluate``, harness tasks) --
+
+    # the table keys a scored item is reported under, in table order; harness tasks group their
+    # metrics by the last one
+    eval_keys: tuple[str, ...] = ("category",)
+    # the tables ``summary.md`` shows, key -> title (the seed benchmark's own tables)
+    eval_titles: Mapping[str, str] = {"category": "By category"}
+
+    def eval_group(self, category: str, labels: Mapping[str, str]) -> dict[str, str]:
+        """An item's value of each ``eval_keys`` key (from its category and labels)."""
+        return {"category": category}
+
+    def report_part(self) -> ReportPart | None:
+        """What ``mnemoforge report`` shows of this family (``exporters/report_part.py``: the
+        generic part shows episodes derived from observations; override it in the family's
+        package). None: the family's episodes are clips of shots (the report's album pages)."""
+        from mnemoforge.exporters.report_part import ReportPart
+
+        return ReportPart()
