@@ -112,3 +112,79 @@ def test_an_aircraft_carries_the_colour_on_its_fuselage(tmp_path: Path) -> None:
     save_png(img, str(tmp_path / "a.png"))
     assert drawn_problem("colour", "teal", layout, tmp_path / "a.png") == ""
     assert drawn_problem("colour", "ochre", layout, tmp_path / "a.png") == "wrong:colour"
+
+
+def _chart(value: str, rng: tuple[int, int] = (1, 5), width: int = 384) -> tuple[dict, object]:
+    scene = SceneState(
+        kind="room", gist="", left="", right="", mark=-1, colour="", count=0, label=value, seed=5,
+        width=width, height=width * 3 // 4, label_drawable="chart", label_range=rng,
+    )  # fmt: skip
+    img, layout = render_scene(scene)
+    return layout, img
+
+
+@pytest.mark.parametrize("rng", [(1, 5), (0, 11), (10, 15)])
+def test_a_chart_draws_its_last_bar_at_the_declared_value(tmp_path: Path, rng: tuple[int, int]) -> None:
+    """A declared chart (``draws.label.drawable: chart``): every value of the range is drawn as the
+    last bar's level and read back from the bar's height; any other value is ``wrong:label``; the
+    bar is drawn in the chart ink, and the value is written above the chart at a legible size."""
+    from mnemoforge.backends.image.visual_library import CHART_INK
+
+    lo, hi = rng
+    for value in range(lo, hi + 1):
+        layout, img = _chart(str(value), rng)
+        path = tmp_path / f"c{value}.png"
+        img.save(path)  # type: ignore[attr-defined]
+        assert drawn_problem("label", str(value), layout, path) == "", (value, layout["chart"])
+        other = lo if value != lo else hi
+        assert drawn_problem("label", str(other), layout, path) == "wrong:label"
+        x0, y0, x1, y1 = layout["chart"]["bar"]
+        assert img.getpixel(((x0 + x1) // 2, y1 - 1)) == CHART_INK  # type: ignore[attr-defined]
+        assert layout["label"][3] - layout["label"][1] >= 12
+    # the earlier bars are the same in every picture of the scene: only the last one moves
+    (a, ia), (_, ib) = _chart(str(lo), rng), _chart(str(hi), rng)
+    import numpy as np
+
+    diff = np.argwhere(np.abs(np.asarray(ia, dtype=int) - np.asarray(ib, dtype=int)).sum(axis=2) > 0)
+    in_axis = diff[diff[:, 0] >= a["chart"]["axis"][1]]  # below the written value
+    assert len(in_axis) and in_axis[:, 1].min() >= a["chart"]["bar"][0], "an earlier bar moved"
+
+
+def test_a_chart_needs_a_numeric_type_and_a_short_range() -> None:
+    from pydantic import ValidationError
+
+    from mnemoforge.schemas.memeye import LabelDraw
+
+    assert LabelDraw(drawable="chart", type="level", noun="the risk bar").bounds() == (1, 5)
+    assert LabelDraw(drawable="chart", type="count", range=(0, 11), noun="the sled count").bounds() == (0, 11)
+    with pytest.raises(ValidationError, match="give type level or count"):
+        LabelDraw(drawable="chart", noun="the risk bar")
+    with pytest.raises(ValidationError, match=r"range \[0, 99\] has 100 values"):
+        LabelDraw(drawable="chart", type="count", noun="the sled count")
+
+
+@pytest.mark.parametrize("container", ["bin", "crate", "basket"])
+def test_counted_items_stand_in_a_declared_container(tmp_path: Path, container: str) -> None:
+    """``draws.count.container``: the items stand inside an open bin, crate or basket; each is
+    counted (``memeye_drawn``) and lies inside the container's box; the container is drawn."""
+    from mnemoforge.schemas.memeye import CountDraw
+
+    assert CountDraw(drawable="bottle", noun="vials in the bin", container=container).container == container
+    scene = SceneState(
+        kind="shelf", gist="", left="", right="", mark=-1, colour="", count=6, label="", seed=2,
+        width=384, height=288, count_drawable="bottle", count_colour="#3070b0", count_container=container,
+    )  # fmt: skip
+    img, layout = render_scene(scene)
+    save_png(img, str(tmp_path / "b.png"))
+    assert drawn_problem("count", "6", layout, tmp_path / "b.png") == ""
+    assert drawn_problem("count", "5", layout, tmp_path / "b.png") == "wrong:count"
+    assert layout["container"]["kind"] == container
+    cx0, cy0, cx1, cy1 = layout["container"]["box"]
+    for x0, y0, x1, y1 in layout["countables"]:
+        assert cx0 <= x0 and x1 <= cx1 and cy0 <= y0 and y1 <= cy1
+    bare = render_scene(SceneState(**{**scene.__dict__, "count_container": ""}))[0]
+    import numpy as np
+
+    box = np.asarray(img, dtype=int)[cy0:cy1, cx0:cx1]
+    was = np.asarray(bare, dtype=int)[cy0:cy1, cx0:cx1]
+    assert (np.abs(box - was).sum(axis=2) > 40).mean() > 0.3  # the container is seen

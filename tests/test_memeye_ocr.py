@@ -26,6 +26,11 @@ def _written() -> list[tuple[str, SceneState, str]]:
         ("label", SceneState(kind="room", **{**BASE, "label": "27"}, label_drawable="board"), "27"),
         ("label", SceneState(kind="shelf", **{**BASE, "label": "42"}, label_drawable="tag"), "42"),
         (
+            "label",
+            SceneState(kind="room", **{**BASE, "label": "4"}, label_drawable="chart", label_range=(1, 5)),
+            "4",
+        ),
+        (
             "gist",
             SceneState(kind="street", **BASE, board=("lynx trail", "rut season")),
             "lynx trail rut season",

@@ -146,6 +146,9 @@ class CountDraw(_Strict):
         description="plural, as questions say it: 'gauze boxes on the shelf'",
     )
     colour: str = Field(default="#b04a30", pattern=r"^#[0-9a-fA-F]{6}$", description="their colour")
+    container: Literal["bin", "crate", "basket"] | None = Field(
+        default=None, description="the items stand in an open bin, crate or basket; default: in a row"
+    )
     per_scene: bool = Field(
         default=False,
         description="each scene has its own (one per place); default: one object seen in every scene "
@@ -165,6 +168,7 @@ def _short_names(names: list[str], what: str) -> None:
 LabelType = Literal["level", "count", "time", "code"]
 # a declared value type -> its default range (level, count: integers; time: hours of the day)
 LABEL_RANGES: dict[str, tuple[int, int]] = {"level": (1, 5), "count": (0, 99), "time": (6, 22)}
+CHART_STEPS = 12  # the most values a chart's bar tells apart (its axis is a few dozen px high)
 
 
 class LabelDraw(_Strict):
@@ -173,8 +177,11 @@ class LabelDraw(_Strict):
     ``time`` of day ("14:30", hours in ``range``); ``code`` (default): the kind's label format
     (only with a scene pack: ``memeye.scene_packs``)."""
 
-    drawable: Literal["sign", "board", "screen", "tag"] = Field(
-        default="sign", description="what the value is written on (top right; a tag: bottom right)"
+    drawable: Literal["sign", "board", "screen", "tag", "chart"] = Field(
+        default="sign",
+        description="what the value is written on (top right; a tag: bottom right); chart: a bar "
+        "chart whose last bar stands at the value (a level or count of at most 12 values), the value "
+        "written above it",
     )
     type: LabelType = Field(default="code", description="the value's type: level, count, time or code")
     range: tuple[int, int] | None = Field(
@@ -202,6 +209,19 @@ class LabelDraw(_Strict):
             top = 23 if self.type == "time" else 9999
             if not 0 <= lo < hi <= top or (self.type != "time" and hi - lo < 3):
                 raise ValueError(f"range: [low, high] with 0 <= low < high <= {top} and at least four values")
+        return self
+
+    @model_validator(mode="after")
+    def _chart(self) -> LabelDraw:
+        if self.drawable == "chart":
+            if self.type not in ("level", "count"):
+                raise ValueError("drawable chart: a bar's level is a number; give type level or count")
+            lo, hi = self.bounds()
+            if hi - lo + 1 > CHART_STEPS:
+                raise ValueError(
+                    f"drawable chart: range [{lo}, {hi}] has {hi - lo + 1} values; a bar shows at most "
+                    f"{CHART_STEPS} levels apart (declare a range)"
+                )
         return self
 
     def bounds(self) -> tuple[int, int]:

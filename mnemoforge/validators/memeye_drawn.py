@@ -12,7 +12,8 @@ picture's pixels:
 * ``order``: the table-top's objects stand left to right in the World's order;
 * ``presence``: the drawn person holds the World's object;
 * ``label``: the written value's box is at least ``MIN_TEXT`` px high (the OCR gate,
-  ``memeye_ocr``, reads it back);
+  ``memeye_ocr``, reads it back); on a chart, the last bar's height reads the World's value;
+* ``count``: items in a declared container (bin, crate, basket) are counted the same way;
 * ``gist``, ``left``, ``right``: their region is drawn.
 
 Reasons: ``undrawn:<key>`` (the picture's layout has no drawing of it), ``wrong:<key>`` (drawn
@@ -52,6 +53,12 @@ def _pixel_at(path: Path, mtime: float, point: tuple[int, int]) -> tuple[int, in
         return img.convert("RGB").getpixel(point)  # type: ignore[return-value]
 
 
+def _chart_level(chart: dict) -> int:
+    """The value a drawn chart's last bar reads on its axis (as ``visual_library.chart_level``)."""
+    bar, axis, (lo, hi) = chart["bar"], chart["axis"], chart["range"]
+    return lo - 1 + round((bar[3] - bar[1]) * (hi - lo + 1) / max(1, axis[3] - axis[1]))
+
+
 def drawn_problem(key: str, value: str, layout: dict, picture: Path) -> str:
     """'' when ``layout`` (and ``picture``) draws ``key`` with ``value`` at a legible size, else a
     coded reason."""
@@ -88,7 +95,10 @@ def drawn_problem(key: str, value: str, layout: dict, picture: Path) -> str:
         box = layout.get("label")
         if not box:
             return "undrawn:label"
-        return "small:label" if box[3] - box[1] < MIN_TEXT else ""
+        if box[3] - box[1] < MIN_TEXT:
+            return "small:label"
+        chart = layout.get("chart")
+        return "wrong:label" if chart and _chart_level(chart) != int(value) else ""
     if key in ("gist", "left", "right"):
         return "" if layout.get(key) else f"undrawn:{key}"
     return ""

@@ -53,6 +53,10 @@ def _clip(b: tuple[float, float, float, float], W: int, H: int) -> Box | None:
     return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
 
 
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 def _tag_h(label: str | None, s: float) -> float:
     """Height of the label tag ``draw_prop`` puts under a prop of size ``s`` (0 without a label)."""
     return 0.0 if not label else max(9, round(s * 0.3)) * 1.5 + 4
@@ -153,6 +157,9 @@ class ProceduralImageBackend:
         prop_boxes: list[Box | None] = [None] * len(req.props)
         hands: dict[int, tuple[tuple[int, int], float]] = {}
         holders = {p.holder_index for p in req.props if p.holder_index is not None}
+        # animals first, behind the people, and kept clear of every face (issue 30)
+        faces_ahead = self._face_boxes(req, slots, holders) if req.animals else []
+        animal_boxes = self._animals(d, req, slots, faces_ahead) if req.animals else ()
         for slot in slots:
             pp = req.people[slot.index]
             a = pp.appearance
@@ -169,7 +176,6 @@ class ProceduralImageBackend:
             people[slot.index], faces[slot.index] = _clip(g.box, W, H), _clip(g.face, W, H)
             torsos[slot.index] = _clip(g.torso, W, H)
             hands[slot.index] = (g.hand, slot.u)
-        animal_boxes = self._animals(d, req, slots)
         self._free_props(d, req, slots, prop_boxes, rng, safe)
         for k, prop in enumerate(req.props):  # held props last so no one covers them
             if prop.holder_index in hands:
@@ -226,12 +232,28 @@ class ProceduralImageBackend:
             out.append(_Slot(i, cx, top, u))
         return out
 
+    def _face_boxes(self, req: SceneRequest, slots: list[_Slot], holders: set[int]) -> list[Box]:
+        """Where each person's face will land: a dry run of the figures on a 1x1 scratch image
+        (the geometry depends on the appearance and the slot only)."""
+        scratch = Image.new("RGB", (1, 1))
+        out = []
+        for slot in slots:
+            pp = req.people[slot.index]
+            a = pp.appearance
+            g = draw_person(scratch, a, a.outfit(pp.outfit_id), slot.cx, slot.top, slot.u,
+                            holding=slot.index in holders, label=pp.label)  # fmt: skip
+            out.append(g.face)
+        return out
+
     def _animals(
-        self, d: ImageDraw.ImageDraw, req: SceneRequest, slots: list[_Slot]
+        self, d: ImageDraw.ImageDraw, req: SceneRequest, slots: list[_Slot], faces: list[Box]
     ) -> tuple[Box | None, ...]:
-        """Each animal beside its person (in front, at the bottom of medium and close shots)."""
+        """Each animal beside its person, drawn before (behind) the people and standing on the
+        ground (the bottom of medium and close shots); an animal that would reach a face is drawn
+        smaller until its box clears every face box, so no face is ever hidden."""
         W, H = req.width, req.height
         at = {s.index: s for s in slots}
+        scratch = ImageDraw.Draw(Image.new("RGB", (1, 1)))
         out: list[Box | None] = []
         for k, a in enumerate(req.animals):
             slot = at.get(a.beside) if a.beside is not None else None
@@ -241,7 +263,15 @@ class ProceduralImageBackend:
             cx = (slot.cx if slot else W / 2) + side * (1.5 if wide else 0.9) * u
             cx = max(0.12 * W, min(cx, 0.88 * W))
             base = 0.95 * H if wide else H - 2
-            out.append(_clip(draw_animal(d, a, cx, base, u if wide else 0.55 * u), W, H))
+            au = u if wide else 0.55 * u
+            for _ in range(12):  # shrink until clear of the faces (a dry run on a scratch image)
+                box = draw_animal(scratch, a, cx, base, au)
+                hit = [f for f in faces if _overlap(box, f)]
+                if not hit:
+                    break
+                room = base - max(f[3] for f in hit) - 2  # the height left under the lowest face hit
+                au *= max(0.3, min(0.9, room / max(1.0, base - box[1])))
+            out.append(_clip(draw_animal(d, a, cx, base, au), W, H))
         return tuple(out)
 
     def _sign(

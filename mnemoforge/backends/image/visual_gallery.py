@@ -1,7 +1,8 @@
 """One small picture per drawable part a memeye theme may declare (``scenarios.*.draws``), for the
 documentation (``docs/img/memeye/``): the animals, the coloured objects, the written values on a
-sign, board, screen and tag, a board's lines, counted items, a table-top with name cards and a cast
-person holding an object. ``python -m mnemoforge.backends.image.visual_gallery DIR`` writes them.
+sign, board, screen and tag, a chart's bar, a board's lines, counted items (in a row, a bin, a
+crate, a basket), a table-top with name cards and a cast person holding an object.
+``python -m mnemoforge.backends.image.visual_gallery DIR`` writes them.
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ def parts() -> dict[str, Part]:
             d, b, ["lamp", "compass", "thermos", "rope"], ["thermos", "lamp", "rope", "compass"]
         ),
     }
+    out["chart"] = lambda d, b: library.draw_chart(d, b, "4", 1, 5, (0.4, 0.8, 0.6))
+    for kind in library.CONTAINERS:
+        out[f"count_{kind}"] = lambda d, b, kind=kind: [
+            library.draw_container(d, kind, (b[0] - 6, b[1] + 22, b[2] + 6, b[3] - 18)),
+            *(
+                library.draw_countable(
+                    d, "bottle", (b[0] + k * 24, b[1] + 40, b[0] + k * 24 + 20, b[3] - 28), (200, 90, 50)
+                )
+                for k in range(5)
+            ),
+        ]
     for c in ("box", "bottle", "tin", "book"):
         out[f"count_{c}"] = lambda d, b, c=c: [
             library.draw_countable(
@@ -69,6 +81,8 @@ def draw_part(name: str) -> Image.Image:
     img = Image.new("RGB", (W, H), WHITE)
     d = ImageDraw.Draw(img)
     box = (10, 6, W - 10, H - 6) if name in ("table", "board") else (30, 8, W - 30, H - 8)
+    if name == "chart":
+        box = (40, 6, W - 40, H - 6)
     if name == "person":
         box = (40, 4, W - 10, H - 2)
     parts()[name](d, box)

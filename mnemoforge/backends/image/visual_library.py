@@ -135,3 +135,69 @@ def draw_countable(d: Draw, drawable: str, b: Box, c: RGB) -> None:
         s = frac(b, 0.15, 0.0, 0.85, 1.0)
         d.polygon([(s[0], s[3]), (s[2], s[3]), ((s[0] + s[2]) // 2, s[1])], fill=c)
         d.rectangle((s[0] + 3, (s[1] + s[3]) // 2, s[2] - 3, (s[1] + s[3]) // 2 + 3), fill=WHITE)
+
+
+CHART_INK: RGB = (200, 70, 40)  # the bar whose level is the declared value
+CHART_BARS: RGB = (160, 168, 180)  # the other (earlier) bars
+
+
+def chart_level(bar: Box, axis: Box, lo: int, hi: int) -> int:
+    """The value a bar of ``bar``'s height reads on an axis of ``axis``'s height (``lo``..``hi``)."""
+    steps = hi - lo + 1
+    return lo - 1 + round((bar[3] - bar[1]) * steps / max(1, axis[3] - axis[1]))
+
+
+def draw_chart(d: Draw, b: Box, text: str, lo: int, hi: int, others: tuple[float, ...]) -> tuple[Box, dict]:
+    """A bar chart on a card: grey bars at ``others`` (fractions of the axis) and, last, the
+    declared bar in ``CHART_INK`` whose height is its value on the ``lo``..``hi`` axis, the value
+    written above the chart. Returns the written value's box and the chart's layout (``axis``,
+    ``bar``, ``range``) so the drawn check can read the bar's level back."""
+    d.rectangle(b, fill=(250, 250, 248), outline=FRAME, width=2)
+    head = frac(b, 0.05, 0.03, 0.95, 0.36)
+    axis = frac(b, 0.12, 0.42, 0.94, 0.94)
+    d.line([(axis[0], axis[1]), (axis[0], axis[3]), (axis[2], axis[3])], fill=BLACK, width=2)
+    value = int(text)
+    steps = hi - lo + 1
+    n = len(others) + 1
+    slot = (axis[2] - axis[0] - 4) / n
+    bar: Box = (0, 0, 0, 0)
+    for k in range(n):
+        fx = others[k] if k < len(others) else (value - lo + 1) / steps
+        x0 = round(axis[0] + 4 + k * slot + slot * 0.15)
+        x1 = round(axis[0] + 4 + (k + 1) * slot - slot * 0.15)
+        top = axis[3] - round(fx * (axis[3] - axis[1]))
+        box = (x0, top, x1, axis[3])
+        d.rectangle((x0, top, x1, axis[3] - 1), fill=CHART_INK if k == n - 1 else CHART_BARS)
+        bar = box
+    t = renderable(text)
+    size = max(10, (head[3] - head[1]) * 4 // 5)
+    f = font(size, t)
+    x0, y0, x1, y1 = d.textbbox((0, 0), t, font=f)
+    cx, cy = (head[0] + head[2]) // 2, (head[1] + head[3]) // 2
+    d.text((cx - (x1 - x0) // 2 - x0, cy - (y1 - y0) // 2 - y0), t, fill=CHART_INK, font=f)
+    return head, {"axis": list(axis), "bar": list(bar), "range": [lo, hi]}
+
+
+CONTAINERS = ("bin", "crate", "basket")
+
+
+def draw_container(d: Draw, kind: str, b: Box) -> Box:
+    """An open container (a plastic ``bin``, a wooden ``crate``, a wicker ``basket``) seen from the
+    front, its floor the bottom of ``b``; counted items stand inside it, in front of its back wall
+    and above its low front lip. Returns the inner box the items stand in."""
+    wall = {"bin": (70, 110, 150), "crate": (170, 120, 70), "basket": (190, 150, 90)}.get(
+        kind, (120, 120, 120)
+    )
+    back = mix(wall, WHITE, 0.45)
+    d.rectangle(b, fill=back, outline=BLACK)
+    lip = max(3, (b[3] - b[1]) // 8)
+    d.rectangle((b[0], b[3] - lip, b[2], b[3]), fill=wall, outline=BLACK)  # the front lip
+    side = max(3, (b[2] - b[0]) // 60)
+    d.rectangle((b[0], b[1], b[0] + side, b[3]), fill=wall)
+    d.rectangle((b[2] - side, b[1], b[2], b[3]), fill=wall)
+    if kind == "crate":
+        d.line([(b[0], b[1] + (b[3] - b[1]) // 3), (b[2], b[1] + (b[3] - b[1]) // 3)], fill=wall, width=2)
+    elif kind == "basket":
+        for x in range(b[0] + 8, b[2], 10):
+            d.line([(x, b[1]), (x, b[3] - lip)], fill=mix(wall, back, 0.5))
+    return (b[0] + side + 1, b[1] + 2, b[2] - side - 1, b[3] - lip - 1)

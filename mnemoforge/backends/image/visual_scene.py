@@ -58,6 +58,8 @@ class SceneState:
     count_drawable: str = ""  # declared: the drawable counted
     count_colour: str = ""
     label_drawable: str = ""  # declared: "sign" writes the label on a sign on a post (top right)
+    label_range: tuple[int, ...] = ()  # declared: a chart's axis, (low, high)
+    count_container: str = ""  # declared: the counted items stand in a bin, crate or basket
     table_items: tuple[str, ...] = ()  # declared table-top arrangement (replaces the gist drawing)
     order: tuple[str, ...] = ()  # its objects, left to right
     person_colours: tuple[tuple[str, str], ...] = ()  # declared cast person: (part, '#rrggbb')
@@ -195,6 +197,10 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         inst.append(list(b))
     count_boxes = []
     cw = 0.63 / 10
+    if s.count_container and s.count >= 0:  # the items stand inside it
+        cbox = _box(w, h, 0.02, 0.855, 0.68, 0.995)
+        inner = library.draw_container(d, s.count_container, cbox)
+        layout["container"] = {"kind": s.count_container, "box": list(cbox), "inner": list(inner)}
     for k in range(max(0, s.count)):
         b = _box(w, h, 0.03 + k * cw + 0.005, 0.885, 0.03 + (k + 1) * cw - 0.005, 0.975)
         if s.count_drawable:
@@ -209,6 +215,13 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         pass
     elif s.label_drawable == "sign":
         label = figures.draw_sign(d, _box(w, h, 0.74, 0.11, 0.97, 0.34), s.label)
+    elif s.label_drawable == "chart":  # the last bar's level is the value, written above the chart
+        lo, hi = s.label_range
+        crng = derive_rng(s.seed, "visual_chart")  # the earlier bars: the same in every picture
+        others = tuple(crng.randint(1, hi - lo + 1) / (hi - lo + 1) for _ in range(3))
+        label, layout["chart"] = library.draw_chart(
+            d, _box(w, h, 0.72, 0.06, 0.97, 0.42), s.label, lo, hi, others
+        )
     elif s.label_drawable in ("board", "screen"):
         label = library.draw_written(d, s.label_drawable, _box(w, h, 0.72, 0.10, 0.97, 0.40), s.label)
     else:

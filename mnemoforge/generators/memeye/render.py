@@ -63,6 +63,8 @@ def scene_state(
         count_drawable=draws.get("count", {}).get("drawable", ""),
         count_colour=draws.get("count", {}).get("colour", ""),
         label_drawable=draws.get("label", {}).get("drawable", ""),
+        label_range=_label_range(draws.get("label") or {}),
+        count_container=(draws.get("count") or {}).get("container") or "",
         table_items=tuple(table.get("items", ())),
         order=tuple(v["order"].split(ORDER_SEP)) if table else (),
         person_colours=tuple(sorted((person.get("colours") or {}).items())),
@@ -71,6 +73,15 @@ def scene_state(
         person_name=person.get("name", ""),
         animal=_animal(draws.get("colour") or {}),
     )
+
+
+def _label_range(label: dict) -> tuple[int, ...]:
+    """A declared chart's axis (low, high): its ``range``, else its type's default."""
+    if label.get("drawable") != "chart":
+        return ()
+    from mnemoforge.schemas.memeye import LABEL_RANGES
+
+    return tuple(label.get("range") or LABEL_RANGES[label.get("type", "level")])
 
 
 def _animal(colour: dict) -> tuple[str, ...]:
