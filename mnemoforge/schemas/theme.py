@@ -633,8 +633,6 @@ class Theme(Strict):
                 f"end: the theme spans {(self.end - self.start).days} days; at most {MAX_SPAN_DAYS} "
                 "(ten years: the calendar and planners walk it day by day)"
             )
-        if self.family == "icm" and not self.activities:
-            raise ValueError("activities: at least one activity is required for family icm")
         if self.family in type(self).model_fields and getattr(self, self.family) is None:
             raise ValueError(f"{self.family}: section required (family is {self.family!r})")
         people = _unique("cast", [p.id for p in self.cast])

@@ -26,6 +26,10 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
 from mnemoforge.store.atomic import atomic_path, file_mode
 
+# the album family (clips, shots, speech) every built-in peer format reads: the default family,
+# so this module names no family (a theme without ``family:`` is an album)
+ALBUM = DEFAULT_FAMILY
+
 MARKER = "mnemoforge_export.json"
 M = TypeVar("M", bound=BaseModel)
 
@@ -126,10 +130,12 @@ def load_release(root: Path) -> ReleaseData:
     """Read an album release (``MANIFEST.json``, ``data/world.json``, ``data/icm/*.jsonl``)."""
     root = Path(root)
     manifest = read_manifest(root)
-    fam = manifest.get("family", "icm")
-    if fam != "icm":
-        hint = " (memeye releases export natively with --format memeye)" if fam == "memeye" else ""
-        raise ExportError(f"{root}: this reads album releases (family icm); this is family {fam!r}{hint}")
+    fam = manifest.get("family", ALBUM)
+    if fam != ALBUM:
+        raise ExportError(
+            f"{root}: this reads album releases (family {ALBUM}); this is family {fam!r} "
+            "(`mnemoforge export` names the formats that take its family)"
+        )
     data = root / "data" / fam
     clip_rows = read_jsonl(data / "clips.jsonl")
     clips = sorted((validate_row(Clip, r) for r in clip_rows), key=lambda c: c.index)
