@@ -17,6 +17,7 @@ from typing import Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
+from mnemoforge import registry
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.exporters.views import load_agent_view
 from mnemoforge.registry import DEFAULT_FAMILY
@@ -132,10 +133,11 @@ def load_release(root: Path) -> ReleaseData:
     manifest = read_manifest(root)
     fam = manifest.get("family", ALBUM)
     if fam != ALBUM:
-        raise ExportError(
-            f"{root}: this reads album releases (family {ALBUM}); this is family {fam!r} "
-            "(`mnemoforge export` names the formats that take its family)"
-        )
+        # a format registered under the family's own name exports it natively (names only: no
+        # format module is imported here)
+        native = fam in registry.names(registry.EXPORTERS_GROUP)
+        hint = f" ({fam} releases export natively with --format {fam})" if native else ""
+        raise ExportError(f"{root}: this reads album releases (family {ALBUM}); this is family {fam!r}{hint}")
     data = root / "data" / fam
     clip_rows = read_jsonl(data / "clips.jsonl")
     clips = sorted((validate_row(Clip, r) for r in clip_rows), key=lambda c: c.index)
