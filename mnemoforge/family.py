@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from mnemoforge.exporters.report_part import ReportPart
+    from mnemoforge.schemas.episodes import Clip
     from mnemoforge.schemas.observations import Observation
     from mnemoforge.schemas.questions import Question
     from mnemoforge.schemas.theme import Theme
@@ -42,6 +43,14 @@ THEME_OPTIONS = frozenset(
         )),  # fmt: skip
     }
 )
+
+
+class PreflightAlbum(NamedTuple):
+    """What ``build --preflight`` costs an album of video clips from (``Family.preflight_album``)."""
+
+    world: World
+    clips: list[Clip]
+    line_seconds: Callable[[World, str, str], float]  # (world, speaker id, text) -> seconds spoken
 
 
 @dataclass(frozen=True)
@@ -183,6 +192,18 @@ class Family:
         """For ``build --preflight`` (families without clips): the images the renderer will
         draw, the candidates the questions stage will make, and what the images are."""
         return 0, sum(self.requested(theme).values()), "no media"
+
+    def preflight_album(self, theme: Theme, seed: int) -> PreflightAlbum | None:
+        """For ``build --preflight``, a family whose episodes are video clips with speech: the
+        planned World, its clips and how long a line takes to say (shared code costs the stills,
+        shots, speech and length alternatives from them, without rendering). None (the default):
+        the family is costed from ``preflight_media``."""
+        return None
+
+    def preflight_candidates(self, theme: Theme) -> int:
+        """Candidates the questions stage makes, as ``build --preflight`` prices them with a
+        ``preflight_album`` (default: the theme's question total)."""
+        return theme.questions.total
 
     def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
         """The texts the generator could have written for a released question (``verify``

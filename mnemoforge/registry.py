@@ -16,6 +16,13 @@ The groups (``GROUPS``) and what each entry point names:
   (``mnemoforge.evaluation.methods``; ``mnemoforge evaluate --method NAME``).
 - ``mnemoforge.image_backends``: a factory ``(RenderSpec) -> ImageBackend``
   (``mnemoforge.backends.registry``; a theme's ``render.image: NAME``).
+- ``mnemoforge.video_backends``: a factory ``(RenderSpec) -> clip generator | None``
+  (``mnemoforge.backends.registry``; a theme's ``render.video: NAME``; ``None``: ffmpeg camera
+  moves over the still, no generator).
+- ``mnemoforge.speech_backends``: a factory ``(RenderSpec | None) -> SpeechBackend``
+  (``mnemoforge.backends.registry``; a person's ``voice.engine: NAME``).
+- ``mnemoforge.text_backends``: a ``TextBackend`` class whose constructor takes the settings of a
+  ``text.backend`` / answerer block (``mnemoforge.backends.text.registry``; ``provider: NAME``).
 
 Built-ins are also listed in ``BUILTIN`` so that a source checkout whose installed metadata is
 stale (an editable install made before an entry point was added) still finds them; an installed
@@ -33,7 +40,13 @@ FAMILIES_GROUP = "mnemoforge.families"
 EXPORTERS_GROUP = "mnemoforge.exporters"
 METHODS_GROUP = "mnemoforge.methods"
 IMAGE_BACKENDS_GROUP = "mnemoforge.image_backends"
-GROUPS = (FAMILIES_GROUP, EXPORTERS_GROUP, METHODS_GROUP, IMAGE_BACKENDS_GROUP)
+VIDEO_BACKENDS_GROUP = "mnemoforge.video_backends"
+SPEECH_BACKENDS_GROUP = "mnemoforge.speech_backends"
+TEXT_BACKENDS_GROUP = "mnemoforge.text_backends"
+GROUPS = (
+    FAMILIES_GROUP, EXPORTERS_GROUP, METHODS_GROUP, IMAGE_BACKENDS_GROUP, VIDEO_BACKENDS_GROUP,
+    SPEECH_BACKENDS_GROUP, TEXT_BACKENDS_GROUP,
+)  # fmt: skip
 _METHODS = (
     "question_only", "oracle_evidence", "full_context_text", "caption_memory", "asr_only", "retrieval",
     "full_context_multimodal", "retrieval_multimodal",
@@ -54,6 +67,14 @@ BUILTIN: dict[str, dict[str, str]] = {
     METHODS_GROUP: {m: f"mnemoforge.evaluation.methods:{m}" for m in _METHODS},
     IMAGE_BACKENDS_GROUP: {
         b: f"mnemoforge.backends.registry:{b}_images" for b in ("procedural", "diffusers", "gemini", "openai")
+    },
+    VIDEO_BACKENDS_GROUP: {b: f"mnemoforge.backends.registry:{b}_video" for b in ("ffmpeg", "veo")},
+    SPEECH_BACKENDS_GROUP: {
+        b: f"mnemoforge.backends.registry:{b}_speech" for b in ("espeak", "piper", "coqui")
+    },
+    TEXT_BACKENDS_GROUP: {
+        "openai": "mnemoforge.backends.text.openai_compat:OpenAICompatBackend",
+        "gemini": "mnemoforge.backends.text.gemini:GeminiBackend",
     },
 }
 DEFAULT_FAMILY = "icm"  # a theme without ``family:``

@@ -127,11 +127,11 @@ def answerer_problems(theme: Theme) -> list[tuple[str, str]]:
 
 def _backend_problems(spec: dict[str, Any]) -> list[tuple[str, str]]:
     """(sub-field, message) for a text backend config, resolved as the build will resolve it."""
-    from mnemoforge.backends.text.registry import PROVIDERS, make_text_backend
+    from mnemoforge.backends.text.registry import make_text_backend, providers
 
-    provider = spec.get("provider")
-    if provider not in PROVIDERS:
-        return [("provider", f"unknown text provider {provider!r}; known: {', '.join(PROVIDERS)}")]
+    provider, known = spec.get("provider"), providers()
+    if provider not in known:
+        return [("provider", f"unknown text provider {provider!r}; known: {', '.join(known)}")]
     try:
         make_text_backend(spec)  # builds a client object only: no request is sent
     except (ValueError, TypeError) as e:

@@ -86,3 +86,59 @@ def test_the_schema_and_reference_list_the_builtin_choices() -> None:
     assert Theme.model_json_schema()["properties"]["family"]["enum"] == ["icm", "smm", "memeye"]
     docs = {f.name: f.type for f in field_docs(RenderSpec)}
     assert docs["image"] == "'procedural' | 'diffusers' | 'gemini' | 'openai'"
+    assert docs["video"] == "'ffmpeg' | 'veo'"
+    voice = Theme.model_json_schema()["$defs"]["VoiceSpec"]["properties"]["engine"]
+    assert voice["enum"] == ["espeak", "piper", "coqui"]
+
+
+def _with(monkeypatch: pytest.MonkeyPatch, group: str, name: str, target: str) -> None:
+    """Register ``name`` in ``group`` as an installed package would (undone by the caller)."""
+    monkeypatch.setattr(
+        registry, "BUILTIN", {**registry.BUILTIN, group: {**registry.BUILTIN[group], name: target}}
+    )
+    registry.targets.cache_clear()
+
+
+def test_video_speech_and_text_backends_register_like_image_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemoforge.backends.registry import SpeechBackends, video_backend
+    from mnemoforge.backends.speech import EspeakBackend, get_backend
+    from mnemoforge.backends.text.openai_compat import OpenAICompatBackend
+    from mnemoforge.backends.text.registry import make_text_backend, providers
+    from mnemoforge.schemas.build_settings import RenderSpec
+    from mnemoforge.schemas.theme import VoiceSpec
+
+    with pytest.raises(ValueError, match="unknown video backend 'sora'; registered: ffmpeg, veo"):
+        RenderSpec(video="sora")
+    with pytest.raises(ValueError, match="unknown speech engine 'kokoro'; registered: coqui, espeak, piper"):
+        VoiceSpec(engine="kokoro")
+    with pytest.raises(ValueError, match="unknown text provider 'local'"):
+        make_text_backend({"provider": "local", "model": "m"})
+    assert video_backend(RenderSpec()) is None  # ffmpeg: camera moves, no clip generator
+    assert isinstance(SpeechBackends(RenderSpec())["espeak"], EspeakBackend)
+    try:
+        _with(monkeypatch, registry.VIDEO_BACKENDS_GROUP, "sora", "mnemoforge.backends.registry:ffmpeg_video")
+        _with(
+            monkeypatch,
+            registry.SPEECH_BACKENDS_GROUP,
+            "kokoro",
+            "mnemoforge.backends.registry:espeak_speech",
+        )
+        _with(
+            monkeypatch,
+            registry.TEXT_BACKENDS_GROUP,
+            "local",
+            "mnemoforge.backends.text.openai_compat:OpenAICompatBackend",
+        )
+        spec = RenderSpec(video="sora")  # a registered name is a valid theme setting
+        assert video_backend(spec) is None
+        assert VoiceSpec(engine="kokoro").engine == "kokoro"
+        assert isinstance(get_backend("kokoro"), EspeakBackend)
+        assert isinstance(SpeechBackends(spec)["kokoro"], EspeakBackend)
+        assert "local" in providers()
+        backend = make_text_backend(
+            {"provider": "local", "model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key": "x"}
+        )
+        assert isinstance(backend, OpenAICompatBackend)
+    finally:
+        monkeypatch.undo()
+        registry.targets.cache_clear()

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from mnemoforge import registry
 from mnemoforge.backends.image.protocol import ImageBackend
-from mnemoforge.backends.speech import get_backend
 from mnemoforge.backends.speech.protocol import SpeechBackend
 from mnemoforge.schemas.theme import RenderSpec, VoiceSpec
 
@@ -46,6 +45,37 @@ def openai_images(spec: RenderSpec) -> ImageBackend:
     return OpenAIImageBackend(spec.image_api)
 
 
+# the built-in video backends (``mnemoforge.video_backends``): a clip generator, or ``None`` for the
+# ffmpeg camera moves over each still (the render needs no generator for those)
+def ffmpeg_video(spec: RenderSpec) -> None:
+    return None
+
+
+def veo_video(spec: RenderSpec) -> VeoBackend:
+    from mnemoforge.backends.video.veo import VeoBackend
+
+    return VeoBackend(spec.video_api)
+
+
+# the built-in speech engines (``mnemoforge.speech_backends``), a person's ``voice.engine``
+def espeak_speech(spec: RenderSpec | None) -> SpeechBackend:
+    from mnemoforge.backends.speech.espeak import EspeakBackend
+
+    return EspeakBackend()
+
+
+def piper_speech(spec: RenderSpec | None) -> SpeechBackend:
+    from mnemoforge.backends.speech.piper import PiperBackend
+
+    return PiperBackend()
+
+
+def coqui_speech(spec: RenderSpec | None) -> SpeechBackend:
+    from mnemoforge.backends.speech.coqui import CoquiBackend
+
+    return CoquiBackend()
+
+
 def media_models(spec: RenderSpec) -> dict[str, tuple[str, str]]:
     """``medium -> (backend, model)`` as ``render:`` selects them (the model ids the ledger and the
     price table use; offline backends are their own model)."""
@@ -63,18 +93,16 @@ def media_models(spec: RenderSpec) -> dict[str, tuple[str, str]]:
     speech = ("gemini", (spec.speech_api.model if spec.speech_api else None) or TTS_MODEL)
     return {
         "image": image,
-        "video": video if spec.video == "veo" else ("ffmpeg", "ffmpeg"),
+        "video": video if spec.video == "veo" else (spec.video, spec.video),  # ffmpeg, or a plugin's
         "speech": speech if spec.speech == "gemini" else ("espeak", "espeak"),
     }
 
 
 def video_backend(spec: RenderSpec) -> VeoBackend | None:
-    """The clip generator for ``render.video: veo``; ``None`` for the ffmpeg camera moves."""
-    if spec.video == "veo":
-        from mnemoforge.backends.video.veo import VeoBackend
-
-        return VeoBackend(spec.video_api)
-    return None
+    """The clip generator ``render.video`` names, from the ``mnemoforge.video_backends`` group;
+    ``None`` for the ffmpeg camera moves."""
+    factory = registry.load(registry.VIDEO_BACKENDS_GROUP, spec.video)
+    return factory(spec)  # type: ignore[no-any-return]
 
 
 def person_voices(spec: RenderSpec, people: list[tuple[str, VoiceSpec]]) -> dict[str, VoiceSpec]:
@@ -101,6 +129,6 @@ class SpeechBackends:
                 from mnemoforge.backends.speech.gemini_tts import GeminiTTSBackend
 
                 self._by_engine[engine] = GeminiTTSBackend(self._spec.speech_api if self._spec else None)
-            else:
-                self._by_engine[engine] = get_backend(engine)
+            else:  # a registered engine (``mnemoforge.speech_backends``)
+                self._by_engine[engine] = registry.load(registry.SPEECH_BACKENDS_GROUP, engine)(self._spec)
         return self._by_engine[engine]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.prices import PriceTable, resolve_prices
+from mnemoforge.family import PreflightAlbum
 from mnemoforge.production.drivers import Driver, add_drivers
 from mnemoforge.production.fit_length import length_alternatives
 from mnemoforge.schemas.theme import Theme
@@ -101,15 +102,6 @@ def render_backends(theme: Theme) -> dict[str, tuple[str, str]]:
     return media_models(theme.render)
 
 
-def _icm_plan(theme: Theme, seed: int) -> tuple[Any, list[Any]]:
-    from mnemoforge.generators.icm import album
-    from mnemoforge.generators.icm.world import plan_world
-
-    world = plan_world(theme, seed, theme.album.clips - 1)
-    clips, _ = album.plan_album(theme, world)
-    return world, clips
-
-
 def _video_seconds(theme: Theme, durations: list[float]) -> float:
     """Seconds of generated video the shots ask for (a model clip covers its shot with one of the
     lengths it offers; the ffmpeg camera moves are the shot itself)."""
@@ -122,10 +114,11 @@ def _video_seconds(theme: Theme, durations: list[float]) -> float:
     return float(sum(veo_duration(d, allowed) for d in durations))
 
 
-def _icm_rows(theme: Theme, seed: int, prices: PriceTable, plan: dict[str, Any]) -> tuple[list[Row], dict]:
-    from mnemoforge.generators.icm.dialogue import line_seconds
-
-    world, clips = _icm_plan(theme, seed)
+def _album_rows(
+    theme: Theme, planned: PreflightAlbum, prices: PriceTable, plan: dict[str, Any]
+) -> tuple[list[Row], dict]:
+    """A family with video clips (``Family.preflight_album``): text, stills, video and speech rows."""
+    world, clips, line_seconds = planned
     shots = [s for c in clips for s in c.shots]
     lines = [(s, ln) for s in shots for ln in s.dialogue]
     plan.update(
@@ -259,12 +252,11 @@ def shots_row(theme: Theme, world: Any, clips: list[Any], prices: PriceTable) ->
 
 
 def candidates(theme: Theme) -> int:
-    """Candidates the questions stage asks for (icm over-generates each category, as the family does)."""
-    if theme.family == "icm":
-        from mnemoforge.generators.questions.common import overgenerate
+    """Candidates the questions stage asks for, as the family says (``Family.preflight_candidates``:
+    an over-generating family asks for more than the theme keeps)."""
+    from mnemoforge.generators.families import get_family
 
-        return sum(overgenerate(n) for n in theme.questions.counts().values())
-    return theme.questions.total
+    return get_family(theme.family).preflight_candidates(theme)
 
 
 def _other_rows(theme: Theme, world: Any, plan: dict[str, Any]) -> tuple[list[Row], int]:
@@ -370,11 +362,13 @@ def preflight(theme_path: Path, seed: int | None = None, prices_file: Path | Non
     prices = resolve_prices(theme.prices, prices_file, base=Path(theme_path).parent)
     plan: dict[str, Any] = {}
     album: dict[str, Any] | None = None
-    if theme.family == "icm":
-        rows, album = _icm_rows(theme, seed, prices, plan)
-        n = candidates(theme)
+    family = get_family(theme.family)
+    planned = family.preflight_album(theme, seed)
+    if planned is not None:
+        rows, album = _album_rows(theme, planned, prices, plan)
+        n = family.preflight_candidates(theme)
     else:
-        world = get_family(theme.family).plan(theme, seed)
+        world = family.plan(theme, seed)
         plan.update(people=len(world.people), facts=len(world.facts))
         rows, n = _other_rows(theme, world, plan)
     rows += _question_rows(theme, prices, n)

@@ -13,23 +13,28 @@ from mnemoforge.schemas.render_api import RENDER_API_FIELDS, ImageApiSpec, Speec
 from mnemoforge.schemas.strict import Strict
 
 
-def _registered_image_backend(name: str) -> str:
-    """An image backend some installed package registers (the built-ins, or a plugin's)."""
-    known = registry.names(registry.IMAGE_BACKENDS_GROUP)
-    if name not in known:
-        raise ValueError(f"unknown image backend {name!r}; registered: {', '.join(known)}")
-    return name
+def registered(group: str, what: str) -> Any:
+    """The type of a theme field naming a backend: any name some installed package registers in
+    ``group`` (the built-ins, or a plugin's); the JSON schema lists the built-ins."""
+
+    def check(name: str) -> str:
+        known = registry.names(group)
+        if name not in known:
+            raise ValueError(f"unknown {what} {name!r}; registered: {', '.join(known)}")
+        return name
+
+    return Annotated[
+        str, AfterValidator(check), WithJsonSchema({"enum": list(registry.BUILTIN[group]), "type": "string"})
+    ]
 
 
 class RenderSpec(Strict):
     """Which backends render media. Defaults run offline; the others are opt-in extras."""
 
-    # any registered image backend (``mnemoforge.image_backends``); the JSON schema lists the built-ins
-    image: Annotated[
-        str,
-        AfterValidator(_registered_image_backend),
-        WithJsonSchema({"enum": list(registry.BUILTIN[registry.IMAGE_BACKENDS_GROUP]), "type": "string"}),
-    ] = Field(default="procedural", description="image backend (procedural: offline drawings)")
+    # any registered image / video backend (``mnemoforge.image_backends`` / ``video_backends``)
+    image: registered(registry.IMAGE_BACKENDS_GROUP, "image backend") = Field(  # type: ignore[valid-type]
+        default="procedural", description="image backend (procedural: offline drawings)"
+    )
     image_model: str | None = Field(
         default=None, max_length=MAX_PATH, description="diffusers: local folder (theme-relative) or hub id"
     )
@@ -38,7 +43,7 @@ class RenderSpec(Strict):
         default=False, description="diffusers: may download the model (else local files only)"
     )
     image_api: ImageApiSpec | None = Field(default=None, description="gemini / openai image settings")
-    video: Literal["ffmpeg", "veo"] = Field(
+    video: registered(registry.VIDEO_BACKENDS_GROUP, "video backend") = Field(  # type: ignore[valid-type]
         default="ffmpeg", description="ffmpeg: camera moves over the still; veo: Veo image-to-video per shot"
     )
     video_api: VideoApiSpec | None = Field(default=None, description="veo settings")

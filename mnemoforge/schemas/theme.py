@@ -23,6 +23,7 @@ from mnemoforge.schemas.build_settings import (
     RenderSpec,
     TextSpec,
     drop_defaults,
+    registered,
 )
 from mnemoforge.schemas.calendar import AvailabilitySpec, CalendarSpec
 from mnemoforge.schemas.icm_rules import Day, LineBank, WhoSpec
@@ -144,7 +145,8 @@ class AppearanceSpec(Strict):
 class VoiceSpec(Strict):
     """A fixed voice per person (espeak-ng by default)."""
 
-    engine: Literal["espeak", "piper", "coqui"] = Field(
+    # any registered speech engine (``mnemoforge.speech_backends``); the JSON schema lists the built-ins
+    engine: registered(registry.SPEECH_BACKENDS_GROUP, "speech engine") = Field(  # type: ignore[valid-type]
         default="espeak", description="speech engine (piper: extra tts; coqui: extra coqui, voice cloning)"
     )
     voice: str = Field(
@@ -631,8 +633,6 @@ class Theme(Strict):
                 f"end: the theme spans {(self.end - self.start).days} days; at most {MAX_SPAN_DAYS} "
                 "(ten years: the calendar and planners walk it day by day)"
             )
-        if self.family == "icm" and not self.activities:
-            raise ValueError("activities: at least one activity is required for family icm")
         if self.family in type(self).model_fields and getattr(self, self.family) is None:
             raise ValueError(f"{self.family}: section required (family is {self.family!r})")
         people = _unique("cast", [p.id for p in self.cast])

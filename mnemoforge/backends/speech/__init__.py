@@ -35,13 +35,12 @@ __all__ = [
 
 
 def get_backend(engine: str) -> SpeechBackend:
-    """A backend instance for a ``VoiceSpec.engine`` value (``"espeak"``, ``"piper"`` or ``"coqui"``)."""
-    if engine == "espeak":
-        return EspeakBackend()
-    if engine == "piper":
-        return PiperBackend()
-    if engine == "coqui":
-        from mnemoforge.backends.speech.coqui import CoquiBackend
+    """A backend instance for a ``VoiceSpec.engine`` value: any name registered in the
+    ``mnemoforge.speech_backends`` entry-point group (built-ins ``"espeak"``, ``"piper"``, ``"coqui"``)."""
+    from mnemoforge import registry
 
-        return CoquiBackend()
-    raise ValueError(f"unknown speech engine {engine!r}")
+    try:
+        factory = registry.load(registry.SPEECH_BACKENDS_GROUP, engine)
+    except registry.UnknownPlugin as e:
+        raise ValueError(f"unknown speech engine {engine!r}; {e}") from None
+    return factory(None)  # type: ignore[no-any-return]

@@ -17,6 +17,7 @@ from typing import Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
+from mnemoforge import registry
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.exporters.views import load_agent_view
 from mnemoforge.registry import DEFAULT_FAMILY
@@ -25,6 +26,10 @@ from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
 from mnemoforge.store.atomic import atomic_path, file_mode
+
+# the album family (clips, shots, speech) every built-in peer format reads: the default family,
+# so this module names no family (a theme without ``family:`` is an album)
+ALBUM = DEFAULT_FAMILY
 
 MARKER = "mnemoforge_export.json"
 M = TypeVar("M", bound=BaseModel)
@@ -126,10 +131,13 @@ def load_release(root: Path) -> ReleaseData:
     """Read an album release (``MANIFEST.json``, ``data/world.json``, ``data/icm/*.jsonl``)."""
     root = Path(root)
     manifest = read_manifest(root)
-    fam = manifest.get("family", "icm")
-    if fam != "icm":
-        hint = " (memeye releases export natively with --format memeye)" if fam == "memeye" else ""
-        raise ExportError(f"{root}: this reads album releases (family icm); this is family {fam!r}{hint}")
+    fam = manifest.get("family", ALBUM)
+    if fam != ALBUM:
+        # a format registered under the family's own name exports it natively (names only: no
+        # format module is imported here)
+        native = fam in registry.names(registry.EXPORTERS_GROUP)
+        hint = f" ({fam} releases export natively with --format {fam})" if native else ""
+        raise ExportError(f"{root}: this reads album releases (family {ALBUM}); this is family {fam!r}{hint}")
     data = root / "data" / fam
     clip_rows = read_jsonl(data / "clips.jsonl")
     clips = sorted((validate_row(Clip, r) for r in clip_rows), key=lambda c: c.index)

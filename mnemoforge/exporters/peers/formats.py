@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemoforge.exporters.peers.common import PeerItem, load_release, release_family
+from mnemoforge.exporters.peers.common import ALBUM, PeerItem, load_release, release_family
 from mnemoforge.exporters.peers.locomo import export_locomo, read_locomo
 from mnemoforge.exporters.peers.m3bench import export_m3bench, read_m3bench
 from mnemoforge.exporters.peers.memeye import export_memeye, read_memeye_album
@@ -28,7 +28,6 @@ from mnemoforge.exporters.peers.memeye_native import (
 #   -> (files written, marker items, extra marker fields)
 Writer = Callable[[Path, Path, str | None], tuple[list[Path], list[dict], dict]]
 Reader = Callable[[Path, Path], list[PeerItem]]
-ALBUM = "icm"  # the album family, which every built-in format takes
 
 
 @dataclass(frozen=True)

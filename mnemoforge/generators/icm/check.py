@@ -123,6 +123,8 @@ def icm_theme_warnings(theme: Theme) -> list[str]:
 
 def check_icm_theme(theme: Theme) -> list[str]:
     """Problems as ``"field.path: message"``; empty for a theme that renders legibly."""
+    if not theme.activities:  # an album's events are its activities: nothing else to check
+        return ["activities: at least one activity is required for family icm"]
     out = cue_collisions(theme) + face_size_problems(theme) + who_problems(theme) + place_problems(theme)
     out += unspoken_small_talk(theme) + speech_fit_problems(theme)
     if theme.album.dialogue_model and not theme.text.backend:

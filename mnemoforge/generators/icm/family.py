@@ -11,7 +11,7 @@ from typing import Any
 from mnemoforge.backends.text import make_text_backend
 from mnemoforge.exporters import media_tables
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
-from mnemoforge.family import THEME_OPTIONS, Family, OnProgress, ReleaseInput
+from mnemoforge.family import THEME_OPTIONS, Family, OnProgress, PreflightAlbum, ReleaseInput
 from mnemoforge.generators import declared
 from mnemoforge.generators.coherence import world_problems
 from mnemoforge.generators.coherence_text import LineFilter
@@ -189,6 +189,16 @@ class IcmFamily(Family):
         last = max(c.index for c in load_clips(run.root))
         counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}
         return icm.generate_icm(world, obs, counts, last_order=last)
+
+    def preflight_album(self, theme: Theme, seed: int) -> PreflightAlbum:
+        """The album as ``plan`` and ``episodes`` would lay it out (World, clips, shots, lines)."""
+        world = world_mod.plan_world(theme, seed, theme.album.clips - 1)
+        clips, _ = album.plan_album(theme, world)
+        return PreflightAlbum(world, clips, album_dialogue.line_seconds)
+
+    def preflight_candidates(self, theme: Theme) -> int:
+        """Each category over-generated, as ``questions`` asks for it."""
+        return sum(overgenerate(n) for n in theme.questions.counts().values())
 
     keep_split = True  # the category_quota gate keeps ICM-Bench's split after the gates
 
