@@ -16,6 +16,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
+
 FAMILIES = ("icm", "smm", "memeye")
 PEOPLE = r"(?:man|woman|person|child|boy|girl)"
 # "the woman with a ponytail", "the man wearing a cap", "the bald man": a cast member by their look
@@ -73,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             share = f"{r['named']}/{r['items']} items name the theme ({r['share']:.0%})"
             print(f"{rel.parent.name}: {fam} {share}")
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+        write_result(args.json, {"releases": result}, ensure_ascii=False, sort_keys=True)
     return 0
 
 

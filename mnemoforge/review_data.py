@@ -28,12 +28,14 @@ def _json(path: Path) -> Any:
 
 
 def _anchors(run: Path, people: dict[str, str]) -> dict[str, str]:
-    """Person id -> the face anchor's run-relative path (``media/anchors/<id>.png`` or the media
-    index's ``face_anchor`` rows, whose file stem is the person id)."""
-    out = {}
+    """Person id -> the face anchor's run-relative path: the run's anchor map (``media/anchors.json``,
+    anchors have opaque file names), else ``media/anchors/<id>.png`` or the media index's
+    ``face_anchor`` rows whose file stem is the person id."""
+    mapped = _json(run / "media" / "anchors.json")
+    out = {str(k): str(v) for k, v in mapped.items()} if isinstance(mapped, dict) else {}
     for row in _jsonl(run / "media" / "index.jsonl"):
-        if row.get("kind") == "face_anchor":
-            out[Path(str(row["path"])).stem] = str(row["path"])
+        if row.get("kind") == "face_anchor" and Path(str(row["path"])).stem in people:
+            out.setdefault(Path(str(row["path"])).stem, str(row["path"]))
     for pid in people:
         p = f"media/anchors/{pid}.png"
         if pid not in out and (run / p).is_file():

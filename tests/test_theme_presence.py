@@ -44,4 +44,5 @@ def test_presence_counts_declared_names_and_looks(tmp_path: Path) -> None:
     assert (got["items"], got["named"]) == (7, 5)
     assert got["missing"] == ["Which screen view does the picture show?", "What did Dr. say?"]
     assert theme_presence.main([str(rel), "--json", str(tmp_path / "p.json")]) == 0
-    assert json.loads((tmp_path / "p.json").read_text())["vet@0.1.0"]["icm"]["share"] == round(5 / 7, 4)
+    saved = json.loads((tmp_path / "p.json").read_text())
+    assert saved["releases"]["vet@0.1.0"]["icm"]["share"] == round(5 / 7, 4) and saved["machine"]["cpu_count"]
