@@ -178,7 +178,8 @@ def run_mutant(m: Mutant, work: Path, build: bool) -> dict:
 
 
 def build_mutant(m: Mutant, work: Path) -> dict:
-    """Build an accepted mutant (the CLI, local orchestrator, one worker): its build outcome."""
+    """Build an accepted mutant (the CLI, local orchestrator, the default workers: a memeye build
+    refuses ``--workers``, rendering in one process): its build outcome."""
     folder = work / "theme"
     shutil.rmtree(folder, ignore_errors=True)
     theme = m.write(folder)
@@ -186,7 +187,7 @@ def build_mutant(m: Mutant, work: Path) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     rec: dict[str, Any] = {}
     b = _run(
-        ["build", str(theme), "--outputs", str(out), "--orchestrator", "local", "--workers", "1", "--json"],
+        ["build", str(theme), "--outputs", str(out), "--orchestrator", "local", "--json"],
         BUILD_DEADLINE_S,
         work,
     )

@@ -355,6 +355,8 @@ class SmmSpec(_Strict):
             ("entities", [e.id for e in self.entities]),
             ("tools", [t.name for t in self.tools]),
             ("contacts", [c.id for c in self.contacts]),
+            ("profile", [f.key for f in self.profile]),
+            ("preferences", [p.key for p in self.preferences]),
         ):
             for i, x in enumerate(ids):
                 if x in ids[:i]:
