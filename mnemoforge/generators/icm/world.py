@@ -100,12 +100,13 @@ def timelines(
             span = Span(start=e.start, end=end, value=e.place, fact=f"f_{e.id}_brought_{o}")
             where.setdefault((o, "location"), []).append(span)
     out = [windows(s, a, spans) for (s, a), spans in sorted(where.items())]
+    owner = {o.id: o.owner for o in objects}
     loans: dict[str, list[tuple[dt.datetime, str, str | None]]] = {}
     for e in events:  # a lent object is held by its carrier for the event, then by its owner again
         end = e.end or e.start + dt.timedelta(minutes=EVENT_MINUTES)
         for o, who in e.carriers.items():
             loans.setdefault(o, []).append((e.start, who, f"f_{e.id}_brought_{o}"))
-            loans[o].append((end, next(x.owner for x in objects if x.id == o) or who, None))
+            loans[o].append((end, owner[o] or who, None))
     for o in objects:
         out.append(stepped(o.id, "colour", [(t0, o.color, None)]))
         if o.owner:
