@@ -23,7 +23,7 @@ from mnemoforge.validators.answerers import embed_cache
 from mnemoforge.validators.answerers.panel import PANEL_WORKERS, Panel, collect_failures, map_ordered
 from mnemoforge.validators.answerers.protocol import Answer, Answerer
 from mnemoforge.validators.answerers.registry import make_answerer
-from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, UniqueQuestion
+from mnemoforge.validators.gates import EXACT_GATES, Gate, GateContext, Prepares, UniqueQuestion
 from mnemoforge.validators.item_gates import ITEM_GATES
 from mnemoforge.validators.panel_gates import PANEL_GATES, AnswerBalance, CategoryQuota
 
@@ -231,6 +231,8 @@ def run_all_gates(
         ]
         todo = [n for n, key in enumerate(keys) if key not in stored]
         pool = 1 if gate.name not in panels else workers or (1 if in_process[gate.name] else PANEL_WORKERS)
+        if todo and isinstance(gate, Prepares):  # e.g. every text the gate embeds, in one batch
+            gate.prepare([questions[n] for n in todo], gctx)
         checked = map_ordered(lambda n, g=gate: _check(g, questions[n], gctx), todo, pool)
         computed = dict(zip(todo, checked, strict=True))
         for n, key in enumerate(keys):

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from mnemoforge.generators.questions.fairness import near_duplicates
 from mnemoforge.generators.questions.programs import Unanswerable
@@ -65,6 +65,15 @@ class Gate(Protocol):
     version: str
 
     def check(self, q: Question, ctx: GateContext) -> Verdict: ...
+
+
+@runtime_checkable
+class Prepares(Protocol):
+    """A gate that computes something for all the items it is about to check at once (the
+    runner calls ``prepare`` with the items whose verdicts are not cached, before checking them):
+    a verdict never depends on it, only the time does."""
+
+    def prepare(self, questions: list[Question], ctx: GateContext) -> None: ...
 
 
 def verdict(gate: Gate, q: Question, keep: bool, reason: str, **scores: float) -> Verdict:

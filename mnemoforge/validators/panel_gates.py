@@ -77,9 +77,27 @@ def _context(
 
 class _PanelGate:
     name = version = ""
+    embeds_questions = False
+    """Whether the gate embeds each item's question text (its text retrieval does)."""
 
     def panel(self, ctx: GateContext) -> Panel | None:
         return ctx.panels.get(self.name)
+
+    def prepare(self, questions: list[Question], ctx: GateContext) -> None:
+        """Embed every option (and question) text these items' MiniLM members will ask for in one
+        batch: one encoder call fills products that thousands of per-item calls of five texts
+        would leave mostly padding. A text's vector depends on its tokens only, never on its
+        batch (``minilm.MiniLM.encode``), so verdicts are the same."""
+        panel = self.panel(ctx)
+        members = any(getattr(a, "embeds_options", False) for a in panel.answerers) if panel else False
+        if panel is None or not _minilm_on() or not (members or self.embeds_questions):
+            return
+        from mnemoforge.validators.answerers import embed_cache
+
+        texts = {o for q in questions for o in q.options or ()}
+        if self.embeds_questions:
+            texts |= {q.question for q in questions if q.options}
+        embed_cache.embed(sorted(texts))
 
 
 class OptionOnly(_PanelGate):
@@ -110,6 +128,7 @@ class TextOnlyClue(_PanelGate):
     and a passage naming the answer beside a person or object the question names: ``text_retrieval``)."""
 
     name = "text_only_clue"
+    embeds_questions = True
 
     @property
     def version(self) -> str:  # type: ignore[override]

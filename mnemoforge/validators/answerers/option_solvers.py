@@ -227,6 +227,8 @@ class OptionSolverAnswerer:
         self.solver, self.margin = solver, margin
         self.sim: Similarity = lexical_similarity if similarity == "lexical" else minilm_similarity
         self.unavailable = ""
+        self.embeds_options = similarity == "minilm"
+        """Whether it embeds option texts with MiniLM (a gate embeds them all at once first)."""
         if similarity == "minilm":
             from mnemoforge.validators.answerers.minilm import missing
             from mnemoforge.validators.answerers.protocol import MissingExtra
@@ -235,6 +237,7 @@ class OptionSolverAnswerer:
             if reason and not optional:
                 raise MissingExtra(reason)
             self.unavailable = reason or ""
+            self.embeds_options = not self.unavailable
         state = ",unavailable" if self.unavailable else ""
         self.id = f"option_solver:{solver}(margin={margin},sim={similarity}{state}):v1"
 
