@@ -10,9 +10,9 @@ picks the renderer and the visual vocabulary (``room``, ``board``, ``dashboard``
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, model_serializer, model_validator
 
 from mnemoforge.schemas.limits import MAX_ITEMS, MAX_NAME, MAX_SETTINGS, MAX_SPAN_DAYS, Name
 from mnemoforge.schemas.memeye_map import MapDraw
@@ -289,6 +289,13 @@ class DrawsSpec(_Strict):
         if self.board is not None and self.table is not None:
             raise ValueError("table: a table-top arrangement takes the board's place; declare one of them")
         return self
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: Any) -> dict[str, Any]:  # themes before maps dump as they did
+        out = handler(self)
+        if out.get("map") is None:
+            out.pop("map", None)
+        return out
 
     def shared_keys(self) -> dict[str, str]:
         """key -> drawable for the declared drawables that are one object across the scenario's
