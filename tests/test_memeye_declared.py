@@ -20,7 +20,12 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.theme_io import load_theme, parse_theme
 
 TEST_THEMES = Path(__file__).parent / "themes"
-UNSEEN = ("fjord_hut_memeye.yaml", "riding_stable_memeye.yaml", "sumava_ranger_memeye.yaml")
+UNSEEN = (
+    "fjord_hut_memeye.yaml",
+    "riding_stable_memeye.yaml",
+    "sumava_ranger_memeye.yaml",
+    "dolomites_rescue_memeye.yaml",
+)
 
 
 def _dict(name: str) -> dict:
@@ -29,7 +34,8 @@ def _dict(name: str) -> dict:
 
 def declared_names(theme: Theme) -> set[str]:
     """Every name the theme declares: cast (full and given names), places, objects, and each
-    scenario's drawables (nouns, board lines, table objects, what a person holds)."""
+    scenario's drawables (nouns, board lines, table objects, what a person holds, a map's places
+    and what its pin marks)."""
     assert theme.memeye is not None
     out: set[str] = set()
     for p in theme.cast:
@@ -42,6 +48,8 @@ def declared_names(theme: Theme) -> set[str]:
                 out.add(part.noun)
         out |= {line for lst in (d.board.lists if d.board else []) for line in lst}
         out |= set(d.table.items if d.table else []) | set(d.person.holds if d.person else [])
+        if d.map is not None:
+            out |= {d.map.noun, d.map.marker or "", *d.map.places}
     return {n.lower() for n in out if n}
 
 

@@ -1,7 +1,7 @@
 """memeye report: the contact sheet of every drawn object across time (issue 30).
 
 One row per scenario and drawn part (the coloured object or animal, the written value, the counted
-items, the table-top, the cast person), its crops from the pictures in time order, each labelled
+items, the table-top, the cast person, the map), its crops from the pictures in time order, each labelled
 with its round and date, so an author sees their domain as drawn before they publish. The boxes
 come from the renderer's layouts (``episodes/memeye_layouts.jsonl`` in a run,
 ``data/memeye/annotations/layouts.jsonl`` in a release).
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from mnemoforge.exporters.report import Source
 
 LAYOUT_FILES = ("episodes/memeye_layouts.jsonl", "data/memeye/annotations/layouts.jsonl")
-PARTS = ("colour", "label", "count", "table", "person")  # as the sheet names its rows
+PARTS = ("colour", "label", "count", "table", "person", "map")  # as the sheet names its rows
 MAX_CROPS = 12
 
 
@@ -47,6 +47,7 @@ def part_boxes(layout: dict) -> dict[str, list[int]]:
             [r["box"] for r in layout.get("table") or []] + [r["card"] for r in layout.get("table") or []]
         ),
         "person": _union([b for b in (person.get("person"), person.get("box"), person.get("card")) if b]),
+        "map": (layout.get("map") or {}).get("box"),
     }
     return {k: v for k, v in got.items() if v}
 

@@ -10,11 +10,12 @@ picks the renderer and the visual vocabulary (``room``, ``board``, ``dashboard``
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, model_serializer, model_validator
 
 from mnemoforge.schemas.limits import MAX_ITEMS, MAX_NAME, MAX_SETTINGS, MAX_SPAN_DAYS, Name
+from mnemoforge.schemas.memeye_map import MapDraw
 from mnemoforge.schemas.strict import Strict
 
 if TYPE_CHECKING:
@@ -30,11 +31,11 @@ _Strict = Strict  # unknown keys, inf/NaN and unbounded text are errors (schemas
 # state key -> the declared drawable that carries it (``DrawsSpec``)
 SHARED_DRAWABLES = {
     "gist": "board", "colour": "colour", "count": "count", "label": "label", "order": "table",
-    "presence": "person",
+    "presence": "person", "marked": "map",
 }  # fmt: skip
 
 
-ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label", "order", "presence"]
+ChangeKey = Literal["gist", "left", "mark", "colour", "count", "label", "order", "presence", "marked"]
 
 
 class ChangeSpec(_Strict):
@@ -44,8 +45,8 @@ class ChangeSpec(_Strict):
 
     key: ChangeKey = Field(
         description="what changes: gist (X1), left item (X2), presence (X2: what the declared person "
-        "holds), marked instance or order (X3: the left-to-right order on the declared table), colour, "
-        "count or label (X4)"
+        "holds), marked instance, order (X3: the left-to-right order on the declared table) or marked "
+        "(X3: the location the declared map's pin marks), colour, count or label (X4)"
     )
     scenes: list[int] | None = Field(
         default=None, max_length=4, description="indexes of the scenes it applies to; default all"
@@ -279,12 +280,22 @@ class DrawsSpec(_Strict):
     person: PersonDraw | None = Field(
         default=None, description="a cast member holding one object (presence, X2)"
     )
+    map: MapDraw | None = Field(
+        default=None, description="a map with named locations, a pin at one (marked, X3)"
+    )
 
     @model_validator(mode="after")
     def _one_centre(self) -> DrawsSpec:
         if self.board is not None and self.table is not None:
             raise ValueError("table: a table-top arrangement takes the board's place; declare one of them")
         return self
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: Any) -> dict[str, Any]:  # themes before maps dump as they did
+        out = handler(self)
+        if out.get("map") is None:
+            out.pop("map", None)
+        return out
 
     def shared_keys(self) -> dict[str, str]:
         """key -> drawable for the declared drawables that are one object across the scenario's
@@ -424,17 +435,19 @@ class MemEyeSpec(_Strict):
                     "declare the value's type (level, count or time) or opt into memeye.scene_packs"
                 )
             for j, c in enumerate(s.changes):
-                need = {"order": ("table", s.draws.table), "presence": ("person", s.draws.person)}
+                need = {"order": ("table", s.draws.table), "presence": ("person", s.draws.person),
+                        "marked": ("map", s.draws.map)}  # fmt: skip
                 if c.key in need and need[c.key][1] is None:
                     raise ValueError(
                         f"memeye.scenarios.{i}.changes.{j}.key: {c.key!r} needs a `draws.{need[c.key][0]}` "
                         f"drawable in this scenario"
                     )
-                gone = {"gist": s.draws.table, "left": s.draws.person}
-                if c.key in gone and gone[c.key] is not None:
+                gone = {"gist": ("table", s.draws.table), "left": ("person", s.draws.person),
+                        "mark": ("map", s.draws.map)}  # fmt: skip
+                if c.key in gone and gone[c.key][1] is not None:
                     raise ValueError(
                         f"memeye.scenarios.{i}.changes.{j}.key: {c.key!r} is not drawn in this scenario "
-                        f"(its `draws.{'table' if c.key == 'gist' else 'person'}` takes its place)"
+                        f"(its `draws.{gone[c.key][0]}` takes its place)"
                     )
                 own = {"gist": "board", "colour": "colour", "count": "count", "label": "label"}
                 if (

@@ -11,6 +11,9 @@ picture's pixels:
 * ``mark``: four look-alike instances, the marked one at the World's position;
 * ``order``: the table-top's objects stand left to right in the World's order;
 * ``presence``: the drawn person holds the World's object;
+* ``marked``: the declared map's pin, found in the picture's pixels (its ink, ``visual_map.PIN_INK``),
+  has its tip on the dot of the World's location, and every location's name is written at least
+  ``MIN_TEXT`` px high (the OCR gate reads the names back);
 * ``label``: the written value's box is at least ``MIN_TEXT`` px high (the OCR gate,
   ``memeye_ocr``, reads it back); on a chart, the last bar's height reads the World's value;
 * ``count``: items in a declared container (bin, crate, basket) are counted the same way;
@@ -91,6 +94,8 @@ def drawn_problem(key: str, value: str, layout: dict, picture: Path) -> str:
         if not person:
             return "undrawn:presence"
         return "" if person.get("item") == value else "wrong:presence"
+    if key == "marked":
+        return _map_problem(value, layout.get("map"), picture)
     if key == "label":
         box = layout.get("label")
         if not box:
@@ -102,6 +107,30 @@ def drawn_problem(key: str, value: str, layout: dict, picture: Path) -> str:
     if key in ("gist", "left", "right"):
         return "" if layout.get(key) else f"undrawn:{key}"
     return ""
+
+
+def _map_problem(value: str, drawn: dict | None, picture: Path) -> str:
+    """'' when the map's pin stands at ``value`` in the picture and every name is legible-sized."""
+    if not drawn or not drawn.get("places"):
+        return "undrawn:marked"
+    if value not in drawn["places"]:
+        return "wrong:marked"
+    if any(b[3] - b[1] < MIN_TEXT for b in drawn["labels"].values()):
+        return "small:marked"
+    got = _pinned(picture, picture.stat().st_mtime, json.dumps(drawn, sort_keys=True))
+    if not got:
+        return "undrawn:marked"
+    return "" if got == value else "wrong:marked"
+
+
+@cache
+def _pinned(path: Path, mtime: float, drawn: str) -> str:
+    from PIL import Image
+
+    from mnemoforge.backends.image.visual_map import pinned_at
+
+    with Image.open(path) as img:
+        return pinned_at(img, json.loads(drawn))
 
 
 def check_item(q: Question, ctx: GateContext, layouts: dict[str, dict]) -> tuple[bool, str]:

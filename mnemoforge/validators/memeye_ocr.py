@@ -2,7 +2,8 @@
 
 Every item's answer depends on facts; where such a fact is a **written** value (a declared label:
 the level on a sign, the count on a board, the time on a screen, a tag; the name cards of a
-table-top order; the name card of what a drawn person holds; the lines of a declared board), the
+table-top order; the name card of what a drawn person holds; the lines of a declared board; the
+names of a declared map's locations, for the location its pin marks), the
 gate crops the drawn box from each evidence picture (the layout the renderer recorded,
 ``episodes/memeye_layouts.jsonl``) and reads it back with RapidOCR (offline: the models ship in
 its wheel). An item whose value does not read back as the World's value is rejected with a coded
@@ -159,16 +160,20 @@ class Written:
 
 def written_facts(world: World, q: Question) -> list[Written]:
     """The facts ``q`` reads whose value is written in the picture (a declared label, a declared
-    board's lines, a table-top's name cards, the card of what a drawn person holds)."""
+    board's lines, a table-top's name cards, the card of what a drawn person holds, the place names
+    on a declared map)."""
     out = []
     for f in world.facts:
         if f.id not in q.facts_read or f.value is None:
             continue
         draws = json.loads(world.entity(f.subject).attrs.get("draws") or "{}")
-        if f.object in ("label", "order", "presence") or (f.object == "gist" and draws.get("board")):
+        written = f.object in ("label", "order", "presence", "marked")
+        if written or (f.object == "gist" and draws.get("board")):
             names = (draws.get("table") or {}).get("items") if f.object == "order" else None
             if f.object == "presence":
                 names = (draws.get("person") or {}).get("holds")
+            if f.object == "marked":
+                names = (draws.get("map") or {}).get("places")
             out.append(Written(f.id, f.object, f.value, tuple(names or ())))
     return out
 
@@ -183,6 +188,8 @@ def _boxes(layout: dict, w: Written) -> list[tuple[list[int], str, bool]]:
         return [(r["card"], r["item"], True) for r in layout["table"]]
     if w.key == "presence" and (layout.get("person") or {}).get("card"):
         return [(layout["person"]["card"], w.value, True)]
+    if w.key == "marked" and (layout.get("map") or {}).get("labels"):  # every name the options are among
+        return [(box, name, True) for name, box in layout["map"]["labels"].items()]
     return []
 
 

@@ -1,7 +1,8 @@
 """One small picture per drawable part a memeye theme may declare (``scenarios.*.draws``), for the
 documentation (``docs/img/memeye/``): the animals, the coloured objects, the written values on a
 sign, board, screen and tag, a chart's bar, a board's lines, counted items (in a row, a bin, a
-crate, a basket), a table-top with name cards and a cast person holding an object.
+crate, a basket), a table-top with name cards, a cast person holding an object and a map with
+named places and a pin at one.
 ``python -m mnemoforge.backends.image.visual_gallery DIR`` writes them.
 """
 
@@ -17,6 +18,7 @@ from mnemoforge.backends.image import visual_figures as figures
 from mnemoforge.backends.image import visual_library as library
 from mnemoforge.backends.image.colors import WHITE, Box
 from mnemoforge.backends.image.visual_animals import AnimalLook, draw_animal
+from mnemoforge.backends.image.visual_map import draw_map
 from mnemoforge.backends.image.visual_scene import save_png
 
 W, H = 180, 120
@@ -56,6 +58,8 @@ def parts() -> dict[str, Part]:
         ),
     }
     out["chart"] = lambda d, b: library.draw_chart(d, b, "4", 1, 5, (0.4, 0.8, 0.6))
+    places = ("Sella hut", "Boè summit", "Val Lasties", "Pordoi")
+    out["map"] = lambda d, b: draw_map(d, b, places, "Val Lasties")
     for kind in library.CONTAINERS:
         out[f"count_{kind}"] = lambda d, b, kind=kind: [
             library.draw_container(d, kind, (b[0] - 6, b[1] + 22, b[2] + 6, b[3] - 18)),
@@ -83,6 +87,8 @@ def draw_part(name: str) -> Image.Image:
     box = (10, 6, W - 10, H - 6) if name in ("table", "board") else (30, 8, W - 30, H - 8)
     if name == "chart":
         box = (40, 6, W - 40, H - 6)
+    if name == "map":
+        box = (2, 2, W - 2, H - 2)
     if name == "person":
         box = (40, 4, W - 10, H - 2)
     parts()[name](d, box)

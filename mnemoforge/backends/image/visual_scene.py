@@ -9,10 +9,12 @@ Layout (fractions of width × height, the same for every kind)::
     left | gist | right   region items and the scene's gist object (y 0.36–0.85)
     countables      a row of small countable items (x 0.03–0.66, y 0.88–0.98)
     label           a small tag with legible text (x 0.70–0.97, y 0.87–0.98)
+    map             a declared map with named locations and a pin (x 0.22–0.71, y 0.01–0.36),
+                    where the instances would be (``visual_map``)
 
 ``render_scene`` returns the image and a layout of boxes (``left``, ``right``, ``gist``,
 ``instances``, ``mark``, ``mark_detail``, ``countables``, ``label``, ``colour_box``,
-``colour_point``) so a test can read the facts back from the pixels.
+``colour_point``, ``map``) so a test can read the facts back from the pixels.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from mnemoforge.backends.image import visual_shelf as shelf
 from mnemoforge.backends.image.colors import BLACK, WHITE, Box, rgb
 from mnemoforge.backends.image.fonts import font, renderable
 from mnemoforge.backends.image.visual_animals import SPECIES, AnimalLook, draw_animal
+from mnemoforge.backends.image.visual_map import draw_map
 from mnemoforge.rng import derive_rng
 
 FLOOR = (150, 110, 75)
@@ -67,6 +70,9 @@ class SceneState:
     held: str = ""  # what they hold in this picture
     person_name: str = ""  # the name on their chest tag
     animal: tuple[str, ...] = ()  # a declared animal's look: (size, coat '#rrggbb', markings)
+    map_places: tuple[str, ...] = ()  # declared map: its named locations (replaces the instances)
+    map_style: str = "trail"
+    marked: str = ""  # the location its pin marks in this picture
 
 
 def _box(w: int, h: int, fx0: float, fy0: float, fx1: float, fy1: float) -> Box:
@@ -195,6 +201,8 @@ def render_scene(s: SceneState) -> tuple[Image.Image, dict]:
         )
         detail = got or detail
         inst.append(list(b))
+    if s.map_places:  # the pin's location is the value; the places stand alike in every picture
+        layout["map"] = draw_map(d, _box(w, h, 0.22, 0.01, 0.71, 0.36), s.map_places, s.marked, s.map_style)
     count_boxes = []
     cw = 0.63 / 10
     if s.count_container and s.count >= 0:  # the items stand inside it

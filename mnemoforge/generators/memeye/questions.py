@@ -75,7 +75,7 @@ CELL_HINTS = {
 X_HINTS = {
     "X1": "a `board` (a list written on it)",
     "X2": "a `person` (a cast member holding one of the things they may hold)",
-    "X3": "a `table` (four named things in a row)",
+    "X3": "a `table` (four named things in a row) or a `map` (named places, a pin at one)",
     "X4": "a `colour` (an animal's collar, a mug...), a `count` (a shelf of tins) or a `label` "
     "(a level on a sign)",
 }
@@ -212,7 +212,8 @@ def alternatives(
     if key == "order":  # the other rotations (every state of the table is one of them)
         return [x for x in rotations(value) if x != value]
     v = entity_vocab(world.entity(scene).attrs)
-    pool = {"gist": v.gists, "left": v.items, "right": v.items, "mark": POSITIONS, "presence": v.holds}[key]
+    pool = {"gist": v.gists, "left": v.items, "right": v.items, "mark": POSITIONS, "presence": v.holds,
+            "marked": v.map_places}[key]  # fmt: skip
     others = [x for x in pool if x not in (value, stale)]
     rng.shuffle(others)
     head = [stale] if stale else []

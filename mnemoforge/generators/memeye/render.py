@@ -44,7 +44,7 @@ def scene_state(
     kind = attrs["kind"]
     draws = json.loads(attrs["draws"]) if attrs.get("draws") else {}
     board = tuple(v["gist"].split(BOARD_SEP)) if draws.get("board") else ()
-    table, person = draws.get("table") or {}, draws.get("person") or {}
+    table, person, map_ = draws.get("table") or {}, draws.get("person") or {}, draws.get("map") or {}
     return SceneState(
         kind=kind,
         gist=v.get("gist", ""),
@@ -72,6 +72,9 @@ def scene_state(
         held=v.get("presence", ""),
         person_name=person.get("name", ""),
         animal=_animal(draws.get("colour") or {}),
+        map_places=tuple(map_.get("places", ())),
+        map_style=map_.get("style", "trail"),
+        marked=v.get("marked", ""),
     )
 
 

@@ -50,7 +50,7 @@ def declared_at(world: World, subject: str, key: str) -> str:
     scenario = e.attrs.get("scenario", "")
     i = spec_scenarios.index(scenario) if scenario in spec_scenarios else -1
     part = {"gist": "board", "colour": "colour", "count": "count", "label": "label", "order": "table",
-            "presence": "person"}.get(key)  # fmt: skip
+            "presence": "person", "marked": "map"}.get(key)  # fmt: skip
     draws = json.loads(e.attrs["draws"]) if e.attrs.get("draws") else {}
     where = f"memeye.scenarios.{i} ({scenario})" if i >= 0 else scenario
     if part and part in draws:

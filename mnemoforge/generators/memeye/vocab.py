@@ -18,6 +18,7 @@ count     X4    a number of small countable items (3–9)
 label     X4    small legible text (a tag, or a declared sign)
 order     X3    declared table-top: the left-to-right order of its four objects (replaces gist)
 presence  X2    declared cast person: which declared object they hold (replaces left)
+marked    X3    declared map: which named location its pin marks (replaces mark)
 ========= ===== =======================================================================
 
 The large background has a per-scene neutral tint that is never asked about, so the asked
@@ -51,6 +52,7 @@ GRANULARITY: dict[str, Granularity] = {
     "label": "X4",
     "order": "X3",
     "presence": "X2",
+    "marked": "X3",
     VIEW: "X1",
 }
 # keys that may change between photos (one change per scene and key, see world.plan_changes)
@@ -110,6 +112,9 @@ class KindVocab:
     holds: tuple[str, ...] = ()
     label_type: str = ""  # declared label of a value type (level, count, time): its type and range
     label_range: tuple[int, ...] = ()
+    map_noun: str = ""  # declared map (the ``marked`` variable): its noun, the pin's, its places
+    map_marker: str = ""
+    map_places: tuple[str, ...] = ()
 
     def where(self, scene: str) -> str:
         if not scene:
@@ -138,6 +143,9 @@ class KindVocab:
             "order": f"From left to right, in what order do the things stand on {self.table_noun} "
             "{w}{t}?",
             "presence": f"What is {self.person} holding {{w}}{{t}}?",
+            "marked": f"Where is {self.map_marker} marked on {self.map_noun} {{w}}{{t}}?"
+            if self.map_marker
+            else f"Which place is marked on {self.map_noun} {{w}}{{t}}?",
         }
         from mnemoforge.english import fill
 
@@ -228,6 +236,7 @@ def library_words(v: KindVocab, field: str = "", extra: tuple[str, ...] | list[s
          "memeye.scene_packs" if packed else f"{at}.colour"),
         ("an object on the table", v.table_items, f"{at}.table.items"),
         ("an object the person holds", v.holds, f"{at}.person.holds"),
+        ("a place on the map", v.map_places, f"{at}.map.places"),
         ("a word the theme says its pictures show", tuple(extra), "memeye.visual_words"),
     ]  # fmt: skip
     out: dict[str, str] = {}
@@ -363,22 +372,28 @@ def scenario_vocab(v: KindVocab, draws: dict | None) -> KindVocab:
     if draws.get("person"):
         change["person"] = draws["person"].get("name") or "the person"
         change["holds"] = tuple(draws["person"]["holds"])
+    if draws.get("map"):
+        m = draws["map"]
+        change |= {"map_noun": m["noun"], "map_marker": m.get("marker") or ""}
+        change["map_places"] = tuple(m["places"])
     return replace(v, **change)  # type: ignore[arg-type]
 
 
 # key -> the declared drawable that draws it when no scene pack supplies the kind's own
 DECLARED_KEY = {"gist": "board", "colour": "colour", "count": "count", "label": "label"}
+SWAPPED = {"gist": ("table", "order"), "left": ("person", "presence"), "mark": ("map", "marked")}
 
 
 def keys_of(draws: dict | None, packed: bool = True) -> tuple[str, ...]:
     """The keys a scene of a scenario shows: a declared table-top arrangement draws ``order``
-    where the gist would be, a declared person ``presence`` where the left item would be;
-    without a scene pack (``packed`` False) only the declared drawables' keys."""
+    where the gist would be, a declared person ``presence`` where the left item would be, a
+    declared map ``marked`` where the marked instances would be; without a scene pack
+    (``packed`` False) only the declared drawables' keys."""
     d = draws or {}
-    out = [k for k in KEYS if not (k == "gist" and d.get("table")) and not (k == "left" and d.get("person"))]
+    out = [k for k in KEYS if not (k in SWAPPED and d.get(SWAPPED[k][0]))]
     if not packed:
         out = [k for k in out if k in DECLARED_KEY and d.get(DECLARED_KEY[k])]
-    return tuple(out + (["order"] if d.get("table") else []) + (["presence"] if d.get("person") else []))
+    return tuple(out + [key for part, key in SWAPPED.values() if d.get(part)])
 
 
 def rotations(order: str) -> list[str]:
@@ -393,6 +408,8 @@ def vocab_json(v: KindVocab) -> str:
     d = asdict(v)
     if not v.label_type:
         del d["label_type"], d["label_range"]
+    if not v.map_places:
+        del d["map_noun"], d["map_marker"], d["map_places"]
     return json.dumps(d, sort_keys=True)
 
 

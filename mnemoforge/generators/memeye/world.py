@@ -132,6 +132,8 @@ def _initial(kind: str, rng: random.Random, v: KindVocab, draws: dict | None = N
         extra["order"] = ORDER_SEP.join(rng.sample(v.table_items, len(v.table_items)))
     if v.holds:
         extra["presence"] = rng.choice(v.holds)
+    if v.map_places:
+        extra["marked"] = rng.choice(v.map_places)
     label = (draws or {}).get("label") or {}
     return extra | {
         "gist": rng.choice(v.gists) if v.gists else "",
@@ -160,6 +162,8 @@ def _changed(kind: str, key: str, values: dict[str, str], rng: random.Random, v:
         return ORDER_SEP.join(xs[k:] + xs[:k])
     elif key == "presence":
         pool = list(v.holds)
+    elif key == "marked":
+        pool = list(v.map_places)
     elif key == "count":
         n, (lo, hi) = int(values["count"]), COUNT_RANGE
         pool = [str(x) for x in range(max(lo, n - 3), min(hi, n + 3) + 1)]
@@ -268,7 +272,7 @@ def plan_world(theme: Theme, seed: int) -> World:
     facts: list[Fact] = []
     changes = plan_changes(spec, seed)
     for sc in spec.scenarios:  # declared state variables replace the rotation in their scenes
-        swap = {"gist": "order", "left": "presence"}
+        swap = {"gist": "order", "left": "presence", "mark": "marked"}
         own = keys_of(draws_of(sc), bool(spec.scene_packs))
         for j in range(len(sc.scenes)):  # a drawable taking a key's place takes its change too
             sid = scene_id(sc, j)  # (a key nothing draws without a scene pack changes nowhere)
