@@ -24,19 +24,16 @@ The groups (``GROUPS``) and what each entry point names:
 - ``mnemoforge.text_backends``: a ``TextBackend`` class whose constructor takes the settings of a
   ``text.backend`` / answerer block (``mnemoforge.backends.text.registry``; ``provider: NAME``).
 
-The built-ins are read into ``BUILTIN`` from this project's own ``pyproject.toml`` in a source
-checkout (so an editable install whose metadata is stale, made before an entry point was added,
-still finds them), else from the installed distribution's metadata; no Python module lists them.
-An installed entry point of the same name wins.
+Built-ins are also listed in ``BUILTIN`` so that a source checkout whose installed metadata is
+stale (an editable install made before an entry point was added) still finds them; an installed
+entry point of the same name wins.
 """
 
 from __future__ import annotations
 
 import importlib
-import tomllib
 from functools import cache
-from importlib.metadata import PackageNotFoundError, distribution, entry_points
-from pathlib import Path
+from importlib.metadata import entry_points
 from typing import Any
 
 FAMILIES_GROUP = "mnemoforge.families"
@@ -50,31 +47,41 @@ GROUPS = (
     FAMILIES_GROUP, EXPORTERS_GROUP, METHODS_GROUP, IMAGE_BACKENDS_GROUP, VIDEO_BACKENDS_GROUP,
     SPEECH_BACKENDS_GROUP, TEXT_BACKENDS_GROUP,
 )  # fmt: skip
-_PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+_METHODS = (
+    "question_only", "oracle_evidence", "full_context_text", "caption_memory", "asr_only", "retrieval",
+    "full_context_multimodal", "retrieval_multimodal",
+)  # fmt: skip
 
-
-def _own_registrations(pyproject: Path = _PYPROJECT) -> dict[str, dict[str, str]]:
-    """mnemoforge's own registrations, group -> {name: "module:attribute"}: read from the source
-    checkout's ``pyproject.toml`` when there is one (so an editable install whose metadata predates
-    an entry point still finds it), else from the installed distribution's metadata."""
-    if pyproject.is_file():
-        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
-        if project.get("name") == "mnemoforge":
-            eps = project.get("entry-points", {})
-            return {g: dict(eps.get(g, {})) for g in GROUPS}
-    try:
-        found = distribution("mnemoforge").entry_points
-    except PackageNotFoundError:  # neither a checkout nor installed: nothing built in
-        found = []
-    return {g: {ep.name: ep.value for ep in found if ep.group == g} for g in GROUPS}
-
-
-# the built-in registrations: group -> {name: "module:attribute"}, exactly pyproject.toml's (the
-# one place that names them)
-BUILTIN: dict[str, dict[str, str]] = _own_registrations()
-# the one built-in default a registration cannot express: the family of a theme without ``family:``
-# (and of a release manifest that predates families); the only family name in shared code
-DEFAULT_FAMILY = "icm"
+# the built-in registrations: group -> {name: "module:attribute"} (same as pyproject.toml's,
+# ``tests/test_registry.py``). Kept as a table, not read from the installed metadata: the metadata
+# sorts each group, and the JSON schemas list the built-ins in this order (every release ships
+# them), so a wheel install and a checkout must agree. The family names here and in
+# ``DEFAULT_FAMILY`` are the only ones in shared code (``tests/test_family_boundary.py``).
+BUILTIN: dict[str, dict[str, str]] = {
+    FAMILIES_GROUP: {
+        "icm": "mnemoforge.generators.icm.family:FAMILY",
+        "smm": "mnemoforge.generators.smm.family:FAMILY",
+        "memeye": "mnemoforge.generators.memeye.family:FAMILY",
+    },
+    EXPORTERS_GROUP: {
+        "locomo": "mnemoforge.exporters.peers.formats:LOCOMO",
+        "m3bench": "mnemoforge.exporters.peers.formats:M3BENCH",
+        "memeye": "mnemoforge.generators.memeye.peer_format:MEMEYE",
+    },
+    METHODS_GROUP: {m: f"mnemoforge.evaluation.methods:{m}" for m in _METHODS},
+    IMAGE_BACKENDS_GROUP: {
+        b: f"mnemoforge.backends.registry:{b}_images" for b in ("procedural", "diffusers", "gemini", "openai")
+    },
+    VIDEO_BACKENDS_GROUP: {b: f"mnemoforge.backends.registry:{b}_video" for b in ("ffmpeg", "veo")},
+    SPEECH_BACKENDS_GROUP: {
+        b: f"mnemoforge.backends.registry:{b}_speech" for b in ("espeak", "piper", "coqui")
+    },
+    TEXT_BACKENDS_GROUP: {
+        "openai": "mnemoforge.backends.text.openai_compat:OpenAICompatBackend",
+        "gemini": "mnemoforge.backends.text.gemini:GeminiBackend",
+    },
+}
+DEFAULT_FAMILY = "icm"  # a theme without ``family:`` (and a manifest that predates families)
 
 
 class UnknownPlugin(KeyError):
