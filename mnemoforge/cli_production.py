@@ -158,8 +158,8 @@ def ledger_command(
 
 
 def _fit(theme_path: Path, pf: Any) -> dict[str, Any]:
-    """``--fit-length``: the album knobs that reach the reference's minutes (``production/fit_length``)."""
-    from mnemoforge.production.fit_length import fit_length
+    """``--fit-length``: the settings that reach the reference's minutes (``Family.fit_length``)."""
+    from mnemoforge.generators.families import get_family
     from mnemoforge.theme_io import load_theme
 
     ref = next((d.reference for d in pf.drivers if d.name == "video minutes"), None)
@@ -169,14 +169,11 @@ def _fit(theme_path: Path, pf: Any) -> dict[str, Any]:
     if planned <= ref * 1.05:
         return {"lines": [f"{planned:.1f} min is within 5% of the reference's {ref:g}: nothing to change"],
                 "knobs": {}}  # fmt: skip
-    got = fit_length(load_theme(theme_path), pf.seed, ref)
-    lines = [f"tried {t.text(ref)}" for t in got.tries]
-    if got.found is None:
-        lines.append("no setting of these knobs reaches the reference's pace")
-        return {"lines": lines, "knobs": None}
-    knobs = ", ".join(f"{k}: {v}" for k, v in got.found.knobs.items())
-    lines.append(f"set under `album:` {knobs} (album {got.found.minutes:.1f} min for {ref:g})")
-    return {"lines": lines, "knobs": got.found.knobs, "minutes": round(got.found.minutes, 1)}
+    theme = load_theme(theme_path)
+    got = get_family(theme.family).fit_length(theme, pf.seed, ref)
+    if got is None:
+        return {"lines": ["this family has no length knobs: nothing to fit"], "knobs": None}
+    return got
 
 
 def _run_preflight(run_dir: Path) -> Any:

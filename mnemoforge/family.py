@@ -45,12 +45,23 @@ THEME_OPTIONS = frozenset(
 )
 
 
+class ShotAsks(NamedTuple):
+    """The ``text.plan_shots`` requests a build would send, for ``build --preflight`` to price."""
+
+    prompts: list[str]  # one per call, exactly as the build writes it
+    clips: int  # clips whose shots are asked for
+    shots: int  # the shots their procedural plans have (replies are priced per shot)
+
+
 class PreflightAlbum(NamedTuple):
     """What ``build --preflight`` costs an album of video clips from (``Family.preflight_album``)."""
 
     world: World
     clips: list[Clip]
     line_seconds: Callable[[World, str, str], float]  # (world, speaker id, text) -> seconds spoken
+    # minutes the same plan takes with another setting of a length knob ({"knob: value": minutes})
+    alternatives: Mapping[str, float] = {}
+    shot_asks: ShotAsks | None = None  # with ``text.plan_shots``: the model calls it makes
 
 
 @dataclass(frozen=True)
@@ -200,10 +211,28 @@ class Family:
         the family is costed from ``preflight_media``."""
         return None
 
+    def fit_length(self, theme: Theme, seed: int, ref_minutes: float) -> dict[str, Any] | None:
+        """``build --preflight --fit-length``: the settings tried to bring the planned video to
+        ``ref_minutes`` (``{"lines": [what each try gave, ...], "knobs": {field: value} or None
+        when none fits, "minutes": what the fit gives}``). None: the family has no length knobs."""
+        return None
+
     def preflight_candidates(self, theme: Theme) -> int:
         """Candidates the questions stage makes, as ``build --preflight`` prices them with a
         ``preflight_album`` (default: the theme's question total)."""
         return theme.questions.total
+
+    # -- model planners (opt-in theme settings, each listed in ``theme_options`` when supported) --
+
+    def model_plan(self, theme: Theme, seed: int, run: RunLayout) -> list[Path]:
+        """The plan stage with ``text.plan``: a text model proposes the World's content, validated
+        into it; write ``run.world`` (and any lineage) and return the paths written."""
+        raise NotImplementedError(f"family {self.name!r} has no model planner (text.plan)")
+
+    def model_plan_inputs(self, theme: Theme) -> list[object]:
+        """With ``text.plan`` or ``text.plan_shots``: what the build's cache keys carry besides the
+        theme (the model planners' code and prompts), so a changed prompt re-plans."""
+        return []
 
     def realiser(self, theme_bytes: bytes, world: World) -> Callable[[Question], list[str] | None] | None:
         """The texts the generator could have written for a released question (``verify``

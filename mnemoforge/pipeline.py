@@ -140,7 +140,7 @@ class BuildContext:
             if s in STAGE_VERSIONS:  # the named modules and the generation code they reach
                 parts += [s, STAGE_VERSIONS[s], source_hash(*mods, *reachable_sources(*mods))]
         if self.theme.text.plan or self.theme.text.plan_shots:  # model planners (offline keys unchanged)
-            parts.append(model_plan_hash(self.theme))
+            parts.append(model_plan_hash(self.theme, self.family))
         if STAGES.index(stage) >= STAGES.index("questions"):
             parts.append(
                 prompts_hash(self.theme)
@@ -199,10 +199,8 @@ def stage_plan(ctx: BuildContext) -> bool:
     run = ctx.run
 
     def work() -> list[Path]:
-        if ctx.theme.text.plan:  # opt-in: a model proposes the event outlines (production/plan_icm.py)
-            from mnemoforge.production import plan_icm
-
-            return plan_icm.plan_stage(ctx.theme, ctx.seed, run)
+        if ctx.theme.text.plan:  # opt-in: a model proposes the World's content (Family.model_plan)
+            return ctx.family.model_plan(ctx.theme, ctx.seed, run)
         world = coherence.check_world(ctx.family.plan(ctx.theme, ctx.seed), ctx.theme)  # fails loudly
         return [atomic.write_json(run.world, world)]
 

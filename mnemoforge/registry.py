@@ -52,7 +52,11 @@ _METHODS = (
     "full_context_multimodal", "retrieval_multimodal",
 )  # fmt: skip
 
-# the built-in registrations: group -> {name: "module:attribute"} (same as pyproject.toml's)
+# the built-in registrations: group -> {name: "module:attribute"} (same as pyproject.toml's,
+# ``tests/test_registry.py``). Kept as a table, not read from the installed metadata: the metadata
+# sorts each group, and the JSON schemas list the built-ins in this order (every release ships
+# them), so a wheel install and a checkout must agree. The family names here and in
+# ``DEFAULT_FAMILY`` are the only ones in shared code (``tests/test_family_boundary.py``).
 BUILTIN: dict[str, dict[str, str]] = {
     FAMILIES_GROUP: {
         "icm": "mnemoforge.generators.icm.family:FAMILY",
@@ -62,7 +66,7 @@ BUILTIN: dict[str, dict[str, str]] = {
     EXPORTERS_GROUP: {
         "locomo": "mnemoforge.exporters.peers.formats:LOCOMO",
         "m3bench": "mnemoforge.exporters.peers.formats:M3BENCH",
-        "memeye": "mnemoforge.exporters.peers.formats:MEMEYE",
+        "memeye": "mnemoforge.generators.memeye.peer_format:MEMEYE",
     },
     METHODS_GROUP: {m: f"mnemoforge.evaluation.methods:{m}" for m in _METHODS},
     IMAGE_BACKENDS_GROUP: {
@@ -77,7 +81,7 @@ BUILTIN: dict[str, dict[str, str]] = {
         "gemini": "mnemoforge.backends.text.gemini:GeminiBackend",
     },
 }
-DEFAULT_FAMILY = "icm"  # a theme without ``family:``
+DEFAULT_FAMILY = "icm"  # a theme without ``family:`` (and a manifest that predates families)
 
 
 class UnknownPlugin(KeyError):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from mnemoforge import yaml_io
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.hashing import content_hash, source_hash
+from mnemoforge.hashing import content_hash
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
@@ -18,27 +18,14 @@ from mnemoforge.schemas.world import World
 from mnemoforge.store.layout import RunLayout
 
 if TYPE_CHECKING:
+    from mnemoforge.family import Family
     from mnemoforge.pipeline import BuildContext
 
 
-def model_plan_hash(theme: Theme) -> str:
+def model_plan_hash(theme: Theme, family: Family) -> str:
     """The model planners' code and prompts, for the cache keys of a build with ``text.plan`` or
-    ``text.plan_shots`` (an offline build's keys do not carry it)."""
-    from mnemoforge.validators.prompts import load_prompt
-
-    folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
-    parts: list[object] = []
-    if theme.text.plan:
-        from mnemoforge.production import plan_icm
-
-        parts += [source_hash(plan_icm), load_prompt(theme.text.plan_prompt, folder).sha256]
-    if theme.text.plan_shots:
-        from mnemoforge.generators.icm import shot_proposals
-        from mnemoforge.production import plan_shots
-
-        parts += ["shots", source_hash(plan_shots, shot_proposals)]
-        parts += [p.sha256 for p in plan_shots.load_prompts(theme)]
-    return content_hash(*parts)
+    ``text.plan_shots`` (``Family.model_plan_inputs``; an offline build's keys do not carry it)."""
+    return content_hash(*family.model_plan_inputs(theme))
 
 
 def production_prices(ctx: BuildContext) -> dict | None:

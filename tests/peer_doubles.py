@@ -13,7 +13,7 @@ way. They are written from reading the peers' code, not copied from it:
   creating its folder) and ``m3_agent/control.py`` (``configs/api_config.json`` read at import,
   annotation loading, results written to ``data/results/<name>.jsonl``, its folder not created).
 * MemEye (ffzhai88/MemEye @ b902110fec88f71d12e3caf2d9343b16c871634c, as documented in
-  ``mnemoforge/exporters/peers/memeye.py``): ``benchmark/runner.py``'s MCQ loop, one question per
+  ``mnemoforge/generators/memeye/peer_album.py``): ``benchmark/runner.py``'s MCQ loop, one question per
   rotation (a dict of letters and its ``answer``), ``contains_gt`` the last rotation's choice.
 * lmms-eval (EvolvingLMMs-Lab/lmms-eval @ 75571cfe, 0.7.3): ``utils.load_yaml_config`` (the
   ``!function`` tag imports ``<module>.py`` beside the YAML; a relative ``data_files`` path of a

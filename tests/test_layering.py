@@ -112,19 +112,31 @@ def test_the_cycle_finder_finds_a_lazy_cycle() -> None:
 # except these (module -> the validators modules it may import), each an existing dependency that
 # still waits for its helper to move into a lower layer. Add nothing here: move the helper instead.
 GENERATOR_VALIDATOR_IMPORTS: dict[str, set[str]] = {
-    # family plugins assemble their family's gates (the Family protocol's `gates`)
+    # family plugins assemble their family's gates (the Family contract's `gates`), and a family's
+    # own gates live in its package (issue 32), built on the gate base and the shared gate helpers
     "mnemoforge.generators.icm.family": {
         "mnemoforge.validators.gates",
         "mnemoforge.validators.perceivable",
         "mnemoforge.validators.prompts",
     },
-    "mnemoforge.generators.memeye.family": {
+    "mnemoforge.generators.memeye.family": {"mnemoforge.validators.gates"},
+    "mnemoforge.generators.memeye.gates": {
         "mnemoforge.validators.gates",
-        "mnemoforge.validators.memeye_gates",
+        "mnemoforge.validators.panel_gates",
     },
-    "mnemoforge.generators.smm.family": {"mnemoforge.validators.gates", "mnemoforge.validators.smm_gates"},
+    "mnemoforge.generators.memeye.drawn": {"mnemoforge.validators.gates"},
+    "mnemoforge.generators.memeye.ocr": {"mnemoforge.validators.gates"},
+    "mnemoforge.generators.smm.family": {"mnemoforge.validators.gates"},
+    "mnemoforge.generators.smm.gates": {"mnemoforge.validators.gates", "mnemoforge.validators.solver"},
     # prompt templates (the loader and its hash live in validators.prompts, read by the pipeline's keys)
     "mnemoforge.generators.icm.model_dialogue": {"mnemoforge.validators.prompts"},
+    # the icm model planners (``text.plan``, ``text.plan_shots``; moved from ``production/`` into the
+    # family, issue 32): their prompts, and the panel's ordered concurrent map for batches of clips
+    "mnemoforge.generators.icm.model_plan": {"mnemoforge.validators.prompts"},
+    "mnemoforge.generators.icm.model_shots": {
+        "mnemoforge.validators.answerers.panel",
+        "mnemoforge.validators.prompts",
+    },
     "mnemoforge.generators.questions.paraphrase": {"mnemoforge.validators.prompts"},
     # option sets screened by the option-only solvers and the text retrieval the gates run; these
     # modules are hashed into the questions and gates stage keys where they are (pipeline.STAGE_SOURCES)

@@ -22,7 +22,7 @@ from mnemoforge.english.words import fix_articles, with_article
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.captions import person_description
 from mnemoforge.generators.icm.world import plan_world
-from mnemoforge.generators.smm.tools import normalise_value
+from mnemoforge.generators.tool_calls import normalise_value
 from mnemoforge.store.catalog import TABLES, Catalog
 from mnemoforge.theme_io import load_theme
 from mnemoforge.validators.answerers.lexical import rank_items

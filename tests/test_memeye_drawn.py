@@ -1,4 +1,4 @@
-"""The memeye render audit per item (issue 30, ``validators/memeye_drawn.py``): each fact an item
+"""The memeye render audit per item (issue 30, ``generators/memeye/drawn.py``): each fact an item
 reads is drawn in its evidence picture with the value read, at a legible size; a built release
 keeps only items the audit passed."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mnemoforge.backends.image.visual_scene import SceneState, render_scene, save_png
+from mnemoforge.generators.memeye.drawn import drawn_problem
 from mnemoforge.generators.memeye.vocab import colour_hex
-from mnemoforge.validators.memeye_drawn import drawn_problem
 
 PERSON = (("skin", "#f0d0b8"), ("hair", "#505050"), ("top", "#8a5a30"), ("bottom", "#2a2a30"))
 

@@ -1,4 +1,4 @@
-"""OCR read-back of the values memeye pictures write (issue 30, ``validators/memeye_ocr.py``):
+"""OCR read-back of the values memeye pictures write (issue 30, ``generators/memeye/ocr.py``):
 RapidOCR reads every written drawable (a sign, a screen, a board, a tag, a board's lines, a
 table-top's name cards, the card of what a person holds) back as the value drawn; a value drawn
 too small is refused; in a built release every kept item's written values read back as the World's
@@ -12,7 +12,7 @@ import logging
 import pytest
 
 from mnemoforge.backends.image.visual_scene import SceneState, render_scene
-from mnemoforge.validators import memeye_ocr
+from mnemoforge.generators.memeye import ocr as memeye_ocr
 
 BASE = dict(gist="", left="", right="", mark=-1, colour="", count=0, label="", seed=1, width=384, height=288)
 PERSON = (("skin", "#f0d0b8"), ("hair", "#505050"), ("top", "#8a5a30"), ("bottom", "#2a2a30"))

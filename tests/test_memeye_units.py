@@ -15,6 +15,7 @@ from mnemoforge import yaml_io
 from mnemoforge.backends.image import visual_gists, visual_scene
 from mnemoforge.generators.memeye import questions as q_mod
 from mnemoforge.generators.memeye.family import target_report
+from mnemoforge.generators.memeye.gates import OptionStructure, PixelOnly, TaxonomyAudit
 from mnemoforge.generators.memeye.labels import label_square, parse_label
 from mnemoforge.generators.memeye.programs import PAIR_SEP
 from mnemoforge.generators.memeye.sessions import check_text_clean, plan_sessions
@@ -28,7 +29,6 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
 from mnemoforge.theme_io import ThemeError, load_theme, parse_theme
 from mnemoforge.validators.gates import GateContext
-from mnemoforge.validators.memeye_gates import OptionStructure, PixelOnly, TaxonomyAudit
 
 ROOT = Path(__file__).resolve().parent.parent
 THEME = ROOT / "assets/themes/visual_diary.yaml"

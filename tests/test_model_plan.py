@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from mnemoforge.backends.text import OpenAICompatBackend
+from mnemoforge.generators.icm.model_plan import model_plan, parse_outlines
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.icm.world_rules import world_problems
-from mnemoforge.production.plan_icm import model_plan, parse_outlines
 from mnemoforge.theme_io import load_theme
 from mnemoforge.validators.prompts import load_prompt
 from tests.conftest import small_theme_data

@@ -11,10 +11,10 @@ import yaml
 
 from mnemoforge.backends.text import OpenAICompatBackend
 from mnemoforge.generators.icm import album
+from mnemoforge.generators.icm import model_shots as plan_shots
 from mnemoforge.generators.icm import shot_proposals as sp
 from mnemoforge.generators.icm.album_check import album_problems
 from mnemoforge.generators.icm.world import plan_world
-from mnemoforge.production import plan_shots
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.theme_io import load_theme

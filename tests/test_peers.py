@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.exporters.peers import MARKER, ExportError, export_release, locomo, m3bench, memeye, readers
+from mnemoforge.exporters.peers import MARKER, ExportError, export_release, locomo, m3bench, readers
 from mnemoforge.exporters.peers.common import effective_cutoff, load_release
+from mnemoforge.generators.memeye import peer_album as memeye
 from mnemoforge.schemas.theme import ICM_MIX
 
 FORMATS = ("locomo", "m3bench", "memeye")

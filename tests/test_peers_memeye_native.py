@@ -13,9 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemoforge.cli import app
-from mnemoforge.exporters.peers import MARKER, ExportError, export_release, memeye, readers
+from mnemoforge.exporters.peers import MARKER, ExportError, export_release, readers
 from mnemoforge.exporters.peers.common import effective_cutoff, load_release
-from mnemoforge.exporters.peers.memeye_native import load_visual_release, memeye_ids, session_task
+from mnemoforge.generators.memeye import peer_album as memeye
+from mnemoforge.generators.memeye.peer_native import load_visual_release, memeye_ids, session_task
 
 QAS = memeye.QAS
 

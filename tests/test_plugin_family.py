@@ -119,3 +119,30 @@ def test_a_fourth_family_builds_verifies_evaluates_exports_and_reports(
     again = _cli(plugin_env, "build", str(PLUGIN / "theme.yaml"), "--outputs", str(tmp_path / "o2"), *local)
     other = Path(again.stdout.strip().splitlines()[-1])
     assert (other / "MANIFEST.json").read_bytes() == (release / "MANIFEST.json").read_bytes()
+
+
+def _refused(env: dict[str, str], *args: str) -> str:
+    r = subprocess.run(
+        [sys.executable, "-m", "mnemoforge.cli", *args], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert r.returncode != 0, (args, r.stdout[-2000:])
+    return r.stdout + r.stderr
+
+
+def test_a_fourth_family_is_priced_and_refuses_what_it_would_drop(
+    plugin_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The shared preflight prices it from the contract's defaults; a theme setting it does not read
+    (``theme_options`` is empty) and ``--workers`` (``uses_workers = False``) are errors naming them."""
+    import yaml
+
+    pf = json.loads(_cli(plugin_env, "build", str(PLUGIN / "theme.yaml"), "--preflight", "--json").stdout)
+    assert pf["family"] == "diary" and pf["plan"]["candidates"] == 14, pf["plan"]
+    data = yaml.safe_load((PLUGIN / "theme.yaml").read_text())
+    theme = tmp_path / "openai.yaml"
+    theme.write_text(yaml.safe_dump({**data, "render": {"image": "openai"}}, sort_keys=False))
+    said = _refused(plugin_env, "theme", "check", str(theme))
+    assert "render.image" in said and "family diary does not use this setting" in said
+    out = tmp_path / "out"
+    said = _refused(plugin_env, "build", str(PLUGIN / "theme.yaml"), "--outputs", str(out), "--workers", "2")
+    assert "--workers" in said and not out.exists()  # refused before any work started

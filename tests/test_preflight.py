@@ -155,7 +155,7 @@ def test_cost_drivers_stand_beside_icm_bench_and_the_length_knobs_are_exact(tmp_
     """Each cost driver beside ICM-Bench's figure scaled to the theme's clips; the hint's minutes for
     ``album.shot_length: shortest`` are what planning with it gives; ``talk_density`` 1 and
     ``shot_length: any`` are the album as before (same draws)."""
-    from mnemoforge.production.fit_length import measure
+    from mnemoforge.generators.icm.fit_length import measure
     from mnemoforge.theme_io import load_theme
 
     data = small_theme_data(clips=24)
@@ -196,7 +196,7 @@ def test_cost_drivers_stand_beside_icm_bench_and_the_length_knobs_are_exact(tmp_
 
 
 def test_fit_length_tries_the_knobs_in_order_and_bisects_talk_density() -> None:
-    from mnemoforge.production.fit_length import Try, fit_length
+    from mnemoforge.generators.icm.fit_length import Try, fit_length
     from mnemoforge.schemas.theme import Theme
     from mnemoforge.theme_starter import starter_theme
 

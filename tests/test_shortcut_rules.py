@@ -12,9 +12,9 @@ import pytest
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.questions import generate_icm
-from mnemoforge.generators.icm.referring import describe, parse, referents, rendered_cues
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.questions.programs import FactView, Lexicon
+from mnemoforge.generators.referring import describe, parse, referents, rendered_cues
 from mnemoforge.generators.smm import questions as smm_questions
 from mnemoforge.generators.smm.hops import MULTI_HOP, wrong_hop
 from mnemoforge.generators.smm.world import plan_world as plan_smm_world

@@ -14,8 +14,8 @@ import pytest
 
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.questions.programs import Unanswerable
-from mnemoforge.generators.smm.tools import score_calls, tools_of, validate_calls
 from mnemoforge.generators.smm.world import conflict_gap, source_authority
+from mnemoforge.generators.tool_calls import score_calls, tools_of, validate_calls
 from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.questions import Question

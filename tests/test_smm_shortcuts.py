@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.smm.tools import score_calls, tools_of
+from mnemoforge.generators.tool_calls import score_calls, tools_of
 from mnemoforge.schemas.questions import Question
 from mnemoforge.validators.answerers.option_prior import PRIORS
 

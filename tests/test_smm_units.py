@@ -12,15 +12,15 @@ import yaml
 from mnemoforge import yaml_io
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
 from mnemoforge.generators.smm import conversation, questions, stream
+from mnemoforge.generators.smm.gates import ConflictOrder, SingleSource, SourceSpan, ToolSchema
 from mnemoforge.generators.smm.paraphrase import check_turn
 from mnemoforge.generators.smm.scaffold import Lookup, fact_sentence
-from mnemoforge.generators.smm.tools import normalise_value, score_calls, tools_of, validate_calls
 from mnemoforge.generators.smm.world import plan_world
+from mnemoforge.generators.tool_calls import normalise_value, score_calls, tools_of, validate_calls
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.theme_io import THEMES_DIR, ThemeError, load_theme
 from mnemoforge.validators.gates import GateContext
-from mnemoforge.validators.smm_gates import ConflictOrder, SingleSource, SourceSpan, ToolSchema
 
 THEME_PATH = THEMES_DIR / "office_launch.yaml"
 DATA = yaml_io.safe_load(THEME_PATH.read_text())

@@ -85,7 +85,7 @@ def _bracketed(text: str) -> str | None:
 
 
 def call_score(reply: str, gold: Any, world: Any) -> tuple[float, Any]:
-    from mnemoforge.generators.smm.tools import score_calls
+    from mnemoforge.generators.tool_calls import score_calls
 
     pred = parse_calls_reply(reply)
     if pred is None:

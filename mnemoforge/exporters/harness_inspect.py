@@ -146,7 +146,7 @@ CALLS = '''
 def call_match():
     """Function calls: exact match after argument normalisation (mnemoforge's score_calls)."""
     from mnemoforge.evaluation.scoring import parse_calls_reply
-    from mnemoforge.generators.smm.tools import score_calls
+    from mnemoforge.generators.tool_calls import score_calls
     from mnemoforge.schemas.smm import ToolSpec
 
     tools = {{t["name"]: ToolSpec.model_validate(t) for t in json.loads((HERE / "tools.json").read_text())}}

@@ -170,7 +170,7 @@ def line_problems(
 
 def _call_problems(world: World, q: Question) -> list[Incoherence]:
     """A tool call with the same person in two of its arguments (unless the tool is reflexive)."""
-    from mnemoforge.generators.smm.tools import tools_of
+    from mnemoforge.generators.tool_calls import tools_of
 
     plan = q.structured_answer
     if plan is None:

@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.prices import PriceTable, resolve_prices
-from mnemoforge.family import PreflightAlbum
+from mnemoforge.family import PreflightAlbum, ShotAsks
 from mnemoforge.production.drivers import Driver, add_drivers
-from mnemoforge.production.fit_length import length_alternatives
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.validators.prompts import load_prompt
 
@@ -118,7 +117,7 @@ def _album_rows(
     theme: Theme, planned: PreflightAlbum, prices: PriceTable, plan: dict[str, Any]
 ) -> tuple[list[Row], dict]:
     """A family with video clips (``Family.preflight_album``): text, stills, video and speech rows."""
-    world, clips, line_seconds = planned
+    world, clips, line_seconds = planned.world, planned.clips, planned.line_seconds
     shots = [s for c in clips for s in c.shots]
     lines = [(s, ln) for s in shots for ln in s.dialogue]
     plan.update(
@@ -131,8 +130,8 @@ def _album_rows(
     rows: list[Row] = []
     if theme.text.plan:
         rows.append(plan_row(theme, len(world.events), prices))
-    if theme.text.plan_shots:
-        rows.append(shots_row(theme, world, clips, prices))
+    if planned.shot_asks is not None:
+        rows.append(shots_row(theme, planned.shot_asks, prices))
     if theme.album.dialogue_model:
         prov, model = _text_model(theme.text.backend)
         ask = load_prompt("dialogue").template
@@ -200,7 +199,7 @@ def _album_rows(
         "people": faces,
         "speech_s": speech_s,
         "lines": len(lines),
-        "alternatives": length_alternatives(theme, world, shots),
+        "alternatives": dict(planned.alternatives),
     }
     return rows, album
 
@@ -226,27 +225,22 @@ def plan_row(theme: Theme, events: int, prices: PriceTable) -> Row:
     )
 
 
-def shots_row(theme: Theme, world: Any, clips: list[Any], prices: PriceTable) -> Row:
+def shots_row(theme: Theme, asks: ShotAsks, prices: PriceTable) -> Row:
     """The ``text.plan_shots`` calls: one per batch of clips (the prompts exactly as the build writes
-    them), replies at about ``plan_tokens_per_shot`` a shot; repairs, if any, come on top."""
-    from mnemoforge.production import plan_shots
-
+    them, ``Family.preflight_album``), replies at about ``plan_tokens_per_shot`` a shot; repairs,
+    if any, come on top."""
     prov, model = _text_model(theme.text.backend)
-    briefs = [plan_shots.sp.brief_for(theme, world, c) for c in clips if not c.calibration]
     size = theme.text.plan_shots_batch
-    batches = [briefs[i : i + size] for i in range(0, len(briefs), size)]
-    prompt = plan_shots.load_prompts(theme)[0]
-    asks = [plan_shots._ask(theme, world, prompt, b) for b in batches]
     per_shot = prices.estimates["plan_tokens_per_shot"]
     return Row(
         "episodes",
         prov,
         model,
         "chat",
-        calls=len(batches),
-        tokens_in=sum(_tokens(len(a), prices) for a in asks),
-        tokens_out=math.ceil(sum(len(b.clip.shots) for b in briefs) * per_shot),
-        note=f"text.plan_shots: {len(briefs)} clips in batches of {size} "
+        calls=len(asks.prompts),
+        tokens_in=sum(_tokens(len(a), prices) for a in asks.prompts),
+        tokens_out=math.ceil(asks.shots * per_shot),
+        note=f"text.plan_shots: {asks.clips} clips in batches of {size} "
         f"(up to {theme.text.plan_shots_attempts} calls a batch with repairs)",
     )
 

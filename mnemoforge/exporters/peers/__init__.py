@@ -4,14 +4,15 @@
 
 * ``locomo``  — LoCoMo conversation JSON (:mod:`.locomo`)
 * ``m3bench`` — M3-Bench video QA annotations + clips for M3-Agent (:mod:`.m3bench`)
-* ``memeye``  — MemEye / Mem-Gallery dialog JSON + images (:mod:`.memeye`; visual-chat releases
-  natively, one task per scenario: :mod:`.memeye_native`)
+* ``memeye``  — MemEye / Mem-Gallery dialog JSON + images, registered by the memeye family
+  (``generators/memeye/peer_format.py``: album releases mapped onto rounds by ``peer_album``,
+  visual-chat releases natively, one task per scenario, by ``peer_native``)
 
 Album releases (family ``icm``) export to every format; visual-chat releases (``memeye``) only
 to ``memeye``; source-distributed chats (``smm``) to none (``PeerFormat.families``; any other pair
 is refused with an ExportError naming the formats that do take the release). Formats are
 registrations of the ``mnemoforge.exporters`` entry-point group (:func:`formats`; the built-ins in
-:mod:`.formats`), so an installed package adds one for its own family.
+:mod:`.formats` and the memeye family's), so an installed package adds one for its own family.
 
 Every file is written atomically (media are hard-linked, or copied across filesystems). The
 folder is claimed by ``mnemoforge_export.json`` (format, source release, files written, and the

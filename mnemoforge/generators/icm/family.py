@@ -34,6 +34,7 @@ from mnemoforge.generators.icm.check import check_icm_theme, icm_theme_warnings
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.questions import programs as program_base
 from mnemoforge.generators.questions.common import overgenerate
+from mnemoforge.hashing import source_hash
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -140,10 +141,10 @@ class IcmFamily(Family):
         written = [
             atomic.write_json(run.root / "episodes/coherence.json", {"lines": lines_ok.summary()})
         ]  # funnel
-        if theme.text.plan_shots:  # opt-in: a model proposes each clip's shots (production/plan_shots.py)
-            from mnemoforge.production import plan_shots
+        if theme.text.plan_shots:  # opt-in: a model proposes each clip's shots (model_shots.py)
+            from mnemoforge.generators.icm import model_shots
 
-            clips, paths = plan_shots.plan_album_shots(theme, world, clips, run)
+            clips, paths = model_shots.plan_album_shots(theme, world, clips, run)
             obs = [o for c in clips for o in album.observations_for_clip(world, c)]
             written += paths
         if theme.album.dialogue_model:
@@ -192,9 +193,43 @@ class IcmFamily(Family):
 
     def preflight_album(self, theme: Theme, seed: int) -> PreflightAlbum:
         """The album as ``plan`` and ``episodes`` would lay it out (World, clips, shots, lines)."""
+        from mnemoforge.generators.icm.fit_length import length_alternatives
+
         world = world_mod.plan_world(theme, seed, theme.album.clips - 1)
         clips, _ = album.plan_album(theme, world)
-        return PreflightAlbum(world, clips, album_dialogue.line_seconds)
+        shots = [s for c in clips for s in c.shots]
+        asks = None
+        if theme.text.plan_shots:
+            from mnemoforge.generators.icm.model_shots import preflight_asks
+
+            asks = preflight_asks(theme, world, clips)
+        alternatives = length_alternatives(theme, world, shots)
+        return PreflightAlbum(world, clips, album_dialogue.line_seconds, alternatives, asks)
+
+    def fit_length(self, theme: Theme, seed: int, ref_minutes: float) -> dict[str, Any]:
+        """The album knobs (shot length, shots per clip, talk density) that reach the pace."""
+        from mnemoforge.generators.icm.fit_length import fit_report
+
+        return fit_report(theme, seed, ref_minutes)
+
+    def model_plan(self, theme: Theme, seed: int, run: RunLayout) -> list[Path]:
+        """A model proposes the event outlines (``generators/icm/model_plan.py``)."""
+        from mnemoforge.generators.icm.model_plan import plan_stage
+
+        return plan_stage(theme, seed, run)
+
+    def model_plan_inputs(self, theme: Theme) -> list[object]:
+        """The planners' source and prompts (``text.plan``: events; ``text.plan_shots``: shots)."""
+        from mnemoforge.generators.icm import model_plan, model_shots, shot_proposals
+
+        folder = Path(theme.gates.prompts_dir) if theme.gates.prompts_dir else None
+        parts: list[object] = []
+        if theme.text.plan:
+            parts += [source_hash(model_plan), load_prompt(theme.text.plan_prompt, folder).sha256]
+        if theme.text.plan_shots:
+            parts += ["shots", source_hash(model_shots, shot_proposals)]
+            parts += [p.sha256 for p in model_shots.load_prompts(theme)]
+        return parts
 
     def preflight_candidates(self, theme: Theme) -> int:
         """Each category over-generated, as ``questions`` asks for it."""

@@ -1,6 +1,6 @@
 """A model's shot list for one event clip, validated into the ``Shot`` records the procedural planner makes.
 
-``text.plan_shots`` (``production/plan_shots.py``) shows the model each clip's event (participants,
+``text.plan_shots`` (``generators/icm/model_shots.py``) shows the model each clip's event (participants,
 the objects brought, the place) and the clip's planned lines, and asks for the shots: framing,
 who is visible, props, camera move, duration and which lines are spoken in which shot. A proposal
 is accepted only if:

@@ -55,7 +55,7 @@ def finish_world(
     theme: Theme, seed: int, protagonist: str, events: list[Event], cal: WorldCalendar | None = None
 ) -> World:
     """The World around planned events: facts, routine changes and timelines (also used when a
-    model proposes the events, ``production/plan_icm.py``)."""
+    model proposes the events, ``generators/icm/model_plan.py``)."""
     people = cast_people(theme)
     relations, _, objects = declared_records(theme)
     changes = preference_changes(seed, people, theme.start, theme.end)

@@ -33,6 +33,7 @@ from mnemoforge.generators.memeye import (
     typed_labels,
     vocab,
 )
+from mnemoforge.generators.memeye import gates as memeye_gates
 from mnemoforge.generators.memeye import world as world_mod
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.questions import programs as shared_programs
@@ -43,7 +44,6 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
-from mnemoforge.validators import memeye_gates
 from mnemoforge.validators.gates import Gate
 
 if TYPE_CHECKING:

@@ -89,7 +89,7 @@ def _cast(world: World) -> Cast:
 def _descriptions(world: World) -> dict[str, str]:
     """The referring expressions questions use for people ("the woman with a ponytail"): the
     drawn cues of each person are part of the cast a viewer learns, so a description names them."""
-    from mnemoforge.generators.icm.referring import describe
+    from mnemoforge.generators.referring import describe
 
     out = {}
     for p in world.people:

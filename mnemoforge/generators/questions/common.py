@@ -56,8 +56,8 @@ class EvidenceIndex:
 
 def person_reference(world: World, pid: str, style: str) -> str:
     """Refer to a person by name, by relation to the protagonist, or by a description that fits
-    them alone as drawn (``generators/icm/referring.py``: rendered cues, not the theme's wording)."""
-    from mnemoforge.generators.icm.referring import describe
+    them alone as drawn (``generators/referring.py``: rendered cues, not the theme's wording)."""
+    from mnemoforge.generators.referring import describe
 
     p = world.person(pid)
     if style == "relation":

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.family import Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
+from mnemoforge.generators import tool_calls as tools
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.smm import (
     concentrated,
@@ -23,8 +24,8 @@ from mnemoforge.generators.smm import (
     render,
     scaffold,
     stream,
-    tools,
 )
+from mnemoforge.generators.smm import gates as smm_gates
 from mnemoforge.generators.smm import world as world_mod
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -33,7 +34,6 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
-from mnemoforge.validators import smm_gates
 from mnemoforge.validators.gates import Gate
 
 if TYPE_CHECKING:

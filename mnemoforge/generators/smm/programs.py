@@ -25,8 +25,8 @@ import datetime as dt
 from typing import Any
 
 from mnemoforge.generators.questions.programs import FactView, Unanswerable, program
-from mnemoforge.generators.smm.tools import call_plan, typed
 from mnemoforge.generators.smm.world import CODE
+from mnemoforge.generators.tool_calls import call_plan, typed
 from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.world import Fact
 

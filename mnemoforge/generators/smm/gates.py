@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 
 from mnemoforge.generators.questions.programs import Unanswerable
-from mnemoforge.generators.smm.tools import tools_of, validate_calls
 from mnemoforge.generators.smm.world import conflict_gap, source_authority
+from mnemoforge.generators.tool_calls import tools_of, validate_calls
 from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question

@@ -10,7 +10,7 @@ Layout (paths relative to the export folder; the image root is ``image/``)::
 ``<Task>`` is the release name in MemEye's task style (``life_album`` -> ``Life_Album``). Ids follow
 MemEye's own files: sessions ``D1``, ``D2``, ..., rounds ``D1:1``, ``D1:2``, ... (the round's
 position in its session). Visual-chat releases
-(family ``memeye``) export natively, one task per life scenario: see :mod:`.memeye_native`, which
+(family ``memeye``) export natively, one task per life scenario: see :mod:`.peer_native`, which
 writes its files with this module's writers (:func:`qa_record`, :func:`mcq_options`,
 :func:`write_dialogs`) and is read back through :func:`mnemoforge.exporters.peers.formats.read_memeye`.
 
@@ -43,7 +43,7 @@ list of option dicts, ``contains_gt`` = last rotation's choice == top-level ``an
 
 ``point`` (:data:`POINT_MAP`): MemEye's [[X], [Y]] taxonomy — X visual granularity (X1 scene ..
 X4 pixel), Y reasoning depth (Y1 atomic, Y2 relational, Y3 evolutionary). Visual-chat questions
-carry their own X/Y labels (:mod:`.memeye_native`); ICM items map by category:
+carry their own X/Y labels (:mod:`.peer_native`); ICM items map by category:
 
 * ``identity_recall`` -> [["X3"], ["Y1"]]: instance-level identity binding, one event.
 * ``cross_episode_retrieval`` -> [["X3"], ["Y2"]]: several non-conflicting clues across clips.
@@ -231,7 +231,7 @@ def read_memeye_album(export_dir: Path, release_dir: Path) -> list[PeerItem]:
 
     Open-ended items come from ``*_Open.json``; an item mirrored in the MCQ file gets
     ``choices`` (option texts per rotation) after its answer letters are checked. A visual-chat
-    release (family ``memeye``) is read by :func:`.memeye_native.read_memeye_native`; the
+    release (family ``memeye``) is read by :func:`.peer_native.read_memeye_native`; the
     package's ``read_memeye`` chooses between them.
     """
     export_dir = Path(export_dir)

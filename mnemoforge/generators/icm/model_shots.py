@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.text.protocol import ChatMessage, ChatRequest, TextBackend, user
+from mnemoforge.family import ShotAsks
 from mnemoforge.generators.icm import shot_proposals as sp
 from mnemoforge.generators.icm.album import CAMERAS, SPEECH_DURATIONS, TAIL_S
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
@@ -260,3 +261,14 @@ def plan_album_shots(
         atomic.write_text(lineage_path(run.root), "".join(canonical_json(r) + "\n" for r in lineage)),
         atomic.write_json(summary_path(run.root), summary),
     ]
+
+
+def preflight_asks(theme: Theme, world: World, clips: list[Clip]) -> ShotAsks:
+    """The first call of each batch exactly as ``plan_album_shots`` writes it, for ``build
+    --preflight`` (repairs, if any, come on top)."""
+    briefs = [sp.brief_for(theme, world, c) for c in clips if not c.calibration]
+    size = theme.text.plan_shots_batch
+    batches = [briefs[i : i + size] for i in range(0, len(briefs), size)]
+    prompt = load_prompts(theme)[0]
+    asks = [_ask(theme, world, prompt, b) for b in batches]
+    return ShotAsks(asks, len(briefs), sum(len(b.clip.shots) for b in briefs))

@@ -26,11 +26,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mnemoforge.generators.memeye.drawn import layouts
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
 from mnemoforge.validators.gates import GateContext, verdict
-from mnemoforge.validators.memeye_drawn import layouts
 
 log = logging.getLogger("mnemoforge.memeye")
 BOARD_SEP, ORDER_SEP = ", ", " > "  # as ``generators/memeye/vocab``

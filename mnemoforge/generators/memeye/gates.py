@@ -173,7 +173,7 @@ MEMEYE_GATES = [TaxonomyAudit(), PixelOnly(), OptionStructure()]
 def family_gates() -> list[Gate]:
     """The family's gates: the three above, the render audit per item (``memeye_drawn``) and, with
     the ``ocr`` extra, the OCR read-back of written values (``memeye_legible``)."""
-    from mnemoforge.validators.memeye_drawn import FactsDrawn
-    from mnemoforge.validators.memeye_ocr import legibility_gates
+    from mnemoforge.generators.memeye.drawn import FactsDrawn
+    from mnemoforge.generators.memeye.ocr import legibility_gates
 
     return [*MEMEYE_GATES, FactsDrawn(), *legibility_gates()]

@@ -116,3 +116,15 @@ def length_alternatives(theme: Theme, world: Any, shots: list[Any]) -> dict[str,
     if theme.album.shot_length != "shortest":
         out["album.shot_length: shortest"] = sum(shortest(theme.album.shot_durations, n) for n in needs) / 60
     return out
+
+
+def fit_report(theme: Theme, seed: int, ref_minutes: float) -> dict[str, Any]:
+    """``Family.fit_length`` for an album: what each try gave and the knobs that fit, if any."""
+    got = fit_length(theme, seed, ref_minutes)
+    lines = [f"tried {t.text(ref_minutes)}" for t in got.tries]
+    if got.found is None:
+        lines.append("no setting of these knobs reaches the reference's pace")
+        return {"lines": lines, "knobs": None}
+    knobs = ", ".join(f"{k}: {v}" for k, v in got.found.knobs.items())
+    lines.append(f"set under `album:` {knobs} (album {got.found.minutes:.1f} min for {ref_minutes:g})")
+    return {"lines": lines, "knobs": got.found.knobs, "minutes": round(got.found.minutes, 1)}

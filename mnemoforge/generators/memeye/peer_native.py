@@ -1,6 +1,6 @@
 """MemEye export of a visual-chat release (family ``memeye``): its own sessions, rounds and labels.
 
-The album mapping in :mod:`.memeye` has to invent rounds and X/Y points; a visual-chat release
+The album mapping in :mod:`.peer_album` has to invent rounds and X/Y points; a visual-chat release
 already is MemEye-shaped, so this module only renames. Layout (relative to the export folder;
 the image root is ``image/``)::
 
@@ -23,18 +23,18 @@ Mapping:
   pictures adds ``input_image`` (``<Task>/<file>``, relative to the image root), ``image_id``
   (the file stem) and ``image_caption`` (the picture's dense caption from
   ``data/memeye/captions.jsonl``; ``[image: <kind>]``, the minimal caption, if it has none).
-* QAs (built with :func:`.memeye.qa_record`): ``question_id`` (our id), ``question``,
+* QAs (built with :func:`.peer_album.qa_record`): ``question_id`` (our id), ``question``,
   ``answer``, ``point`` = ``[[labels.x], [labels.y]]``, ``clue`` = the evidence round ids (1:1,
   in order), ``session_id`` = their sessions; ``question_image`` (MemEye's QA-level pictures)
   when the question shows pictures. The MCQ file adds ``options``, one dict per rotation
-  and the last rotation's letter as the top-level ``answer`` (:func:`.memeye.mcq_record`). A
+  and the last rotation's letter as the top-level ``answer`` (:func:`.peer_album.mcq_record`). A
   question's clues must lie in one task.
 * ``mnemoforge_export.json`` items: ``question_id``, ``id``, ``task``, ``cutoff`` (the release's
   value: latest accessible round order, ``null`` = full timeline; MemEye shows the whole history)
   and ``clue_alternatives``: the ``evidence_alternatives`` as MemEye round ids (other rounds
   showing the same facts, which retrieval metrics may count as clue hits).
 
-:func:`read_memeye_native` (reached through :func:`.formats.read_memeye`) maps an export back.
+:func:`read_memeye_native` (reached through :func:`.peer_format.read_memeye`) maps an export back.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ from mnemoforge.exporters.peers.common import (
     release_family,
     validate_row,
 )
-from mnemoforge.exporters.peers.memeye import (
+from mnemoforge.exporters.tables import read_jsonl
+from mnemoforge.generators.memeye.peer_album import (
     FORMAT,
     QAS,
     mcq_record,
@@ -65,7 +66,6 @@ from mnemoforge.exporters.peers.memeye import (
     task_name,
     write_dialogs,
 )
-from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.schemas.memeye import X_LABELS, Y_LABELS
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
