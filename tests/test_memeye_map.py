@@ -18,9 +18,9 @@ from pydantic import ValidationError
 from mnemoforge import yaml_io
 from mnemoforge.backends.image.visual_map import PIN_INK, pinned_at
 from mnemoforge.backends.image.visual_scene import SceneState, render_scene, save_png
+from mnemoforge.generators.memeye.drawn import drawn_problem
 from mnemoforge.schemas.memeye_map import MapDraw
 from mnemoforge.theme_io import parse_theme
-from mnemoforge.validators.memeye_drawn import drawn_problem
 
 THEME = Path(__file__).parent / "themes/dolomites_rescue_memeye.yaml"
 PLACES = ("Boè summit", "Piz Pordoi", "Val Lasties", "Sella towers", "Col Rodella", "Mesules")
@@ -114,7 +114,7 @@ def test_a_map_is_drawn_the_same_bytes_from_the_same_state() -> None:
 @pytest.mark.parametrize("width", [384, 512])
 def test_the_names_on_a_map_read_back(width: int) -> None:
     pytest.importorskip("rapidocr_onnxruntime")
-    from mnemoforge.validators.memeye_ocr import names, read_text
+    from mnemoforge.generators.memeye.ocr import names, read_text
 
     for style, places in (("trail", PLACES), ("floor", ("kitchen", "bunk room", "boot room", "stove nook"))):
         img, layout = render_scene(_scene(places[1], style, places, width))
