@@ -5,8 +5,11 @@
   rumour), so no option is odd in form.
 - Ordered values (dates, times, integers) are drawn around a **hidden base** (dates: a window
   centred on a random day near the answer) and accepted only when the answer lands at the rank
-  its program's turn gives (``option_balance.RankSpread``: each rank equally often per program):
-  a closest-to-mean, median, largest or smallest guess is at chance.
+  planned for it: ``ranks_for`` finds the ranks each item can take (its stale or rumoured value
+  and a late date leave some out), and ``option_balance.assign_ranks`` plans them over all the
+  release's items at once, the most constrained first, so a closest-to-mean, median, largest or
+  smallest guess is at chance; a set at the planned rank that no option-only rule reads is
+  preferred (more draws are taken to find one).
 - A preference item offers the contrary choices the person was seen making.
 - Up to ``TRIES`` sets are drawn; those on which a shared option prior (slot majority,
   near-variant centre, lone form, sum of two) singles out any option are dropped, and of the rest
@@ -24,7 +27,8 @@ import random
 from typing import Any
 
 from mnemoforge.dates import named_days
-from mnemoforge.generators.option_balance import by_question_target, pick_balanced
+from mnemoforge.generators.option_balance import by_question_target, pick_balanced, untold
+from mnemoforge.generators.questions import ordered as numeric
 from mnemoforge.generators.questions.common import Candidate
 from mnemoforge.generators.questions.fairness import screen_for
 from mnemoforge.generators.questions.programs import Lexicon
@@ -140,19 +144,54 @@ def options_for(
     # a prior that only ever fires on distractors would be a shortcut by elimination); of those,
     # the one whose length and centrality tells match a drawn rank (option_balance)
     clean: list[list[str]] = []
+    unread: list[list[str]] = []  # clean sets at the planned rank that no option-only rule reads
+    screen = untold(question, False)
     last = None
-    for _ in range(TRIES):
+    for n in range(3 * TRIES):  # a planned rank may take more draws (a date window moves per draw)
+        if n >= TRIES and (rank is None or unread):
+            break
         last = _draw(theme, world, c, rng, rank if rank is not None else target[0] if target else None)
         if last is None:
             break
         clean_set = all(prior(last) is None for prior in PRIORS.values()) and fair(last)
         if clean_set and last[1:] not in clean:
             clean.append(last[1:])
+            if rank is not None and numeric.rank(last) == rank and screen(last):
+                unread.append(last[1:])
     if not clean:
         return last
+    if rank is not None:  # the planned rank: a set no option-only rule reads, else any clean one at it
+        clean = unread or [d for d in clean if numeric.rank([c.answer, *d]) == rank] or clean
     if question and target:  # the answer is the option closest in meaning to the question 1 in 4
         clean = by_question_target(question, c.answer, clean, target[1] == 0)
     return [c.answer, *(pick_balanced(c.answer, clean, rng, target) or [])]
+
+
+def ranks_for(
+    theme: Theme, world: World, c: Candidate, qid: str, question: str = "", tries: int = TRIES // 2
+) -> list[int]:
+    """The ranks (0 = smallest) the answer can take among ordered options (dates, times, integers)
+    given the item's own rival values and the pool: for each rank, up to ``tries`` draws asking
+    for it (a date pool's window moves with each draw), kept only where a drawn set passes the
+    screens ``options_for`` applies (no option prior, fair to ``question``, no option-only rule
+    reads it: "-19" among "-20, -21, -22" is an odd one out). Empty when the options are not
+    ordered or the World cannot supply them. The joint plan over a release's items
+    (``option_balance.assign_ranks``) reads these before any option set is kept."""
+    rng = derive_rng(world.seed, qid, "ranks")
+    fair, screen = screen_for(question, world), untold(question, False)
+    got: list[int] = []
+    for r in range(N):
+        for _ in range(tries):
+            drawn = _draw(theme, world, c, rng, r)
+            if drawn is None:
+                return got
+            at = numeric.rank(drawn)
+            if at is None:
+                return []
+            if at == r and all(p(drawn) is None for p in PRIORS.values()) and fair(drawn) and screen(drawn):
+                got.append(r)
+                break
+    return got
 
 
 def _draw(
