@@ -8,7 +8,7 @@ from collections import Counter
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.option_balance import RankSpread, assign_ranks
 from mnemoforge.generators.questions import ordered as numeric
-from mnemoforge.generators.smm.options import ranks_for
+from mnemoforge.generators.smm.options import ranks_for, retrieval_screen, text_history
 from mnemoforge.generators.smm.questions import plan_questions
 from mnemoforge.schemas.questions import Question
 
@@ -79,7 +79,9 @@ def test_smm_release_keeps_the_planned_ranks(smm_release) -> None:  # type: igno
     world = smm_release.world
     cands = {(c.template.program, repr(sorted(c.args.items()))): c for c in plan_questions(THEME, world)}
     key = lambda q: (q.program.fn, repr(sorted(q.program.args.items())))  # noqa: E731
-    feasible = {q.id: ranks_for(THEME, world, cands[key(q)], q.id, q.question) for q in seen}
+    history, by_id = text_history(smm_release.obs), smm_release.by_id
+    quiet = {q.id: retrieval_screen(history, q, [by_id[e] for e in q.evidence]) for q in seen}
+    feasible = {q.id: ranks_for(THEME, world, cands[key(q)], q.id, q.question, quiet[q.id]) for q in seen}
     plan = assign_ranks(feasible)
     kept = [q for q in smm_release.qs if q.options and numeric.rank(q.options) is not None]
     assert len(kept) >= 12 and all(q.id in plan for q in kept)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mnemoforge.dates import named_days
@@ -33,6 +34,8 @@ from mnemoforge.generators.questions.common import Candidate
 from mnemoforge.generators.questions.fairness import screen_for
 from mnemoforge.generators.questions.programs import Lexicon
 from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.validators.answerers.option_prior import PRIORS
@@ -130,12 +133,14 @@ def options_for(
     target: tuple[int, int] | None = None,
     question: str = "",
     rank: int | None = None,
+    quiet: Callable[[list[str]], bool] | None = None,
 ) -> list[str] | None:
     """``[answer, d1, d2, d3]`` or None when the World cannot supply three distractors; ``target``:
     the answer's rank by length and by centrality (``option_balance.stratified_targets``);
     ``question``: the item's text (its sets are screened against the cast priors and grammar);
     ``rank``: where an ordered answer stands among its options (0 = smallest; the program's turn,
-    ``option_balance.RankSpread``), else the length target's rank."""
+    ``option_balance.assign_ranks``), else the length target's rank; ``quiet``: of the sets at that
+    rank, those it passes are preferred (``retrieval_screen``)."""
     s = theme.smm
     assert s is not None
     rng = derive_rng(world.seed, qid, "options")
@@ -161,37 +166,93 @@ def options_for(
     if not clean:
         return last
     if rank is not None:  # the planned rank: a set no option-only rule reads, else any clean one at it
-        clean = unread or [d for d in clean if numeric.rank([c.answer, *d]) == rank] or clean
+        quieter = [d for d in unread if quiet is None or quiet([c.answer, *d])]
+        clean = quieter or unread or [d for d in clean if numeric.rank([c.answer, *d]) == rank] or clean
+        # the answer closest to the options' mean for a quarter of the items (the centrality target)
+        central = target is not None and target[1] == 0
+        clean = [d for d in clean if _closest_to_mean([c.answer, *d]) == central] or clean
     if question and target:  # the answer is the option closest in meaning to the question 1 in 4
         clean = by_question_target(question, c.answer, clean, target[1] == 0)
     return [c.answer, *(pick_balanced(c.answer, clean, rng, target) or [])]
 
 
+def text_history(observations: Sequence[Observation]) -> Any:
+    """The run's text indexed once for :func:`retrieval_screen` (``validators.text_retrieval.
+    TextHistory``), or None without the ``ml`` extra."""
+    from mnemoforge.validators import text_retrieval as tr
+    from mnemoforge.validators.answerers import embed_cache
+
+    return tr.TextHistory(observations) if embed_cache.available() else None
+
+
+def retrieval_screen(
+    history: Any, q: Question, evidence: Sequence[Observation]
+) -> Callable[[list[str]], bool] | None:
+    """For an item that claims visual evidence: a check that neither text-retrieval solver of the
+    release's shortcut figures (BM25 and MiniLM over the text before the cutoff, forced to choose)
+    picks the answer of an option set (the answer first). None for an item answered from text (a
+    retrieval hit is then memory, not a shortcut) or without a ``history`` (:func:`text_history`)."""
+    read, channels = set(q.facts_read), {}  # visual as shortcut_stats.claims_visual counts it
+    for o in evidence:
+        for e in o.expresses:
+            if e.fact in read:
+                channels.setdefault(e.fact, set()).add(e.channel.value)
+    if history is None or not any(ch <= {"scene", "pixel"} for ch in channels.values()):
+        return None
+
+    def quiet(options: list[str]) -> bool:
+        trial = q.model_copy(update={"options": list(options)})
+        return all(_forced(s) == 0 for s in (history.bm25_scores(trial), history.minilm_scores(trial)))
+
+    return quiet
+
+
+def _closest_to_mean(options: list[str]) -> bool:
+    """The answer (``options[0]``) is the one option closest to the options' mean."""
+    scores = numeric.closest_to_mean(options)
+    return scores is not None and _forced(scores) == 1
+
+
+def _forced(scores: Sequence[float]) -> float:
+    best = max(scores)
+    return (scores[0] == best) / sum(s == best for s in scores)
+
+
 def ranks_for(
-    theme: Theme, world: World, c: Candidate, qid: str, question: str = "", tries: int = TRIES // 2
+    theme: Theme,
+    world: World,
+    c: Candidate,
+    qid: str,
+    question: str = "",
+    quiet: Callable[[list[str]], bool] | None = None,
+    tries: int = TRIES // 2,
 ) -> list[int]:
     """The ranks (0 = smallest) the answer can take among ordered options (dates, times, integers)
     given the item's own rival values and the pool: for each rank, up to ``tries`` draws asking
     for it (a date pool's window moves with each draw), kept only where a drawn set passes the
     screens ``options_for`` applies (no option prior, fair to ``question``, no option-only rule
-    reads it: "-19" among "-20, -21, -22" is an odd one out). Empty when the options are not
-    ordered or the World cannot supply them. The joint plan over a release's items
+    reads it: "-19" among "-20, -21, -22" is an odd one out); where some rank has a set ``quiet``
+    passes too (``retrieval_screen``), only such ranks. Empty when the options are not ordered or
+    the World cannot supply them. The joint plan over a release's items
     (``option_balance.assign_ranks``) reads these before any option set is kept."""
     rng = derive_rng(world.seed, qid, "ranks")
     fair, screen = screen_for(question, world), untold(question, False)
     got: list[int] = []
+    hushed: list[int] = []  # ranks with a set ``quiet`` passes too
     for r in range(N):
         for _ in range(tries):
             drawn = _draw(theme, world, c, rng, r)
             if drawn is None:
-                return got
+                return hushed or got
             at = numeric.rank(drawn)
             if at is None:
                 return []
             if at == r and all(p(drawn) is None for p in PRIORS.values()) and fair(drawn) and screen(drawn):
-                got.append(r)
-                break
-    return got
+                got = got if r in got else [*got, r]
+                if quiet is None or quiet(drawn):
+                    hushed.append(r)
+                    break
+    return hushed or got
 
 
 def _draw(

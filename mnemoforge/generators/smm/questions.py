@@ -23,7 +23,7 @@ from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
 from mnemoforge.generators.realise import Slots, realise
 from mnemoforge.generators.smm.hops import wrong_hop
-from mnemoforge.generators.smm.options import options_for, ranks_for
+from mnemoforge.generators.smm.options import options_for, ranks_for, retrieval_screen, text_history
 from mnemoforge.generators.smm.world import CODE
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
@@ -359,7 +359,9 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
     # ordered answers (dates, times, integers): where each stands among its options, planned over
     # all of them at once, from the ranks each can take (option_balance.assign_ranks)
     qa = [(c, q) for c, q in made if c.template.program != "function_call"]
-    plan = assign_ranks({q.id: ranks_for(theme, world, c, q.id, q.question) for c, q in qa})
+    history = text_history(observations) if qa else None  # a visual item's set: no text retrieval reads it
+    quiet = {q.id: retrieval_screen(history, q, c.evidence) for c, q in qa}
+    plan = assign_ranks({q.id: ranks_for(theme, world, c, q.id, q.question, quiet[q.id]) for c, q in qa})
     out = []
     for c, q in sorted(made, key=lambda cq: cq[1].id):
         update: dict[str, Any] = {
@@ -371,7 +373,9 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
         if c.template.program == "function_call":
             update["structured_answer"] = json.loads(c.answer)
         else:
-            opts = options_for(theme, world, c, q.id, targets.get(q.id), q.question, plan.get(q.id))
+            opts = options_for(
+                theme, world, c, q.id, targets.get(q.id), q.question, plan.get(q.id), quiet.get(q.id)
+            )
             if opts:
                 update |= {"options": opts, "rotations": rotations(world.seed, q.id)}
         out.append(q.model_copy(update=update))
