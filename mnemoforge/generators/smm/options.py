@@ -9,7 +9,9 @@
   and a late date leave some out), and ``option_balance.assign_ranks`` plans them over all the
   release's items at once, the most constrained first, so a closest-to-mean, median, largest or
   smallest guess is at chance; a set at the planned rank that no option-only rule reads is
-  preferred (more draws are taken to find one).
+  preferred (more draws are taken to find one), for an item claiming visual evidence one that
+  no text-retrieval solver reads (``retrieval_screen``), and the answer is closest to the
+  options' mean only for the quarter of items whose centrality target asks it.
 - A preference item offers the contrary choices the person was seen making.
 - Up to ``TRIES`` sets are drawn; those on which a shared option prior (slot majority,
   near-variant centre, lone form, sum of two) singles out any option are dropped, and of the rest
