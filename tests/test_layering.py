@@ -150,7 +150,11 @@ GENERATOR_VALIDATOR_IMPORTS: dict[str, set[str]] = {
         "mnemoforge.validators.answerers.embed_cache",
         "mnemoforge.validators.answerers.option_solvers",
     },
-    "mnemoforge.generators.smm.options": {"mnemoforge.validators.answerers.option_prior"},
+    "mnemoforge.generators.smm.options": {
+        "mnemoforge.validators.answerers.embed_cache",
+        "mnemoforge.validators.answerers.option_prior",
+        "mnemoforge.validators.text_retrieval",
+    },
     # answer normalisation and exact match shared with the judges
     "mnemoforge.generators.questions.options": {"mnemoforge.validators.answerers.textnorm"},
     "mnemoforge.generators.memeye.questions": {"mnemoforge.validators.answerers.judges"},

@@ -12,7 +12,7 @@ sits at chance whatever the pools look like (a tie the answer shares counts agai
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 from mnemoforge.rng import derive_rng, derive_seed
@@ -232,6 +232,26 @@ class RankSpread:
     def take(self, program: str, rank: int) -> None:
         """Count an item of ``program`` planned with its answer at ``rank``."""
         self.used.setdefault(program, [0] * self.n)[rank] += 1
+
+
+def assign_ranks(feasible: Mapping[str, Sequence[int]], n: int = 4) -> dict[str, int]:
+    """A rank per item (where its answer stands among its ordered options, 0 = smallest) planned
+    jointly over the items, from the ranks each can take (``feasible``): the most constrained item
+    first (fewest ranks, then id), each taking of its ranks the one used least so far, ties to the
+    smallest. An item free to stand anywhere so fills the ranks the constrained ones cannot (a
+    turn-by-turn spread, ``RankSpread``, lets them pile up); the ties lean low because the World
+    pushes answers up (a stale or rumoured value mostly lies before the answer, a date late in the
+    span has little room above), so over a release set the smallest rank is the one the
+    constrained items leave short. Items with no feasible rank get none."""
+    ranks = {q: sorted({r for r in rs if 0 <= r < n}) for q, rs in feasible.items()}
+    used = [0] * n
+    out: dict[str, int] = {}
+    for qid in sorted(ranks, key=lambda q: (len(ranks[q]), q)):
+        if ranks[qid]:
+            low = min(used[r] for r in ranks[qid])
+            out[qid] = min(r for r in ranks[qid] if used[r] == low)
+            used[out[qid]] += 1
+    return out
 
 
 def untold(question: str, semantic: bool, also: Screen | None = None) -> Screen:

@@ -5,8 +5,13 @@
   rumour), so no option is odd in form.
 - Ordered values (dates, times, integers) are drawn around a **hidden base** (dates: a window
   centred on a random day near the answer) and accepted only when the answer lands at the rank
-  its program's turn gives (``option_balance.RankSpread``: each rank equally often per program):
-  a closest-to-mean, median, largest or smallest guess is at chance.
+  planned for it: ``ranks_for`` finds the ranks each item can take (its stale or rumoured value
+  and a late date leave some out), and ``option_balance.assign_ranks`` plans them over all the
+  release's items at once, the most constrained first, so a closest-to-mean, median, largest or
+  smallest guess is at chance; a set at the planned rank that no option-only rule reads is
+  preferred (more draws are taken to find one), for an item claiming visual evidence one that
+  no text-retrieval solver reads (``retrieval_screen``), and the answer is closest to the
+  options' mean only for the quarter of items whose centrality target asks it.
 - A preference item offers the contrary choices the person was seen making.
 - Up to ``TRIES`` sets are drawn; those on which a shared option prior (slot majority,
   near-variant centre, lone form, sum of two) singles out any option are dropped, and of the rest
@@ -21,14 +26,18 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mnemoforge.dates import named_days
-from mnemoforge.generators.option_balance import by_question_target, pick_balanced
+from mnemoforge.generators.option_balance import by_question_target, pick_balanced, untold
+from mnemoforge.generators.questions import ordered as numeric
 from mnemoforge.generators.questions.common import Candidate
 from mnemoforge.generators.questions.fairness import screen_for
 from mnemoforge.generators.questions.programs import Lexicon
 from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.validators.answerers.option_prior import PRIORS
@@ -126,12 +135,14 @@ def options_for(
     target: tuple[int, int] | None = None,
     question: str = "",
     rank: int | None = None,
+    quiet: Callable[[list[str]], bool] | None = None,
 ) -> list[str] | None:
     """``[answer, d1, d2, d3]`` or None when the World cannot supply three distractors; ``target``:
     the answer's rank by length and by centrality (``option_balance.stratified_targets``);
     ``question``: the item's text (its sets are screened against the cast priors and grammar);
     ``rank``: where an ordered answer stands among its options (0 = smallest; the program's turn,
-    ``option_balance.RankSpread``), else the length target's rank."""
+    ``option_balance.assign_ranks``), else the length target's rank; ``quiet``: of the sets at that
+    rank, those it passes are preferred (``retrieval_screen``)."""
     s = theme.smm
     assert s is not None
     rng = derive_rng(world.seed, qid, "options")
@@ -140,19 +151,110 @@ def options_for(
     # a prior that only ever fires on distractors would be a shortcut by elimination); of those,
     # the one whose length and centrality tells match a drawn rank (option_balance)
     clean: list[list[str]] = []
+    unread: list[list[str]] = []  # clean sets at the planned rank that no option-only rule reads
+    screen = untold(question, False)
     last = None
-    for _ in range(TRIES):
+    for n in range(3 * TRIES):  # a planned rank may take more draws (a date window moves per draw)
+        if n >= TRIES and (rank is None or unread):
+            break
         last = _draw(theme, world, c, rng, rank if rank is not None else target[0] if target else None)
         if last is None:
             break
         clean_set = all(prior(last) is None for prior in PRIORS.values()) and fair(last)
         if clean_set and last[1:] not in clean:
             clean.append(last[1:])
+            if rank is not None and numeric.rank(last) == rank and screen(last):
+                unread.append(last[1:])
     if not clean:
         return last
+    if rank is not None:  # the planned rank: a set no option-only rule reads, else any clean one at it
+        quieter = [d for d in unread if quiet is None or quiet([c.answer, *d])]
+        clean = quieter or unread or [d for d in clean if numeric.rank([c.answer, *d]) == rank] or clean
+        # the answer closest to the options' mean for a quarter of the items (the centrality target)
+        central = target is not None and target[1] == 0
+        clean = [d for d in clean if _closest_to_mean([c.answer, *d]) == central] or clean
     if question and target:  # the answer is the option closest in meaning to the question 1 in 4
         clean = by_question_target(question, c.answer, clean, target[1] == 0)
     return [c.answer, *(pick_balanced(c.answer, clean, rng, target) or [])]
+
+
+def text_history(observations: Sequence[Observation]) -> Any:
+    """The run's text indexed once for :func:`retrieval_screen` (``validators.text_retrieval.
+    TextHistory``), or None without the ``ml`` extra."""
+    from mnemoforge.validators import text_retrieval as tr
+    from mnemoforge.validators.answerers import embed_cache
+
+    return tr.TextHistory(observations) if embed_cache.available() else None
+
+
+def retrieval_screen(
+    history: Any, q: Question, evidence: Sequence[Observation]
+) -> Callable[[list[str]], bool] | None:
+    """For an item that claims visual evidence: a check that neither text-retrieval solver of the
+    release's shortcut figures (BM25 and MiniLM over the text before the cutoff, forced to choose)
+    picks the answer of an option set (the answer first). None for an item answered from text (a
+    retrieval hit is then memory, not a shortcut) or without a ``history`` (:func:`text_history`)."""
+    read, channels = set(q.facts_read), {}  # visual as shortcut_stats.claims_visual counts it
+    for o in evidence:
+        for e in o.expresses:
+            if e.fact in read:
+                channels.setdefault(e.fact, set()).add(e.channel.value)
+    if history is None or not any(ch <= {"scene", "pixel"} for ch in channels.values()):
+        return None
+
+    def quiet(options: list[str]) -> bool:
+        trial = q.model_copy(update={"options": list(options)})
+        return all(_forced(s) == 0 for s in (history.bm25_scores(trial), history.minilm_scores(trial)))
+
+    return quiet
+
+
+def _closest_to_mean(options: list[str]) -> bool:
+    """The answer (``options[0]``) is the one option closest to the options' mean."""
+    scores = numeric.closest_to_mean(options)
+    return scores is not None and _forced(scores) == 1
+
+
+def _forced(scores: Sequence[float]) -> float:
+    best = max(scores)
+    return (scores[0] == best) / sum(s == best for s in scores)
+
+
+def ranks_for(
+    theme: Theme,
+    world: World,
+    c: Candidate,
+    qid: str,
+    question: str = "",
+    quiet: Callable[[list[str]], bool] | None = None,
+    tries: int = TRIES // 2,
+) -> list[int]:
+    """The ranks (0 = smallest) the answer can take among ordered options (dates, times, integers)
+    given the item's own rival values and the pool: for each rank, up to ``tries`` draws asking
+    for it (a date pool's window moves with each draw), kept only where a drawn set passes the
+    screens ``options_for`` applies (no option prior, fair to ``question``, no option-only rule
+    reads it: "-19" among "-20, -21, -22" is an odd one out); where some rank has a set ``quiet``
+    passes too (``retrieval_screen``), only such ranks. Empty when the options are not ordered or
+    the World cannot supply them. The joint plan over a release's items
+    (``option_balance.assign_ranks``) reads these before any option set is kept."""
+    rng = derive_rng(world.seed, qid, "ranks")
+    fair, screen = screen_for(question, world), untold(question, False)
+    got: list[int] = []
+    hushed: list[int] = []  # ranks with a set ``quiet`` passes too
+    for r in range(N):
+        for _ in range(tries):
+            drawn = _draw(theme, world, c, rng, r)
+            if drawn is None:
+                return hushed or got
+            at = numeric.rank(drawn)
+            if at is None:
+                return []
+            if at == r and all(p(drawn) is None for p in PRIORS.values()) and fair(drawn) and screen(drawn):
+                got = got if r in got else [*got, r]
+                if quiet is None or quiet(drawn):
+                    hushed.append(r)
+                    break
+    return hushed or got
 
 
 def _draw(

@@ -17,14 +17,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from mnemoforge.english import fill as fill_template
-from mnemoforge.generators.option_balance import RankSpread, stratified_targets
-from mnemoforge.generators.questions import ordered as numeric
+from mnemoforge.generators.option_balance import assign_ranks, stratified_targets
 from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
 from mnemoforge.generators.realise import Slots, realise
 from mnemoforge.generators.smm.hops import wrong_hop
-from mnemoforge.generators.smm.options import options_for
+from mnemoforge.generators.smm.options import options_for, ranks_for, retrieval_screen, text_history
 from mnemoforge.generators.smm.world import CODE
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
@@ -357,8 +356,13 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
                                       world_hash)))  # fmt: skip
     # the answer's rank among its options, spread evenly over the items (option_balance)
     targets = stratified_targets([q.id for c, q in made if c.template.program != "function_call"], world.seed)
+    # ordered answers (dates, times, integers): where each stands among its options, planned over
+    # all of them at once, from the ranks each can take (option_balance.assign_ranks)
+    qa = [(c, q) for c, q in made if c.template.program != "function_call"]
+    history = text_history(observations) if qa else None  # a visual item's set: no text retrieval reads it
+    quiet = {q.id: retrieval_screen(history, q, c.evidence) for c, q in qa}
+    plan = assign_ranks({q.id: ranks_for(theme, world, c, q.id, q.question, quiet[q.id]) for c, q in qa})
     out = []
-    spread = RankSpread(world.seed)  # ordered answers take each rank among their options in turn
     for c, q in sorted(made, key=lambda cq: cq[1].id):
         update: dict[str, Any] = {
             "evidence_clips": [],
@@ -369,11 +373,9 @@ def make_questions(theme: Theme, world: World, observations: list[Observation]) 
         if c.template.program == "function_call":
             update["structured_answer"] = json.loads(c.answer)
         else:
-            want = spread.pick("ordered", range(4))  # every ordered answer takes the ranks in turn
-            opts = options_for(theme, world, c, q.id, targets.get(q.id), q.question, want)
-            got = numeric.rank(opts) if opts else None
-            if got is not None:
-                spread.take("ordered", got)
+            opts = options_for(
+                theme, world, c, q.id, targets.get(q.id), q.question, plan.get(q.id), quiet.get(q.id)
+            )
             if opts:
                 update |= {"options": opts, "rotations": rotations(world.seed, q.id)}
         out.append(q.model_copy(update=update))
