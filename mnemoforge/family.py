@@ -210,6 +210,20 @@ class Family:
         compares them with the release's); None: the family's texts are not checked."""
         return None
 
+    # -- length variants (``build --variants``, ``mnemoforge/variants.py``) --
+
+    # what one episode of a variant is called ("clips", "sessions"); None: no length variants
+    variant_unit_name: str | None = None
+
+    def variant_unit(self, obs: Observation) -> str:
+        """The episode an observation belongs to: a variant keeps or leaves out whole episodes."""
+        return obs.episode
+
+    def variant_capacity(self, theme: Theme) -> int | None:
+        """The World's episodes as the theme fixes them before planning (``theme check`` rejects a
+        variant size above it); None: known only once the episodes are written."""
+        return None
+
     # -- evaluation (``mnemoforge evaluate``, harness tasks) --
 
     # the table keys a scored item is reported under, in table order; harness tasks group their

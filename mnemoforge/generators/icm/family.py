@@ -116,6 +116,11 @@ class IcmFamily(Family):
         "questions": (icm, common, program_base, programs, routine_programs, options),
     }
 
+    variant_unit_name = "clips"
+
+    def variant_capacity(self, theme: Theme) -> int | None:
+        return theme.album.clips
+
     def check_theme(self, theme: Theme) -> list[str]:
         """A frame too small for the face-size rule, activities whose who-rules cannot fill them,
         a model dialogue without a text backend (``generators/icm/check.py``), and the planned

@@ -181,6 +181,12 @@ class SmmFamily(Family):
         "questions": (questions, programs, tools, common, options),
     }
 
+    variant_unit_name = "sessions"
+
+    def variant_unit(self, obs: Observation) -> str:
+        """A session: one source's observations of one day (a day of a chat, of a mailbox)."""
+        return f"{obs.source}@{obs.timestamp.date().isoformat()}"
+
     def check_theme(self, theme: Theme) -> list[str]:
         from mnemoforge.generators.smm.check import check_theme
 

@@ -1,0 +1,209 @@
+"""Length variants: several haystacks of one World over the same kept items (``build --variants``).
+
+One run is planned, rendered and gated as the theme asks (its World is the largest variant).
+At freeze, each variant is a subset of that run's episodes (icm clips, smm sessions; the family's
+``variant_unit``): the episodes holding a kept item's evidence, any episode every variant needs
+(an icm calibration clip), and more episodes of the same World up to the variant's target, drawn
+in one seeded order, so every variant holds the smaller ones (oracle ⊆ s ⊆ m ⊆ l) and no episode
+comes from anywhere but this World. Each kept item is then re-derived in every variant: the exact
+gates on the variant's observations, and its program run on *everything* the variant shows up to
+the item's cutoff (a longer history may make it ambiguous or give another answer). An item failing
+in any variant is dropped from all of them, with the reason, by the ``variant_history`` gate; the
+selection is then made again without it (fewer evidence episodes) until nothing more drops.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mnemoforge.family import Family
+from mnemoforge.generators.questions.programs import Unanswerable
+from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.variants import DEFAULT_VARIANTS, VariantSpec
+from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.schemas.world import World
+from mnemoforge.validators.gates import CutoffValid, EvidenceResolves, GateContext, SymbolicRederive
+from mnemoforge.validators.solver import solve
+
+GATE, GATE_VERSION = "variant_history", "1"
+VARIANT_GATES = (EvidenceResolves(), CutoffValid(), SymbolicRederive())
+
+
+class VariantError(ValueError):
+    """``--variants`` asks for something the theme or its family cannot give; ``field`` names where."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field, self.message = field, message
+
+
+@dataclass(frozen=True)
+class Requested:
+    """A variant asked for: its name and target (both None: the oracle, evidence only)."""
+
+    name: str
+    size: int | None = None
+    share: float | None = None
+
+    def target(self, total: int) -> int | None:
+        if self.size is not None:
+            return self.size
+        return None if self.share is None else max(1, math.ceil(self.share * total - 1e-9))
+
+
+def parse_names(text: str) -> list[str]:
+    """``"oracle,s,m,l"`` -> names, in the order given (blank parts and repeats are errors)."""
+    names = [n.strip() for n in text.split(",")]
+    if any(not n for n in names):
+        raise VariantError("--variants", f"an empty name in {text!r} (write e.g. oracle,s,m,l)")
+    if len(set(names)) != len(names):
+        raise VariantError("--variants", f"a name is given twice in {text!r}")
+    return names
+
+
+def resolve(theme: Theme, family: Family, names: Sequence[str]) -> list[Requested]:
+    """The variants ``names`` asks for, sized from the theme's ``variants:`` (else the defaults)."""
+    if family.variant_unit_name is None:
+        raise VariantError("--variants", f"family {family.name} has no length variants (icm and smm have)")
+    declared = theme.variants or {}
+    out = []
+    for n in names:
+        spec: VariantSpec | None = declared.get(n)
+        if spec is None or (spec.size is None and spec.share is None):
+            spec = DEFAULT_VARIANTS.get(n, spec)  # a default name may leave its size out
+        if spec is None:
+            known = sorted(set(declared) | set(DEFAULT_VARIANTS))
+            raise VariantError(
+                "--variants", f"unknown variant {n!r}: the theme's variants and the defaults are {known}"
+            )
+        out.append(Requested(n, spec.size, spec.share))
+    return out
+
+
+def theme_problems(theme: Theme, family: Family) -> list[tuple[str, str]]:
+    """``theme check``: a ``variants:`` section the family can build (sizes within its World)."""
+    if not theme.variants:
+        return []
+    if family.variant_unit_name is None:
+        return [("variants", f"family {family.name} has no length variants (icm and smm have); remove it")]
+    cap = family.variant_capacity(theme)
+    return [
+        (f"variants.{n}.size", f"{s.size} {family.variant_unit_name}, more than the World's {cap}; "
+         f"lower it or raise the album's clips")
+        for n, s in theme.variants.items()
+        if cap is not None and s.size is not None and s.size > cap
+    ]  # fmt: skip
+
+
+@dataclass
+class Selection:
+    """One variant's episodes (stream order) and observations."""
+
+    name: str
+    target: int | None
+    units: list[str]
+    observations: list[Observation] = field(repr=False)
+
+
+def select(
+    family: Family, seed: int, observations: list[Observation], kept: list[Question], asked: list[Requested]
+) -> list[Selection]:
+    """Each variant's episodes: pinned and evidence episodes, then seeded filler up to the target."""
+    obs = sorted(observations, key=lambda o: (o.order, o.id))
+    unit_of = {o.id: family.variant_unit(o) for o in obs}
+    units = list(dict.fromkeys(unit_of[o.id] for o in obs))
+    pinned = {unit_of[o.id] for o in obs if not o.evidence_eligible}  # e.g. the icm calibration clip
+    needed = pinned | {unit_of[e] for q in kept for e in q.evidence if e in unit_of}
+    filler = [u for u in units if u not in needed]
+    derive_rng(seed, "variants", "filler").shuffle(filler)
+    out = []
+    for a in asked:
+        target = a.target(len(units))
+        chosen = set(needed) | set(filler[: max(0, (target or 0) - len(needed))])
+        out.append(
+            Selection(
+                a.name, target, [u for u in units if u in chosen], [o for o in obs if unit_of[o.id] in chosen]
+            )
+        )
+    return out
+
+
+def problem(q: Question, world: World, sel: Selection, by_id: dict[str, Observation]) -> str | None:
+    """Why ``q`` does not hold in this variant (None: it does, with the same answer)."""
+    ctx = GateContext(world, by_id)
+    for gate in VARIANT_GATES:
+        v = gate.check(q, ctx)
+        if not v.keep:
+            return f"{sel.name}: {gate.name}: {v.reason}"
+    try:  # the whole history the variant shows up to the cutoff (solve applies it)
+        got = solve(q, world, sel.observations)
+    except Unanswerable as e:
+        return f"{sel.name}: its {len(sel.units)}-episode history leaves it ambiguous: {e}"
+    except KeyError as e:
+        return f"{sel.name}: program error: unknown {e}"
+    if got != q.answer:
+        return f"{sel.name}: its {len(sel.units)}-episode history gives {got!r}, the answer is {q.answer!r}"
+    return None
+
+
+@dataclass
+class Outcome:
+    selections: list[Selection]
+    verdicts: list[Verdict]
+    """One ``variant_history`` verdict per item the other gates kept."""
+    stage: dict
+
+
+def apply(
+    family: Family,
+    world: World,
+    observations: list[Observation],
+    kept: list[Question],
+    asked: list[Requested],
+) -> Outcome:
+    """Select every variant and re-derive every kept item in each; drop (in all) what fails in one."""
+    reasons: dict[str, str] = {}
+    alive = list(kept)
+    while True:
+        sels = select(family, world.seed, observations, alive, asked)
+        new = {}
+        seen: dict[frozenset[str], str] = {}
+        for sel in sels:
+            key = frozenset(sel.units)
+            if key in seen:  # the same episodes as an earlier variant: the same verdicts
+                continue
+            seen[key] = sel.name
+            by_id = {o.id: o for o in sel.observations}
+            for q in alive:
+                if q.id not in new and (why := problem(q, world, sel, by_id)):
+                    new[q.id] = why
+        if not new:
+            break
+        reasons |= new
+        alive = [q for q in alive if q.id not in new]
+    names = ", ".join(a.name for a in asked)
+    verdicts = [
+        Verdict(
+            item=q.id, gate=GATE, gate_version=GATE_VERSION, keep=q.id not in reasons,
+            reason=reasons.get(q.id, f"re-derived in every variant ({names})"),
+            scores={"variants": float(len(asked))},
+        )
+        for q in kept
+    ]  # fmt: skip
+    counted: dict[str, int] = {}
+    for why in reasons.values():
+        key = why.split(":")[0]
+        counted[key] = counted.get(key, 0) + 1
+    stage = {
+        "gate": GATE,
+        "version": GATE_VERSION,
+        "rejected": len(reasons),
+        "kept": len(alive),
+        "reasons": dict(sorted(counted.items())),
+    }
+    return Outcome(sels, verdicts, stage)

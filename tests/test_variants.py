@@ -1,0 +1,269 @@
+"""Length variants (``build --variants``): one World, several haystacks over the same kept items."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from mnemoforge import yaml_io
+from mnemoforge.cli import app
+from mnemoforge.exporters.tables import TableReader, read_jsonl
+from mnemoforge.generators.families import get_family
+from mnemoforge.generators.questions.programs import PROGRAMS
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.release import ReleaseManifest
+from mnemoforge.schemas.world import World
+from mnemoforge.theme_checks import check_theme
+from mnemoforge.theme_io import ThemeError, load_theme
+from mnemoforge.validators.release_check import verify_release
+from mnemoforge.validators.variant_check import check_variants
+from mnemoforge.variants import VariantError, apply, parse_names, resolve
+
+from .conftest import TEST_THEMES, small_theme_data
+
+NAMES = ("oracle", "s", "m", "l")
+# one xdist group: the module's two builds are made once, on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("variants")
+
+
+def _icm_theme(folder: Path, **top: object) -> Path:
+    """14 clips, no profile items (their evidence is the whole album): the oracle is a part of it."""
+    data = small_theme_data(clips=14)
+    data["name"] = "tiny14"
+    data["questions"] = {
+        "total": 8, "identity_recall": 4, "cross_episode_retrieval": 4, "profile_inference": 0
+    }  # fmt: skip
+    data.update(top)
+    path = folder / "tiny14.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def icm_variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from mnemoforge.pipeline import build
+
+    root = tmp_path_factory.mktemp("icm_variants")
+    res = build(_icm_theme(root), outputs=root / "outputs", workers=1, variants=NAMES)
+    return res.release_dir
+
+
+@pytest.fixture(scope="module")
+def smm_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the plain release, the release with variants) of one smm theme, in one outputs folder: the
+    second build finds every stage cached (the variants change the freeze only)."""
+    from mnemoforge.pipeline import build
+
+    out = tmp_path_factory.mktemp("smm_variants")
+    plain = build(TEST_THEMES / "ferry_crew.yaml", outputs=out, workers=1)
+    res = build(TEST_THEMES / "ferry_crew.yaml", outputs=out, workers=1, variants=NAMES)
+    assert not any(res.ran.values())  # the same run, no stage ran again
+    return plain.release_dir, res.release_dir
+
+
+@pytest.fixture(scope="module")
+def smm_variants(smm_builds: tuple[Path, Path]) -> Path:
+    return smm_builds[1]
+
+
+@pytest.fixture(params=["album", "mail"])  # not the family names: conftest would group them
+def release(request: pytest.FixtureRequest) -> Path:
+    return request.getfixturevalue({"album": "icm_variants", "mail": "smm_variants"}[request.param])
+
+
+def _manifest(release: Path) -> dict:
+    return json.loads((release / "MANIFEST.json").read_text())
+
+
+def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> None:
+    m = _manifest(release)
+    fam = m["family"]
+    family = get_family(fam)
+    assert [v["name"] for v in m["variants"]] == list(NAMES)
+    assert {v["family"] for v in m["variants"]} == {fam}
+    assert {v["unit"] for v in m["variants"]} == {family.variant_unit_name}
+    assert release.parent.name == f"{load_theme(release / 'theme.yaml').name}-oracle-s-m-l"
+    full = [Observation.model_validate(r) for r in read_jsonl(release / f"data/{fam}/observations.jsonl")]
+    all_units = {family.variant_unit(o) for o in full}
+    qs = [Question.model_validate(r) for r in read_jsonl(release / f"data/{fam}/questions.jsonl")]
+    units_of = {}
+    for v in m["variants"]:
+        rows = read_jsonl(release / f"data/{fam}/variants/{v['name']}/observations.jsonl")
+        ids = {r["id"] for r in rows}
+        units_of[v["name"]] = {family.variant_unit(Observation.model_validate(r)) for r in rows}
+        assert len(units_of[v["name"]]) == v["size"] and len(rows) == v["observations"]
+        assert v["questions"] == len(qs) == m["counts"]["questions"]
+        for q in qs:  # every kept item's evidence in every variant
+            assert set(q.evidence) <= ids, (v["name"], q.id)
+    assert units_of["oracle"] <= units_of["s"] <= units_of["m"] <= units_of["l"] == all_units
+    assert len(units_of["oracle"]) < len(all_units)  # the oracle is evidence only, not the World
+    assert m["variants"][0]["target"] is None and m["variants"][-1]["target"] == len(all_units)
+    stats = json.loads((release / "dataset_statistics.json").read_text())
+    assert [v["name"] for v in stats["variants"]] == list(NAMES)
+
+
+def test_the_card_tables_the_sizes_and_verify_rederives(release: Path) -> None:
+    card = (release / "README.md").read_text()
+    m = _manifest(release)
+    assert "## Length variants" in card
+    for v in m["variants"]:
+        assert f"| `{v['name']}` | {v['size']} |" in card
+    funnel = json.loads((release / "gates/funnel.json").read_text())
+    assert funnel["stages"][-1]["gate"] == "variant_history"
+    assert funnel["kept"] == m["counts"]["questions"]
+    assert verify_release(release) == []
+
+
+def test_each_variant_config_loads_offline(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    datasets = pytest.importorskip("datasets", reason="needs the hub extra: pip install 'mnemoforge[hub]'")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    meta = yaml_io.safe_load((release / "README.md").read_text().split("---")[1])
+    configs = {c["config_name"] for c in meta["configs"]}
+    m = _manifest(release)
+    fam = m["family"]
+    for v in m["variants"]:
+        for name in (v["config"], f"{fam}_variant_{v['name']}"):
+            assert name in configs
+            ds = datasets.load_dataset(str(release), name, split="test", cache_dir=str(tmp_path / "c"))
+            assert len(ds) == v["observations"], name
+            if name.startswith("agent_"):  # the agent view: no fact labels, no people
+                assert "expresses" not in ds.column_names and "people" not in ds.column_names
+
+
+def test_the_run_and_its_plain_release_are_unchanged(smm_builds: tuple[Path, Path]) -> None:
+    """The variants come from the same run: a build without them is the release as ever (no
+    ``variants`` in MANIFEST, no variant table), and the tables both hold are byte-identical."""
+    plain, smm_variants = smm_builds
+    assert plain.parent.name == "ferry_crew" and smm_variants.parent.name == "ferry_crew-oracle-s-m-l"
+    m = _manifest(plain)
+    assert "variants" not in m and not any("variants/" in f for f in m["files"])
+    assert ReleaseManifest.model_validate(m).variants is None
+    v = _manifest(smm_variants)
+    assert v["run_id"] == m["run_id"]
+    for rel in ("data/smm/questions.jsonl", "data/smm/observations.jsonl", "data/world.json"):
+        assert v["files"][rel] == m["files"][rel], rel  # no item dropped: the same tables
+
+
+def test_same_theme_and_seed_give_the_same_manifest(smm_variants: Path, tmp_path: Path) -> None:
+    from mnemoforge.pipeline import build
+
+    again = build(TEST_THEMES / "ferry_crew.yaml", outputs=tmp_path, workers=1, variants=NAMES).release_dir
+    assert (again / "MANIFEST.json").read_bytes() == (smm_variants / "MANIFEST.json").read_bytes()
+
+
+def test_an_item_a_longer_history_changes_leaves_every_variant(
+    icm_variants: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program whose answer grows with what the history shows passes on its evidence and in the
+    oracle, but not in L: it is dropped from all variants with the variant and the reason."""
+    fam = get_family("icm")
+    world = World.model_validate_json((icm_variants / "data/world.json").read_text())
+    obs = [Observation.model_validate(r) for r in read_jsonl(icm_variants / "data/icm/observations.jsonl")]
+    qs = [Question.model_validate(r) for r in read_jsonl(icm_variants / "data/icm/questions.jsonl")]
+    by_id = {o.id: o for o in obs}
+
+    def events_seen(view, args):  # type: ignore[no-untyped-def]
+        facts = [f for fs in view.by_kind.values() for f in fs if f.event]
+        view.mark(facts)
+        return str(len({f.event for f in facts}))
+
+    monkeypatch.setitem(PROGRAMS, "events_seen", events_seen)
+    clip = by_id[qs[0].evidence[0]].episode
+    ev = [o.id for o in obs if o.episode == clip and o.evidence_eligible]
+    seen = len({f.event for o in ev for e in by_id[o].expresses if (f := _fact(world, e.fact)).event})
+    odd = qs[0].model_copy(
+        update={"id": "icm_probe", "program": qs[0].program.model_copy(update={"fn": "events_seen"}),
+                "answer": str(seen), "evidence": ev, "cutoff": None}
+    )  # fmt: skip
+    asked = resolve(load_theme(icm_variants / "theme.yaml"), fam, list(NAMES))
+    out = apply(fam, world, obs, [odd, *qs], asked)
+    dropped = {v.item: v.reason for v in out.verdicts if not v.keep}
+    assert list(dropped) == ["icm_probe"], dropped
+    assert "history gives" in dropped["icm_probe"] and dropped["icm_probe"].split(":")[0] in NAMES
+    assert out.stage == {"gate": "variant_history", "version": "1", "rejected": 1, "kept": len(qs),
+                         "reasons": {dropped["icm_probe"].split(":")[0]: 1}}  # fmt: skip
+    plain = apply(fam, world, obs, qs, asked)  # without the probe: the same episodes as the release
+    m = _manifest(icm_variants)
+    assert [len(s.units) for s in out.selections] == [len(s.units) for s in plain.selections]
+    assert [len(s.units) for s in plain.selections] == [v["size"] for v in m["variants"]]
+
+
+def _fact(world: World, fid: str):  # type: ignore[no-untyped-def]
+    return next(f for f in world.facts if f.id == fid)
+
+
+def test_verify_names_a_variant_whose_counts_or_evidence_disagree(icm_variants: Path) -> None:
+    m = ReleaseManifest.model_validate(_manifest(icm_variants))
+    world = World.model_validate_json((icm_variants / "data/world.json").read_text())
+    qs = [Question.model_validate(r) for r in read_jsonl(icm_variants / "data/icm/questions.jsonl")]
+    assert check_variants(icm_variants, m, world, qs, TableReader()) == []
+    assert m.variants is not None
+    wrong = m.model_copy(update={"variants": [m.variants[0].model_copy(update={"size": 99})]})
+    problems = check_variants(icm_variants, wrong, world, qs, TableReader())
+    assert len(problems) == 1 and "variant 'oracle' lists 99 clips" in problems[0]
+    stranger = qs[0].model_copy(update={"id": "icm_stranger", "evidence": ["c9999_s00"]})
+    problems = check_variants(icm_variants, m, world, [*qs, stranger], TableReader())
+    about = [p for p in problems if "icm_stranger" in p]
+    assert len(about) == len(NAMES) and all("evidence_resolves: unknown evidence ids" in p for p in about)
+
+
+def _theme_file(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("variants", "field", "says"),
+    [
+        ({"oracle": {"size": 3}}, "variants.oracle", "evidence episodes only"),
+        ({"xl": {}}, "variants.xl", "give a size"),
+        ({"s": {"size": 2, "share": 0.5}}, "variants.s", "not both"),
+        ({"Big": {"size": 2}}, "variants.Big", "pattern"),
+        ({"s": {"size": 0}}, "variants.s.size", "greater than or equal to 1"),
+        ({"l": {"size": 40}}, "variants.l.size", "more than the World's 14"),
+    ],
+)
+def test_theme_check_names_the_variant_field(tmp_path: Path, variants: dict, field: str, says: str) -> None:
+    path = _icm_theme(tmp_path, variants=variants)
+    with pytest.raises(ThemeError) as e:
+        check_theme(path)
+    text = str(e.value)
+    assert str(path) in text and field in text and says in text, text
+
+
+def test_a_variants_section_checks_and_sizes_the_variants(tmp_path: Path) -> None:
+    path = _icm_theme(tmp_path, variants={"s": {"size": 3}, "xl": {"share": 1.0}})
+    theme = check_theme(path)
+    fam = get_family("icm")
+    got = {r.name: r.target(14) for r in resolve(theme, fam, ["oracle", "s", "m", "l", "xl"])}
+    assert got == {"oracle": None, "s": 3, "m": 5, "l": 14, "xl": 14}
+    with pytest.raises(VariantError, match="unknown variant 'xxl'"):
+        resolve(theme, fam, ["xxl"])
+    with pytest.raises(VariantError, match="twice"):
+        parse_names("s,s")
+    memeye = load_theme(TEST_THEMES / "bakery_log.yaml")
+    with pytest.raises(VariantError, match="family memeye has no length variants"):
+        resolve(memeye, get_family("memeye"), ["s"])
+    data = yaml_io.safe_load((TEST_THEMES / "bakery_log.yaml").read_text()) | {"variants": {"s": {"size": 2}}}
+    with pytest.raises(ThemeError, match="family memeye has no length variants"):
+        check_theme(_theme_file(tmp_path, data))
+
+
+def test_build_refuses_an_unknown_variant_before_any_work(tmp_path: Path) -> None:
+    path = _icm_theme(tmp_path)
+    r = CliRunner().invoke(
+        app, ["build", str(path), "--outputs", str(tmp_path / "o"), "--orchestrator", "local",
+              "--variants", "oracle,xl"],
+    )  # fmt: skip
+    assert r.exit_code == 2 and "--variants: unknown variant 'xl'" in r.output, r.output
+    assert not (tmp_path / "o" / "runs").exists()
