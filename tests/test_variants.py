@@ -267,3 +267,30 @@ def test_build_refuses_an_unknown_variant_before_any_work(tmp_path: Path) -> Non
     )  # fmt: skip
     assert r.exit_code == 2 and "--variants: unknown variant 'xl'" in r.output, r.output
     assert not (tmp_path / "o" / "runs").exists()
+
+
+def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path: Path) -> None:
+    """``evaluate --variants all``: one run per variant over its own history, and a table. The
+    exact solver over BM25's top 10 answers fewer items as the haystack grows."""
+    from mnemoforge.exporters.views import load_agent_view
+
+    m = _manifest(smm_variants)
+    view = load_agent_view(smm_variants, "oracle")
+    assert len(view.observations) == m["variants"][0]["observations"] < m["counts"]["observations"]
+    with pytest.raises(FileNotFoundError, match="no length variant 'xl'"):
+        load_agent_view(smm_variants, "xl")
+    out = tmp_path / "eval"
+    args = ["evaluate", str(smm_variants), "--method", "retrieval", "--model", "symbolic", "--top-k", "10"]
+    r = CliRunner().invoke(app, [*args, "--out", str(out), "--variants", "all"])
+    assert r.exit_code == 0, r.output
+    curve = json.loads((out / "variants.json").read_text())
+    rows = {row["variant"]: row for row in curve["rows"]}
+    assert list(rows) == list(NAMES)
+    for v in m["variants"]:
+        res = json.loads((out / v["name"] / "results.json").read_text())
+        assert res["variant"] == v["name"] and res["summary"]["items"] == m["counts"]["questions"]
+        assert rows[v["name"]]["observations"] == v["observations"]
+        assert f"| `{v['name']}` | {v['size']} sessions |" in (out / "variants.md").read_text()
+    assert rows["oracle"]["score"] > rows["l"]["score"]  # more history, more for retrieval to miss
+    bad = CliRunner().invoke(app, [*args, "--out", str(out), "--variants", "oracle,xx"])
+    assert bad.exit_code == 2 and "['xx'] not in the release" in bad.output
