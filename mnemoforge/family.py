@@ -219,6 +219,13 @@ class Family:
         """The episode an observation belongs to: a variant keeps or leaves out whole episodes."""
         return obs.episode
 
+    # modality ablations ``build --variants`` also knows: name -> what the agent still gets
+    ablations: Mapping[str, str] = {}
+
+    def ablate(self, name: str, obs: Observation) -> Observation | None:
+        """An observation as the ablation ``name`` leaves it (None: left out)."""
+        raise KeyError(f"family {self.name!r} has no ablation {name!r}")
+
     def variant_capacity(self, theme: Theme) -> int | None:
         """The World's episodes as the theme fixes them before planning (``theme check`` rejects a
         variant size above it); None: known only once the episodes are written."""

@@ -10,6 +10,11 @@ gates on the variant's observations, and its program run on *everything* the var
 the item's cutoff (a longer history may make it ambiguous or give another answer). An item failing
 in any variant is dropped from all of them, with the reason, by the ``variant_history`` gate; the
 selection is then made again without it (fewer evidence episodes) until nothing more drops.
+
+A family may also name **modality ablations** (``Family.ablations``: icm ``transcript_only``, smm
+``no_attachments``): the whole history with each observation as the ablation leaves it (left out,
+or without its media). They are not re-derived (an ablation may take an item's evidence away: that
+is what it measures); the release says how many items their observations still answer.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class Requested:
     name: str
     size: int | None = None
     share: float | None = None
+    ablation: bool = False
+    """A modality ablation of the whole history (``Family.ablations``): no size, not re-derived."""
 
     def target(self, total: int) -> int | None:
         if self.size is not None:
@@ -73,11 +80,14 @@ def resolve(theme: Theme, family: Family, names: Sequence[str]) -> list[Requeste
     declared = theme.variants or {}
     out = []
     for n in names:
+        if n in family.ablations:
+            out.append(Requested(n, ablation=True))
+            continue
         spec: VariantSpec | None = declared.get(n)
         if spec is None or (spec.size is None and spec.share is None):
             spec = DEFAULT_VARIANTS.get(n, spec)  # a default name may leave its size out
         if spec is None:
-            known = sorted(set(declared) | set(DEFAULT_VARIANTS))
+            known = sorted(set(declared) | set(DEFAULT_VARIANTS) | set(family.ablations))
             raise VariantError(
                 "--variants", f"unknown variant {n!r}: the theme's variants and the defaults are {known}"
             )
@@ -92,7 +102,12 @@ def theme_problems(theme: Theme, family: Family) -> list[tuple[str, str]]:
     if family.variant_unit_name is None:
         return [("variants", f"family {family.name} has no length variants (icm and smm have); remove it")]
     cap = family.variant_capacity(theme)
-    return [
+    clash = [
+        (f"variants.{n}", f"{n!r} is a modality ablation of family {family.name}; name the variant otherwise")
+        for n in theme.variants
+        if n in family.ablations
+    ]
+    return clash + [
         (f"variants.{n}.size", f"{s.size} {family.variant_unit_name}, more than the World's {cap}; "
          f"lower it or raise the album's clips")
         for n, s in theme.variants.items()
@@ -108,6 +123,9 @@ class Selection:
     target: int | None
     units: list[str]
     observations: list[Observation] = field(repr=False)
+    ablation: bool = False
+    answerable: int | None = None
+    """Ablations: the kept items their observations still answer (evidence kept, same answer)."""
 
 
 def select(
@@ -123,6 +141,11 @@ def select(
     derive_rng(seed, "variants", "filler").shuffle(filler)
     out = []
     for a in asked:
+        if a.ablation:  # the whole history, each observation as the ablation leaves it
+            kept_obs = [x for o in obs if (x := family.ablate(a.name, o)) is not None]
+            seen = {unit_of[o.id] for o in kept_obs}
+            out.append(Selection(a.name, None, [u for u in units if u in seen], kept_obs, ablation=True))
+            continue
         target = a.target(len(units))
         chosen = set(needed) | set(filler[: max(0, (target or 0) - len(needed))])
         out.append(
@@ -174,6 +197,8 @@ def apply(
         new = {}
         seen: dict[frozenset[str], str] = {}
         for sel in sels:
+            if sel.ablation:  # an ablation may take an item's evidence away: that is its point
+                continue
             key = frozenset(sel.units)
             if key in seen:  # the same episodes as an earlier variant: the same verdicts
                 continue
@@ -186,12 +211,16 @@ def apply(
             break
         reasons |= new
         alive = [q for q in alive if q.id not in new]
-    names = ", ".join(a.name for a in asked)
+    for sel in sels:
+        if sel.ablation:
+            by_id = {o.id: o for o in sel.observations}
+            sel.answerable = sum(problem(q, world, sel, by_id) is None for q in alive)
+    names = ", ".join(a.name for a in asked if not a.ablation)
     verdicts = [
         Verdict(
             item=q.id, gate=GATE, gate_version=GATE_VERSION, keep=q.id not in reasons,
-            reason=reasons.get(q.id, f"re-derived in every variant ({names})"),
-            scores={"variants": float(len(asked))},
+            reason=reasons.get(q.id, f"re-derived in every length variant ({names or 'none'})"),
+            scores={"variants": float(sum(not a.ablation for a in asked))},
         )
         for q in kept
     ]  # fmt: skip

@@ -294,3 +294,46 @@ def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path
     assert rows["oracle"]["score"] > rows["l"]["score"]  # more history, more for retrieval to miss
     bad = CliRunner().invoke(app, [*args, "--out", str(out), "--variants", "oracle,xx"])
     assert bad.exit_code == 2 and "['xx'] not in the release" in bad.output
+
+
+ABLATIONS = {"icm": "transcript_only", "smm": "no_attachments"}
+
+
+def test_a_modality_ablation_is_the_whole_history_without_a_modality(release: Path) -> None:
+    """``--variants oracle,l,<ablation>`` on the same run: the ablation keeps every observation the
+    family's ablation leaves (icm: spoken lines without media; smm: nothing with media), is not
+    re-derived (no item leaves the release for it), and counts the items it still answers."""
+    from mnemoforge.pipeline import build
+
+    fam = _manifest(release)["family"]
+    name = ABLATIONS[fam]
+    outputs = release.parents[2]
+    res = build(release / "theme.yaml", outputs=outputs, workers=1, variants=("oracle", "l", name))
+    assert not any(res.ran.values())
+    m = _manifest(res.release_dir)
+    entry = m["variants"][-1]
+    assert entry["name"] == name and entry["ablation"] and entry["target"] is None
+    assert m["counts"]["questions"] == _manifest(release)["counts"]["questions"]  # nobody dropped
+    rows = read_jsonl(res.release_dir / f"data/{fam}/variants/{name}/observations.jsonl")
+    full = read_jsonl(res.release_dir / f"data/{fam}/observations.jsonl")
+    assert len(rows) == entry["observations"] < len(full)
+    assert all(not r["media"] for r in rows)
+    if fam == "icm":
+        assert {r["kind"] for r in rows} == {"speech"}
+        assert len(rows) == sum(r["kind"] == "speech" for r in full)
+    else:
+        assert len(rows) == sum(not r["media"] for r in full)
+    assert 0 <= entry["answerable"] < entry["questions"]
+    assert (
+        f"| `{name}` | {entry['size']} | ablation | {entry['observations']} | {entry['answerable']} |"
+        in (res.release_dir / "README.md").read_text()
+    )
+    assert verify_release(res.release_dir) == []
+
+
+def test_a_theme_variant_may_not_take_an_ablation_name(tmp_path: Path) -> None:
+    path = _icm_theme(tmp_path, variants={"transcript_only": {"size": 3}})
+    with pytest.raises(
+        ThemeError, match="variants.transcript_only: 'transcript_only' is a modality ablation"
+    ):
+        check_theme(path)

@@ -58,6 +58,8 @@ def write_variants(
                 observations=len(sel.observations),
                 questions=questions,
                 config=agent_cfg,
+                ablation=sel.ablation,
+                answerable=sel.answerable,
             )
         )
     return configs, entries
@@ -71,9 +73,20 @@ def card_section(entries: list[VariantEntry], total_units: int, funnel: dict) ->
     dropped = stage["rejected"] if stage else 0
     unit = entries[0].unit
     rows = "\n".join(
-        f"| `{e.name}` | {e.size} | {'evidence only' if e.target is None else e.target} | "
-        f"{e.observations} | `{e.config}` |"
+        f"| `{e.name}` | {e.size} | "
+        f"{'ablation' if e.ablation else 'evidence only' if e.target is None else e.target} | "
+        f"{e.observations} | {e.answerable if e.answerable is not None else e.questions} | `{e.config}` |"
         for e in entries
+    )
+    ablations = [e.name for e in entries if e.ablation]
+    ablated = (
+        f"\n\n{', '.join(f'`{n}`' for n in ablations)}: modality ablations of the whole history "
+        "(each observation as the ablation leaves it: left out, or without its media). They are not "
+        "re-derived, since taking a modality away may take an item's evidence with it; the table "
+        "counts the items whose evidence all survives the ablation and still gives the answer (an "
+        "item may still be answerable another way, e.g. from a line that repeats what a shot showed)."
+        if ablations
+        else ""
     )
     return f"""
 ## Length variants
@@ -86,9 +99,9 @@ variant holds every smaller one). Every kept item was re-derived in every varian
 and its program over everything the variant shows up to its cutoff); {dropped} item(s) that a
 variant made ambiguous or answered otherwise were dropped from all variants (gate
 `variant_history`). Questions and media are shared; a variant lists the observations a memory
-system reads (`agent/*/variants/<name>/`; evaluator rows under `data/*/variants/<name>/`).
+system reads (`agent/*/variants/<name>/`; evaluator rows under `data/*/variants/<name>/`).{ablated}
 
-| variant | {unit} | target | observations | config |
-|---|---|---|---|---|
+| variant | {unit} | target | observations | answerable items | config |
+|---|---|---|---|---|---|
 {rows}
 """

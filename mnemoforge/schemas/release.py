@@ -25,6 +25,12 @@ class VariantEntry(Record):
     observations: int
     questions: int
     config: str = Field(description="the card config of the variant's agent-input observations")
+    ablation: bool = Field(
+        default=False, description="a modality ablation of the whole history (not re-derived: items may fail)"
+    )
+    answerable: int | None = Field(
+        default=None, description="ablations: items whose evidence survives and still gives the answer"
+    )
 
 
 class ReleaseManifest(Record):

@@ -11,12 +11,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from mnemoforge.exporters.tables import TableReader
-from mnemoforge.generators.families import get_family
+from mnemoforge.generators.families import Family, get_family
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
 from mnemoforge.variants import Selection, problem
+
+
+def _ablation(
+    rel: str, name: str, family: Family, full: list[dict], got: list[Observation]
+) -> list[str]:
+    try:
+        want = [x for r in full if (x := family.ablate(name, Observation.model_validate(r))) is not None]
+    except KeyError as e:
+        return [f"{rel}: {e.args[0]}"]
+    want.sort(key=lambda o: (o.order, o.id))
+    if want != got:
+        return [f"{rel}: not the release's observations as ablation {name!r} leaves them"]
+    return []
 
 
 def check_variants(
@@ -36,13 +49,24 @@ def check_variants(
             continue
         rows = tables.rows(root / rel)
         changed = [r.get("id") for r in rows if full.get(r.get("id")) != r]
-        if changed:
+        if changed and not entry.ablation:
             problems.append(
                 f"{rel}: {len(changed)} row(s) not in data/{fam}/observations.jsonl, e.g. {changed[0]}"
             )
             continue
         obs = [Observation.model_validate(r) for r in rows]
         units = list(dict.fromkeys(family.variant_unit(o) for o in obs))
+        if entry.ablation:  # each row as the ablation leaves the release's own, in the same order
+            problems += _ablation(rel, entry.name, family, list(full.values()), obs)
+            sel = Selection(entry.name, None, units, obs, ablation=True)
+            by_id = {o.id: o for o in obs}
+            n = sum(problem(q, world, sel, by_id) is None for q in questions)
+            if n != entry.answerable or len(obs) != entry.observations:
+                problems.append(
+                    f"MANIFEST.json: ablation {entry.name!r} lists {entry.observations} observations "
+                    f"answering {entry.answerable} items; {rel} holds {len(obs)}, answering {n}"
+                )
+            continue
         if (len(units), len(obs), len(questions)) != (entry.size, entry.observations, entry.questions):
             problems.append(
                 f"MANIFEST.json: variant {entry.name!r} lists {entry.size} {entry.unit}, "

@@ -182,6 +182,15 @@ class SmmFamily(Family):
     }
 
     variant_unit_name = "sessions"
+    ablations = {
+        "no_attachments": "messages and notes only: no pictures, screenshots, documents, tables, mail "
+        "or calendars"
+    }
+
+    def ablate(self, name: str, obs: Observation) -> Observation | None:
+        if name != "no_attachments":
+            return super().ablate(name, obs)
+        return None if obs.media else obs
 
     def variant_unit(self, obs: Observation) -> str:
         """A session: one source's observations of one day (a day of a chat, of a mailbox)."""
