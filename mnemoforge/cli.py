@@ -105,8 +105,12 @@ def build(
         False, "--fit-length", help="--preflight: search album knobs that bring its length to the reference"
     ),
     variants: str | None = typer.Option(
-        None, metavar="NAMES", help="length variants besides the full history, e.g. oracle,s,m,l (sizes "
-        "from the theme's variants: section; docs/variants.md)", show_default=False,
+        None,
+        metavar="NAMES",
+        help="length variants besides the full history, e.g. oracle,s,m,l (sizes from the theme's "
+        "variants: section), and modality ablations (icm transcript_only, smm no_attachments); "
+        "docs/variants.md",
+        show_default=False,
     ),
 ) -> None:
     """Build a release from THEME: plan, episodes, render, questions, gates, freeze.
