@@ -251,6 +251,9 @@ def freeze(
     run: Path = typer.Argument(..., metavar="RUN", help="run folder (outputs/runs/<run_id>)"),
     version: str = typer.Option(..., "--version", metavar="X.Y.Z", help="release version"),
     notes: str | None = typer.Option(None, metavar="TEXT", help="a line for the CHANGELOG entry"),
+    variants: str | None = typer.Option(
+        None, metavar="NAMES", help="length variants and ablations, as for build (docs/variants.md)"
+    ),
 ) -> None:
     """Freeze a finished run as another release version (with a CHANGELOG entry).
 
@@ -260,12 +263,14 @@ def freeze(
 
     from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
     from mnemoforge.pipeline import RunStateError, freeze_run
+    from mnemoforge.variants import VariantError, parse_names
 
     if not re.match(r"^\d+\.\d+\.\d+$", version):
         _fail(f"--version must look like 1.2.3, got {version!r}")
     try:
-        typer.echo(str(freeze_run(run, version, notes)))
-    except (RunStateError, ReleaseExistsError, ThemeError, EmptyReleaseError) as e:
+        names = () if variants is None else tuple(parse_names(variants))
+        typer.echo(str(freeze_run(run, version, notes, variants=names)))
+    except (RunStateError, ReleaseExistsError, ThemeError, EmptyReleaseError, VariantError) as e:
         _fail(str(e))
 
 

@@ -325,11 +325,17 @@ def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | Non
     return dest
 
 
-def freeze_run(run_dir: Path, version: str, notes: str | None = None) -> Path:
-    """Freeze an existing, finished run folder as release ``version`` (``mnemoforge freeze``)."""
+def freeze_run(
+    run_dir: Path, version: str, notes: str | None = None, variants: Sequence[str] = ()
+) -> Path:
+    """Freeze an existing, finished run folder as release ``version`` (``mnemoforge freeze``),
+    with any length variants and ablations (``mnemoforge/variants.py``)."""
     run_dir = Path(run_dir)
     meta = load_run_meta(run_dir)
     ctx = BuildContext.of_run(run_dir)
+    if variants:
+        ctx.variants = tuple(variants)
+        variants_mod.resolve(ctx.theme, ctx.family, ctx.variants)  # an unknown name: before the lock
     if ctx.run.root.resolve() != run_dir.resolve():
         raise RunStateError(
             f"{run_dir}: built by mnemoforge {meta.get('code_version')}, this is {code_version()}; "

@@ -337,3 +337,17 @@ def test_a_theme_variant_may_not_take_an_ablation_name(tmp_path: Path) -> None:
         ThemeError, match="variants.transcript_only: 'transcript_only' is a modality ablation"
     ):
         check_theme(path)
+
+
+def test_freeze_writes_variants_of_a_finished_run(icm_variants: Path) -> None:
+    outputs = icm_variants.parents[2]
+    run_id = json.loads((icm_variants / "config.resolved.json").read_text())["run_id"]
+    args = ["freeze", str(outputs / "runs" / run_id), "--version", "0.2.0"]
+    r = CliRunner().invoke(app, [*args, "--variants", "oracle,s"])
+    assert r.exit_code == 0, r.output
+    rel = Path(r.output.strip().splitlines()[-1])
+    assert rel == outputs / "releases" / "tiny14-oracle-s" / "0.2.0"
+    assert [v["name"] for v in _manifest(rel)["variants"]] == ["oracle", "s"]
+    assert verify_release(rel) == []
+    bad = CliRunner().invoke(app, [*args, "--variants", "oracle,,s"])
+    assert bad.exit_code == 2 and "an empty name" in bad.output
