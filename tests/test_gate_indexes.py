@@ -223,3 +223,32 @@ def test_gates_give_the_same_verdicts_with_their_per_run_caches_cold_warm_and_of
     assert verdicts() == cold
     spare = {v["scores"]["spare"] for v in cold if v["gate"] == "modality_necessity"}
     assert len(spare) > 1, spare  # masks that do and do not leave the answer derivable
+
+
+def test_solver_keeps_each_observation_objects_facts_apart(album) -> None:
+    """The solver's per-observation fact positions belong to the observation object: a copy
+    with the same id and fewer expressions (a restricted observation, as the caption gate makes)
+    is read as what it expresses, and every answer equals one from a view built fact by fact."""
+    world, obs, qs = album
+    by_id = {o.id: o for o in obs}
+    idx = fact_index(world)
+    checked = 0
+    for q in [q for q in qs if q.evidence][:60]:
+        ev = [by_id[e] for e in q.evidence if e in by_id]
+        facts = {e.fact for o in ev if q.cutoff is None or o.order <= q.cutoff for e in o.expresses}
+        plain = FactView(idx.in_order(facts), idx.lexicon)
+        try:
+            want = run_program(q.program.fn, plain, q.program.args)
+        except Unanswerable:
+            want = None
+        try:
+            got = solve(q, world, ev)
+        except Unanswerable:
+            got = None
+        assert got == want == q.answer, q.id
+        emptied = [o.model_copy(update={"expresses": []}) for o in ev]  # same ids, no facts
+        with pytest.raises(Unanswerable):
+            solve(q, world, emptied)
+        assert solve(q, world, ev) == q.answer  # the originals are still read as before
+        checked += 1
+    assert checked >= 30

@@ -20,9 +20,43 @@ class FactIndex:
         self.n = len(world.facts)
         self.position = {f.id: i for i, f in enumerate(world.facts)}
         self.lexicon = Lexicon(world)  # the World's names, built once (not once per solve)
+        # an observation's fact positions, kept per observation object (held, so its id is not
+        # reused): the gates solve the same evidence under tens of thousands of masks
+        self._of_obs: dict[int, tuple[Observation, dict[str, tuple[int, ...]]]] = {}
 
     def fresh_for(self, world: World) -> bool:
         return self.world is world and self.facts is world.facts and self.n == len(world.facts)
+
+    def positions(self, o: Observation) -> dict[str, tuple[int, ...]]:
+        """The World positions of the facts ``o`` expresses, by fact kind (unknown facts left out)."""
+        hit = self._of_obs.get(id(o))
+        if hit is not None and hit[0] is o:
+            return hit[1]
+        pos, facts = self.position, self.facts
+        found: dict[str, set[int]] = {}
+        for e in o.expresses:
+            i = pos.get(e.fact)
+            if i is not None:
+                found.setdefault(facts[i].kind, set()).add(i)
+        grouped = {k: tuple(v) for k, v in found.items()}
+        if len(self._of_obs) > 1 << 16:
+            self._of_obs.clear()
+        self._of_obs[id(o)] = (o, grouped)
+        return grouped
+
+    def visible(self, evidence: Iterable[Observation], cutoff: int | None) -> dict[str, list[Fact]]:
+        """The facts the observations up to ``cutoff`` express, by kind, each kind in World order."""
+        seen: dict[str, set[int]] = {}
+        for o in evidence:
+            if cutoff is None or o.order <= cutoff:
+                for kind, ps in self.positions(o).items():
+                    got = seen.get(kind)
+                    if got is None:
+                        seen[kind] = set(ps)
+                    else:
+                        got.update(ps)
+        facts = self.facts
+        return {k: [facts[i] for i in sorted(ps)] for k, ps in seen.items()}
 
     def in_order(self, ids: Iterable[str]) -> list[Fact]:
         """The facts of ``ids`` that the World holds, in World order (unknown ids ignored)."""
@@ -47,8 +81,6 @@ def fact_index(world: World) -> FactIndex:
 
 def solve(question: Question, world: World, evidence: Iterable[Observation]) -> str:
     """Answer from the given observations only; raises ``Unanswerable`` if they do not suffice."""
-    cut = question.cutoff
-    visible = {e.fact for o in evidence if cut is None or o.order <= cut for e in o.expresses}
     idx = fact_index(world)
-    view = FactView(idx.in_order(visible), idx.lexicon)
+    view = FactView.grouped(idx.visible(evidence, question.cutoff), idx.lexicon)
     return run_program(question.program.fn, view, question.program.args)

@@ -18,6 +18,7 @@ class EventIndex:
     events_of: dict[str, set[str]] = field(default_factory=dict)  # person -> events attended
     attendees: dict[str, list[Fact]] = field(default_factory=dict)  # event -> attended facts
     places: dict[str, list[Fact]] = field(default_factory=dict)  # event -> at_place facts
+    attendance: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (event, person) -> fact ids
 
 
 def index(view: FactView) -> EventIndex:
@@ -32,6 +33,7 @@ def index(view: FactView) -> EventIndex:
         for f in view.of_kind("attended"):
             ix.events_of.setdefault(f.subject, set()).add(f.object)
             ix.attendees.setdefault(f.object, []).append(f)
+            ix.attendance.setdefault((f.object, f.subject), []).append(f.id)
         for f in view.of_kind("at_place"):
             ix.places.setdefault(f.subject, []).append(f)
     return ix
@@ -39,7 +41,9 @@ def index(view: FactView) -> EventIndex:
 
 def attended(view: FactView, person: str, event: str) -> None:
     """Record the read of the person's attendance fact for the event (as ``find`` would)."""
-    view.mark(f for f in index(view).attendees.get(event, []) if f.subject == person)
+    ids = index(view).attendance.get((event, person))
+    if ids:
+        view.read.update(ids)
 
 
 def attendees(view: FactView, event: str) -> list[Fact]:
@@ -49,9 +53,20 @@ def attendees(view: FactView, event: str) -> list[Fact]:
     return facts
 
 
+_MONTHS: dict[object, str] = {}
+
+
 def _month(f: Fact) -> str:
-    assert f.at is not None
-    return f.at.strftime("%Y-%m")
+    """The fact's month, ``2025-07`` (memoised per date: programs ask it millions of times at
+    ICM-Bench scale)."""
+    at = f.at
+    assert at is not None
+    m = _MONTHS.get(at)
+    if m is None:
+        if len(_MONTHS) > 1 << 16:
+            _MONTHS.clear()
+        m = _MONTHS[at] = at.strftime("%Y-%m")
+    return m
 
 
 def on(f: Fact, when: str) -> bool:

@@ -44,6 +44,14 @@ class FactView:
         for f in facts:
             self.by_kind.setdefault(f.kind, []).append(f)
 
+    @classmethod
+    def grouped(cls, by_kind: dict[str, list[Fact]], lexicon: Lexicon) -> FactView:
+        """A view of facts already grouped by kind (each list in World order, as ``__init__``
+        would group them)."""
+        view = object.__new__(cls)
+        view.lexicon, view.by_kind, view.read, view.memo = lexicon, by_kind, set(), {}
+        return view
+
     def fork(self) -> FactView:
         view = object.__new__(FactView)
         view.lexicon, view.by_kind, view.read, view.memo = self.lexicon, self.by_kind, set(), self.memo
