@@ -222,8 +222,9 @@ class Family:
     # modality ablations ``build --variants`` also knows: name -> what the agent still gets
     ablations: Mapping[str, str] = {}
 
-    def ablate(self, name: str, obs: Observation) -> Observation | None:
-        """An observation as the ablation ``name`` leaves it (None: left out)."""
+    def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
+        """An observation as the ablation ``name`` leaves it (None: left out); ``captions``: the
+        release's caption rows by observation id (for an ablation that shows captions instead)."""
         raise KeyError(f"family {self.name!r} has no ablation {name!r}")
 
     def variant_capacity(self, theme: Theme) -> int | None:

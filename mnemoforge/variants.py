@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from mnemoforge.family import Family
 from mnemoforge.generators.questions.programs import Unanswerable
 from mnemoforge.rng import derive_rng
-from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.observations import Channel, Expression, Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.variants import DEFAULT_VARIANTS, VariantSpec
@@ -75,8 +75,12 @@ def parse_names(text: str) -> list[str]:
 
 def resolve(theme: Theme, family: Family, names: Sequence[str]) -> list[Requested]:
     """The variants ``names`` asks for, sized from the theme's ``variants:`` (else the defaults)."""
-    if family.variant_unit_name is None:
-        raise VariantError("--variants", f"family {family.name} has no length variants (icm and smm have)")
+    lengths = [n for n in names if n not in family.ablations]
+    if lengths and family.variant_unit_name is None:
+        own = f"; its ablations: {', '.join(family.ablations)}" if family.ablations else ""
+        raise VariantError(
+            "--variants", f"family {family.name} has no length variants (icm and smm have){own}"
+        )
     declared = theme.variants or {}
     out = []
     for n in names:
@@ -128,11 +132,38 @@ class Selection:
     """Ablations: the kept items their observations still answer (evidence kept, same answer)."""
 
 
+def captioned(obs: Observation, caption: dict | None) -> Observation:
+    """``obs`` with its pictures replaced by their caption (an ablation): no media, the caption
+    appended to its text, and the facts it expresses those of its words plus the caption's."""
+    if not obs.media:
+        return obs
+    keep = [e for e in obs.expresses if e.channel in (Channel.text, Channel.speech)]
+    text = obs.content
+    if caption is not None:
+        text = f"{text}\n[picture: {caption['caption']}]" if text else f"[picture: {caption['caption']}]"
+        have = {e.fact for e in keep}
+        keep += [
+            Expression(fact=f, channel=Channel.caption) for f in caption.get("facts", []) if f not in have
+        ]
+    return obs.model_copy(update={"media": [], "content": text, "expresses": keep})
+
+
+def caption_index(captions: list[dict]) -> dict[str, dict]:
+    """Caption rows by the observation they caption (rows keyed by a clip are left out)."""
+    return {r["observation"]: r for r in captions if r.get("observation")}
+
+
 def select(
-    family: Family, seed: int, observations: list[Observation], kept: list[Question], asked: list[Requested]
+    family: Family,
+    seed: int,
+    observations: list[Observation],
+    kept: list[Question],
+    asked: list[Requested],
+    captions: list[dict] | None = None,
 ) -> list[Selection]:
     """Each variant's episodes: pinned and evidence episodes, then seeded filler up to the target."""
     obs = sorted(observations, key=lambda o: (o.order, o.id))
+    caps = caption_index(captions or [])
     unit_of = {o.id: family.variant_unit(o) for o in obs}
     units = list(dict.fromkeys(unit_of[o.id] for o in obs))
     pinned = {unit_of[o.id] for o in obs if not o.evidence_eligible}  # e.g. the icm calibration clip
@@ -142,7 +173,7 @@ def select(
     out = []
     for a in asked:
         if a.ablation:  # the whole history, each observation as the ablation leaves it
-            kept_obs = [x for o in obs if (x := family.ablate(a.name, o)) is not None]
+            kept_obs = [x for o in obs if (x := family.ablate(a.name, o, caps)) is not None]
             seen = {unit_of[o.id] for o in kept_obs}
             out.append(Selection(a.name, None, [u for u in units if u in seen], kept_obs, ablation=True))
             continue
@@ -188,12 +219,13 @@ def apply(
     observations: list[Observation],
     kept: list[Question],
     asked: list[Requested],
+    captions: list[dict] | None = None,
 ) -> Outcome:
     """Select every variant and re-derive every kept item in each; drop (in all) what fails in one."""
     reasons: dict[str, str] = {}
     alive = list(kept)
     while True:
-        sels = select(family, world.seed, observations, alive, asked)
+        sels = select(family, world.seed, observations, alive, asked, captions)
         new = {}
         seen: dict[frozenset[str], str] = {}
         for sel in sels:

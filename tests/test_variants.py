@@ -110,7 +110,7 @@ def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> Non
 def test_the_card_tables_the_sizes_and_verify_rederives(release: Path) -> None:
     card = (release / "README.md").read_text()
     m = _manifest(release)
-    assert "## Length variants" in card
+    assert "## Variants" in card and "variant_history" in card
     for v in m["variants"]:
         assert f"| `{v['name']}` | {v['size']} |" in card
     funnel = json.loads((release / "gates/funnel.json").read_text())
@@ -351,3 +351,23 @@ def test_freeze_writes_variants_of_a_finished_run(icm_variants: Path) -> None:
     assert verify_release(rel) == []
     bad = CliRunner().invoke(app, [*args, "--variants", "oracle,,s"])
     assert bad.exit_code == 2 and "an empty name" in bad.output
+
+
+def test_memeye_captions_for_pictures(tmp_path: Path) -> None:
+    """memeye has no length variants but one ablation: each picture replaced by its caption, the
+    caption's facts expressed instead of the picture's; verify re-derives both."""
+    from mnemoforge.pipeline import build
+
+    res = build(
+        TEST_THEMES / "bakery_log.yaml", outputs=tmp_path, workers=1, variants=["captions_for_pictures"]
+    )
+    m = _manifest(res.release_dir)
+    (entry,) = m["variants"]
+    assert entry["ablation"] and entry["observations"] == m["counts"]["observations"]
+    assert 0 < entry["answerable"] < entry["questions"]
+    rows = read_jsonl(res.release_dir / "agent/memeye/variants/captions_for_pictures/observations.jsonl")
+    full = read_jsonl(res.release_dir / "data/memeye/observations.jsonl")
+    pictured = {r["id"] for r in full if r["media"]}
+    assert pictured and all(not r["media"] for r in rows)
+    assert all("[picture: " in r["content"] for r in rows if r["id"] in pictured)
+    assert verify_release(res.release_dir) == []

@@ -73,7 +73,7 @@ def with_variants(c: RunContents) -> RunContents:
 
     kept_ids = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
     kept = [q for q in c.questions if q.id in kept_ids]
-    out = variants.apply(get_family(c.theme.family), c.world, c.observations, kept, c.variants)
+    out = variants.apply(get_family(c.theme.family), c.world, c.observations, kept, c.variants, c.captions)
     funnel = dict(c.funnel)
     funnel["stages"] = [*c.funnel.get("stages", []), out.stage]
     funnel["kept"] = out.stage["kept"]

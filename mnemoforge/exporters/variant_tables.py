@@ -80,26 +80,30 @@ def card_section(entries: list[VariantEntry], total_units: int, funnel: dict) ->
     )
     ablations = [e.name for e in entries if e.ablation]
     ablated = (
-        f"\n\n{', '.join(f'`{n}`' for n in ablations)}: modality ablations of the whole history "
-        "(each observation as the ablation leaves it: left out, or without its media). They are not "
-        "re-derived, since taking a modality away may take an item's evidence with it; the table "
-        "counts the items whose evidence all survives the ablation and still gives the answer (an "
-        "item may still be answerable another way, e.g. from a line that repeats what a shot showed)."
+        f"{', '.join(f'`{n}`' for n in ablations)}: modality ablations of the whole history "
+        "(each observation as the ablation leaves it: left out, without its media, or with a caption "
+        "instead of its picture). They are not re-derived, since taking a modality away may take an "
+        "item's evidence with it; the table counts the items whose evidence all survives the ablation "
+        "and still gives the answer (an item may still be answerable another way, e.g. from a line "
+        "that repeats what a shot showed)."
         if ablations
         else ""
     )
-    return f"""
-## Length variants
-
-The same {entries[0].questions} questions over haystacks of different lengths, all from this
-release's one World (of {total_units} {unit}). `oracle` holds only the {unit} with a kept item's
-evidence (and any {unit} every variant needs, such as a calibration clip); each other variant
-holds those plus more {unit} of the same World, up to its target, drawn in one seeded order (each
-variant holds every smaller one). Every kept item was re-derived in every variant (the exact gates
+    lengths = f"""Every kept item was re-derived in every length variant (the exact gates
 and its program over everything the variant shows up to its cutoff); {dropped} item(s) that a
 variant made ambiguous or answered otherwise were dropped from all variants (gate
-`variant_history`). Questions and media are shared; a variant lists the observations a memory
-system reads (`agent/*/variants/<name>/`; evaluator rows under `data/*/variants/<name>/`).{ablated}
+`variant_history`). `oracle` holds only the {unit} with a kept item's evidence (and any {unit}
+every variant needs, such as a calibration clip); each other length variant holds those plus more
+{unit} of the same World, up to its target, drawn in one seeded order (each holds every smaller
+one)."""
+    head = f"""The same {entries[0].questions} questions over several histories, all from this release's one
+World (of {total_units} {unit}). Questions and media are shared; a variant lists the observations
+a memory system reads (`agent/*/variants/<name>/`; evaluator rows under `data/*/variants/<name>/`)."""
+    text = "\n\n".join(p for p in (head, lengths if len(ablations) < len(entries) else "", ablated) if p)
+    return f"""
+## Variants
+
+{text}
 
 | variant | {unit} | target | observations | answerable items | config |
 |---|---|---|---|---|---|

@@ -16,14 +16,16 @@ from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
-from mnemoforge.variants import Selection, problem
+from mnemoforge.variants import Selection, caption_index, problem
 
 
 def _ablation(
-    rel: str, name: str, family: Family, full: list[dict], got: list[Observation]
+    rel: str, name: str, family: Family, full: list[dict], got: list[Observation], caps: dict[str, dict]
 ) -> list[str]:
     try:
-        want = [x for r in full if (x := family.ablate(name, Observation.model_validate(r))) is not None]
+        want = [
+            x for r in full if (x := family.ablate(name, Observation.model_validate(r), caps)) is not None
+        ]
     except KeyError as e:
         return [f"{rel}: {e.args[0]}"]
     want.sort(key=lambda o: (o.order, o.id))
@@ -57,7 +59,8 @@ def check_variants(
         obs = [Observation.model_validate(r) for r in rows]
         units = list(dict.fromkeys(family.variant_unit(o) for o in obs))
         if entry.ablation:  # each row as the ablation leaves the release's own, in the same order
-            problems += _ablation(rel, entry.name, family, list(full.values()), obs)
+            caps = caption_index(tables.rows(root / f"data/{fam}/captions.jsonl"))
+            problems += _ablation(rel, entry.name, family, list(full.values()), obs, caps)
             sel = Selection(entry.name, None, units, obs, ablation=True)
             by_id = {o.id: o for o in obs}
             n = sum(problem(q, world, sel, by_id) is None for q in questions)

@@ -119,9 +119,9 @@ class IcmFamily(Family):
     variant_unit_name = "clips"
     ablations = {"transcript_only": "the spoken lines as text: no video, no stills, no audio"}
 
-    def ablate(self, name: str, obs: Observation) -> Observation | None:
+    def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
         if name != "transcript_only":
-            return super().ablate(name, obs)
+            return super().ablate(name, obs, captions)
         return obs.model_copy(update={"media": []}) if obs.kind == "speech" else None
 
     def variant_capacity(self, theme: Theme) -> int | None:

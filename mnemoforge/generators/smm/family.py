@@ -187,9 +187,9 @@ class SmmFamily(Family):
         "or calendars"
     }
 
-    def ablate(self, name: str, obs: Observation) -> Observation | None:
+    def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
         if name != "no_attachments":
-            return super().ablate(name, obs)
+            return super().ablate(name, obs, captions)
         return None if obs.media else obs
 
     def variant_unit(self, obs: Observation) -> str:
