@@ -108,8 +108,8 @@ def build(
         None,
         metavar="NAMES",
         help="length variants besides the full history, e.g. oracle,s,m,l (sizes from the theme's "
-        "variants: section), and modality ablations (icm transcript_only, smm no_attachments); "
-        "docs/variants.md",
+        "variants: section), and modality ablations (icm transcript_only, smm no_attachments, memeye "
+        "captions_for_pictures); docs/variants.md",
         show_default=False,
     ),
 ) -> None:
