@@ -292,6 +292,17 @@ def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path
         assert rows[v["name"]]["observations"] == v["observations"]
         assert f"| `{v['name']}` | {v['size']} sessions |" in (out / "variants.md").read_text()
     assert rows["oracle"]["score"] > rows["l"]["score"]  # more history, more for retrieval to miss
+    from mnemoforge.evaluation.matrix import default_out
+    from mnemoforge.evaluation.report_section import evaluation_section
+
+    assert evaluation_section(smm_variants) is None
+    r = CliRunner().invoke(
+        app, [*args, "--out", str(default_out(smm_variants) / "bm25"), "--variants", "all"]
+    )
+    assert r.exit_code == 0, r.output
+    found = evaluation_section(smm_variants)  # the report's section: a variant column and the curve
+    assert found is not None and "<th>variant</th>" in found[1] and found[1].count("<svg") == 1
+    assert found[1].count("<polyline") == 1 and all(n in found[1] for n in NAMES)
     bad = CliRunner().invoke(app, [*args, "--out", str(out), "--variants", "oracle,xx"])
     assert bad.exit_code == 2 and "['xx'] not in the release" in bad.output
 
