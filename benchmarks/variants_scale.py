@@ -29,6 +29,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from machine import write_result  # noqa: E402
 
 NAMES = ("oracle", "s", "m", "l")
 
@@ -108,9 +111,7 @@ def main() -> None:
         r["variant_freeze_ratio"] = round(r["variants_freeze_s"] / max(r["plain_freeze_s"], 1e-3), 3)
         print(f"x{r['scale']:<5} {r['observations']:>12} {r['build_s']:>8} {growth:>14.3f} "
               f"{r['variant_material']:>17} {r['variant_freeze_ratio']:>28}")  # fmt: skip
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    result = {"theme": str(args.theme or "tests: tiny icm"), "rows": rows}
-    args.json.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.json, {"theme": str(args.theme or "tests: tiny icm"), "rows": rows})
     print(f"\nwrote {args.json}")
 
 
