@@ -10,8 +10,12 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from mnemoforge.schemas.theme import Theme
 
 from mnemoforge import cli_help, cli_output
 from mnemoforge.cli_help import examples
@@ -100,6 +104,14 @@ def build(
     fit_length: bool = typer.Option(
         False, "--fit-length", help="--preflight: search album knobs that bring its length to the reference"
     ),
+    variants: str | None = typer.Option(
+        None,
+        metavar="NAMES",
+        help="length variants besides the full history, e.g. oracle,s,m,l (sizes from the theme's "
+        "variants: section), and modality ablations (icm transcript_only, smm no_attachments, memeye "
+        "captions_for_pictures); docs/variants.md",
+        show_default=False,
+    ),
 ) -> None:
     """Build a release from THEME: plan, episodes, render, questions, gates, freeze.
 
@@ -122,6 +134,7 @@ def build(
     try:
         t = check_theme(theme, seed)  # every theme problem, before any work starts
         _check_build_options(t.family, orchestrator, task_runner, workers, dask_address)
+        asked = _variant_names(t, variants)
         workers = workers or 2
         cli_output.writable_folder(outputs, "--outputs")
         start_watchdog()  # helpers (render workers, the Prefect server) die with this process
@@ -141,13 +154,15 @@ def build(
                     task_runner=task_runner,
                     dask_address=dask_address,
                     progress=progress,
+                    variants=asked,
                 )
             elif orchestrator == "local":
                 from mnemoforge.pipeline import build as build_local
 
                 release = build_local(  # the theme was checked above
-                    theme, seed=seed, outputs=outputs, workers=workers, progress=progress, checked=True
-                ).release_dir
+                    theme, seed=seed, outputs=outputs, workers=workers, progress=progress, checked=True,
+                    variants=asked,
+                ).release_dir  # fmt: skip
             else:
                 _fail(f"--orchestrator must be 'prefect' or 'local', got {orchestrator!r}")
     except ThemeError as e:
@@ -174,6 +189,21 @@ def _check_build_options(
         )
     if workers is not None and not get_family(family).uses_workers:
         _fail(f"--workers: family {family} renders in one process; leave the option out")
+
+
+def _variant_names(theme: Theme, text: str | None) -> tuple[str, ...]:
+    """``--variants``: the names, each one the theme or the defaults size (else an error naming it)."""
+    if text is None:
+        return ()
+    from mnemoforge.generators.families import get_family
+    from mnemoforge.variants import VariantError, parse_names, resolve
+
+    try:
+        names = parse_names(text)
+        resolve(theme, get_family(theme.family), names)
+    except VariantError as e:
+        _fail(str(e))
+    return tuple(names)
 
 
 def _warn_shortfall(release: Path) -> None:
@@ -221,6 +251,9 @@ def freeze(
     run: Path = typer.Argument(..., metavar="RUN", help="run folder (outputs/runs/<run_id>)"),
     version: str = typer.Option(..., "--version", metavar="X.Y.Z", help="release version"),
     notes: str | None = typer.Option(None, metavar="TEXT", help="a line for the CHANGELOG entry"),
+    variants: str | None = typer.Option(
+        None, metavar="NAMES", help="length variants and ablations, as for build (docs/variants.md)"
+    ),
 ) -> None:
     """Freeze a finished run as another release version (with a CHANGELOG entry).
 
@@ -230,12 +263,14 @@ def freeze(
 
     from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
     from mnemoforge.pipeline import RunStateError, freeze_run
+    from mnemoforge.variants import VariantError, parse_names
 
     if not re.match(r"^\d+\.\d+\.\d+$", version):
         _fail(f"--version must look like 1.2.3, got {version!r}")
     try:
-        typer.echo(str(freeze_run(run, version, notes)))
-    except (RunStateError, ReleaseExistsError, ThemeError, EmptyReleaseError) as e:
+        names = () if variants is None else tuple(parse_names(variants))
+        typer.echo(str(freeze_run(run, version, notes, variants=names)))
+    except (RunStateError, ReleaseExistsError, ThemeError, EmptyReleaseError, VariantError) as e:
         _fail(str(e))
 
 

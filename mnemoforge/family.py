@@ -239,6 +239,28 @@ class Family:
         compares them with the release's); None: the family's texts are not checked."""
         return None
 
+    # -- length variants (``build --variants``, ``mnemoforge/variants.py``) --
+
+    # what one episode of a variant is called ("clips", "sessions"); None: no length variants
+    variant_unit_name: str | None = None
+
+    def variant_unit(self, obs: Observation) -> str:
+        """The episode an observation belongs to: a variant keeps or leaves out whole episodes."""
+        return obs.episode
+
+    # modality ablations ``build --variants`` also knows: name -> what the agent still gets
+    ablations: Mapping[str, str] = {}
+
+    def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
+        """An observation as the ablation ``name`` leaves it (None: left out); ``captions``: the
+        release's caption rows by observation id (for an ablation that shows captions instead)."""
+        raise KeyError(f"family {self.name!r} has no ablation {name!r}")
+
+    def variant_capacity(self, theme: Theme) -> int | None:
+        """The World's episodes as the theme fixes them before planning (``theme check`` rejects a
+        variant size above it); None: known only once the episodes are written."""
+        return None
+
     # -- evaluation (``mnemoforge evaluate``, harness tasks) --
 
     # the table keys a scored item is reported under, in table order; harness tasks group their

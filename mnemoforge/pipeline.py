@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemoforge import faults
 from mnemoforge import progress as progress_bus
+from mnemoforge import variants as variants_mod
 from mnemoforge.country_calendars import holidays_version
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.tables import read_jsonl
@@ -93,6 +94,9 @@ class BuildContext:
     theme_dir: Path | None = None
     """Where the theme's relative paths start (default: the theme file's folder; a run folder's
     copy of the theme takes the folder its run was built from, ``run.json``'s ``theme_dir``)."""
+    variants: tuple[str, ...] = ()
+    """Length variants the freeze writes (``build --variants``; ``mnemoforge/variants.py``): the run
+    is the same with or without them, only the release differs (and is named apart)."""
     theme: Theme = field(init=False)
 
     def __post_init__(self) -> None:
@@ -125,7 +129,8 @@ class BuildContext:
 
     @property
     def release_name(self) -> str:
-        return self.theme.name if self.seed == self.theme.seed else f"{self.theme.name}-s{self.seed}"
+        name = self.theme.name if self.seed == self.theme.seed else f"{self.theme.name}-s{self.seed}"
+        return f"{name}-{'-'.join(self.variants)}" if self.variants else name  # e.g. album-oracle-s-m-l
 
     def key(self, stage: str) -> str:
         """Cache key: theme content, seed, code version, and each stage's version and source so far."""
@@ -310,6 +315,7 @@ def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | Non
         verdicts=load_verdicts(run),
         funnel=json.loads(run.funnel.read_text()),
         media=read_jsonl(run.media_index),
+        variants=variants_mod.resolve(ctx.theme, ctx.family, ctx.variants) if ctx.variants else [],
     )
     version = release_version(version or ctx.theme.version)  # +no-minilm where MiniLM is missing
     dest = release_mod.freeze(contents, ctx.layout.release(ctx.release_name, version), version, notes)
@@ -317,11 +323,17 @@ def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | Non
     return dest
 
 
-def freeze_run(run_dir: Path, version: str, notes: str | None = None) -> Path:
-    """Freeze an existing, finished run folder as release ``version`` (``mnemoforge freeze``)."""
+def freeze_run(
+    run_dir: Path, version: str, notes: str | None = None, variants: Sequence[str] = ()
+) -> Path:
+    """Freeze an existing, finished run folder as release ``version`` (``mnemoforge freeze``),
+    with any length variants and ablations (``mnemoforge/variants.py``)."""
     run_dir = Path(run_dir)
     meta = load_run_meta(run_dir)
     ctx = BuildContext.of_run(run_dir)
+    if variants:
+        ctx.variants = tuple(variants)
+        variants_mod.resolve(ctx.theme, ctx.family, ctx.variants)  # an unknown name: before the lock
     if ctx.run.root.resolve() != run_dir.resolve():
         raise RunStateError(
             f"{run_dir}: built by mnemoforge {meta.get('code_version')}, this is {code_version()}; "
@@ -415,16 +427,21 @@ def build(
     workers: int = 2,
     progress: Progress | None = None,
     checked: bool = False,
+    variants: Sequence[str] = (),
 ) -> BuildResult:
     """Build a release from a theme with plain function calls (no orchestrator). ``checked``: the
-    caller has just run ``check_theme`` on this file and seed (the CLI does), so it is not run twice."""
+    caller has just run ``check_theme`` on this file and seed (the CLI does), so it is not run twice.
+    ``variants``: length variants the release holds besides the full history (``mnemoforge/variants.py``)."""
     from mnemoforge.theme_checks import check_theme
 
     # fail fast, before anything is written
     theme = load_theme(theme_path) if checked else check_theme(theme_path, seed)
     ctx = BuildContext(
-        Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers, progress
-    )
+        Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers, progress,
+        variants=tuple(variants),
+    )  # fmt: skip
+    if ctx.variants:  # fail fast: an unknown name, a family without variants
+        variants_mod.resolve(ctx.theme, ctx.family, ctx.variants)
     warn_variant(ctx)
     with run_lock(ctx, on_wait=(lambda msg: progress("lock", msg)) if progress else None):
         run = prepare(ctx)

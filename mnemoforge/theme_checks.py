@@ -52,7 +52,15 @@ def price_problems(theme: Theme, path: Path) -> list[tuple[str, str]]:
 def theme_problems(theme: Theme) -> list[tuple[str, str]]:
     out = option_problems(theme)
     out += prompt_problems(theme) + answerer_problems(theme) + text_problems(theme) + render_problems(theme)
-    return out + family_problems(theme)
+    return out + family_problems(theme) + variant_problems(theme)
+
+
+def variant_problems(theme: Theme) -> list[tuple[str, str]]:
+    """A ``variants:`` section the family builds: it has length variants, sizes within its World."""
+    from mnemoforge.generators.families import get_family
+    from mnemoforge.variants import theme_problems as problems
+
+    return problems(theme, get_family(theme.family))
 
 
 def option_problems(theme: Theme) -> list[tuple[str, str]]:

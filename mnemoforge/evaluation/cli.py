@@ -38,6 +38,13 @@ def evaluate_command(
     allow_failures: bool = typer.Option(
         False, "--allow-failures", help="exit 0 although some model calls failed (they stay unscored)"
     ),
+    variants: str = typer.Option(
+        None,
+        "--variants",
+        metavar="all|NAMES",
+        help="run once per length variant of the release (all, or e.g. oracle,l) and table the "
+        "scores side by side (docs/variants.md)",
+    ),
 ) -> None:
     """Run a memory method with a model over a release; writes results.json and summary.md.
 
@@ -57,6 +64,8 @@ def evaluate_command(
 
     try:
         if matrix is not None:
+            if variants is not None:
+                raise EvaluationError("--variants runs one --method and --model; leave out --matrix")
             if method or model:
                 raise EvaluationError("--matrix replaces --method and --model; give one or the other")
             results = run_matrix(
@@ -77,6 +86,12 @@ def evaluate_command(
         if on_overflow not in ("retrieval", "truncate"):
             raise EvaluationError(f"--on-overflow {on_overflow!r}: retrieval or truncate")
         cfg = MethodConfig(top_k=top_k, retriever=retriever, fps=fps, on_overflow=on_overflow)
+        if variants is not None:
+            return _evaluate_variants(
+                release, variants, method, model, dest, allow_failures,
+                limit=limit, workers=workers, judge=None if judge == "exact" else judge, config=cfg,
+                progress=progress, warn=warn,
+            )  # fmt: skip
         res = evaluate(
             release,
             method,
@@ -104,6 +119,24 @@ def evaluate_command(
     )
     typer.echo(str(dest / "summary.md"))
     _exit_on_failures(failure_summary([res]), allow_failures)
+
+
+def _evaluate_variants(
+    release: Path, text: str, method: str, model: str, dest: Path, allow_failures: bool, **kwargs: object
+) -> None:
+    """``--variants``: one run per length variant, then their scores side by side."""
+    from mnemoforge.evaluation.runner import failure_summary
+    from mnemoforge.evaluation.variant_curve import evaluate_variants
+
+    rows, results = evaluate_variants(release, text, method, model, dest, **kwargs)
+    for r in rows:
+        typer.echo(
+            f"{r['variant']:>10} ({r['size']} {r['unit']}, {r['observations']} observations): "
+            f"score {_pct(r['score'])}"
+            + (f", MCQ {_pct(r['accuracy'])}" if r["accuracy"] is not None else "")
+        )
+    typer.echo(str(dest / "variants.md"))
+    _exit_on_failures(failure_summary(results), allow_failures)
 
 
 def _failed(summary: dict) -> str:

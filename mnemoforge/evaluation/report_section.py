@@ -35,12 +35,14 @@ def evaluation_section(release: Path) -> tuple[str, str] | None:
     if not results:
         return None
     rows = []
+    varied = any(r.get("variant") for r in results)
     for r in results:
         c = r.get("calibration") or {}
         fa, fr = c.get("false_accept"), c.get("false_reject")
         rows.append(
             [
                 r["method"],
+                *([r.get("variant") or "–"] if varied else []),
                 r["model"]["name"],
                 r["summary"]["items"],
                 cell(r["summary"]),
@@ -48,7 +50,13 @@ def evaluation_section(release: Path) -> tuple[str, str] | None:
                 "–" if fr is None else f"{100 * fr:.1f}",
             ]
         )
-    head = ["method", "model", "items", "accuracy % (all four %)", "judge false accept %", "false reject %"]
+    head = ["method", *(["variant"] if varied else []), "model", "items", "accuracy % (all four %)",
+            "judge false accept %", "false reject %"]  # fmt: skip
     where = default_out(release).name
     lead = f"{len(results)} evaluation run(s) found in {where}/ (their summary.md files hold every table)."
-    return lead, _table(head, rows)
+    if not varied:
+        return lead, _table(head, rows)
+    from mnemoforge.evaluation.variant_curve import curve_svg
+
+    lead += " Runs over the release's variants (evaluate --variants) are drawn as score against size."
+    return lead, _table(head, rows) + f'<figure class="curve">{curve_svg(release, results)}</figure>'

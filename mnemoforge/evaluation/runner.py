@@ -20,7 +20,14 @@ from typing import Any
 from mnemoforge.evaluation import scoring
 from mnemoforge.evaluation.context import ContextSize
 from mnemoforge.evaluation.judge import Judge, calibrate
-from mnemoforge.evaluation.keys import ItemKey, gold_evidence, load_keys, load_world, release_family
+from mnemoforge.evaluation.keys import (
+    EvaluationError,
+    ItemKey,
+    gold_evidence,
+    load_keys,
+    load_world,
+    release_family,
+)
 from mnemoforge.evaluation.methods import Built, MethodConfig, MethodInput, get_method, resolve_method
 from mnemoforge.evaluation.models import EvalModel, EvalRequest, Reply, load_model
 from mnemoforge.evaluation.views import concentrated_view
@@ -264,8 +271,10 @@ def evaluate(
     prices: dict[str, Any] | None = None,
     progress: Progress | None = None,
     warn: Progress | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
     """Evaluate ``method`` × ``model`` on ``release``; writes ``OUT/results.json`` and ``OUT/summary.md``.
+    ``variant``: over that length variant's history (docs/variants.md; the release's own: None).
 
     A full-context method checks each item's history against the model's context
     (:func:`model_context`): where it does not fit a model of known size, the item is built by
@@ -277,7 +286,9 @@ def evaluate(
     release, out = Path(release), Path(out)
     release_family(release)  # one clear error for a folder that is not a release
     base, conc = resolve_method(method)
-    view = concentrated_view(release) if conc else load_agent_view(release)
+    if conc and variant is not None:
+        raise EvaluationError("a concentrated method has no length variants (give one or the other)")
+    view = concentrated_view(release) if conc else load_agent_view(release, variant)
     keys = load_keys(release, conc)
     m = (
         load_model(model, release, workers=workers, concentrated=conc)
@@ -351,6 +362,7 @@ def evaluate(
         "release": str(release),
         "family": view.family,
         "method": method,
+        **({"variant": variant} if variant is not None else {}),
         "base_method": base,
         "concentrated": conc,
         "model": {"id": m.id, "name": m.name, "decoding": m.decoding, "images": images_ok},

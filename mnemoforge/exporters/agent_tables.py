@@ -37,11 +37,22 @@ def _parquet_only(src: Path, dst: Path, columns: tuple[str, ...] | None) -> None
         pq.write_table(table, tmp, compression="zstd", use_dictionary=False, write_statistics=False)
 
 
+def variant_tables(data: Path, family: str) -> dict[str, tuple[str, ...] | None]:
+    """The agent-input tables of the length variants under ``data/<family>/variants/<name>/``
+    (their observations and captions, projected like the release's own)."""
+    own = agent_tables(family)
+    base = data / "variants"
+    names = sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+    return {f"variants/{n}/{t}": own.get(t) for n in names for t in ("observations", "captions")}
+
+
 def write_agent_view(root: Path, family: str) -> dict[str, str]:
-    """Project every agent-input table of ``family``; returns their card configs (name → parquet)."""
+    """Project every agent-input table of ``family`` (and of its length variants); returns the
+    card configs of its own tables (name → parquet; a variant's config is named by
+    ``exporters/variant_tables.py``)."""
     data, agent = root / "data" / family, root / AGENT_DIR / family
     configs: dict[str, str] = {}
-    for table, columns in agent_tables(family).items():
+    for table, columns in (agent_tables(family) | variant_tables(data, family)).items():
         src_jsonl, src_parquet = data / f"{table}.jsonl", data / f"{table}.parquet"
         dst_parquet = agent / f"{table}.parquet"
         if src_jsonl.exists():
@@ -51,6 +62,8 @@ def write_agent_view(root: Path, family: str) -> dict[str, str]:
             dst_parquet.parent.mkdir(parents=True, exist_ok=True)
             _parquet_only(src_parquet, dst_parquet, columns)
         else:
+            continue
+        if table.startswith("variants/"):
             continue
         configs[config_name(family, table)] = dst_parquet.relative_to(root).as_posix()
     return configs

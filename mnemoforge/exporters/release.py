@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mnemoforge import faults, progress
@@ -27,6 +27,7 @@ from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.theme_io import theme_as_written
 from mnemoforge.validators.shortcut_stats import shortcut_figures
+from mnemoforge.variants import Requested, Selection
 
 MANIFEST = "MANIFEST.json"
 CHECKSUMS = "checksums/sha256.txt"
@@ -54,9 +55,29 @@ class RunContents:
     verdicts: list[Verdict]
     funnel: dict
     media: list[dict]
+    variants: list[Requested] = field(default_factory=list)
+    """Length variants to write (``build --variants``); empty: none (the release as ever)."""
+    selections: list[Selection] | None = None
+    """The variants' episodes, set by ``with_variants`` (which also adds their gate's verdicts)."""
 
     def family_input(self, kept: list[Question]) -> ReleaseInput:
         return ReleaseInput(self.theme, self.world, self.run_root, self.observations, kept, self.media)
+
+
+def with_variants(c: RunContents) -> RunContents:
+    """``c`` with its variants selected and the ``variant_history`` gate's verdicts and funnel
+    stage added (an item a variant makes ambiguous leaves every variant); ``c`` without variants."""
+    if not c.variants:
+        return c
+    from mnemoforge import variants
+
+    kept_ids = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
+    kept = [q for q in c.questions if q.id in kept_ids]
+    out = variants.apply(get_family(c.theme.family), c.world, c.observations, kept, c.variants, c.captions)
+    funnel = dict(c.funnel)
+    funnel["stages"] = [*c.funnel.get("stages", []), out.stage]
+    funnel["kept"] = out.stage["kept"]
+    return replace(c, verdicts=[*c.verdicts, *out.verdicts], funnel=funnel, selections=out.selections)
 
 
 def statistics(c: RunContents, kept: list[Question]) -> dict:
@@ -205,9 +226,20 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
         f"{fam}_captions": f"data/{fam}/captions.parquet",
     }
     configs |= family.release_tables(c.family_input(kept), root)
-    configs |= write_agent_view(root, fam)
+    entries = None
+    if c.selections is not None:  # length variants: one config per variant and view
+        from mnemoforge.exporters import variant_tables
+
+        unit = family.variant_unit_name or "episodes"
+        vconfigs, entries = variant_tables.write_variants(
+            root, fam, unit, c.selections, c.captions, len(kept)
+        )
+        configs |= vconfigs
+    configs |= write_agent_view(root, fam)  # after the variants' data tables: it projects them too
     atomic.write_bytes(root / VALIDATOR, Path(release_validator.__file__).read_bytes())
     stats = statistics(c, kept)
+    if entries is not None:
+        stats["variants"] = [e.model_dump(mode="json") for e in entries]
     atomic.write_json(root / "dataset_statistics.json", stats)
     card = dataset_card(
         c.theme,
@@ -223,18 +255,23 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
     from mnemoforge.production import video_card
     from mnemoforge.production.ledger_card import card_section
 
+    if entries is not None:
+        from mnemoforge.exporters.variant_tables import card_section as variants_section
+
+        units = len({family.variant_unit(o) for o in c.observations})
+        card += variants_section(entries, units, c.funnel)
     card += card_section(c.run_root)  # the call ledger's totals ("" for an offline build)
     where = lambda m: release_media_path(fam, m)  # noqa: E731
     card += video_card.card_section(c.run_root, c.media, where)  # fallback paths ("" without model video)
     atomic.write_text(root / "README.md", card)
     atomic.write_text(root / "CHANGELOG.md", changelog(c, stats, version, notes))
     files = sorted(p for p in root.rglob("*") if p.is_file())
-    entries = {
+    files_ = {
         p.relative_to(root).as_posix(): FileEntry(sha256=sha256_file(p), bytes=p.stat().st_size)
         for p in progress.track(files, "freeze", detail="checksums")
     }
-    atomic.write_text(root / CHECKSUMS, "".join(f"{e.sha256}  {rel}\n" for rel, e in sorted(entries.items())))
-    entries[CHECKSUMS] = FileEntry(
+    atomic.write_text(root / CHECKSUMS, "".join(f"{e.sha256}  {rel}\n" for rel, e in sorted(files_.items())))
+    files_[CHECKSUMS] = FileEntry(
         sha256=sha256_file(root / CHECKSUMS), bytes=(root / CHECKSUMS).stat().st_size
     )
     manifest = ReleaseManifest(
@@ -252,7 +289,8 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
             "media_files": len(c.media),
         }
         | family.counts(stats),
-        files=dict(sorted(entries.items())),
+        files=dict(sorted(files_.items())),
+        variants=entries,
     )
     atomic.write_text(root / MANIFEST, canonical_json(manifest, indent=2) + "\n")
     return manifest
@@ -285,6 +323,7 @@ def freeze(c: RunContents, dest: Path, version: str, notes: str | None = None) -
     An empty folder at ``dest`` (a copy that never happened) is replaced; any other folder without
     a MANIFEST.json is refused. Staging folders that killed freezes left beside it are swept.
     """
+    c = with_variants(c)
     kept = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
     if not kept:
         raise EmptyReleaseError(

@@ -194,13 +194,24 @@ def agent_tables(family: str) -> dict[str, tuple[str, ...] | None]:
     return {"questions": None, "observations": None} | own
 
 
-def load_agent_view(release: Path) -> AgentView:
-    """Read a frozen release's agent input (never its keys)."""
+def load_agent_view(release: Path, variant: str | None = None) -> AgentView:
+    """Read a frozen release's agent input (never its keys); with ``variant``, the observations
+    and captions of that length variant (``agent/<family>/variants/<name>/``, docs/variants.md)."""
     release = Path(release)
     manifest = json.loads((release / "MANIFEST.json").read_text(encoding="utf-8"))
     fam = manifest["family"]
     agent = release / AGENT_DIR / fam
-    if (agent / "questions.jsonl").exists():
+    if variant is not None:
+        names = [v["name"] for v in manifest.get("variants") or []]
+        if variant not in names:
+            raise FileNotFoundError(
+                f"{release}: no length variant {variant!r} in MANIFEST.json (it lists {names or 'none'})"
+            )
+        items = [_item_from_agent_row(r) for r in _rows(agent / "questions.jsonl")]
+        where = agent / "variants" / variant
+        obs = _rows(where / "observations.jsonl")
+        caps = _rows(where / "captions.jsonl") if (where / "captions.jsonl").is_file() else []
+    elif (agent / "questions.jsonl").exists():
         items = [_item_from_agent_row(r) for r in _rows(agent / "questions.jsonl")]
         obs = _rows(agent / "observations.jsonl")
         caps = _rows(agent / "captions.jsonl")

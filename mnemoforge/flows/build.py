@@ -71,6 +71,7 @@ def build_flow(
     task_runner: str = "threads",
     dask_address: str | None = None,
     progress: Callable[[str, str], None] | None = None,
+    variants: tuple[str, ...] = (),
 ) -> Path:
     """Build through Prefect; returns the release folder.
 
@@ -85,7 +86,12 @@ def build_flow(
     seed = t.seed if seed is None else seed
     from mnemoforge.pipeline import warn_variant
 
-    warn_variant(BuildContext(Path(theme), Path(outputs), seed, workers))
+    ctx = BuildContext(Path(theme), Path(outputs), seed, workers, variants=tuple(variants))
+    if ctx.variants:  # fail fast, before the flow starts: an unknown name, a family without variants
+        from mnemoforge.variants import resolve
+
+        resolve(ctx.theme, ctx.family, ctx.variants)
+    warn_variant(ctx)
     runner = make_task_runner(task_runner, workers, dask_address)
     flow = build.with_options(task_runner=runner)
     if progress:
@@ -97,7 +103,7 @@ def build_flow(
     try:
         # one build per run at a time (a second one waits, then finds its stages cached)
         with run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait):
-            return Path(flow(str(theme), seed, str(outputs), workers))
+            return Path(flow(str(theme), seed, str(outputs), workers, tuple(variants)))
     finally:
         for name in RUN_LOGGERS:
             logging.getLogger(name).removeFilter(quiet)

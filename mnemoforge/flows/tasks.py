@@ -99,9 +99,11 @@ def task_runner_stage(ctx: BuildContext, name: str) -> tuple[bool, str]:
 
 
 @flow(name="mnemoforge-build", log_prints=False, persist_result=False)
-def build(theme_path: str, seed: int, outputs: str, workers: int = 2) -> str:
-    """plan → episodes → render (sharded) → questions → gates → freeze."""
-    ctx = BuildContext(Path(theme_path), Path(outputs), seed, workers)
+def build(
+    theme_path: str, seed: int, outputs: str, workers: int = 2, variants: tuple[str, ...] = ()
+) -> str:
+    """plan → episodes → render (sharded) → questions → gates → freeze (with any length variants)."""
+    ctx = BuildContext(Path(theme_path), Path(outputs), seed, workers, variants=tuple(variants))
     prepare(ctx)
     stage_loop(ctx, task_runner_stage, report)
     report("freeze", "start")

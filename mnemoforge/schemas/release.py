@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import Field, model_serializer
 
 from mnemoforge.schemas.world import Record
 
@@ -10,6 +12,25 @@ from mnemoforge.schemas.world import Record
 class FileEntry(Record):
     sha256: str
     bytes: int
+
+
+class VariantEntry(Record):
+    """One variant of a release, as ``MANIFEST.json`` lists it (tools discover variants here)."""
+
+    name: str
+    family: str
+    unit: str = Field(description="what size counts: clips (icm), sessions (smm)")
+    size: int = Field(description="episodes in the variant")
+    target: int | None = Field(description="episodes asked for (None: oracle, the evidence only)")
+    observations: int
+    questions: int
+    config: str = Field(description="the card config of the variant's agent-input observations")
+    ablation: bool = Field(
+        default=False, description="a modality ablation of the whole history (not re-derived: items may fail)"
+    )
+    answerable: int | None = Field(
+        default=None, description="ablations: items whose evidence survives and still gives the answer"
+    )
 
 
 class ReleaseManifest(Record):
@@ -22,3 +43,13 @@ class ReleaseManifest(Record):
     run_id: str
     counts: dict[str, int]
     files: dict[str, FileEntry] = Field(description="release-relative path -> checksum")
+    variants: list[VariantEntry] | None = Field(
+        default=None, description="length variants (build --variants): one config each; absent: none"
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_no_variants(self, handler: Any) -> dict[str, Any]:
+        out = handler(self)
+        if self.variants is None:  # a release without variants keeps the manifest it always had
+            out.pop("variants", None)
+        return out

@@ -45,6 +45,7 @@ from mnemoforge.schemas.limits import (
 from mnemoforge.schemas.memeye import MemEyeSpec
 from mnemoforge.schemas.smm import SmmSpec
 from mnemoforge.schemas.strict import Strict
+from mnemoforge.schemas.variants import VariantName, VariantSpec, check_variants
 
 ID_RE = r"^[a-z][a-z0-9_]*$"
 MAX_SHOTS_PER_CLIP = 20  # a clip is at most a few minutes of 4-8 s shots
@@ -594,6 +595,11 @@ class Theme(Strict):
     gates: GateSpec = Field(default_factory=GateSpec, description="answerer panels of the quality gates")
     text: TextSpec = Field(default_factory=TextSpec, description="opt-in model-written text")
     questions: QuestionMix = Field(default_factory=QuestionMix, description="icm: items kept per category")
+    variants: dict[VariantName, VariantSpec] | None = Field(
+        default=None,
+        description="icm, smm: sizes of the length variants `build --variants` emits (docs/variants.md); "
+        "oracle, s, m and l have defaults",
+    )
     prices: dict[str, Any] | str | None = Field(
         default=None,
         max_length=MAX_PATH,
@@ -603,7 +609,7 @@ class Theme(Strict):
 
     @model_serializer(mode="wrap")
     def _drop_prices_default(self, handler: Any) -> dict[str, Any]:
-        out = drop_defaults(self, handler(self), ("prices", "calendar"))
+        out = drop_defaults(self, handler(self), ("prices", "calendar", "variants"))
         if not out.get("animals", 1):
             out.pop("animals", None)
         return out
@@ -681,6 +687,8 @@ class Theme(Strict):
         section = self.smm or self.memeye
         if section is not None:
             section.check(self)
+        if self.variants is not None:
+            check_variants(self.variants)
         return self
 
     def person(self, pid: str) -> PersonSpec:

@@ -113,6 +113,9 @@ def _check_content(root: Path, manifest: ReleaseManifest, tables: TableReader) -
             v = gate.check(q, ctx)
             if not v.keep:
                 problems.append(f"data/{fam}/questions.jsonl: {q.id}: {gate.name}: {v.reason}")
+    from mnemoforge.validators.variant_check import check_variants
+
+    problems += check_variants(root, manifest, world, questions, tables)
     return problems + _audit(root, manifest, stats, world, questions, tables)
 
 

@@ -117,6 +117,17 @@ class IcmFamily(Family):
         "questions": (icm, common, program_base, programs, routine_programs, options),
     }
 
+    variant_unit_name = "clips"
+    ablations = {"transcript_only": "the spoken lines as text: no video, no stills, no audio"}
+
+    def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
+        if name != "transcript_only":
+            return super().ablate(name, obs, captions)
+        return obs.model_copy(update={"media": []}) if obs.kind == "speech" else None
+
+    def variant_capacity(self, theme: Theme) -> int | None:
+        return theme.album.clips
+
     def check_theme(self, theme: Theme) -> list[str]:
         """A frame too small for the face-size rule, activities whose who-rules cannot fill them,
         a model dialogue without a text backend (``generators/icm/check.py``), and the planned

@@ -169,6 +169,15 @@ class MemEyeFamily(Family):
         "images": ("path", "kind", "observation", "session", "width", "height", "sha256"),
     }
 
+    ablations = {"captions_for_pictures": "each picture replaced by its caption, in the chat's text"}
+
+    def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
+        from mnemoforge.variants import captioned
+
+        if name != "captions_for_pictures":
+            return super().ablate(name, obs, captions)
+        return captioned(obs, captions.get(obs.id))
+
     def requested(self, theme: Theme) -> dict[str, int]:
         return dict(theme.memeye.cell_targets()) if theme.memeye is not None else {}
 

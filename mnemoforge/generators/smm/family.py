@@ -181,6 +181,21 @@ class SmmFamily(Family):
         "questions": (questions, programs, tools, common, options),
     }
 
+    variant_unit_name = "sessions"
+    ablations = {
+        "no_attachments": "messages and notes only: no pictures, screenshots, documents, tables, mail "
+        "or calendars"
+    }
+
+    def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
+        if name != "no_attachments":
+            return super().ablate(name, obs, captions)
+        return None if obs.media else obs
+
+    def variant_unit(self, obs: Observation) -> str:
+        """A session: one source's observations of one day (a day of a chat, of a mailbox)."""
+        return f"{obs.source}@{obs.timestamp.date().isoformat()}"
+
     def check_theme(self, theme: Theme) -> list[str]:
         from mnemoforge.generators.smm.check import check_theme
 

@@ -1,0 +1,126 @@
+"""``mnemoforge evaluate --variants``: one method × model over every length variant of a release,
+side by side (the score against the haystack's size; docs/variants.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mnemoforge.evaluation.keys import EvaluationError
+from mnemoforge.store import atomic
+
+
+def variant_names(release: Path, text: str) -> list[dict[str, Any]]:
+    """The MANIFEST entries ``text`` names (``all``: every one, in MANIFEST order)."""
+    manifest = json.loads((Path(release) / "MANIFEST.json").read_text(encoding="utf-8"))
+    listed = manifest.get("variants") or []
+    if not listed:
+        raise EvaluationError(f"{release}: no length variants (build it with --variants oracle,s,m,l)")
+    if text == "all":
+        return listed
+    by_name = {v["name"]: v for v in listed}
+    wanted = [n.strip() for n in text.split(",")]
+    unknown = [n for n in wanted if n not in by_name]
+    if unknown:
+        raise EvaluationError(f"--variants: {unknown} not in the release (it has {sorted(by_name)})")
+    return [by_name[n] for n in wanted]
+
+
+def evaluate_variants(
+    release: Path, text: str, method: str, model: str, dest: Path, **kwargs: Any
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Run ``evaluate`` once per variant into ``dest/<variant>/``; write ``dest/variants.json`` and
+    ``dest/variants.md``; return (the curve's rows, each variant's result)."""
+    from mnemoforge.evaluation.runner import evaluate
+
+    rows, results = [], []
+    for v in variant_names(release, text):
+        res = evaluate(release, method, model, Path(dest) / v["name"], variant=v["name"], **kwargs)
+        s = res["summary"]
+        rows.append(
+            {
+                "variant": v["name"], "unit": v["unit"], "size": v["size"],
+                "observations": v["observations"], "items": s["items"], "failed": s["failed"],
+                "score": s.get("score"), "accuracy": s.get("accuracy"), "all_four": s.get("all_four"),
+            }
+        )  # fmt: skip
+        results.append(res)
+    record = {"release": str(release), "method": method, "model": results[0]["model"]["name"], "rows": rows}
+    atomic.write_json(Path(dest) / "variants.json", record)
+    atomic.write_text(Path(dest) / "variants.md", curve_markdown(record))
+    return rows, results
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def curve_markdown(record: dict[str, Any]) -> str:
+    """The side-by-side table: one row per variant, smallest history first as built."""
+    lines = [
+        f"# {record['method']} × {record['model']} by length variant",
+        "",
+        "| variant | episodes | observations | items | score | MCQ per rotation | MCQ all four |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in record["rows"]:
+        lines.append(
+            f"| `{r['variant']}` | {r['size']} {r['unit']} | {r['observations']} | {r['items']} | "
+            f"{_pct(r['score'])} | {_pct(r['accuracy'])} | {_pct(r['all_four'])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def curve_svg(release: Path, results: list[dict[str, Any]]) -> str:
+    """An inline SVG: score against the variant's observations, one line per method × model over
+    the results of ``evaluate --variants`` (empty when there are none)."""
+    from html import escape
+
+    manifest = json.loads((Path(release) / "MANIFEST.json").read_text(encoding="utf-8"))
+    size = {v["name"]: v["observations"] for v in manifest.get("variants") or []}
+    lines: dict[str, list[tuple[int, float, str]]] = {}
+    for r in results:
+        name, score = r.get("variant"), r.get("summary", {}).get("score")
+        if name in size and score is not None:
+            lines.setdefault(f"{r['method']} × {r['model']['name']}", []).append((size[name], score, name))
+    if not lines:
+        return ""
+    w, h, pad = 560, 260, 48
+    xs = [x for pts in lines.values() for x, _, _ in pts]
+    lo, hi = min(xs), max(max(xs), min(xs) + 1)
+    px = lambda x: pad + (x - lo) / (hi - lo) * (w - 2 * pad)  # noqa: E731
+    py = lambda y: h - pad - y * (h - 2 * pad)  # noqa: E731
+    colours = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
+        f'aria-label="score by variant size">',
+        f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="#444"/>',
+        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="#444"/>',
+        f'<text x="{w / 2}" y="{h - 10}" text-anchor="middle" font-size="12">'
+        "observations in the variant</text>",
+        f'<text x="12" y="{h / 2}" font-size="12" transform="rotate(-90 12 {h / 2})" '
+        'text-anchor="middle">score</text>',
+    ]
+    for x in sorted({lo, max(xs)}):
+        parts.append(
+            f'<text x="{px(x):.1f}" y="{h - pad + 14}" text-anchor="middle" font-size="10">{x}</text>'
+        )
+    for tick in (0.0, 0.5, 1.0):
+        parts.append(f'<text x="{pad - 6}" y="{py(tick) + 4:.1f}" text-anchor="end" font-size="10">'
+                     f"{int(tick * 100)}%</text>")  # fmt: skip
+    for i, (label, pts) in enumerate(sorted(lines.items())):
+        colour = colours[i % len(colours)]
+        pts = sorted(pts)
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y, _ in pts)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        at: dict[tuple[int, float], list[str]] = {}
+        for x, y, name in pts:  # variants of one size share a point and a label
+            at.setdefault((x, y), []).append(name)
+        for (x, y), names in at.items():
+            parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{colour}"/>')
+            label = escape(", ".join(names))
+            parts.append(f'<text x="{px(x) + 4:.1f}" y="{py(y) - 6:.1f}" font-size="10">{label}</text>')
+        parts.append(f'<text x="{w - pad}" y="{pad + 14 * i}" text-anchor="end" font-size="11" '
+                     f'fill="{colour}">{escape(label)}</text>')  # fmt: skip
+    return "".join(parts) + "</svg>"

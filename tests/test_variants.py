@@ -1,0 +1,384 @@
+"""Length variants (``build --variants``): one World, several haystacks over the same kept items."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from mnemoforge import yaml_io
+from mnemoforge.cli import app
+from mnemoforge.exporters.tables import TableReader, read_jsonl
+from mnemoforge.generators.families import get_family
+from mnemoforge.generators.questions.programs import PROGRAMS
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.release import ReleaseManifest
+from mnemoforge.schemas.world import World
+from mnemoforge.theme_checks import check_theme
+from mnemoforge.theme_io import ThemeError, load_theme
+from mnemoforge.validators.release_check import verify_release
+from mnemoforge.validators.variant_check import check_variants
+from mnemoforge.variants import VariantError, apply, parse_names, resolve
+
+from .conftest import TEST_THEMES, small_theme_data
+
+NAMES = ("oracle", "s", "m", "l")
+# one xdist group: the module's two builds are made once, on one worker (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group("variants")
+
+
+def _icm_theme(folder: Path, **top: object) -> Path:
+    """14 clips, no profile items (their evidence is the whole album): the oracle is a part of it."""
+    data = small_theme_data(clips=14)
+    data["name"] = "tiny14"
+    data["questions"] = {
+        "total": 8, "identity_recall": 4, "cross_episode_retrieval": 4, "profile_inference": 0
+    }  # fmt: skip
+    data.update(top)
+    path = folder / "tiny14.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def icm_variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from mnemoforge.pipeline import build
+
+    root = tmp_path_factory.mktemp("icm_variants")
+    res = build(_icm_theme(root), outputs=root / "outputs", workers=1, variants=NAMES)
+    return res.release_dir
+
+
+@pytest.fixture(scope="module")
+def smm_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the plain release, the release with variants) of one smm theme, in one outputs folder: the
+    second build finds every stage cached (the variants change the freeze only)."""
+    from mnemoforge.pipeline import build
+
+    out = tmp_path_factory.mktemp("smm_variants")
+    plain = build(TEST_THEMES / "ferry_crew.yaml", outputs=out, workers=1)
+    res = build(TEST_THEMES / "ferry_crew.yaml", outputs=out, workers=1, variants=NAMES)
+    assert not any(res.ran.values())  # the same run, no stage ran again
+    return plain.release_dir, res.release_dir
+
+
+@pytest.fixture(scope="module")
+def smm_variants(smm_builds: tuple[Path, Path]) -> Path:
+    return smm_builds[1]
+
+
+@pytest.fixture(params=["album", "mail"])  # not the family names: conftest would group them
+def release(request: pytest.FixtureRequest) -> Path:
+    return request.getfixturevalue({"album": "icm_variants", "mail": "smm_variants"}[request.param])
+
+
+def _manifest(release: Path) -> dict:
+    return json.loads((release / "MANIFEST.json").read_text())
+
+
+def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> None:
+    m = _manifest(release)
+    fam = m["family"]
+    family = get_family(fam)
+    assert [v["name"] for v in m["variants"]] == list(NAMES)
+    assert {v["family"] for v in m["variants"]} == {fam}
+    assert {v["unit"] for v in m["variants"]} == {family.variant_unit_name}
+    assert release.parent.name == f"{load_theme(release / 'theme.yaml').name}-oracle-s-m-l"
+    full = [Observation.model_validate(r) for r in read_jsonl(release / f"data/{fam}/observations.jsonl")]
+    all_units = {family.variant_unit(o) for o in full}
+    qs = [Question.model_validate(r) for r in read_jsonl(release / f"data/{fam}/questions.jsonl")]
+    units_of = {}
+    for v in m["variants"]:
+        rows = read_jsonl(release / f"data/{fam}/variants/{v['name']}/observations.jsonl")
+        ids = {r["id"] for r in rows}
+        units_of[v["name"]] = {family.variant_unit(Observation.model_validate(r)) for r in rows}
+        assert len(units_of[v["name"]]) == v["size"] and len(rows) == v["observations"]
+        assert v["questions"] == len(qs) == m["counts"]["questions"]
+        for q in qs:  # every kept item's evidence in every variant
+            assert set(q.evidence) <= ids, (v["name"], q.id)
+    assert units_of["oracle"] <= units_of["s"] <= units_of["m"] <= units_of["l"] == all_units
+    assert len(units_of["oracle"]) < len(all_units)  # the oracle is evidence only, not the World
+    assert m["variants"][0]["target"] is None and m["variants"][-1]["target"] == len(all_units)
+    stats = json.loads((release / "dataset_statistics.json").read_text())
+    assert [v["name"] for v in stats["variants"]] == list(NAMES)
+
+
+def test_the_card_tables_the_sizes_and_verify_rederives(release: Path) -> None:
+    card = (release / "README.md").read_text()
+    m = _manifest(release)
+    assert "## Variants" in card and "variant_history" in card
+    for v in m["variants"]:
+        assert f"| `{v['name']}` | {v['size']} |" in card
+    funnel = json.loads((release / "gates/funnel.json").read_text())
+    assert funnel["stages"][-1]["gate"] == "variant_history"
+    assert funnel["kept"] == m["counts"]["questions"]
+    assert verify_release(release) == []
+
+
+def test_each_variant_config_loads_offline(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    datasets = pytest.importorskip("datasets", reason="needs the hub extra: pip install 'mnemoforge[hub]'")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    meta = yaml_io.safe_load((release / "README.md").read_text().split("---")[1])
+    configs = {c["config_name"] for c in meta["configs"]}
+    m = _manifest(release)
+    fam = m["family"]
+    for v in m["variants"]:
+        for name in (v["config"], f"{fam}_variant_{v['name']}"):
+            assert name in configs
+            ds = datasets.load_dataset(str(release), name, split="test", cache_dir=str(tmp_path / "c"))
+            assert len(ds) == v["observations"], name
+            if name.startswith("agent_"):  # the agent view: no fact labels, no people
+                assert "expresses" not in ds.column_names and "people" not in ds.column_names
+
+
+def test_the_run_and_its_plain_release_are_unchanged(smm_builds: tuple[Path, Path]) -> None:
+    """The variants come from the same run: a build without them is the release as ever (no
+    ``variants`` in MANIFEST, no variant table), and the tables both hold are byte-identical."""
+    plain, smm_variants = smm_builds
+    assert plain.parent.name == "ferry_crew" and smm_variants.parent.name == "ferry_crew-oracle-s-m-l"
+    m = _manifest(plain)
+    assert "variants" not in m and not any("variants/" in f for f in m["files"])
+    assert ReleaseManifest.model_validate(m).variants is None
+    v = _manifest(smm_variants)
+    assert v["run_id"] == m["run_id"]
+    for rel in ("data/smm/questions.jsonl", "data/smm/observations.jsonl", "data/world.json"):
+        assert v["files"][rel] == m["files"][rel], rel  # no item dropped: the same tables
+
+
+def test_same_theme_and_seed_give_the_same_manifest(smm_variants: Path, tmp_path: Path) -> None:
+    from mnemoforge.pipeline import build
+
+    again = build(TEST_THEMES / "ferry_crew.yaml", outputs=tmp_path, workers=1, variants=NAMES).release_dir
+    assert (again / "MANIFEST.json").read_bytes() == (smm_variants / "MANIFEST.json").read_bytes()
+
+
+def test_an_item_a_longer_history_changes_leaves_every_variant(
+    icm_variants: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program whose answer grows with what the history shows passes on its evidence and in the
+    oracle, but not in L: it is dropped from all variants with the variant and the reason."""
+    fam = get_family("icm")
+    world = World.model_validate_json((icm_variants / "data/world.json").read_text())
+    obs = [Observation.model_validate(r) for r in read_jsonl(icm_variants / "data/icm/observations.jsonl")]
+    qs = [Question.model_validate(r) for r in read_jsonl(icm_variants / "data/icm/questions.jsonl")]
+    by_id = {o.id: o for o in obs}
+
+    def events_seen(view, args):  # type: ignore[no-untyped-def]
+        facts = [f for fs in view.by_kind.values() for f in fs if f.event]
+        view.mark(facts)
+        return str(len({f.event for f in facts}))
+
+    monkeypatch.setitem(PROGRAMS, "events_seen", events_seen)
+    clip = by_id[qs[0].evidence[0]].episode
+    ev = [o.id for o in obs if o.episode == clip and o.evidence_eligible]
+    seen = len({f.event for o in ev for e in by_id[o].expresses if (f := _fact(world, e.fact)).event})
+    odd = qs[0].model_copy(
+        update={"id": "icm_probe", "program": qs[0].program.model_copy(update={"fn": "events_seen"}),
+                "answer": str(seen), "evidence": ev, "cutoff": None}
+    )  # fmt: skip
+    asked = resolve(load_theme(icm_variants / "theme.yaml"), fam, list(NAMES))
+    out = apply(fam, world, obs, [odd, *qs], asked)
+    dropped = {v.item: v.reason for v in out.verdicts if not v.keep}
+    assert list(dropped) == ["icm_probe"], dropped
+    assert "history gives" in dropped["icm_probe"] and dropped["icm_probe"].split(":")[0] in NAMES
+    assert out.stage == {"gate": "variant_history", "version": "1", "rejected": 1, "kept": len(qs),
+                         "reasons": {dropped["icm_probe"].split(":")[0]: 1}}  # fmt: skip
+    plain = apply(fam, world, obs, qs, asked)  # without the probe: the same episodes as the release
+    m = _manifest(icm_variants)
+    assert [len(s.units) for s in out.selections] == [len(s.units) for s in plain.selections]
+    assert [len(s.units) for s in plain.selections] == [v["size"] for v in m["variants"]]
+
+
+def _fact(world: World, fid: str):  # type: ignore[no-untyped-def]
+    return next(f for f in world.facts if f.id == fid)
+
+
+def test_verify_names_a_variant_whose_counts_or_evidence_disagree(icm_variants: Path) -> None:
+    m = ReleaseManifest.model_validate(_manifest(icm_variants))
+    world = World.model_validate_json((icm_variants / "data/world.json").read_text())
+    qs = [Question.model_validate(r) for r in read_jsonl(icm_variants / "data/icm/questions.jsonl")]
+    assert check_variants(icm_variants, m, world, qs, TableReader()) == []
+    assert m.variants is not None
+    wrong = m.model_copy(update={"variants": [m.variants[0].model_copy(update={"size": 99})]})
+    problems = check_variants(icm_variants, wrong, world, qs, TableReader())
+    assert len(problems) == 1 and "variant 'oracle' lists 99 clips" in problems[0]
+    stranger = qs[0].model_copy(update={"id": "icm_stranger", "evidence": ["c9999_s00"]})
+    problems = check_variants(icm_variants, m, world, [*qs, stranger], TableReader())
+    about = [p for p in problems if "icm_stranger" in p]
+    assert len(about) == len(NAMES) and all("evidence_resolves: unknown evidence ids" in p for p in about)
+
+
+def _theme_file(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("variants", "field", "says"),
+    [
+        ({"oracle": {"size": 3}}, "variants.oracle", "evidence episodes only"),
+        ({"xl": {}}, "variants.xl", "give a size"),
+        ({"s": {"size": 2, "share": 0.5}}, "variants.s", "not both"),
+        ({"Big": {"size": 2}}, "variants.Big", "pattern"),
+        ({"s": {"size": 0}}, "variants.s.size", "greater than or equal to 1"),
+        ({"l": {"size": 40}}, "variants.l.size", "more than the World's 14"),
+    ],
+)
+def test_theme_check_names_the_variant_field(tmp_path: Path, variants: dict, field: str, says: str) -> None:
+    path = _icm_theme(tmp_path, variants=variants)
+    with pytest.raises(ThemeError) as e:
+        check_theme(path)
+    text = str(e.value)
+    assert str(path) in text and field in text and says in text, text
+
+
+def test_a_variants_section_checks_and_sizes_the_variants(tmp_path: Path) -> None:
+    path = _icm_theme(tmp_path, variants={"s": {"size": 3}, "xl": {"share": 1.0}})
+    theme = check_theme(path)
+    fam = get_family("icm")
+    got = {r.name: r.target(14) for r in resolve(theme, fam, ["oracle", "s", "m", "l", "xl"])}
+    assert got == {"oracle": None, "s": 3, "m": 5, "l": 14, "xl": 14}
+    with pytest.raises(VariantError, match="unknown variant 'xxl'"):
+        resolve(theme, fam, ["xxl"])
+    with pytest.raises(VariantError, match="twice"):
+        parse_names("s,s")
+    memeye = load_theme(TEST_THEMES / "bakery_log.yaml")
+    with pytest.raises(VariantError, match="family memeye has no length variants"):
+        resolve(memeye, get_family("memeye"), ["s"])
+    data = yaml_io.safe_load((TEST_THEMES / "bakery_log.yaml").read_text()) | {"variants": {"s": {"size": 2}}}
+    with pytest.raises(ThemeError, match="family memeye has no length variants"):
+        check_theme(_theme_file(tmp_path, data))
+
+
+def test_build_refuses_an_unknown_variant_before_any_work(tmp_path: Path) -> None:
+    path = _icm_theme(tmp_path)
+    r = CliRunner().invoke(
+        app, ["build", str(path), "--outputs", str(tmp_path / "o"), "--orchestrator", "local",
+              "--variants", "oracle,xl"],
+    )  # fmt: skip
+    assert r.exit_code == 2 and "--variants: unknown variant 'xl'" in r.output, r.output
+    assert not (tmp_path / "o" / "runs").exists()
+
+
+def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path: Path) -> None:
+    """``evaluate --variants all``: one run per variant over its own history, and a table. The
+    exact solver over BM25's top 10 answers fewer items as the haystack grows."""
+    from mnemoforge.exporters.views import load_agent_view
+
+    m = _manifest(smm_variants)
+    view = load_agent_view(smm_variants, "oracle")
+    assert len(view.observations) == m["variants"][0]["observations"] < m["counts"]["observations"]
+    with pytest.raises(FileNotFoundError, match="no length variant 'xl'"):
+        load_agent_view(smm_variants, "xl")
+    out = tmp_path / "eval"
+    args = ["evaluate", str(smm_variants), "--method", "retrieval", "--model", "symbolic", "--top-k", "10"]
+    r = CliRunner().invoke(app, [*args, "--out", str(out), "--variants", "all"])
+    assert r.exit_code == 0, r.output
+    curve = json.loads((out / "variants.json").read_text())
+    rows = {row["variant"]: row for row in curve["rows"]}
+    assert list(rows) == list(NAMES)
+    for v in m["variants"]:
+        res = json.loads((out / v["name"] / "results.json").read_text())
+        assert res["variant"] == v["name"] and res["summary"]["items"] == m["counts"]["questions"]
+        assert rows[v["name"]]["observations"] == v["observations"]
+        assert f"| `{v['name']}` | {v['size']} sessions |" in (out / "variants.md").read_text()
+    assert rows["oracle"]["score"] > rows["l"]["score"]  # more history, more for retrieval to miss
+    from mnemoforge.evaluation.matrix import default_out
+    from mnemoforge.evaluation.report_section import evaluation_section
+
+    assert evaluation_section(smm_variants) is None
+    r = CliRunner().invoke(
+        app, [*args, "--out", str(default_out(smm_variants) / "bm25"), "--variants", "all"]
+    )
+    assert r.exit_code == 0, r.output
+    found = evaluation_section(smm_variants)  # the report's section: a variant column and the curve
+    assert found is not None and "<th>variant</th>" in found[1] and found[1].count("<svg") == 1
+    assert found[1].count("<polyline") == 1 and all(n in found[1] for n in NAMES)
+    bad = CliRunner().invoke(app, [*args, "--out", str(out), "--variants", "oracle,xx"])
+    assert bad.exit_code == 2 and "['xx'] not in the release" in bad.output
+
+
+ABLATIONS = {"icm": "transcript_only", "smm": "no_attachments"}
+
+
+def test_a_modality_ablation_is_the_whole_history_without_a_modality(release: Path) -> None:
+    """``--variants oracle,l,<ablation>`` on the same run: the ablation keeps every observation the
+    family's ablation leaves (icm: spoken lines without media; smm: nothing with media), is not
+    re-derived (no item leaves the release for it), and counts the items it still answers."""
+    from mnemoforge.pipeline import build
+
+    fam = _manifest(release)["family"]
+    name = ABLATIONS[fam]
+    outputs = release.parents[2]
+    res = build(release / "theme.yaml", outputs=outputs, workers=1, variants=("oracle", "l", name))
+    assert not any(res.ran.values())
+    m = _manifest(res.release_dir)
+    entry = m["variants"][-1]
+    assert entry["name"] == name and entry["ablation"] and entry["target"] is None
+    assert m["counts"]["questions"] == _manifest(release)["counts"]["questions"]  # nobody dropped
+    rows = read_jsonl(res.release_dir / f"data/{fam}/variants/{name}/observations.jsonl")
+    full = read_jsonl(res.release_dir / f"data/{fam}/observations.jsonl")
+    assert len(rows) == entry["observations"] < len(full)
+    assert all(not r["media"] for r in rows)
+    if fam == "icm":
+        assert {r["kind"] for r in rows} == {"speech"}
+        assert len(rows) == sum(r["kind"] == "speech" for r in full)
+    else:
+        assert len(rows) == sum(not r["media"] for r in full)
+    assert 0 <= entry["answerable"] < entry["questions"]
+    assert (
+        f"| `{name}` | {entry['size']} | ablation | {entry['observations']} | {entry['answerable']} |"
+        in (res.release_dir / "README.md").read_text()
+    )
+    assert verify_release(res.release_dir) == []
+
+
+def test_a_theme_variant_may_not_take_an_ablation_name(tmp_path: Path) -> None:
+    path = _icm_theme(tmp_path, variants={"transcript_only": {"size": 3}})
+    with pytest.raises(
+        ThemeError, match="variants.transcript_only: 'transcript_only' is a modality ablation"
+    ):
+        check_theme(path)
+
+
+def test_freeze_writes_variants_of_a_finished_run(icm_variants: Path) -> None:
+    outputs = icm_variants.parents[2]
+    run_id = json.loads((icm_variants / "config.resolved.json").read_text())["run_id"]
+    args = ["freeze", str(outputs / "runs" / run_id), "--version", "0.2.0"]
+    r = CliRunner().invoke(app, [*args, "--variants", "oracle,s"])
+    assert r.exit_code == 0, r.output
+    rel = Path(r.output.strip().splitlines()[-1])
+    assert rel == outputs / "releases" / "tiny14-oracle-s" / "0.2.0"
+    assert [v["name"] for v in _manifest(rel)["variants"]] == ["oracle", "s"]
+    assert verify_release(rel) == []
+    bad = CliRunner().invoke(app, [*args, "--variants", "oracle,,s"])
+    assert bad.exit_code == 2 and "an empty name" in bad.output
+
+
+def test_memeye_captions_for_pictures(tmp_path: Path) -> None:
+    """memeye has no length variants but one ablation: each picture replaced by its caption, the
+    caption's facts expressed instead of the picture's; verify re-derives both."""
+    from mnemoforge.pipeline import build
+
+    res = build(
+        TEST_THEMES / "bakery_log.yaml", outputs=tmp_path, workers=1, variants=["captions_for_pictures"]
+    )
+    m = _manifest(res.release_dir)
+    (entry,) = m["variants"]
+    assert entry["ablation"] and entry["observations"] == m["counts"]["observations"]
+    assert 0 < entry["answerable"] < entry["questions"]
+    rows = read_jsonl(res.release_dir / "agent/memeye/variants/captions_for_pictures/observations.jsonl")
+    full = read_jsonl(res.release_dir / "data/memeye/observations.jsonl")
+    pictured = {r["id"] for r in full if r["media"]}
+    assert pictured and all(not r["media"] for r in rows)
+    assert all("[picture: " in r["content"] for r in rows if r["id"] in pictured)
+    assert verify_release(res.release_dir) == []
