@@ -125,6 +125,15 @@ class AppearanceSpec(Strict):
     )
 
     @model_validator(mode="after")
+    def _unique_accessories(self) -> AppearanceSpec:
+        for i, a in enumerate(self.accessories):
+            if a in self.accessories[:i]:
+                raise ValueError(
+                    f"accessories.{i}: duplicate accessory {a!r} (each is worn once; remove this entry)"
+                )
+        return self
+
+    @model_validator(mode="after")
     def _unique_outfits(self) -> AppearanceSpec:
         ids = [o.id for o in self.outfits()]
         if len(ids) != len(set(ids)):
