@@ -81,6 +81,14 @@ def _hex(v: str) -> str:
 HexColor = Annotated[str, AfterValidator(_hex)]
 
 
+def _one_line(v: str) -> str:
+    """Drawn text is one line: a newline or another control character drew a taller sign than its
+    box, which the frame then cut (found by benchmarks/faults.py's control_chars class)."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in v):
+        raise ValueError("drawn on one line: remove the control characters (newline, tab, escape…)")
+    return v
+
+
 class Outfit(Strict):
     """One wardrobe option; a shot plan names the outfit a person wears."""
 
@@ -321,8 +329,10 @@ class PlaceSpec(Strict):
         description="drawn as a room (false: outdoors); default false for street, coast, mountain, "
         "forest, field, airfield and helipad",
     )
-    sign: str | None = Field(
-        default=None, max_length=MAX_NAME, description="legible text shown in wide shots (a pixel fact)"
+    sign: Annotated[str, AfterValidator(_one_line)] | None = Field(
+        default=None,
+        max_length=MAX_NAME,
+        description="legible text shown in wide shots (a pixel fact)",
     )
     palette: list[HexColor] = Field(
         default_factory=list, max_length=3, description="colours of the drawn scene"
