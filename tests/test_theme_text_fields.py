@@ -2,7 +2,7 @@
 benchmarks/faults.py's control_chars class): a place's sign is one drawn line (a newline drew a
 taller sign that the frame cut, and the build ended in a render-audit traceback); an smm preference
 line is a template with the slots {name} and {value} (a '{' without '}' failed only in the build's
-dry run, as a 'build:' line naming no field)."""
+dry run, as a 'build:' line naming no field); an activity's list of lines is named as written."""
 
 from __future__ import annotations
 
@@ -59,3 +59,16 @@ def test_filled_forms_of_the_english_layer_are_accepted(tmp_path: Path) -> None:
     path = tmp_path / "theme.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     check_theme(path)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [("{\x00\x1b[2J\nother}, pass the lemonade!", "malformed template"), ("Hi {nobody}!", "not allowed")],
+)
+def test_an_activity_line_list_is_named_as_written(tmp_path: Path, line: str, said: str) -> None:
+    """A plain list of lines is checked as the activity's small talk, but named `lines.N` (before:
+    `small_talk.N`, a field the file does not have)."""
+    data = yaml_io.safe_load(starter_theme("tiny"))
+    data["activities"][0]["lines"] = [line]
+    field, msg = _one_error(tmp_path, data)
+    assert field == "activities.0.lines.0" and said in msg, (field, msg)

@@ -10,7 +10,14 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, WithJsonSchema, model_serializer, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    model_serializer,
+    model_validator,
+)
 
 from mnemoforge import registry
 from mnemoforge.schemas.animals import AnimalSpec
@@ -421,7 +428,11 @@ class ActivitySpec(Strict):
         if self.hours is not None and not 0 <= self.hours[0] <= self.hours[1] <= 23:
             raise ValueError(f"hours: expected [from, to] with 0 <= from <= to <= 23, got {list(self.hours)}")
         if isinstance(self.lines, list):
-            LineBank(small_talk=self.lines)  # slot check
+            try:
+                LineBank(small_talk=self.lines)  # slot check
+            except ValidationError as e:  # named as written: lines.N, not the bank's small_talk.N
+                msg = str(e.errors()[0]["msg"]).removeprefix("Value error, ")
+                raise ValueError(re.sub(r"^small_talk\.", "lines.", msg)) from None
         return self
 
     def bank(self) -> LineBank:
