@@ -46,6 +46,7 @@ CHECK_GOAL_S = 1.0  # the goal: a bad theme is refused within a second of CPU ti
 CHECK_DEADLINE_S = 60.0  # past this, theme check is hung (a valid memeye theme with a cold MiniLM
 # cache takes 10-30 s on a loaded 2-core machine: its dry run encodes a few hundred option texts)
 BUILD_DEADLINE_S = 600.0
+MAX_OUTPUT = 1 << 20  # characters of a child's output sent back (a check's errors are one line each)
 
 
 def base_themes() -> dict[str, dict]:
@@ -112,7 +113,9 @@ def _child(conn: Any, args: list[str], stack_file: str, deadline: float) -> None
             "exit": r.exit_code,
             "seconds": round(seconds, 3),
             "cpu_seconds": round(cpu, 3),
-            "output": r.output[-3000:],
+            # the whole output (a memeye build's --json summary runs past 3,000 characters: cut
+            # there, its head was lost and a built release counted as empty); records cut it
+            "output": r.output[-MAX_OUTPUT:],
             "exception": None if exc is None or isinstance(exc, SystemExit) else repr(exc)[:500],
         }
     )

@@ -247,7 +247,8 @@ def targeted_mutants(family: str, base: dict) -> list[Mutant]:
         add("huge_number", "smm.conflict_gap", _set(base, "smm.conflict_gap", HUGE_NUMBER))
         add("huge_number", "smm.update_days", _set(base, "smm.update_days", [1, HUGE_NUMBER]))
     if family == "memeye":
-        add("zero_questions", "memeye.per_cell", _set(base, "memeye.per_cell", 0))
+        # per_cell 0 asks for nothing only where no per-cell target overrides it
+        add("zero_questions", "memeye.per_cell", _set(_set(base, "memeye.per_cell", 0), "memeye.targets", {}))
         if _has(base, "memeye.targets"):
             zero = {k: 0 for k in base["memeye"]["targets"]}
             nothing = _set(_set(base, "memeye.targets", zero), "memeye.per_cell", 0)

@@ -211,6 +211,17 @@ def annotate(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+STARTERS = Path(__file__).resolve().parent.parent / "assets" / "starters"
+
+
+def starter_source(family: str) -> Path | None:
+    """The theme ``theme new --family FAMILY`` starts from: the family's own starter
+    (``assets/starters/<family>.yaml``, e.g. memeye's, which declares its drawables instead of
+    opting into a scene pack), else its shipped example."""
+    own = STARTERS / f"{family}.yaml"
+    return own if own.is_file() else example_theme(family)
+
+
 def example_theme(family: str) -> Path | None:
     """The shipped, commented theme a family starts from (``Family.example_theme``); None for a
     family without one."""
@@ -232,7 +243,7 @@ def starter_theme(name: str, family: str = registry.DEFAULT_FAMILY) -> str:
         return HEADER.format(title=title, name=name, flag="") + annotate(body)
     from mnemoforge.generators.families import family_names
 
-    example = example_theme(family) if family in family_names() else None
+    example = starter_source(family) if family in family_names() else None
     if example is None:
         starters = [registry.DEFAULT_FAMILY, *(f for f in family_names() if example_theme(f) is not None)]
         raise ValueError(f"family {family!r}: one of {', '.join(dict.fromkeys(starters))}")

@@ -78,13 +78,26 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_a_visual_word_in_a_scene_name_names_the_scene(tmp_path: Path) -> None:
-    text = starter_theme("tiny", "memeye").replace("the attic", "the first attic", 1)
+@pytest.mark.parametrize(
+    ("packs", "word", "said"),
+    [
+        ("[home_scenes]", "first", "'first' is an instance position"),  # the scene pack's word
+        ("[]", "scraper", "'scraper' is an object on the table"),  # the starter's own table-top
+    ],
+)
+def test_a_visual_word_in_a_scene_name_names_the_scene(
+    tmp_path: Path, packs: str, word: str, said: str
+) -> None:
+    text = starter_theme("tiny", "memeye")
+    assert "scene_packs: []" in text
+    text = text.replace("scene_packs: []", f"scene_packs: {packs}").replace(
+        "the attic", f"the {word} attic", 1
+    )
     with pytest.raises(ThemeError) as e:
         check_theme(_write(tmp_path, "tiny.yaml", text))
     fields = {f for f, _ in e.value.problems}
     assert fields == {"memeye.scenarios.0.scenes.1"}, e.value.problems
-    assert "'first' is an instance position" in e.value.problems[0][1]
+    assert said in e.value.problems[0][1]
 
 
 def test_a_visual_word_in_a_pack_line_names_the_pack_field_and_the_line(
@@ -104,6 +117,7 @@ def test_a_visual_word_in_a_pack_line_names_the_pack_field_and_the_line(
     try:
         theme = yaml_io.safe_load(starter_theme("tiny", "memeye"))
         theme["memeye"]["pack"] = "diary_words"
+        theme["memeye"]["scene_packs"] = ["home_scenes"]  # 'first' is an instance position of the pack
         with pytest.raises(ThemeError) as e:
             check_theme(_write(tmp_path, "tiny.yaml", yaml.safe_dump(theme, sort_keys=False)))
     finally:

@@ -209,6 +209,28 @@ class PreferenceSpec(_Strict):
         description="third-person lines with {name} and {value}",
     )
 
+    @model_validator(mode="after")
+    def _templates(self) -> PreferenceSpec:
+        """Every line fills as the build fills it: slots {name} and {value}, forms of the English
+        layer ({value:a}); a malformed line ('{' without '}') failed only in the build."""
+        import string
+
+        from mnemoforge.english.fill import FORMS
+
+        for bank in ("phrases", "reports"):
+            for i, line in enumerate(getattr(self, bank)):
+                try:
+                    parts = list(string.Formatter().parse(line))
+                except ValueError as e:
+                    raise ValueError(f"{bank}.{i}: {e} (a slot is written {{value}} or {{name}})") from None
+                for _, slot, spec, _ in parts:
+                    if slot is not None and (slot not in ("name", "value") or (spec or "") not in FORMS):
+                        raise ValueError(
+                            f"{bank}.{i}: unknown slot {{{slot}{':' + spec if spec else ''}}}; "
+                            f"slots are {{name}} and {{value}}"
+                        )
+        return self
+
 
 class ToolArgSpec(_Strict):
     name: str = Field(pattern=ID, max_length=MAX_NAME, description="argument name")

@@ -10,7 +10,14 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, WithJsonSchema, model_serializer, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    model_serializer,
+    model_validator,
+)
 
 from mnemoforge import registry
 from mnemoforge.schemas.animals import AnimalSpec
@@ -82,6 +89,14 @@ def _hex(v: str) -> str:
 HexColor = Annotated[str, AfterValidator(_hex)]
 
 
+def _one_line(v: str) -> str:
+    """Drawn text is one line: a newline or another control character drew a taller sign than its
+    box, which the frame then cut (found by benchmarks/faults.py's control_chars class)."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in v):
+        raise ValueError("drawn on one line: remove the control characters (newline, tab, escape…)")
+    return v
+
+
 class Outfit(Strict):
     """One wardrobe option; a shot plan names the outfit a person wears."""
 
@@ -124,6 +139,15 @@ class AppearanceSpec(Strict):
         max_length=5,
         description="more outfits; each clip dresses a person in one of them",
     )
+
+    @model_validator(mode="after")
+    def _unique_accessories(self) -> AppearanceSpec:
+        for i, a in enumerate(self.accessories):
+            if a in self.accessories[:i]:
+                raise ValueError(
+                    f"accessories.{i}: duplicate accessory {a!r} (each is worn once; remove this entry)"
+                )
+        return self
 
     @model_validator(mode="after")
     def _unique_outfits(self) -> AppearanceSpec:
@@ -313,8 +337,10 @@ class PlaceSpec(Strict):
         description="drawn as a room (false: outdoors); default false for street, coast, mountain, "
         "forest, field, airfield and helipad",
     )
-    sign: str | None = Field(
-        default=None, max_length=MAX_NAME, description="legible text shown in wide shots (a pixel fact)"
+    sign: Annotated[str, AfterValidator(_one_line)] | None = Field(
+        default=None,
+        max_length=MAX_NAME,
+        description="legible text shown in wide shots (a pixel fact)",
     )
     palette: list[HexColor] = Field(
         default_factory=list, max_length=3, description="colours of the drawn scene"
@@ -403,7 +429,11 @@ class ActivitySpec(Strict):
         if self.hours is not None and not 0 <= self.hours[0] <= self.hours[1] <= 23:
             raise ValueError(f"hours: expected [from, to] with 0 <= from <= to <= 23, got {list(self.hours)}")
         if isinstance(self.lines, list):
-            LineBank(small_talk=self.lines)  # slot check
+            try:
+                LineBank(small_talk=self.lines)  # slot check
+            except ValidationError as e:  # named as written: lines.N, not the bank's small_talk.N
+                msg = str(e.errors()[0]["msg"]).removeprefix("Value error, ")
+                raise ValueError(re.sub(r"^small_talk\.", "lines.", msg)) from None
         return self
 
     def bank(self) -> LineBank:

@@ -34,6 +34,7 @@ from mnemoforge.generators.icm.check import check_icm_theme, icm_theme_warnings
 from mnemoforge.generators.questions import common, options
 from mnemoforge.generators.questions import programs as program_base
 from mnemoforge.generators.questions.common import overgenerate
+from mnemoforge.generators.theme_review import Review, dry_run
 from mnemoforge.hashing import source_hash
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.observations import Observation
@@ -95,6 +96,17 @@ def load_clips(run_root: Path) -> list[Clip]:
     return [Clip.model_validate(r) for r in read_jsonl(RunLayout(run_root).clips)]
 
 
+def _planned(theme: Theme) -> Review:
+    """The World planned as the build plans it: its coherence problems, and the planner's warnings
+    (``mnemoforge.plan``: a slot left out), from one dry run per theme."""
+
+    def stages(r: Review) -> None:
+        world = world_mod.plan_world(theme, theme.seed, theme.album.clips - 1)
+        r.problems += [f"world: {p}" for p in world_problems(world, theme)]
+
+    return dry_run(("icm-plan", theme.model_dump_json()), stages, "mnemoforge.plan")
+
+
 class IcmFamily(Family):
     name = "icm"
     program_modules = ("mnemoforge.generators.icm.programs", "mnemoforge.generators.icm.routine_programs")
@@ -134,14 +146,12 @@ class IcmFamily(Family):
         World's coherence (``generators/coherence.py``)."""
         warned = set(icm_theme_warnings(theme))
         out = [p for p in check_icm_theme(theme) if p not in warned]
-        if not out:
-            world = world_mod.plan_world(theme, theme.seed, theme.album.clips - 1)
-            out += [f"world: {p}" for p in world_problems(world, theme)]
-        return out
+        return out or _planned(theme).problems
 
     def theme_warnings(self, theme: Theme) -> list[str]:
-        """Cast cues that collide at wide-shot scale and look-alike rooms: legal, but hard to tell apart."""
-        return icm_theme_warnings(theme)
+        """Cast cues that collide at wide-shot scale and look-alike rooms: legal, but hard to tell
+        apart; and the planner's shortfall lines (an event slot no day could hold)."""
+        return icm_theme_warnings(theme) + _planned(theme).warnings
 
     def plan(self, theme: Theme, seed: int) -> World:
         return world_mod.plan_world(theme, seed, theme.album.clips - 1)

@@ -10,12 +10,19 @@ place from ``start`` to ``end`` (``EVENT_MINUTES``), and nobody is at two events
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import math
 import random
 
 from mnemoforge.generators.calendar import weather_pool
 from mnemoforge.generators.declared import assemble_world, cast_people, declared_records, world_calendar
-from mnemoforge.generators.icm.world_rules import hour_window, pick_participants, shift_day
+from mnemoforge.generators.icm.world_rules import (
+    dropped_slot_line,
+    hour_window,
+    pick_participants,
+    shift_day,
+    slot_reason,
+)
 from mnemoforge.generators.timelines import stepped, windows
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.calendar import WorldCalendar
@@ -27,6 +34,7 @@ PREFERENCE_LOYALTY = 0.8  # chance that choice is their preference
 PROMISE_RATE = 0.3  # chance a participant promises to bring their object to their next such event
 PLAN_RATE = 0.25  # chance a participant says what they will do next (activity and place)
 CHANGE_RATE = 0.6  # chance a person's preference switches once, mid-year, to another cast member's
+log = logging.getLogger("mnemoforge.plan")
 LEND_RATE = 0.3  # chance an object brought to an event is carried by another participant for its owner
 EVENT_MINUTES = 60  # how long an event holds its people and the objects they bring at its place
 START_MINUTES = (0, 15, 30, 45)  # the minutes an event starts at
@@ -137,6 +145,7 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCa
         place = erng.choice(act.places)
         # the slot's day, or the same weekday a week or more away when nobody can come that day or a
         # person the activity requires is busy then: the first try makes the same draws as ever
+        why: list[str] = []
         for shift in (0, *(w * s for w in (7, 14, 21) for s in (1, -1))):
             if not 0 <= day + shift < span_days:
                 continue
@@ -147,7 +156,9 @@ def _plan_events(theme: Theme, seed: int, n: int, protagonist: str, cal: WorldCa
             chosen = pick_participants(theme, act, protagonist, erng, away)
             if chosen and not set(chosen) & away:  # a required person busy then is not free either
                 break
-        else:  # no such week in the span: the slot holds no event
+            why.append(slot_reason(act, chosen, away))
+        else:  # no such week in the span: the slot holds no event, and the build says why
+            log.warning(dropped_slot_line(i, act, theme.start + dt.timedelta(days=day), why))
             continue
         per_month[(act.id, date.strftime("%Y-%m"))] = per_month.get((act.id, date.strftime("%Y-%m")), 0) + 1
         end = start + dt.timedelta(minutes=EVENT_MINUTES)

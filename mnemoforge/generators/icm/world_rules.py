@@ -124,6 +124,24 @@ def pick_participants(
     return sorted(chosen, key=order.__getitem__)
 
 
+def slot_reason(act: ActivitySpec, chosen: list[str], away: set[str]) -> str:
+    """Why a try at an event slot found nobody to hold it (``chosen``, ``away``: the try's draw)."""
+    busy = sorted(set(chosen) & away)
+    if busy:
+        return f"{', '.join(busy)} (required) unavailable or at another event"
+    return f"fewer than min_people {act.min_people} of the people it admits free"
+
+
+def dropped_slot_line(index: int, act: ActivitySpec, day: dt.date, why: list[str]) -> str:
+    """The shortfall line of an event slot no day could hold (the album has one event fewer)."""
+    reason = Counter(why).most_common(1)[0][0] if why else "no day of the slot lies in the span"
+    return (
+        f"shortfall: events: slot {index} ({act.id} on {day:%Y-%m-%d}) left out: on that day and the same "
+        f"weekday 1-3 weeks either way, {reason}; widen the activity's `who` or the cast's "
+        "`availability`, or lower album.clips"
+    )
+
+
 def world_problems(theme: Theme, world: World) -> list[str]:
     """Events breaking their activity's rules (the coherence check), each naming the event."""
     acts = {a.id: a for a in theme.activities}

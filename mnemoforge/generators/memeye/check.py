@@ -8,6 +8,7 @@ stages (World, sessions, captions, candidate questions) and one drawn picture pe
 
 from __future__ import annotations
 
+from mnemoforge.generators.questions.common import EvidenceIndex
 from mnemoforge.generators.theme_review import Review, dry_run
 from mnemoforge.schemas.theme import Theme
 
@@ -51,6 +52,58 @@ def visual_word_problems(theme: Theme) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# what a theme declares in a scenario's ``draws`` for items of a granularity (short: the message
+# is one line of at most 300 characters)
+DRAW_FOR = {"X1": "`board`", "X2": "`person`", "X3": "`table`", "X4": "`colour`, `count` or `label`"}
+
+
+def _cells(cells: list[str]) -> str:
+    """Cells written short, per granularity: ``X1_Y1..Y3, X2_Y1/Y3``."""
+    by_x: dict[str, list[str]] = {}
+    for c in cells:
+        x, y = c.split("_")
+        by_x.setdefault(x, []).append(y)
+    return ", ".join(f"{x}_Y1..Y3" if len(ys) == 3 else f"{x}_{'/'.join(ys)}" for x, ys in by_x.items())
+
+
+def no_item_problem(theme: Theme, by_cell: dict[str, list]) -> str:
+    """The one error of a theme whose declarations support no planned item: the field to change,
+    the planned cells that get nothing, and what to declare (a theme supporting some cells builds,
+    with one shortfall line per other cell)."""
+    from mnemoforge.backends.image.visual_catalog import pack_names
+
+    spec = theme.memeye
+    assert spec is not None
+    planned = [c for c, n in spec.cell_targets().items() if n > 0]
+    supported = [c for c, got in by_cell.items() if got]
+    declared = any(
+        getattr(sc.draws, part) is not None
+        for sc in spec.scenarios
+        for part in ("board", "colour", "count", "label", "table", "person")
+    )
+    xs = sorted({c.split("_")[0] for c in planned} - {c.split("_")[0] for c in supported})
+    draw = "; ".join(f"{x}: {DRAW_FOR[x]}" for x in xs) or "a drawable without a `changes` entry"
+    cells = "all 12 cells" if len(planned) == 12 else _cells(planned)
+    if supported:
+        field = "memeye.targets" if spec.targets else "memeye.per_cell"
+        return (
+            f"{field}: no item can be built: nothing drawn supports the planned cells ({cells}) and the "
+            f"cells the drawables support ({_cells(supported)}) are planned at 0: give those a target, "
+            f"or declare `draws` in a scenario ({draw})"
+        )
+    if declared or spec.scene_packs:
+        what = "the scenarios' `draws`" if declared else "the named scene packs"
+        field, why = "memeye.scenarios", f"{what} support none of the planned cells ({cells})"
+    else:
+        field = "memeye.scene_packs"
+        why = "no scenario declares `draws` and no scene pack is named, so no planned cell "
+        why += f"({cells}) gets an item"
+    return (
+        f"{field}: no item can be built: {why}; declare `draws` in a scenario ({draw}) "
+        f"or name a scene pack ([{', '.join(pack_names())}])"
+    )
+
+
 def review(theme: Theme) -> Review:
     def stages(r: Review) -> None:
         from mnemoforge.generators.coherence import observation_problems, world_problems
@@ -82,7 +135,8 @@ def review(theme: Theme) -> Review:
             if o.media and o.source not in seen:
                 seen.add(o.source)
                 render_scene(render.scene_state(w, o, spec.image_width, spec.image_height))
-        questions.generate(w, obs, spec.cell_targets(), theme.gates.max_answer_share)
+        if not questions.generate(w, obs, spec.cell_targets(), theme.gates.max_answer_share):
+            r.problems.append(no_item_problem(theme, questions.cell_candidates(w, EvidenceIndex(obs))))
 
     return dry_run(theme.model_dump_json(), stages, "mnemoforge.memeye")
 

@@ -350,17 +350,22 @@ def alternative_rounds(index: EvidenceIndex, c: Candidate) -> list[str]:
     return [o.id for o in sorted(rounds.values(), key=lambda o: (o.order, o.id))]
 
 
+def cell_candidates(world: World, index: EvidenceIndex) -> dict[str, list[Candidate]]:
+    """Every cell's solved candidates (empty: nothing drawn supports the cell)."""
+    by_cell: dict[str, list[Candidate]] = {c: [] for c in CELLS}
+    for c in solve_candidates(world, index, plan_items(world)):
+        x, y = cell_of(world, c)
+        if f"{x}_{y}" == c.template.category:
+            by_cell[c.template.category].append(c)
+    return by_cell
+
+
 def generate(
     world: World, observations: list[Observation], targets: dict[str, int], max_answer_share: float = 0.5
 ) -> list[Question]:
     """Candidates for every X×Y cell (``targets``: cell -> how many), answers computed by programs."""
     index = EvidenceIndex(observations)
-    solved = solve_candidates(world, index, plan_items(world))
-    by_cell: dict[str, list[Candidate]] = {c: [] for c in CELLS}
-    for c in solved:
-        x, y = cell_of(world, c)
-        if f"{x}_{y}" == c.template.category:
-            by_cell[c.template.category].append(c)
+    by_cell = cell_candidates(world, index)
     world_hash = content_hash(world)
     out: list[Question] = []
     drawn_x = {GRANULARITY[f.object] for f in world.facts if f.object in GRANULARITY and f.object != VIEW}
