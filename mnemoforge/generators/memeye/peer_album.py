@@ -56,6 +56,7 @@ X3 throughout: telling recurring people apart is MemEye's instance-level evidenc
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from mnemoforge.exporters.peers.common import (
@@ -225,6 +226,17 @@ def read_choices(export_dir: Path) -> dict[str, tuple[tuple[str, ...], ...]]:
     return choices
 
 
+def open_items(export_dir: Path) -> Iterator[tuple[dict, dict, tuple[tuple[str, ...], ...] | None]]:
+    """Each open-ended QA of a MemEye export (``dialog/*_Open.json``, files in name order) with
+    its marker entry and, where an MCQ file mirrors it, its checked option texts per rotation."""
+    meta = load_json(export_dir / MARKER)
+    link = {m["question_id"]: m for m in meta["items"]}  # type: ignore[index]
+    choices = read_choices(export_dir)
+    for path in sorted((export_dir / "dialog").glob("*_Open.json")):
+        for qa in load_json(path)[QAS]:  # type: ignore[index]
+            yield qa, link[qa["question_id"]], choices.get(qa["question_id"])
+
+
 def read_memeye_album(export_dir: Path, release_dir: Path) -> list[PeerItem]:
     """Read a MemEye export of an album release back into mnemoforge terms (clue rounds ->
     observation ids).
@@ -237,28 +249,23 @@ def read_memeye_album(export_dir: Path, release_dir: Path) -> list[PeerItem]:
     export_dir = Path(export_dir)
     rel = load_release(release_dir)
     by_round = {(c.index, n): oid for oid, (c, n) in unit_index(rel.clips).items()}
-    meta = load_json(export_dir / MARKER)
-    link = {m["question_id"]: m for m in meta["items"]}  # type: ignore[index]
-    choices = read_choices(export_dir)
     out = []
-    for path in sorted((export_dir / "dialog").glob("*_Open.json")):
-        for qa in load_json(path)[QAS]:  # type: ignore[index]
-            m = link[qa["question_id"]]
-            evidence = []
-            for clue in qa["clue"]:
-                session, rnd = parse_round(clue)
-                evidence.append(by_round[(session - 1, rnd)])
-            cut = m["cutoff_session"]
-            cut_index = None if cut is None else int(cut.removeprefix("D")) - 1
-            out.append(
-                PeerItem(
-                    id=m["id"],
-                    question=qa["question"],
-                    answer=qa["answer"],
-                    category=CATEGORY_FROM_POINT.get(repr(qa["point"])),
-                    evidence=tuple(evidence),
-                    cutoff=effective_cutoff(cut_index, rel.last_index),
-                    choices=choices.get(qa["question_id"]),
-                )
+    for qa, m, options in open_items(export_dir):
+        evidence = []
+        for clue in qa["clue"]:
+            session, rnd = parse_round(clue)
+            evidence.append(by_round[(session - 1, rnd)])
+        cut = m["cutoff_session"]
+        cut_index = None if cut is None else int(cut.removeprefix("D")) - 1
+        out.append(
+            PeerItem(
+                id=m["id"],
+                question=qa["question"],
+                answer=qa["answer"],
+                category=CATEGORY_FROM_POINT.get(repr(qa["point"])),
+                evidence=tuple(evidence),
+                cutoff=effective_cutoff(cut_index, rel.last_index),
+                choices=options,
             )
+        )
     return out

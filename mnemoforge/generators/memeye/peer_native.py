@@ -44,11 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemoforge.exporters.peers.common import (
-    MARKER,
     ExportError,
     PeerItem,
     effective_cutoff,
-    load_json,
     place_file,
     read_manifest,
     release_family,
@@ -57,10 +55,9 @@ from mnemoforge.exporters.peers.common import (
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.memeye.peer_album import (
     FORMAT,
-    QAS,
     mcq_record,
+    open_items,
     qa_record,
-    read_choices,
     round_id,
     session_id,
     task_name,
@@ -236,23 +233,18 @@ def read_memeye_native(export_dir: Path, release_dir: Path) -> list[PeerItem]:
     export_dir = Path(export_dir)
     rel = load_visual_release(release_dir)
     back = {mid: rid for rid, (_, mid) in memeye_ids(rel).items()}
-    meta = load_json(export_dir / MARKER)
-    link = {m["question_id"]: m for m in meta["items"]}  # type: ignore[index]
-    choices = read_choices(export_dir)
     out = []
-    for path in sorted((export_dir / "dialog").glob("*_Open.json")):
-        for qa in load_json(path)[QAS]:  # type: ignore[index]
-            m = link[qa["question_id"]]
-            (x,), (y,) = qa["point"]
-            out.append(
-                PeerItem(
-                    id=m["id"],
-                    question=qa["question"],
-                    answer=qa["answer"],
-                    category=f"{x}_{y}",
-                    evidence=tuple(back[c] for c in qa["clue"]),
-                    cutoff=effective_cutoff(m["cutoff"], rel.last_order),
-                    choices=choices.get(qa["question_id"]),
-                )
+    for qa, m, options in open_items(export_dir):
+        (x,), (y,) = qa["point"]
+        out.append(
+            PeerItem(
+                id=m["id"],
+                question=qa["question"],
+                answer=qa["answer"],
+                category=f"{x}_{y}",
+                evidence=tuple(back[c] for c in qa["clue"]),
+                cutoff=effective_cutoff(m["cutoff"], rel.last_order),
+                choices=options,
             )
+        )
     return out
