@@ -1,6 +1,6 @@
 """``text.plan`` for icm: a text model proposes the album's event outlines, validated into World records.
 
-The procedural planner (``generators/icm/world.py``) still lays out the timeline: as many dated
+The procedural planner (``generators/icm/event_plan.py``) still lays out the timeline: as many dated
 slots as the album has story clips, each with a procedural event. The model is shown the cast,
 places, objects and activities (with their rules) and asked, ``text.plan_batch`` slots per call
 (``assets/prompts/plan_events.txt``), for one outline per slot: activity, place, participants,
