@@ -13,6 +13,7 @@ from __future__ import annotations
 import colorsys
 import random
 import zlib
+from typing import NamedTuple
 
 from PIL import ImageDraw
 
@@ -79,6 +80,23 @@ def place_colours(name: str, pal: list[RGB]) -> tuple[RGB, RGB, RGB]:
     )
 
 
+class _Scene(NamedTuple):
+    """What every place kind draws with: the canvas and its size, the horizon, the place's name
+    and palette, the zoom, time of day and weather, the shot's rng and the place's fixed layout rng."""
+
+    draw: ImageDraw.ImageDraw
+    W: int
+    H: int
+    horizon: int
+    name: str
+    pal: list[RGB]
+    z: float
+    tod: str
+    wx: str
+    rng: random.Random
+    local: random.Random
+
+
 def draw_place(
     draw: ImageDraw.ImageDraw,
     W: int,
@@ -97,30 +115,18 @@ def draw_place(
 ) -> None:
     """Draw the background of a place of ``kind`` (one of :data:`KINDS`)."""
     local = random.Random(zlib.crc32(f"{kind}:{name}".encode()))  # the place's fixed layout
+    scene = _Scene(draw, W, H, horizon, name, pal, z, tod, wx, rng, local)
     if kind in INDOOR_KINDS:
-        (_room if kind == "room" else _vehicle)(draw, W, H, horizon, name, pal, z, tod, wx, rng, local)
+        (_room if kind == "room" else _vehicle)(scene)
     else:
-        _outdoor(draw, W, H, horizon, kind, name, pal, z, tod, wx, rng, local, snow)
+        _outdoor(scene, kind, snow)
     for j, prop in enumerate(props):
         x = W * (0.12 + 0.76 * (j + 0.5) / max(1, len(props))) + local.uniform(-0.04, 0.04) * W
         decor(draw, prop, x, horizon + 0.02 * H, 0.16 * H * z, place_colours(name, pal)[2], snow)
 
 
-def _outdoor(
-    draw: ImageDraw.ImageDraw,
-    W: int,
-    H: int,
-    horizon: int,
-    kind: str,
-    name: str,
-    pal: list[RGB],
-    z: float,
-    tod: str,
-    wx: str,
-    rng: random.Random,
-    local: random.Random,
-    snow: bool,
-) -> None:
+def _outdoor(scene: _Scene, kind: str, snow: bool) -> None:
+    draw, W, H, horizon, name, pal, z, tod, wx, rng, local = scene
     ground = pal[0] if pal else mix(rgb(GROUND[kind]), _hsv(place_hue(name), 0.4, 0.6), 0.15)
     sky(draw, (0, 0, W, horizon), tod, wx)
     sky_objects(draw, (0, 0, W, horizon), tod, wx, rng)
@@ -248,19 +254,8 @@ def _facades(
         x += bw
 
 
-def _room(
-    draw: ImageDraw.ImageDraw,
-    W: int,
-    H: int,
-    horizon: int,
-    name: str,
-    pal: list[RGB],
-    z: float,
-    tod: str,
-    wx: str,
-    rng: random.Random,
-    local: random.Random,
-) -> None:
+def _room(scene: _Scene) -> None:
+    draw, W, H, horizon, name, pal, z, tod, wx, rng, local = scene
     wall, floor, accent = place_colours(name, pal)
     draw.rectangle([0, 0, W, horizon], fill=wall)
     draw.rectangle([0, horizon, W, H], fill=floor)
@@ -293,19 +288,8 @@ def _room(
         )
 
 
-def _vehicle(
-    draw: ImageDraw.ImageDraw,
-    W: int,
-    H: int,
-    horizon: int,
-    name: str,
-    pal: list[RGB],
-    z: float,
-    tod: str,
-    wx: str,
-    rng: random.Random,
-    local: random.Random,
-) -> None:
+def _vehicle(scene: _Scene) -> None:
+    draw, W, H, horizon, name, pal, z, tod, wx, rng, local = scene
     cabin, seat, accent = place_colours(name, pal)
     cabin = mix(cabin, (60, 64, 72), 0.5)
     draw.rectangle([0, 0, W, H], fill=cabin)
