@@ -58,11 +58,6 @@ class FactIndex:
         facts = self.facts
         return {k: [facts[i] for i in sorted(ps)] for k, ps in seen.items()}
 
-    def in_order(self, ids: Iterable[str]) -> list[Fact]:
-        """The facts of ``ids`` that the World holds, in World order (unknown ids ignored)."""
-        pos = self.position
-        return [self.facts[i] for i in sorted({pos[x] for x in ids if x in pos})]
-
 
 _LAST: list[FactIndex] = []
 _LOCK = threading.Lock()
