@@ -184,3 +184,45 @@ def test_reachable_sources_follow_lazy_imports_and_stop_at_validators() -> None:
     plan = {p.relative_to(root).as_posix() for p in code_deps.reachable_sources(smm_world)}
     assert "generators/smm/world.py" not in plan  # the named module is hashed by name, not twice
     assert not any(r.startswith("backends/video/") for r in plan)
+
+
+def test_reachable_sources_never_parse_in_two_threads_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CPython 3.11.7's AST converter is not thread-safe (gh-106905: "AST constructor recursion
+    depth mismatch"); a threaded executor asks for several stages' keys at once."""
+    import ast
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mnemoforge.generators.icm import render as icm_render
+    from mnemoforge.generators.memeye import questions as memeye_questions
+    from mnemoforge.generators.smm import world as smm_world
+
+    real_parse = ast.parse
+    inside, most = 0, 0
+    guard = threading.Lock()
+
+    def watched_parse(*args, **kwargs):
+        nonlocal inside, most
+        with guard:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.001)  # widen the window two unguarded threads would share
+        try:
+            return real_parse(*args, **kwargs)
+        finally:
+            with guard:
+                inside -= 1
+
+    monkeypatch.setattr(code_deps.ast, "parse", watched_parse)
+    code_deps._imports.cache_clear()
+    code_deps._closure.cache_clear()
+    try:
+        modules = [icm_render, memeye_questions, smm_world] * 2
+        with ThreadPoolExecutor(6) as pool:
+            results = list(pool.map(code_deps.reachable_sources, modules))
+    finally:
+        code_deps._imports.cache_clear()
+        code_deps._closure.cache_clear()
+    assert most == 1
+    assert results[:3] == results[3:] and all(results)

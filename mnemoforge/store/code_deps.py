@@ -12,6 +12,7 @@ where the pipeline names them (``pipeline.STAGE_SOURCES``), so a gate edit re-ru
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -21,6 +22,10 @@ import mnemoforge
 
 PACKAGE_ROOT = Path(mnemoforge.__file__).resolve().parent
 FOLLOWED = ("mnemoforge.generators", "mnemoforge.backends")
+# CPython 3.11 before 3.11.8 keeps the AST converter's recursion depth in interpreter-wide state, so
+# two threads parsing at once can fail with "AST constructor recursion depth mismatch" (gh-106905);
+# a threaded executor (dask's local scheduler) asks for several stages' keys at once.
+_PARSE_LOCK = threading.Lock()
 
 
 @cache
@@ -93,5 +98,7 @@ def reachable_sources(*modules: ModuleType) -> list[Path]:
     """Source files of the generation modules the given modules import, directly or not (the given
     modules themselves excluded), in a fixed order."""
     named = tuple(sorted(m.__name__ for m in modules))
-    files = _module_files()
-    return [files[n] for n in _closure(named) if n not in named and n in files]
+    with _PARSE_LOCK:
+        files = _module_files()
+        closure = _closure(named)
+    return [files[n] for n in closure if n not in named and n in files]
