@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from mnemoforge.generators.families import get_family
 from mnemoforge.generators.icm import album
 from mnemoforge.generators.icm import questions as icm
 from mnemoforge.generators.icm import world as world_mod
@@ -104,7 +105,8 @@ def run(clips: int, total: int, seed: int) -> dict:
         c = per_tpl.setdefault(q.lineage.template, Counter())
         c["candidates"] += 1
         c["kept" if q.id in kept else first_reject[q.id]] += 1
-    short = after_gates(theme, qs, res.verdicts, shortfall(theme, qs))  # as the gates stage writes it
+    fam = get_family(theme.family)
+    short = after_gates(theme, fam, qs, res.verdicts, shortfall(theme, fam, qs))  # as the gates stage does
     shortcut_panel = shortcut_figures([by_id[i] for i in sorted(kept)], obs)  # as freeze writes it
     clock.lap("shortcut_panel")
     return {

@@ -89,6 +89,17 @@ def test_cast_priors_read_the_cast_declarations(album) -> None:  # type: ignore[
     a, b = world.person(rel.a), world.person(rel.b)
     words = [rel.a_calls_b or rel.kind, "neighbour", "cousin", "colleague"]
     assert cast_prior.tells(f"Who is {b.name} to {a.name}?", words, world)["relation"] == [0]
+    # "who apart from A joined B": the relatives of every person the question names count, so a
+    # person related to both is the guess, whichever name comes first
+    both = {x for (x, y) in cast_prior.cast_of(world).relation_words if y == a.id} & {
+        x for (x, y) in cast_prior.cast_of(world).relation_words if y == b.id
+    }
+    assert both  # the life album: the protagonist's sister is the spouse's sister-in-law
+    c = world.person(sorted(both)[0])
+    rest = [p.name for p in world.people if p.id not in (a.id, b.id, c.id)][:3]
+    asked = (f"Who apart from {a.name} joined {b.name}?", f"Who joined {b.name}, apart from {a.name}?")
+    for text in asked:
+        assert cast_prior.tells(text, [c.name, *rest], world)["relation"] == [0], text
 
 
 def test_gates_reject_and_generated_items_pass(album) -> None:  # type: ignore[no-untyped-def]

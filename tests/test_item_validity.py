@@ -13,7 +13,7 @@ import pytest
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.profile_options import CHANGES
-from mnemoforge.generators.icm.questions import generate_icm
+from mnemoforge.generators.icm.questions import LENGTH_CAP, LengthShare, generate_icm, over_keyed
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.option_balance import (
     balanced_distractors,
@@ -197,6 +197,44 @@ def test_balance_holds_over_what_remains() -> None:
     shares = Counter(x.answer for x in items if x.id in kept)
     assert max(shares.values()) <= max(1, math.floor(0.5 * len(kept)))
     assert len(kept) == 6  # one surplus "2" dropped, not more
+
+
+def test_planning_caps_answers_over_the_planned_set_not_item_by_item() -> None:
+    """Five names keyed once each: a sixth item repeats one (2 of 6 > 30 %), so a screen run item
+    by item stalls at five; over the planned set, a program of 14 with 4 per name is balanced
+    (cap floor(0.30 * 14) = 4), and only the surplus of an over-keyed name is dropped, latest first."""
+    opts = ["a", "b", "c", "d"]
+
+    def mcq(i: int, answer: str) -> Question:
+        return _q(i, answer).model_copy(update={"options": [answer, *[o for o in opts if o != answer][:3]]})
+
+    names = ["Ana", "Bo", "Cy", "Dee", "Eve"]
+    balanced = [mcq(i, names[i % 4]) for i in range(14)][:12] + [mcq(20, "Eve"), mcq(21, "Eve")]
+    assert over_keyed(balanced) == set()  # 3 + 3 + 3 + 3 + 2 of 14, cap 4
+    heavy = [mcq(i, "Ana") for i in range(6)] + [mcq(10 + i, n) for i, n in enumerate(names[1:])]
+    dropped = over_keyed(heavy)  # Ana 6 of 10 (cap 3): the latest Ana items go until the cap holds
+    assert dropped and all(i.startswith("icm_x_0") for i in dropped)
+    left = [q for q in heavy if q.id not in dropped]
+    assert Counter(q.answer for q in left)["Ana"] <= max(1, math.floor(0.30 * len(left) + 1e-9))
+    assert sorted(dropped)[-1] == "icm_x_05" and "icm_x_00" not in dropped
+
+
+def test_planning_passes_over_sets_whose_length_gives_the_answer_away() -> None:
+    shares = LengthShare()
+    short = ["Bo", "Cyrus", "Dana", "Eliza"]  # the answer (first) is the shortest
+    fair = ["Dana", "Bo", "Cyrus", "Eliza"]  # neither shortest nor longest
+    for _ in range(12):
+        shares.add(fair)
+    took = 0
+    for _ in range(10):
+        if not shares.tips(short):
+            shares.add(short)
+            took += 1
+    # at most 27 % of the planned items (and one item of slack) are answered by "shortest"
+    assert took == 5 and shares.hits["shortest"] <= LENGTH_CAP * shares.n + 1
+    assert not shares.tips(fair)
+    shares.add(short, -1)  # an item dropped again gives its share back
+    assert shares.n == 16 and shares.hits["shortest"] == 4
 
 
 # --- the shipped releases ----------------------------------------------------------------

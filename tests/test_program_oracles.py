@@ -28,7 +28,7 @@ def test_every_registered_program_has_an_oracle_here() -> None:
         "who_brought", "usual_choice", "habit_of", "relation_to", "animal_along",
         "usual_place", "shared_activity", "count_together", "choice_change", "promised_item",
         "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
-        "count_brought",
+        "count_brought", "usual_weekday",
         "companion_change", "closest_change", "place_change", "activity_change",
         "entity_value", "member_attribute", "member_lead_profile", "latest_value", "member_latest_value",
         "preference_of", "function_call",
@@ -695,3 +695,52 @@ def test_usual_activity_and_closest_companion_span_every_activity() -> None:
         run("closest_companion", view(*facts), person="ana")
     with pytest.raises(Unanswerable):  # one event each in the window: no routine
         run("usual_activity", view(*facts), person="ana", from_month="2025-02", to_month="2025-04")
+
+
+def test_usual_weekday_takes_a_unique_majority_of_the_persons_days() -> None:
+    # 1 May 2025 was a Thursday: the 3rd and 10th are Saturdays, the 6th a Tuesday
+    facts = (
+        event("e1", "hike", 5, "park", ["ana", "bo"], day=3)
+        + event("e2", "hike", 5, "park", ["ana"], day=10)
+        + event("e3", "hike", 5, "park", ["ana", "bo"], day=6)
+        + event("e4", "swim", 5, "pier", ["ana"], day=6)  # another activity: not counted
+        + event("e5", "hike", 7, "park", ["bo"], day=5)  # not ana's
+    )
+    v = view(*facts)
+    assert run("usual_weekday", v, person="ana", activity="hike") == "Saturday"  # Sat 2, Tue 1
+    assert {"e1_act", "e2_act", "e3_act", "e1_att_ana", "e3_att_ana"} <= v.read and "e4_act" not in v.read
+    with pytest.raises(Unanswerable):  # bo in May: Saturday the 3rd, Tuesday the 6th, no majority
+        run(
+            "usual_weekday",
+            view(*facts),
+            person="bo",
+            activity="hike",
+            from_month="2025-05",
+            to_month="2025-05",
+        )
+
+
+def test_companions_apart_from_someone_leave_that_person_out() -> None:
+    facts = (
+        event("e1", "hike", 5, "park", ["ana", "bo", "cy"])
+        + event("e2", "hike", 6, "park", ["ana", "bo", "dee"])
+        + event("e3", "hike", 7, "park", ["ana", "bo", "cy"])
+        + event("e4", "swim", 8, "pier", ["ana", "bo", "dee"])
+    )
+    assert run("frequent_companion", view(*facts), person="ana", activity="hike") == "Bo"  # Bo 3, Cy 2
+    v = view(*facts)
+    assert run("frequent_companion", v, person="ana", activity="hike", other="bo") == "Cy"  # Cy 2, Dee 1
+    assert {"e1_att_cy", "e3_att_cy"} <= v.read
+    assert (
+        run(
+            "closest_companion",
+            view(*facts),
+            person="ana",
+            from_month="2025-05",
+            to_month="2025-07",
+            other="bo",
+        )
+        == "Cy"
+    )
+    with pytest.raises(Unanswerable):  # over every activity, apart from Bo: Cy 2, Dee 2
+        run("closest_companion", view(*facts), person="ana", other="bo")

@@ -13,12 +13,14 @@ from mnemoforge.schemas.world import Fact, World
 
 
 def _windows(months: list[str]) -> list[tuple[str, str]]:
-    """Quarters and halves of the timeline: the windows routines are compared over. A window of
-    one month is no range ("between April and April"): the month items ask about single months."""
+    """Pairs of months, quarters and halves of the timeline: the windows routines are compared
+    over. A window of one month is no range ("between April and April"): the month items ask about
+    single months."""
+    pairs = [(q[0], q[-1]) for q in (months[i : i + 2] for i in range(0, len(months), 2))]
     quarters = [(q[0], q[-1]) for q in (months[i : i + 3] for i in range(0, len(months), 3))]
     half = (len(months) + 1) // 2
     halves = [(months[0], months[half - 1]), (months[half], months[-1])] if len(months) > 1 else []
-    return [(lo, hi) for lo, hi in dict.fromkeys(quarters + halves) if lo < hi]
+    return [(lo, hi) for lo, hi in dict.fromkeys(quarters + halves + pairs) if lo < hi]
 
 
 def _count_windows(months: list[str]) -> list[tuple[str, str]]:
@@ -153,6 +155,14 @@ def _profile_candidates(
         for lo, hi in windows:  # routines across activities: what P did, and with whom, each period
             yield T["profile.activity.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
             yield T["profile.closest.window.v1"], {"person": p.id, "from_month": lo, "to_month": hi}
+        usual = _usual_company(world, p.id, None)
+        if usual is not None:  # who else, apart from the one who comes to nearly everything
+            yield T["profile.closest.besides.v1"], {"person": p.id, "other": usual}
+            for lo, hi in windows:
+                yield (
+                    T["profile.closest.besides.window.v1"],
+                    {"person": p.id, "other": usual, "from_month": lo, "to_month": hi},
+                )
         for m in splits:  # how the person's routines changed during the year
             yield T["profile.activity_change.v1"], {"person": p.id, "month": m}
             yield T["profile.closest_change.v1"], {"person": p.id, "month": m}
@@ -163,9 +173,20 @@ def _profile_candidates(
         for a in sorted(acts.get(p.id, ())):
             base = {"person": p.id, "activity": a}
             yield T["profile.companion.v1"], base
+            yield T["profile.weekday.v1"], base
+            for lo, hi in windows:
+                yield T["profile.weekday.window.v1"], {**base, "from_month": lo, "to_month": hi}
             yield T["profile.count.v1"], {**base, **span}
             for lo, hi in windows:
                 yield T["profile.companion.window.v1"], {**base, "from_month": lo, "to_month": hi}
+            usual = _usual_company(world, p.id, a)
+            if usual is not None:
+                yield T["profile.companion.besides.v1"], {**base, "other": usual}
+                for lo, hi in windows:
+                    yield (
+                        T["profile.companion.besides.window.v1"],
+                        {**base, "other": usual, "from_month": lo, "to_month": hi},
+                    )
             if a not in many:  # see _read_places
                 continue
             yield T["profile.place.v1"], base
@@ -181,6 +202,22 @@ def _profile_candidates(
                     )
     for r in world.relations:
         yield T["profile.relation.v1"], {"person": r.a, "other": r.b}
+
+
+def _usual_company(world: World, person: str, activity: str | None) -> str | None:
+    """Who shared the most of the person's events over the album (of ``activity``, or of all), when
+    one person clearly did: the company an "apart from X" item leaves out, so that it asks who
+    came next (in a protagonist's album, the protagonist joins nearly everyone's events)."""
+    tally: dict[str, int] = {}
+    for ev in world.events:
+        if person in ev.participants and activity in (None, ev.activity):
+            for o in ev.participants:
+                if o != person:
+                    tally[o] = tally.get(o, 0) + 1
+    ranked = sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))
+    if len(ranked) < 2 or ranked[0][1] == ranked[1][1]:
+        return None
+    return ranked[0][0]
 
 
 def binds_face_to_name(c: Candidate) -> bool:

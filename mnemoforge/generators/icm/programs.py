@@ -190,14 +190,16 @@ def count_events(view: FactView, args: dict[str, Any]) -> str:
 @program
 def frequent_companion(view: FactView, args: dict[str, Any]) -> str:
     """Who most often joined the person for an activity (a unique maximum over several events),
-    over the whole album or inside an optional ``from_month``..``to_month`` window."""
+    over the whole album or inside an optional ``from_month``..``to_month`` window; with ``other``,
+    who most often apart from that person (the protagonist joins nearly everything)."""
     evs = {
         e: f for e, f in _events_with(view, args["person"], args["activity"]).items() if in_window(f, args)
     }
     counts: dict[str, int] = {}
+    left_out = (args["person"], args.get("other"))  # "who apart from {other}": the usual company left out
     for e in evs:
         for f in index(view).attendees.get(e, []):
-            if f.subject != args["person"]:
+            if f.subject not in left_out:
                 counts[f.subject] = counts.get(f.subject, 0) + 1
     if not counts:
         raise Unanswerable("no companions")

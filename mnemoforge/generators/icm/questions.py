@@ -19,7 +19,7 @@ from mnemoforge.generators.icm.candidates import (  # noqa: F401  (re-exported)
 from mnemoforge.generators.icm.forms import realise as realise_form
 from mnemoforge.generators.icm.profile_options import profile_options
 from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RETRIEVAL, T  # noqa: F401
-from mnemoforge.generators.option_balance import RankSpread, stratified_targets
+from mnemoforge.generators.option_balance import RankSpread, stratified_targets, tells
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -126,35 +126,99 @@ def generate_icm(
     targets = stratified_targets(sorted(ids.values()), world.seed)  # answer ranks spread over items
     ranks = RankSpread(world.seed)
     opts = {PROFILE: profile_options}  # profile answers are majorities: screened for option-only tells
+    lengths = LengthShare()
     out: list[Question] = []
     for category, n in counts.items():
         taken: list[Question] = []
         cands = [c for c in pool if c.template.category == category]
-        for c in diverse_order(cands, _features, key, world.seed, FAMILY, category):
-            if len(taken) >= n:
+        order = diverse_order(cands, _features, key, world.seed, FAMILY, category)
+        while True:
+            for c in order:
+                if len(taken) >= n:
+                    break
+                q = _question(world, c, last_order, world_hash)
+                rank = ranks.pick("counts", count_ranks(q)) if q.program.fn in COUNTED else None
+                q = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
+                if screen and q.options and not fair_set(q.question, q.options, world):
+                    continue
+                if screen and near_duplicates([*out, *taken, q]):  # the planned ones repeat nothing
+                    continue
+                if screen and q.options and lengths.tips(q.options):
+                    continue
+                if rank is not None and q.options:
+                    ranks.take("counts", rank)
+                taken.append(q)
+                lengths.add(q.options)
+            surplus = over_keyed(taken) if screen else set()
+            if not surplus:
                 break
-            q = _question(world, c, last_order, world_hash)
-            rank = ranks.pick("counts", count_ranks(q)) if q.program.fn in COUNTED else None
-            q = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
-            if screen and q.options and not fair_set(q.question, q.options, world):
-                continue
-            if screen and near_duplicates([*out, *taken, q]):  # the planned ones repeat nothing: q would
-                continue
-            if screen and q.options and _over_keyed(q, taken):
-                continue
-            if rank is not None and q.options:
-                ranks.take("counts", rank)
-            taken.append(q)
+            for q in taken:
+                if q.id in surplus:
+                    lengths.add(q.options, -1)
+            taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)
 
 
-def _over_keyed(q: Question, planned: list[Question]) -> bool:
-    """``q``'s answer would be keyed for more than ``answer_balance``'s per-program share of the
-    program's planned items (1/k + 5 points)."""
-    same = [x for x in planned if x.program.fn == q.program.fn]
-    keyed = sum(1 for x in same if x.answer == q.answer) + 1
-    return keyed > max(1, math.floor(program_share(q) * (len(same) + 1) + 1e-9))
+LENGTH_RULES = ("shortest", "longest")
+LENGTH_CAP = 0.27
+"""The most a length rule may answer of the planned multiple-choice items: the shortcut panel's
+bound is chance + 5 points (0.30 for four options), and the gates then drop some planned items."""
+
+
+class LengthShare:
+    """How often "pick the shortest (longest) option" answers the planned items (ties share the
+    credit, as in the shortcut panel). Most sets are drawn at a length rank spread over the
+    release, but a set with no free choice (a six-person cast leaves an "apart from" item exactly
+    four names) keeps whatever rank its names give; those items are passed over once a rule would
+    answer more than :data:`LENGTH_CAP` of the planned items (one item of slack)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.hits = dict.fromkeys(LENGTH_RULES, 0.0)
+
+    def tips(self, options: list[str] | None) -> bool:
+        if not options:
+            return False
+        got = tells(options)
+        return any(
+            got[r] > 0 and self.hits[r] + got[r] > LENGTH_CAP * (self.n + 1) + 1 for r in LENGTH_RULES
+        )
+
+    def add(self, options: list[str] | None, sign: int = 1) -> None:
+        if options:
+            got = tells(options)
+            self.n += sign
+            for r in LENGTH_RULES:
+                self.hits[r] += sign * got[r]
+
+
+def over_keyed(planned: list[Question]) -> set[str]:
+    """Ids of the planned items (the latest planned first) whose answer ``answer_balance`` would
+    reject as over-represented in its program: at most 1/k + 5 points of a program's multiple-choice
+    items key one answer, counted over the program's items that remain. The cap is checked on the
+    planned set, not item by item as it grows: a program with few answers (six people) passes
+    through sizes where any next item over-keys (five items, five names: a sixth repeats one, 2 of 6
+    > 30 %) on its way to a balanced larger set."""
+    by_program: dict[str, list[Question]] = {}
+    for q in planned:
+        if q.options:
+            by_program.setdefault(q.program.fn, []).append(q)
+    out: set[str] = set()
+    for items in by_program.values():
+        items = list(items)
+        while items:
+            cap = max(1, math.floor(program_share(items[0]) * len(items) + 1e-9))
+            keyed: dict[str, int] = {}
+            for q in items:
+                keyed[q.answer] = keyed.get(q.answer, 0) + 1
+            worst = max(keyed, key=lambda a: (keyed[a], a))
+            if keyed[worst] <= cap:
+                break
+            last = next(q for q in reversed(items) if q.answer == worst)
+            items.remove(last)
+            out.add(last.id)
+    return out
 
 
 def key(c: Candidate) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from mnemoforge.dates import weekday_name
 from mnemoforge.generators.icm.programs import (
     _events_with,
     attended,
@@ -228,13 +229,30 @@ def usual_activity(view: FactView, args: dict[str, Any]) -> str:
 
 @program
 def closest_companion(view: FactView, args: dict[str, Any]) -> str:
-    """Who was with the person most often, over every activity (a unique majority, optionally in a window)."""
+    """Who was with the person most often, over every activity (a unique majority, optionally in a
+    window; with ``other``, apart from that person)."""
     evs = _mine(view, args)
     ix = index(view)
-    tally = Counter(f.subject for e in evs for f in ix.attendees.get(e, []) if f.subject != args["person"])
+    left_out = (args["person"], args.get("other"))  # "who apart from {other}"
+    tally = Counter(f.subject for e in evs for f in ix.attendees.get(e, []) if f.subject not in left_out)
     best = _unique_top(tally, "companion")
     view.mark(evs.values())
     for e in evs:
         attended(view, args["person"], e)
         attended(view, best, e)
     return view.lexicon.name(best)
+
+
+@program
+def usual_weekday(view: FactView, args: dict[str, Any]) -> str:
+    """The day of the week the person most often did an activity (a unique majority of their
+    events of it, optionally inside a window): a weekly routine read from the dated clips."""
+    evs = {
+        e: f for e, f in _events_with(view, args["person"], args["activity"]).items() if in_window(f, args)
+    }
+    days = {e: weekday_name(f.at.date()) for e, f in evs.items() if f.at is not None}
+    best = _unique_top(Counter(days.values()), "weekday")
+    view.mark(evs.values())
+    for e in evs:
+        attended(view, args["person"], e)
+    return best

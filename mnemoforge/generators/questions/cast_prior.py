@@ -185,7 +185,8 @@ def habit(question: str, options: Sequence[str], cast: Cast) -> Scores:
 
 def relation(question: str, options: Sequence[str], cast: Cast) -> Scores:
     """Relation words: the word the two named people use for each other. People (or name sets):
-    those related to the named person (a spouse, a sibling join them)."""
+    those related to the people the question names, the more of them the better (a spouse, a
+    sibling join them; "who apart from A joined B" reads B's relatives as well as A's)."""
     named = mentions(question, cast.referred)
     words = {w for ws in cast.relation_words.values() for w in ws} | {
         normalize(w) for w in relation_lexicon()
@@ -198,7 +199,7 @@ def relation(question: str, options: Sequence[str], cast: Cast) -> Scores:
     people = _all_in(options, cast.people)
     if people is None or not named:
         return None
-    return [float(sum((named[0], p) in cast.relation_words for p in ids)) for ids in people]
+    return [float(sum((n, p) in cast.relation_words for n in named for p in ids)) for ids in people]
 
 
 def role(question: str, options: Sequence[str], cast: Cast) -> Scores:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
+from mnemoforge.dates import WEEKDAYS
 from mnemoforge.generators.option_balance import (
     Screen,
     balanced_distractors,
@@ -178,6 +179,8 @@ def _pool(world: World, q: Question, rng: random.Random) -> list[str]:
         key, person = args["key"], args["person"]
         own = [f.value for f in world.facts if f.kind == "chose" and f.subject == person and f.object == key]
         return [v for v in own if v] + [p.preferences[key] for p in world.people if key in p.preferences]
+    if fn == "usual_weekday":
+        return list(WEEKDAYS)
     if fn == "habit_of":
         own = set(world.person(args["person"]).habits)
         return [h for p in world.people for h in p.habits if h not in own]
