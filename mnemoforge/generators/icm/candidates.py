@@ -12,15 +12,15 @@ from mnemoforge.generators.questions.common import Candidate, Template
 from mnemoforge.schemas.world import Fact, World
 
 
-def _windows(months: list[str]) -> list[tuple[str, str]]:
-    """Pairs of months, quarters and halves of the timeline: the windows routines are compared
-    over. A window of one month is no range ("between April and April"): the month items ask about
-    single months."""
-    pairs = [(q[0], q[-1]) for q in (months[i : i + 2] for i in range(0, len(months), 2))]
+def _windows(months: list[str], pairs: bool = True) -> list[tuple[str, str]]:
+    """Quarters and halves of the timeline, and pairs of months (``pairs``): the windows routines
+    are compared over. A window of one month is no range ("between April and April"): the month
+    items ask about single months."""
+    two = [(q[0], q[-1]) for q in (months[i : i + 2] for i in range(0, len(months), 2))] if pairs else []
     quarters = [(q[0], q[-1]) for q in (months[i : i + 3] for i in range(0, len(months), 3))]
     half = (len(months) + 1) // 2
     halves = [(months[0], months[half - 1]), (months[half], months[-1])] if len(months) > 1 else []
-    return [(lo, hi) for lo, hi in dict.fromkeys(quarters + halves + pairs) if lo < hi]
+    return [(lo, hi) for lo, hi in dict.fromkeys(quarters + halves + two) if lo < hi]
 
 
 def _count_windows(months: list[str]) -> list[tuple[str, str]]:
@@ -28,7 +28,7 @@ def _count_windows(months: list[str]) -> list[tuple[str, str]]:
     month or to the last (so a count's answer is drawn from a range of values, not the few a
     quarter holds: ``answer_balance`` keys no value for more than its share of a program)."""
     ends = [(months[0], m) for m in months[1:]] + [(m, months[-1]) for m in months[1:-1]]
-    return list(dict.fromkeys(_windows(months) + ends))
+    return list(dict.fromkeys(_windows(months, pairs=False) + ends))
 
 
 def _places_told(world: World) -> set[str]:

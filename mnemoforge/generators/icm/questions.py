@@ -160,18 +160,19 @@ def generate_icm(
     return sorted(out, key=lambda q: q.id)
 
 
-LENGTH_RULES = ("shortest", "longest")
+LENGTH_RULES = ("shortest", "longest", "centroid", "odd_one_out", "edit_centroid", "edit_odd")
 LENGTH_CAP = 0.27
-"""The most a length rule may answer of the planned multiple-choice items: the shortcut panel's
-bound is chance + 5 points (0.30 for four options), and the gates then drop some planned items."""
+"""The most an option-only rule may answer of the planned multiple-choice items: the shortcut
+panel's bound is chance + 5 points (0.30 for four options), and the gates then drop some items."""
 
 
 class LengthShare:
-    """How often "pick the shortest (longest) option" answers the planned items (ties share the
-    credit, as in the shortcut panel). Most sets are drawn at a length rank spread over the
-    release, but a set with no free choice (a six-person cast leaves an "apart from" item exactly
-    four names) keeps whatever rank its names give; those items are passed over once a rule would
-    answer more than :data:`LENGTH_CAP` of the planned items (one item of slack)."""
+    """How often each lexical option-only rule (shortest, longest, centroid, odd one out, by
+    characters and by edits) answers the planned items (ties share the credit, as in the shortcut
+    panel). Most sets are drawn at ranks spread over the release, but a set with no free choice (a
+    six-person cast leaves an "apart from" item exactly four names; weekday names) keeps whatever
+    ranks its values give; those items are passed over once a rule would answer more than
+    :data:`LENGTH_CAP` of the planned items (one item of slack)."""
 
     def __init__(self) -> None:
         self.n = 0
