@@ -221,8 +221,8 @@ def test_planning_caps_answers_over_the_planned_set_not_item_by_item() -> None:
 
 def test_planning_passes_over_sets_whose_length_gives_the_answer_away() -> None:
     shares = LengthShare()
-    short = ["Bo", "Cyrus", "Dana", "Eliza"]  # the answer (first) is the shortest
-    fair = ["Dana", "Bo", "Cyrus", "Eliza"]  # neither shortest nor longest
+    short = ["Dana", "Cyrus", "Eliza", "Priya"]  # the answer (first) is the shortest
+    fair = ["Dana", "Bo", "Cyrus", "Ulf"]  # no lexical rule above chance on it
     for _ in range(12):
         shares.add(fair)
     took = 0
