@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,27 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
     os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "120"
     os.environ.pop("MNEMOFORGE_CRASH_AT", None)
+
+
+@pytest.fixture(scope="session")
+def _prefect_server() -> Iterator[str]:
+    """One Prefect API server per test process (the one an in-process flow starts too), so a CLI
+    build the test starts connects to it instead of starting and migrating its own (about 6 CPU-s
+    and 10 s of a 12 CPU-s tiny flow build). tests/test_no_orphans.py and the concurrency test
+    keep the ephemeral server a plain `mnemoforge build` starts."""
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer()
+    server.start(timeout=120)
+    yield server.api_url
+    server.stop()
+
+
+@pytest.fixture
+def prefect_api(_prefect_server: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``PREFECT_API_URL`` of the session's Prefect server, for the processes this test starts."""
+    monkeypatch.setenv("PREFECT_API_URL", _prefect_server)
+    return _prefect_server
 
 
 def small_theme_data(**album: object) -> dict:

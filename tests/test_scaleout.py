@@ -45,7 +45,7 @@ def _cmd(theme: Path, out: Path, *extra: str) -> list[str]:
 
 @pytest.mark.parametrize("runner", ["threads", "processes", "dask"])
 def test_every_task_runner_gives_a_byte_identical_manifest(
-    theme: Path, reference: bytes, tmp_path: Path, runner: str
+    theme: Path, reference: bytes, tmp_path: Path, runner: str, prefect_api: str
 ) -> None:
     if runner == "dask":
         pytest.importorskip("prefect_dask", reason="needs the dask extra: pip install 'mnemoforge[dask]'")
