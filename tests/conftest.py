@@ -98,7 +98,8 @@ GROUP_COST = {
     "tiny": 43.5,
     "smm": 34.6,
     "default": 45.0,
-    "tests/test_image_diffusers.py": 15.0,  # with test_render_backends' diffusers build (its mark)
+    # with test_render_backends' diffusers build, test_minilm's and test_answerers' torch tests (their marks)
+    "tests/test_image_diffusers.py": 15.0,
     "memeye": 10.4,
     "variants": 40.0,  # tests/test_variants.py: an icm and an smm build with length variants
     "tests/test_memeye_units.py": 7.8,  # 13 with an empty MiniLM cache
