@@ -210,12 +210,13 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ.pop("MNEMOFORGE_CRASH_AT", None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def _prefect_server() -> Iterator[str]:
-    """One Prefect API server per test process (the one an in-process flow starts too), so a CLI
-    build the test starts connects to it instead of starting and migrating its own (about 6 CPU-s
-    and 10 s of a 12 CPU-s tiny flow build). tests/test_no_orphans.py and the concurrency test
-    keep the ephemeral server a plain `mnemoforge build` starts."""
+    """A Prefect API server for one test module's flow builds (the one an in-process flow of the
+    module would start too), so the CLI builds its tests start connect to it instead of each
+    starting and migrating its own (about 6 CPU-s a build). Per module, not per session: an idle
+    server still costs about 1 % of a core. tests/test_no_orphans.py, the concurrency test and the
+    scaleout `processes` build keep the temporary server a plain `mnemoforge build` starts."""
     from prefect.server.api.server import SubprocessASGIServer
 
     server = SubprocessASGIServer()
@@ -226,7 +227,7 @@ def _prefect_server() -> Iterator[str]:
 
 @pytest.fixture
 def prefect_api(_prefect_server: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """``PREFECT_API_URL`` of the session's Prefect server, for the processes this test starts."""
+    """``PREFECT_API_URL`` of the module's Prefect server, for the processes this test starts."""
     monkeypatch.setenv("PREFECT_API_URL", _prefect_server)
     return _prefect_server
 

@@ -29,7 +29,7 @@ def release(request: pytest.FixtureRequest) -> Path:
 
 
 @pytest.mark.integration  # a CLI subprocess running the Prefect flow (about 25 s a family on 2 cores)
-def test_the_prefect_flow_builds_the_same_release(release: Path, tmp_path: Path, prefect_api: str) -> None:
+def test_the_prefect_flow_builds_the_same_release(release: Path, tmp_path: Path) -> None:
     """Whatever the executor: the Prefect flow with two workers gives a byte-identical manifest
     (``--workers`` only for a family that renders in processes: elsewhere it is an error)."""
     theme = release / "theme.yaml"

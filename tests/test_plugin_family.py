@@ -51,9 +51,8 @@ def test_the_plugin_is_registered_only_where_it_is_installed(plugin_env: dict[st
 
 
 def test_a_fourth_family_builds_verifies_evaluates_exports_and_reports(
-    plugin_env: dict[str, str], tmp_path: Path, prefect_api: str
+    plugin_env: dict[str, str], tmp_path: Path
 ) -> None:
-    plugin_env = {**plugin_env, "PREFECT_API_URL": prefect_api}  # the flow build: no server of its own
     out = tmp_path / "outputs"
     _cli(plugin_env, "theme", "check", str(PLUGIN / "theme.yaml"))
     built = _cli(plugin_env, "build", str(PLUGIN / "theme.yaml"), "--outputs", str(out), "--quiet")

@@ -49,7 +49,7 @@ def test_every_task_runner_gives_a_byte_identical_manifest(
 ) -> None:
     if runner == "dask":
         pytest.importorskip("prefect_dask", reason="needs the dask extra: pip install 'mnemoforge[dask]'")
-    if runner != "processes":  # the session's Prefect server (tests/conftest.py); the processes
+    if runner != "processes":  # the module's Prefect server (tests/conftest.py); the processes
         request.getfixturevalue("prefect_api")  # runner's build starts one its pool workers share
     r = subprocess.run(
         _cmd(theme, tmp_path / runner, "--task-runner", runner, "--workers", "2"),
