@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,8 @@ GROUP_COST = {
     "tiny": 43.5,
     "smm": 34.6,
     "default": 45.0,
-    "tests/test_image_diffusers.py": 15.0,  # with test_render_backends' diffusers build (its mark)
+    # with test_render_backends' diffusers build, test_minilm's and test_answerers' torch tests (their marks)
+    "tests/test_image_diffusers.py": 15.0,
     "memeye": 10.4,
     "variants": 40.0,  # tests/test_variants.py: an icm and an smm build with length variants
     "tests/test_memeye_units.py": 7.8,  # 13 with an empty MiniLM cache
@@ -206,6 +208,28 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
     os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "120"
     os.environ.pop("MNEMOFORGE_CRASH_AT", None)
+
+
+@pytest.fixture(scope="module")
+def _prefect_server() -> Iterator[str]:
+    """A Prefect API server for one test module's flow builds (the one an in-process flow of the
+    module would start too), so the CLI builds its tests start connect to it instead of each
+    starting and migrating its own (about 6 CPU-s a build). Per module, not per session: an idle
+    server still costs about 1 % of a core. tests/test_no_orphans.py, the concurrency test and the
+    scaleout `processes` build keep the temporary server a plain `mnemoforge build` starts."""
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer()
+    server.start(timeout=120)
+    yield server.api_url
+    server.stop()
+
+
+@pytest.fixture
+def prefect_api(_prefect_server: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``PREFECT_API_URL`` of the module's Prefect server, for the processes this test starts."""
+    monkeypatch.setenv("PREFECT_API_URL", _prefect_server)
+    return _prefect_server
 
 
 def small_theme_data(**album: object) -> dict:

@@ -92,6 +92,7 @@ def test_lexical_open_answer_is_the_best_sentence_and_empty_context_fails() -> N
 
 @pytest.mark.skipif(emb.missing_reason() is not None, reason=str(emb.missing_reason()))
 @pytest.mark.integration  # loads MiniLM with torch
+@pytest.mark.xdist_group("tests/test_image_diffusers.py")  # torch and the model loaded once (test_minilm)
 def test_embedding_answerer_matches_paraphrases() -> None:
     e = make_answerer("embedding")
     assert e.id == "embedding:all-MiniLM-L6-v2(top_k=3)"

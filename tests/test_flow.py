@@ -35,7 +35,7 @@ def _flow(theme: Path, outputs: Path, *extra: str) -> subprocess.CompletedProces
     return subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ), timeout=600)
 
 
-def test_prefect_flow_matches_plain_calls_and_caches(tiny_build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_prefect_flow_matches_plain_calls_and_caches(tiny_build, tmp_path: Path, prefect_api: str) -> None:  # type: ignore[no-untyped-def]
     theme = tmp_path / "tiny.yaml"
     theme.write_text(yaml.safe_dump(small_theme_data(), sort_keys=False))
     first = _flow(theme, tmp_path / "prefect")

@@ -59,6 +59,9 @@ def test_the_vectors_are_the_recorded_sentence_transformers_vectors() -> None:
 
 
 @pytest.mark.integration  # loads sentence-transformers (torch, transformers) to compare live
+# on test_image_diffusers' worker, with the embedding answerer's test: torch, transformers and the
+# MiniLM SentenceTransformer are loaded once per run (about 5 CPU-s), not once on each worker
+@pytest.mark.xdist_group("tests/test_image_diffusers.py")
 def test_the_vectors_are_sentence_transformers_vectors_live() -> None:
     pytest.importorskip("sentence_transformers")
     from mnemoforge.validators.answerers.embedding import default_model_path

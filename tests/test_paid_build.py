@@ -70,7 +70,7 @@ def test_filtered_shots_fall_back_and_the_release_says_which(
             return None
 
         srv.refuse = refuse
-        theme = _theme(tmp_path, srv, images=False, speech=False, clips=16)
+        theme = _theme(tmp_path, srv, images=False, speech=False, clips=8)  # 16 shots, 1 rewritten
         res = build(theme, outputs=tmp_path / "out", workers=2)
         assert verify_release(res.release_dir) == []
     log = json.loads((res.run_dir / "media/video_paths.json").read_text())

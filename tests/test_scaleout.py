@@ -45,10 +45,12 @@ def _cmd(theme: Path, out: Path, *extra: str) -> list[str]:
 
 @pytest.mark.parametrize("runner", ["threads", "processes", "dask"])
 def test_every_task_runner_gives_a_byte_identical_manifest(
-    theme: Path, reference: bytes, tmp_path: Path, runner: str
+    theme: Path, reference: bytes, tmp_path: Path, runner: str, request: pytest.FixtureRequest
 ) -> None:
     if runner == "dask":
         pytest.importorskip("prefect_dask", reason="needs the dask extra: pip install 'mnemoforge[dask]'")
+    if runner != "processes":  # the module's Prefect server (tests/conftest.py); the processes
+        request.getfixturevalue("prefect_api")  # runner's build starts one its pool workers share
     r = subprocess.run(
         _cmd(theme, tmp_path / runner, "--task-runner", runner, "--workers", "2"),
         capture_output=True,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from mnemoforge.store.layout import OutputsLayout
@@ -102,7 +103,10 @@ def build_flow(
         logging.getLogger(name).addFilter(quiet)
     try:
         # one build per run at a time (a second one waits, then finds its stages cached)
-        with run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait):
+        with (
+            run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait),
+            one_server_for_workers(task_runner, dask_address),
+        ):
             return Path(flow(str(theme), seed, str(outputs), workers, tuple(variants)))
     finally:
         for name in RUN_LOGGERS:
@@ -112,6 +116,32 @@ def build_flow(
 
 
 RUN_LOGGERS = ("prefect.task_runs", "prefect.flow_runs")
+
+
+@contextmanager
+def one_server_for_workers(task_runner: str, dask_address: str | None = None) -> Iterator[None]:
+    """Worker processes (the ``processes`` runner, a local Dask cluster) connect to this process's
+    temporary Prefect server: with no API URL set, each of them would start and migrate one of its
+    own (about 6 CPU-s each). The URL goes to the environment they inherit, for the flow's run only;
+    a configured server (``PREFECT_API_URL``, a profile) or a remote Dask cluster is left alone."""
+    from prefect.settings import PREFECT_API_URL
+
+    if task_runner not in ("processes", "dask") or dask_address or PREFECT_API_URL.value():
+        yield
+        return
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer()  # the one this process's flow would start: started once
+    server.start()
+    before = os.environ.get("PREFECT_API_URL")
+    os.environ["PREFECT_API_URL"] = server.api_url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PREFECT_API_URL", None)
+        else:
+            os.environ["PREFECT_API_URL"] = before
 
 
 class _QuietExpected(logging.Filter):
