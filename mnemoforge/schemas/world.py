@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from mnemoforge.schemas.calendar import AvailabilitySpec, WorldCalendar
+from mnemoforge.schemas.memeye import DrawsSpec
 from mnemoforge.schemas.theme import AppearanceSpec, VoiceSpec
 
 
@@ -82,6 +83,16 @@ class WorldObject(Record):
     owner: str | None = None
     color: str
     label: str | None = None
+    place: str | None = None  # where a drawn object stands (``schemas/object_parts.py``)
+    draws: DrawsSpec | None = None  # the drawing library's part that draws it (one part)
+
+    @model_serializer(mode="wrap")
+    def _drop_no_part(self, handler: Any) -> dict[str, Any]:  # objects before parts dump as they did
+        out = handler(self)
+        for key in ("place", "draws"):
+            if out.get(key) is None:
+                out.pop(key, None)
+        return out
 
 
 class Entity(Record):

@@ -29,7 +29,7 @@ from mnemoforge.generators.memeye.forms import frame
 from mnemoforge.generators.memeye.labels import label_options
 from mnemoforge.generators.memeye.option_screen import Screen, clean_sets, prefetch, text_screen
 from mnemoforge.generators.memeye.programs import PAIR_SEP
-from mnemoforge.generators.memeye.typed_labels import typed_options
+from mnemoforge.generators.typed_values import typed_options
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
     POSITIONS,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.generators.memeye.labels import changed_label, make_label
-from mnemoforge.generators.memeye.typed_labels import changed_typed, typed_label
+from mnemoforge.generators.typed_values import changed_typed, typed_label
 from mnemoforge.generators.memeye.vocab import (
     CHANGE_CYCLE,
     CHANGEABLE,

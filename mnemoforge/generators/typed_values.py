@@ -1,4 +1,5 @@
-"""Written values of a declared type (``draws.label.type``): a ``level`` or a ``count`` is an
+"""Written values of a declared type (``draws.label.type``; a memeye scenario's and an album
+object's): a ``level`` or a ``count`` is an
 integer in its range, drawn as digits ("3"); a ``time`` is a time of day on the quarter hour in
 its range of hours ("14:30"). Wrong options are values of the same range next to the answer, so
 the answer is never the odd one out and never always the middle one.
