@@ -148,6 +148,7 @@ FactKind = Literal[
     "promised",
     "planned",
     "accompanied",
+    "shows",
 ]
 
 
@@ -160,7 +161,9 @@ class Fact(Record):
     Kinds used by the other families: ``attribute`` (subject entity, object = key, value; a later
     ``at`` for the same subject and key is an update that overrides it), ``state`` (a visual
     state of an entity at a time, same shape), ``accompanied`` (subject a cast animal, object the
-    event it came to with a companion, value its species), ``member`` (subject person belongs to / attends
+    event it came to with a companion, value its species), ``shows`` (subject a declared object drawn
+by a library part, object its key: label, count, marked, colour; value what it shows at the
+fact's event), ``member`` (subject person belongs to / attends
     object entity), ``prefers`` (subject person, object = preference key, value).
     """
 
