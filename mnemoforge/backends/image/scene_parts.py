@@ -33,7 +33,7 @@ SHELF = (139, 94, 60)
 # part (or written drawable) -> (width as a fraction of the safe width, height as a fraction of H)
 SIZES = {
     "sign": (0.22, 0.30), "board": (0.22, 0.30), "screen": (0.22, 0.30), "tag": (0.2, 0.13),
-    "chart": (0.24, 0.33), "count": (0.3, 0.2), "map": (0.3, 0.34), "colour": (0.16, 0.22),
+    "chart": (0.24, 0.33), "count": (0.3, 0.2), "map": (0.34, 0.34), "colour": (0.16, 0.22),
 }  # fmt: skip
 COUNT_SLOTS = 9  # the most items a shelf holds in one legible row (``object_parts.COUNT_SPAN``)
 SIGN_FRAC = 0.24  # of the safe width: a place sign between two parts keeps to the middle

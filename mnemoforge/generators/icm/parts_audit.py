@@ -67,9 +67,10 @@ def _read(still: Path, box: list[int], want: str, choices: tuple[str, ...] = ())
 
 
 def _part_checks(
-    part: dict[str, Any], want: str, still: Path | None, ocr: bool
-) -> tuple[list[str], list[str]]:
-    """(problems, what OCR read) of one drawn part against the World's value ``want``."""
+    part: dict[str, Any], want: str, still: Path | None, ocr: bool, safe: list[int] | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """(problems, (text expected, text OCR read) per written box) of one drawn part against the
+    World's value ``want``."""
     out, read = [], []
     kind = part["part"]
     if kind == "label":
@@ -100,7 +101,9 @@ def _part_checks(
                 out.append(f"its pin marks {pinned or 'nothing'!r} in the pixels, the World {want!r}")
         places = tuple(layout.get("places", {}))
         for name, box in layout.get("labels", {}).items():
-            if box[3] - box[1] < MIN_TEXT_PX:
+            if safe is not None and not _inside(box, safe):
+                out.append(f"the place name {name!r} {box} leaves the frame (region {safe})")
+            elif box[3] - box[1] < MIN_TEXT_PX:
                 out.append(f"the place name {name!r} is under {MIN_TEXT_PX} px high")
             elif still is not None and ocr:
                 got, problem = _read(still, box, name, places)
@@ -144,7 +147,7 @@ def part_problems(
                 out.append(f"{sid}: part {oid} {p['box']} covers {q['id']}'s face {q['face']}")
         if _overlap(sign, p["box"]):
             out.append(f"{sid}: part {oid} {p['box']} overlaps the sign {sign}")
-        problems, read = _part_checks(p, want, still, ocr)
+        problems, read = _part_checks(p, want, still, ocr, safe)
         out += [f"{sid}: part {oid}: {x}" for x in problems]
         counts.read += [{"shot": sid, "object": oid, "text": t, "read": r} for t, r in read]
     return out
