@@ -20,7 +20,7 @@ from mnemoforge.backends.image.fonts import font, renderable
 from mnemoforge.backends.image.landscapes import KINDS as PLACE_KINDS
 from mnemoforge.backends.image.landscapes import draw_place
 from mnemoforge.backends.image.protocol import Box, SceneLayout, SceneRequest
-from mnemoforge.backends.image.scene_parts import SIGN_FRAC, draw_parts, part_boxes
+from mnemoforge.backends.image.scene_parts import draw_parts, part_boxes, sign_gap
 from mnemoforge.backends.image.scene_props import draw_prop, prop_shape
 from mnemoforge.backends.image.scenery import (
     apply_light,
@@ -295,8 +295,9 @@ class ProceduralImageBackend:
         x0, W = safe[0], safe[2] - safe[0]
         text = req.sign or ""
         size = sign_size(text, W, H, 0.42 if req.composition != "wide" else 0.7)
-        if req.parts:  # the top corners hold declared parts: the sign keeps to the middle
-            size = min(size, sign_size(text, W, H, SIGN_FRAC))
+        if req.parts:  # the top corners hold declared parts: the sign keeps to the stretch between
+            gap = sign_gap(req.parts, safe)
+            size = min(size, sign_size(text, W, H, 0.7 * (gap[1] - gap[0]) / max(1, W)))
         tw = min(W * 0.95, font(size, renderable(text)).getlength(renderable(text)))
         half = tw / 2 + size * 0.6
         cy = max(size * 1.1, 0.1 * H, safe[1] + size * 1.1)
@@ -306,7 +307,7 @@ class ProceduralImageBackend:
         def covered(cx: float) -> float:
             return sum(max(0.0, min(cx + half, b) - max(cx - half, a)) for a, b in heads)
 
-        cx = min(cands, key=covered) if not req.parts else x0 + W / 2
+        cx = min(cands, key=covered) if not req.parts else sum(sign_gap(req.parts, safe)) / 2
         accent = pal[2] if len(pal) > 2 else (pal[0] if pal else (120, 70, 40))
         if not req.indoor and req.place_kind == "outdoor":
             for px in (cx - half * 0.6, cx + half * 0.6):

@@ -36,24 +36,52 @@ SIZES = {
     "chart": (0.24, 0.33), "count": (0.3, 0.2), "map": (0.34, 0.34), "colour": (0.16, 0.22),
 }  # fmt: skip
 COUNT_SLOTS = 9  # the most items a shelf holds in one legible row (``object_parts.COUNT_SPAN``)
-SIGN_FRAC = 0.24  # of the safe width: a place sign between two parts keeps to the middle
+MAP_FONT = 11  # px: a map's place names are written at least this large where the frame allows
+MAP_CELL_PAD = 40  # px of a map's column beside its longest name (the dot, the plate's padding)
 
 
-def part_boxes(parts: tuple[PartPlacement, ...], W: int, H: int, safe: Box, faces: list[Box]) -> list[Box]:
-    """Where each part goes: the top-left, then the top-right corner of ``safe``, ending above
-    every face whose columns it shares."""
+def _width(p: PartPlacement, sw: int) -> int:
+    """A part's width: its share of the safe width; a map at least as wide as its names need at
+    ``MAP_FONT`` px in its two columns (at most half the safe width)."""
+    fw, _ = SIZES.get(p.drawable if p.part == "label" else p.part, SIZES["sign"])
+    w = round(fw * sw)
+    if p.part == "map" and p.places:
+        f = font(MAP_FONT, " ".join(renderable(x) for x in p.places))
+        need = 2 * (max(f.getlength(renderable(x)) for x in p.places) + MAP_CELL_PAD)
+        w = max(w, min(round(need), sw // 2))
+    return w
+
+
+def part_columns(parts: tuple[PartPlacement, ...], safe: Box) -> list[tuple[int, int]]:
+    """The x extent of each part: the top-left, then the top-right corner of ``safe``."""
     sw = safe[2] - safe[0]
     out = []
     for k, p in enumerate(parts):
-        fw, fh = SIZES.get(p.drawable if p.part == "label" else p.part, SIZES["sign"])
-        w, h = round(fw * sw), round(fh * H)
+        w = _width(p, sw)
         x0 = safe[0] + 4 if k % 2 == 0 else safe[2] - 4 - w
+        out.append((x0, x0 + w))
+    return out
+
+
+def sign_gap(parts: tuple[PartPlacement, ...], safe: Box) -> tuple[int, int]:
+    """The stretch of ``safe`` between the parts, where the place sign goes."""
+    cols = part_columns(parts, safe)
+    left = [x1 for k, (_, x1) in enumerate(cols) if k % 2 == 0]
+    right = [x0 for k, (x0, _) in enumerate(cols) if k % 2 == 1]
+    return (max(left, default=safe[0]) + 4, min(right, default=safe[2]) - 4)
+
+
+def part_boxes(parts: tuple[PartPlacement, ...], W: int, H: int, safe: Box, faces: list[Box]) -> list[Box]:
+    """Where each part goes (``part_columns``), ending above every face whose columns it shares."""
+    out = []
+    for p, (x0, x1) in zip(parts, part_columns(parts, safe), strict=True):
+        _, fh = SIZES.get(p.drawable if p.part == "label" else p.part, SIZES["sign"])
         y0 = safe[1] + max(4, round(0.02 * H))
-        y1 = y0 + h
+        y1 = y0 + round(fh * H)
         for f in faces:
-            if f[0] < x0 + w and x0 < f[2] and f[1] < y1:
+            if f[0] < x1 and x0 < f[2] and f[1] < y1:
                 y1 = max(y0 + 8, f[1] - 3)
-        out.append((x0, y0, x0 + w, y1))
+        out.append((x0, y0, x1, y1))
     return out
 
 
