@@ -17,6 +17,7 @@ import pytest
 import yaml
 from PIL import Image
 
+from mnemoforge.backends.image.protocol import PartPlacement, SceneRequest
 from mnemoforge.backends.image.read_back import normal, ocr_available, read_text
 from mnemoforge.backends.image.visual_map import pinned_at
 from mnemoforge.exporters.tables import read_jsonl
@@ -230,3 +231,47 @@ def test_the_theme_builds_byte_identical(built: tuple[Path, Path], tmp_path: Pat
     release, _ = built
     again = build(THEME, outputs=tmp_path / "again", workers=1).release_dir
     assert (again / "MANIFEST.json").read_bytes() == (release / "MANIFEST.json").read_bytes()
+
+
+# --- every part, drawn by the album backend ------------------------------------------------------
+
+
+PARTS = [
+    PartPlacement("a", "label", "sign", "4", lo=1, hi=5),
+    PartPlacement("b", "label", "screen", "14:30", lo=6, hi=22),
+    PartPlacement("c", "label", "tag", "37", lo=0, hi=99),
+    PartPlacement("d", "label", "chart", "3", lo=1, hi=5),
+    PartPlacement("e", "count", "bottle", "6", colour="#2060c0", container="bin"),
+    PartPlacement("f", "map", "map", "Ice Plant", places=("North Mole", "Ice Plant", "Lock Gate", "Slipway")),
+    PartPlacement("g", "colour", "vehicle", "#c02080"),
+    PartPlacement("h", "colour", "dog", "#20a040", look=("medium", "#6a4a2a", "patch")),
+]
+
+
+@pytest.mark.parametrize("time_of_day", ["afternoon", "night"])
+def test_every_part_is_drawn_with_its_value_in_its_own_inks(time_of_day: str) -> None:
+    from mnemoforge.backends.image.procedural import ProceduralImageBackend
+    from mnemoforge.backends.image.visual_library import chart_level
+
+    for k in range(0, len(PARTS), 2):  # two parts per scene: the top corners
+        parts = tuple(PARTS[k : k + 2])
+        req = SceneRequest(width=640, height=360, place_name="the office", place_kind="work", indoor=True,
+                           sign="PIER HOUSE", time_of_day=time_of_day, parts=parts, seed=3)  # type: ignore[arg-type]  # fmt: skip
+        img, layout = ProceduralImageBackend().scene_with_layout(req)
+        assert [p["oid"] for p in layout.parts] == [p.oid for p in parts]
+        left, right = (p["box"] for p in layout.parts)
+        assert left[2] < right[0] and left[0] >= 0 and right[2] <= 640
+        for p, rec in zip(parts, layout.parts, strict=True):
+            if p.part == "label" and ocr_available():
+                got, _ = read_text(img, rec["text"])
+                assert normal(got) == normal(p.value), (p, got)
+            if p.drawable == "chart":
+                chart = rec["chart"]
+                assert chart_level(tuple(chart["bar"]), tuple(chart["axis"]), *chart["range"]) == 3
+            if p.part == "count":
+                assert len(rec["countables"]) == 6 and rec["container"]["kind"] == "bin"
+            if p.part == "map":
+                assert pinned_at(img, rec["map"]) == "Ice Plant"
+            if p.part == "colour":  # the exact colour, whatever the light of the hour
+                assert img.getpixel(tuple(rec["point"])) == (int(p.value[1:3], 16), int(p.value[3:5], 16),
+                                                             int(p.value[5:7], 16))  # fmt: skip
