@@ -103,6 +103,8 @@ def _part_checks(
         for name, box in layout.get("labels", {}).items():
             if safe is not None and not _inside(box, safe):
                 out.append(f"the place name {name!r} {box} leaves the frame (region {safe})")
+            elif not _inside(box, layout.get("box", box)):  # names too long for the map's width
+                out.append(f"the place name {name!r} {box} runs off the map {layout.get('box')}")
             elif box[3] - box[1] < MIN_TEXT_PX:
                 out.append(f"the place name {name!r} is under {MIN_TEXT_PX} px high")
             elif still is not None and ocr:
