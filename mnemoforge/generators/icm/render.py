@@ -29,7 +29,6 @@ from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip
 from mnemoforge.backends.video import fallback as video_fallback
 from mnemoforge.backends.video.mp4_header import mp4_info
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.icm.drawn_parts import part_placement
 from mnemoforge.generators.icm.place_look import snow_on_ground
 from mnemoforge.generators.icm.render_audit import (
     RenderAuditError,
@@ -38,6 +37,7 @@ from mnemoforge.generators.icm.render_audit import (
     camera_safe,
     drawn_record,
 )
+from mnemoforge.generators.icm.render_parts import part_placement
 from mnemoforge.generators.icm.render_speech import speak, speech_cache
 from mnemoforge.generators.icm.render_takes import drop_stale_takes, shot_seed
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
