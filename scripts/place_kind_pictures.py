@@ -1,5 +1,7 @@
-"""Draw the docs' pictures of the place kinds and the cast animals (docs/families/img/): one small
-PNG per place kind (a summer day, and the mountain again in winter) and one of the four species.
+"""Draw the docs' pictures of the place kinds, the cast animals and declared parts
+(docs/families/img/): one small PNG per place kind (a summer day, and the mountain again in
+winter), one of the four species, and one of two rooms whose objects declare library parts (a
+written level on a board and a map with a pin; a shelf of counted boxes).
 
     python scripts/place_kind_pictures.py [OUT_DIR]
 """
@@ -14,7 +16,7 @@ from PIL import Image
 from mnemoforge.backends.image.animal_figure import AnimalPlacement, animal_anchor
 from mnemoforge.backends.image.landscapes import KINDS
 from mnemoforge.backends.image.procedural import ProceduralImageBackend, png_bytes
-from mnemoforge.backends.image.protocol import SceneRequest
+from mnemoforge.backends.image.protocol import PartPlacement, SceneRequest
 
 PROPS = {
     "room": ("desk", "shelf"), "vehicle": (), "street": ("lamp", "car"), "coast": ("boat",),
@@ -43,6 +45,23 @@ def main(out: Path) -> None:
     for i, a in enumerate(animals):
         strip.paste(animal_anchor(a, 120), (i * 120, 0))
     (out / "animals.png").write_bytes(png_bytes(strip))
+    places = ("North Mole", "Fish Quay", "Ice Plant", "Fuel Berth", "Lock Gate")
+    rooms = [
+        ("the harbour office", "PIER HOUSE", (
+            PartPlacement("swell_board", "label", "board", "3", lo=1, hi=5),
+            PartPlacement("berth_chart", "map", "map", "Fish Quay", places=places, style="district"),
+        )),
+        ("the net store", "STORE 3", (
+            PartPlacement("buoy_shelf", "count", "box", "5", colour="#d05020"),
+            PartPlacement("buoy_crate", "count", "cone", "4", colour="#e08020", container="crate"),
+        )),
+    ]  # fmt: skip
+    sheet = Image.new("RGB", (2 * 480 + 8, 270), "white")
+    for i, (name, sign, parts) in enumerate(rooms):
+        req = SceneRequest(width=480, height=270, place_name=name, place_kind="work", indoor=True,
+                           sign=sign, parts=parts, seed=1)  # fmt: skip
+        sheet.paste(backend.scene(req), (i * 488, 0))
+    (out / "parts.png").write_bytes(png_bytes(sheet))
 
 
 if __name__ == "__main__":

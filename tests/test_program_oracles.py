@@ -13,6 +13,7 @@ import json
 import pytest
 
 from mnemoforge.generators.icm import change_programs as _icm_changes  # noqa: F401  (registers)
+from mnemoforge.generators.icm import part_programs as _icm_parts  # noqa: F401  (registers)
 from mnemoforge.generators.icm import programs as _icm_programs  # noqa: F401  (registers)
 from mnemoforge.generators.icm import routine_programs as _icm_routines  # noqa: F401  (registers)
 from mnemoforge.generators.memeye import programs as _memeye_programs  # noqa: F401  (registers)
@@ -25,7 +26,7 @@ from tests.oracle_facts import F, at, coded, event, run, view
 def test_every_registered_program_has_an_oracle_here() -> None:
     covered = {
         "event_companions", "object_brought", "meeting_place", "count_events", "frequent_companion",
-        "who_brought", "usual_choice", "habit_of", "relation_to", "animal_along",
+        "who_brought", "usual_choice", "habit_of", "relation_to", "animal_along", "part_shown",
         "usual_place", "shared_activity", "count_together", "choice_change", "promised_item",
         "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
         "count_brought", "usual_weekday",
@@ -201,6 +202,26 @@ def test_animal_along_names_the_one_animal_of_the_species_by_its_heard_name() ->
         run("animal_along", view(*two), species="dog", **args)
     with pytest.raises(Unanswerable):  # no such event that month
         run("animal_along", view(*facts), species="dog", **{**args, "month": "2025-02"})
+
+
+def test_part_shown_reads_the_value_the_part_showed_at_that_event() -> None:
+    facts = event("e1", "round", 9, "office", ["ana", "bo"], day=8)
+    facts += event("e2", "round", 9, "office", ["ana"], day=18)
+    facts += [
+        F("s1", "shows", "board", "label", v="2", ev="e1", when=at(9, 8)),
+        F("s2", "shows", "board", "label", v="5", ev="e2", when=at(9, 18)),
+        F("s3", "shows", "chart", "marked", v="Fish Quay", ev="e2", when=at(9, 18)),
+    ]
+    v = view(*facts)
+    assert run("part_shown", v, person="bo", activity="round", day="2025-09-08", object="board") == "2"
+    assert v.read == {"e1_act", "e1_att_bo", "s1"}  # the event, and the value seen in its shot
+    second = {"person": "ana", "activity": "round", "day": "2025-09-18"}
+    assert run("part_shown", view(*facts), object="board", **second) == "5"
+    assert run("part_shown", view(*facts), object="chart", **second) == "Fish Quay"
+    with pytest.raises(Unanswerable):  # the chart was not shown at the first round
+        run("part_shown", view(*facts), person="bo", activity="round", day="2025-09-08", object="chart")
+    with pytest.raises(Unanswerable):  # Bo was not at the second round
+        run("part_shown", view(*facts), person="bo", activity="round", day="2025-09-18", object="board")
 
 
 def test_usual_choice_is_the_clear_majority() -> None:

@@ -32,6 +32,7 @@ TESTS = Path(__file__).resolve().parent / "themes"
 THEME_FILES = {
     "glassworks_icm": TESTS / "glassworks_icm.yaml",
     "fjord_vet_icm": TESTS / "fjord_vet_icm.yaml",
+    "harbour_office_icm": TESTS / "harbour_office_icm.yaml",
     "life_album": THEMES_DIR / "life_album.yaml",
     "backstage": THEMES_DIR / "backstage_sao_paulo.yaml",
     "glassworks_smm": TESTS / "glassworks_smm.yaml",
@@ -42,6 +43,8 @@ THEME_FILES = {
     "visual_diary": THEMES_DIR / "visual_diary.yaml",
 }
 ICM_ARGS: dict[str, dict[str, str]] = {
+    "harbour_office_icm": {"person": "roisin", "activity": "berth_round", "day": "2026-10-10",
+                           "object": "swell_board"},
     "fjord_vet_icm": {"person": "hakon", "activity": "farm_call", "place": "skala_pasture", "month": "2027-01",
                       "species": "horse"},
     "glassworks_icm": {"person": "amina", "other": "tavita", "activity": "kiln_check", "place": "cold_shop",
@@ -102,6 +105,7 @@ ICM = [  # (theme, template, text) with ICM_ARGS[theme]
     ("glassworks_icm", "profile.shared.v1", "Over the whole album, what did Dr. أمينة حداد and Tavita most often do together?"),
     ("glassworks_icm", "profile.shared.window.v1", "Between February 2027 and March 2027, what did Dr. أمينة حداد and Tavita most often do together?"),
     ("glassworks_icm", "recall.companions.day.v1", "Who came along when Dr. أمينة حداد had a kiln inspection at the cold shop on Friday 5 February 2027?"),
+    ("harbour_office_icm", "recall.part.v1", "What was the swell level on the board when Roisin Mulvenna planned the berth round on Saturday 10 October 2026?"),
     ("fjord_vet_icm", "recall.animal.v1", "Which horse came along when Håkon Brekke made a farm call at the Skåla pasture in January 2027?"),
     ("glassworks_icm", "recall.companions.v1", "Who joined Dr. أمينة حداد when she had a kiln inspection at the cold shop in February 2027?"),
     ("glassworks_icm", "recall.object.day.v1", "When Dr. أمينة حداد had a kiln inspection on Friday 5 February 2027, what did she bring?"),

@@ -97,6 +97,12 @@ def _drawn(root: Path, clip_id: str) -> dict:
     return {}
 
 
+def _kind_of(o: dict) -> str:
+    """An object's line under its name: ``object``, or the part that draws it ("label: board")."""
+    part = next((k for k, v in (o.get("draws") or {}).items() if v), None)
+    return f"{part}: {o['draws'][part].get('drawable', part)}" if part else "object"
+
+
 def world_sheet(root: Path, world: dict, clips: list[dict]) -> Image.Image:
     """Every place, declared object and cast animal as drawn across time, from a run's or release's
     stills: a row per place (wide shots first, spread over the album, with date, light and weather)
@@ -112,6 +118,9 @@ def world_sheet(root: Path, world: dict, clips: list[dict]) -> Image.Image:
             for thing in (*d.get("props", []), *d.get("animals", [])):
                 if thing.get("box") and d["shot"] in by_shot:
                     boxes.setdefault(thing["id"], []).append((by_shot[d["shot"]], thing["box"]))
+            for part in d.get("parts", []):  # an object drawn by a library part (a board, a shelf)
+                if d["shot"] in by_shot:
+                    boxes.setdefault(part["oid"], []).append((by_shot[d["shot"]], part["box"]))
     rows: list[tuple[str, str, list[tuple[Image.Image, str]]]] = []
     for p in world.get("places", []):
         here = [s for s in shots if s["place"] == p["id"]]
@@ -120,7 +129,7 @@ def world_sheet(root: Path, world: dict, clips: list[dict]) -> Image.Image:
         sub = p["kind"] + (f", {p['altitude_m']} m" if p.get("altitude_m") is not None else "")
         cells = [(_still(root, s, None, WORLD_THUMB), _when(s)) for s in picked]
         rows.append((p["name"], sub, cells))
-    things = [(o["id"], o["name"], "object") for o in world.get("objects", [])]
+    things = [(o["id"], o["name"], _kind_of(o)) for o in world.get("objects", [])]
     things += [(e["id"], e["name"], e["attrs"].get("species", "animal")) for e in world.get("entities", [])
                if e["kind"] == "animal"]  # fmt: skip
     for tid, name, sub in things:

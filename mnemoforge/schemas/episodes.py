@@ -53,12 +53,16 @@ class Shot(Record):
     audio_cues: list[str] = Field(default_factory=list)
     evidence_facts: list[str] = Field(default_factory=list)
     animals: list[str] = Field(default_factory=list, description="animal ids in frame, beside a companion")
+    parts: list[str] = Field(
+        default_factory=list, description="declared objects drawn by a library part (a board, a shelf, a map)"
+    )
 
     @model_serializer(mode="wrap")
     def _drop_no_animals(self, handler: Any) -> dict[str, Any]:  # shots before animals dump as they did
         out = handler(self)
-        if not out.get("animals", 1):
-            out.pop("animals", None)
+        for key in ("animals", "parts"):
+            if not out.get(key, 1):
+                out.pop(key, None)
         return out
 
 

@@ -49,7 +49,8 @@ from mnemoforge.schemas.limits import (
     Name,
     Text,
 )
-from mnemoforge.schemas.memeye import MemEyeSpec
+from mnemoforge.schemas.memeye import DrawsSpec, MemEyeSpec
+from mnemoforge.schemas.object_parts import check_object_parts
 from mnemoforge.schemas.smm import SmmSpec
 from mnemoforge.schemas.strict import Strict
 from mnemoforge.schemas.variants import VariantName, VariantSpec, check_variants
@@ -394,6 +395,24 @@ class ObjectSpec(Strict):
         default=None, max_length=MAX_NAME, description="small text printed on it (a pixel fact)"
     )
     shape: PropShape | None = Field(default=None, description="what it is drawn as (default: from its name)")
+    place: str | None = Field(
+        default=None,
+        max_length=MAX_NAME,
+        description="icm: the place it stands at (a board on the wall, a shelf): drawn in its wide shots",
+    )
+    draws: DrawsSpec | None = Field(
+        default=None,
+        description="icm: the drawing library's part that draws it (the memeye `draws` schema, one "
+        "part: label, count, map or colour; docs/families/icm.md)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_new_defaults(self, handler: Any) -> dict[str, Any]:  # themes before parts dump as they did
+        out = handler(self)
+        for key in ("place", "draws"):
+            if out.get(key) is None:
+                out.pop(key, None)
+        return out
 
 
 class ActivitySpec(Strict):
@@ -691,6 +710,7 @@ class Theme(Strict):
         for i, o in enumerate(self.objects):
             if o.owner is not None and o.owner not in people:
                 raise ValueError(f"objects.{i}.owner: unknown person {o.owner!r}")
+        check_object_parts(self.objects, places)
         _animals(self, people | places | objects)
         for i, p in enumerate(self.cast):
             if p.signature_object is not None and p.signature_object not in objects:

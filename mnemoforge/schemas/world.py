@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from mnemoforge.schemas.calendar import AvailabilitySpec, WorldCalendar
+from mnemoforge.schemas.memeye import DrawsSpec
 from mnemoforge.schemas.theme import AppearanceSpec, VoiceSpec
 
 
@@ -82,6 +83,16 @@ class WorldObject(Record):
     owner: str | None = None
     color: str
     label: str | None = None
+    place: str | None = None  # where a drawn object stands (``schemas/object_parts.py``)
+    draws: DrawsSpec | None = None  # the drawing library's part that draws it (one part)
+
+    @model_serializer(mode="wrap")
+    def _drop_no_part(self, handler: Any) -> dict[str, Any]:  # objects before parts dump as they did
+        out = handler(self)
+        for key in ("place", "draws"):
+            if out.get(key) is None:
+                out.pop(key, None)
+        return out
 
 
 class Entity(Record):
@@ -137,6 +148,7 @@ FactKind = Literal[
     "promised",
     "planned",
     "accompanied",
+    "shows",
 ]
 
 
@@ -149,7 +161,9 @@ class Fact(Record):
     Kinds used by the other families: ``attribute`` (subject entity, object = key, value; a later
     ``at`` for the same subject and key is an update that overrides it), ``state`` (a visual
     state of an entity at a time, same shape), ``accompanied`` (subject a cast animal, object the
-    event it came to with a companion, value its species), ``member`` (subject person belongs to / attends
+    event it came to with a companion, value its species), ``shows`` (subject a declared object drawn
+by a library part, object its key: label, count, marked, colour; value what it shows at the
+fact's event), ``member`` (subject person belongs to / attends
     object entity), ``prefers`` (subject person, object = preference key, value).
     """
 

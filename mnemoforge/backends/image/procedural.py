@@ -20,6 +20,7 @@ from mnemoforge.backends.image.fonts import font, renderable
 from mnemoforge.backends.image.landscapes import KINDS as PLACE_KINDS
 from mnemoforge.backends.image.landscapes import draw_place
 from mnemoforge.backends.image.protocol import Box, SceneLayout, SceneRequest
+from mnemoforge.backends.image.scene_parts import draw_parts, part_boxes, sign_gap
 from mnemoforge.backends.image.scene_props import draw_prop, prop_shape
 from mnemoforge.backends.image.scenery import (
     apply_light,
@@ -190,6 +191,11 @@ class ProceduralImageBackend:
         if not req.indoor and wx in ("rain", "snow"):
             precipitation(d, (0, 0, W, H), wx, rng)
         img = apply_light(img, req.time_of_day, req.indoor)
+        parts: tuple[dict, ...] = ()
+        if req.parts:  # declared objects (a board, a shelf, a map): top corners, above every face,
+            # in their own inks (after the light) so the written value, the pin, the colour read true
+            boxes = part_boxes(req.parts, W, H, safe, [f for f in faces if f is not None])
+            parts = draw_parts(ImageDraw.Draw(img), req.parts, boxes)
         layout = SceneLayout(
             people=tuple(people),
             faces=tuple(faces),
@@ -200,6 +206,7 @@ class ProceduralImageBackend:
             sign_text=req.sign if sign_box else None,
             prop_shapes=tuple(prop.shape or prop_shape(prop.name) for prop in req.props),
             animals=animal_boxes,
+            parts=parts,
         )
         return img, layout
 
@@ -288,6 +295,9 @@ class ProceduralImageBackend:
         x0, W = safe[0], safe[2] - safe[0]
         text = req.sign or ""
         size = sign_size(text, W, H, 0.42 if req.composition != "wide" else 0.7)
+        if req.parts:  # the top corners hold declared parts: the sign keeps to the stretch between
+            gap = sign_gap(req.parts, safe)
+            size = min(size, sign_size(text, W, H, 0.7 * (gap[1] - gap[0]) / max(1, W)))
         tw = min(W * 0.95, font(size, renderable(text)).getlength(renderable(text)))
         half = tw / 2 + size * 0.6
         cy = max(size * 1.1, 0.1 * H, safe[1] + size * 1.1)
@@ -297,7 +307,7 @@ class ProceduralImageBackend:
         def covered(cx: float) -> float:
             return sum(max(0.0, min(cx + half, b) - max(cx - half, a)) for a, b in heads)
 
-        cx = min(cands, key=covered)
+        cx = min(cands, key=covered) if not req.parts else sum(sign_gap(req.parts, safe)) / 2
         accent = pal[2] if len(pal) > 2 else (pal[0] if pal else (120, 70, 40))
         if not req.indoor and req.place_kind == "outdoor":
             for px in (cx - half * 0.6, cx + half * 0.6):

@@ -52,6 +52,26 @@ class PropPlacement:
 
 
 @dataclass(frozen=True)
+class PartPlacement:
+    """A declared object drawn by a part of the drawing library (``backends/image/scene_parts.py``):
+    ``part`` (label, count, map, colour), its ``drawable`` and the ``value`` it shows (a written
+    level, a count, the place a map's pin marks, a colour); the other fields are the part's
+    declared look (a chart's range, the counted items' colour and container, a map's places)."""
+
+    oid: str
+    part: str
+    drawable: str
+    value: str
+    colour: str = ""
+    lo: int = 0
+    hi: int = 0
+    container: str = ""
+    places: tuple[str, ...] = ()
+    style: str = ""
+    look: tuple[str, str, str] = ("", "", "none")  # an animal's size, coat, markings
+
+
+@dataclass(frozen=True)
 class SceneRequest:
     """Everything a backend needs to compose one still of a shot.
 
@@ -78,6 +98,7 @@ class SceneRequest:
     snow: bool = False  # snow lies on the ground (outdoor kinds of ``backends/image/landscapes.py``)
     decor: tuple[str, ...] = ()  # the place's declared background props (``landscapes.DECOR``)
     animals: tuple[AnimalPlacement, ...] = ()  # cast animals, each beside a person of ``people``
+    parts: tuple[PartPlacement, ...] = ()  # declared objects drawn by library parts (top corners)
 
     def __post_init__(self) -> None:
         if self.width < 16 or self.height < 16:
@@ -112,6 +133,7 @@ class SceneLayout:
     sign_text: str | None = None
     prop_shapes: tuple[str, ...] = ()
     animals: tuple[Box | None, ...] = ()
+    parts: tuple[dict, ...] = ()  # per ``SceneRequest.parts``: where it is drawn (``scene_parts``)
 
 
 @runtime_checkable

@@ -365,6 +365,7 @@ def observations_for_clip(world: World, clip: Clip) -> list[Observation]:
             # small text in frame (the place sign, an object's label) is a pixel-level cue
             pixel = f.endswith("_place") and world.place(shot.place).sign is not None
             pixel |= "_brought_" in f and world.object(f.rsplit("_brought_", 1)[1]).label is not None
+            pixel |= "_shows_" in f  # a declared part's value: written, counted or pinned
             exprs.append(Expression(fact=f, channel=Channel.pixel if pixel else Channel.scene))
         if clip.calibration:
             exprs = [Expression(fact=f, channel=Channel.scene) for f in shot.evidence_facts]

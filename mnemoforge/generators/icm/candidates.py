@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from mnemoforge.generators.icm.part_programs import part_candidates
 from mnemoforge.generators.icm.templates import PROFILE, RETRIEVAL, T
 from mnemoforge.generators.questions.common import Candidate, Template
 from mnemoforge.schemas.world import Fact, World
@@ -114,6 +115,7 @@ def _candidates(world: World) -> Iterator[tuple[Template, dict[str, Any]]]:
                     "person": owner, "object": o, "activity": ev.activity, "from_month": lo, "to_month": hi
                 }  # fmt: skip
     yield from _statement_candidates(world)
+    yield from part_candidates(world, T)  # declared parts (none: nothing yielded)
     yield from _profile_candidates(world, acts, windows, span)
 
 

@@ -109,7 +109,11 @@ def _planned(theme: Theme) -> Review:
 
 class IcmFamily(Family):
     name = "icm"
-    program_modules = ("mnemoforge.generators.icm.programs", "mnemoforge.generators.icm.routine_programs")
+    program_modules = (
+        "mnemoforge.generators.icm.programs",
+        "mnemoforge.generators.icm.routine_programs",
+        "mnemoforge.generators.icm.part_programs",
+    )
     shortfall_hint = "more people, activities, places, objects or clips give more"
     description = (
         "identity-centric video albums: a recurring cast, places, objects and activities on a timeline"

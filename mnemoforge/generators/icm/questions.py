@@ -17,6 +17,7 @@ from mnemoforge.generators.icm.candidates import (  # noqa: F401  (re-exported)
     binds_face_to_name,
 )
 from mnemoforge.generators.icm.forms import realise as realise_form
+from mnemoforge.generators.icm.part_programs import part_fields
 from mnemoforge.generators.icm.profile_options import profile_options
 from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RETRIEVAL, T  # noqa: F401
 from mnemoforge.generators.option_balance import RankSpread, stratified_targets, tells
@@ -68,6 +69,7 @@ def _text(world: World, c: Candidate, style: str) -> str:
         "to": _month_text(a["to_month"]) if "to_month" in a else "",
         "key": a.get("key", ""),
         "species": a.get("species", ""),
+        **part_fields(world, a),
     }
     return realise_form(c.template.id, c.template.text, fields, world.seed, a)[1]  # surface forms
 

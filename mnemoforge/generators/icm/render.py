@@ -37,6 +37,7 @@ from mnemoforge.generators.icm.render_audit import (
     camera_safe,
     drawn_record,
 )
+from mnemoforge.generators.icm.render_parts import part_placement
 from mnemoforge.generators.icm.render_speech import speak, speech_cache
 from mnemoforge.generators.icm.render_takes import drop_stale_takes, shot_seed
 from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
@@ -95,6 +96,7 @@ def scene_request(theme: Theme, world: World, shot: Shot, take: int = 0) -> Scen
         snow=snow_on_ground(place, shot.season, shot.weather, theme.album.snow_line_m),
         decor=tuple(place.props),
         animals=animal_placements(theme, shot),
+        parts=tuple(part_placement(world, o, shot.start) for o in shot.parts),  # values: World.value_at
     )
 
 
@@ -421,7 +423,7 @@ def render_audit(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) 
     for c in clips:
         p = run.media / "drawn" / f"{c.id}.json"
         records[c.id] = json.loads(p.read_text()) if p.exists() else {"shots": [], "lines": []}
-    return audit(theme, world, obs, records)
+    return audit(theme, world, obs, records, run.media / "shots")
 
 
 def render_run(

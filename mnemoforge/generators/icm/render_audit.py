@@ -18,6 +18,7 @@ from typing import Any
 from mnemoforge.backends.image.protocol import Box, SceneLayout, SceneRequest
 from mnemoforge.backends.image.scene_props import prop_shape
 from mnemoforge.backends.video.specs import EncodeSettings, pan_geometry
+from mnemoforge.generators.icm.parts_audit import PartCounts, part_problems
 from mnemoforge.schemas.observations import Channel, Observation
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
@@ -116,6 +117,8 @@ def drawn_record(
         rec["animals"] = [
             {"id": a, "box": _l(boxes[k]) if k < len(boxes) else None} for k, a in enumerate(animals)
         ]
+    if layout.parts:  # declared objects drawn by library parts (``generators/icm/parts_audit.py``)
+        rec["parts"] = [dict(p) for p in layout.parts]
     return rec
 
 
@@ -202,9 +205,14 @@ def speech_problems(lines: list[dict[str, Any]]) -> list[str]:
 
 
 def audit(
-    theme: Theme, world: World, observations: list[Observation], records: dict[str, dict[str, Any]]
+    theme: Theme,
+    world: World,
+    observations: list[Observation],
+    records: dict[str, dict[str, Any]],
+    stills: Path | None = None,
 ) -> dict[str, Any]:
-    """Compare every shot observation with its drawn record; the report ``dataset_statistics`` keeps."""
+    """Compare every shot observation with its drawn record; the report ``dataset_statistics`` keeps.
+    ``stills`` (the shots' PNG folder): declared parts are read back from the pixels there."""
     problems: list[str] = []
     counts: Counter[str] = Counter()
     faces: dict[str, list[int]] = {"wide": [], "medium": [], "close": []}
@@ -212,6 +220,7 @@ def audit(
     for clip_rec in records.values():
         lines += clip_rec.get("lines", [])
     by_shot = {s["shot"]: s for c in records.values() for s in c["shots"]}
+    parts = PartCounts()
     for o in observations:
         if o.kind != "shot":
             continue
@@ -230,8 +239,9 @@ def audit(
         )
         faces[rec["composition"]] += [p["face_h"] for p in rec["people"] if p["id"] in o.people]
         problems += shot_problems(theme, world, o, rec)
+        problems += part_problems(world, o, rec, stills, parts)
     problems += speech_problems(lines)
-    return {
+    return parts.report() | {
         "design": "fail",
         "shots_audited": counts["shots"],
         "shots_unaudited": counts["unaudited_shots"],

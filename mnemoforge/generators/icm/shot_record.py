@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mnemoforge.dates import weekday_name
+from mnemoforge.generators.icm.drawn_parts import shot_parts, shows_fact_id
 from mnemoforge.generators.icm.place_look import shot_time_of_day
 from mnemoforge.generators.icm.world import season_of
 from mnemoforge.schemas.episodes import DialogueLine, Shot
@@ -56,6 +57,8 @@ def shot_record(
     facts += [f"f_{ev.id}_brought_{o}" for o in c.props]
     animals = animals_beside(world, c.visible)
     facts += [f"f_{ev.id}_with_{a}" for a in animals]
+    parts = shot_parts(world, ev.place, c.composition)  # declared objects standing there
+    facts += [shows_fact_id(ev.id, o) for o in parts]
     seconds = duration()
     return Shot(
         id=f"{c.clip_id}_s{c.index:02d}",
@@ -83,6 +86,7 @@ def shot_record(
         audio_cues=["footsteps"] if strategy == "ambient_sfx" else [],
         evidence_facts=facts,
         animals=animals,
+        parts=parts,
     )
 
 

@@ -62,6 +62,24 @@ T = {
             "Which {species} came along when {person} {verb} at {place} in {month}?",
         ),
         _t(
+            "recall.part.v1",
+            RECALL,
+            "part_shown",
+            "What was {part} when {person} {verb} on {day}?",
+        ),
+        _t(
+            "recall.part.count.v1",
+            RECALL,
+            "part_shown",
+            "How many {part} were there when {person} {verb} on {day}?",
+        ),
+        _t(
+            "recall.part.map.v1",
+            RECALL,
+            "part_shown",
+            "Where was {marker} marked on {part} when {person} {verb} on {day}?",
+        ),
+        _t(
             "recall.promise.v1",
             RECALL,
             "promised_item",

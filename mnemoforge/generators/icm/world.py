@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 
 from mnemoforge.generators.declared import assemble_world, cast_people, declared_records, world_calendar
+from mnemoforge.generators.icm.drawn_parts import part_facts, part_timelines
 from mnemoforge.generators.icm.event_plan import (  # noqa: F401  (re-exported: the World's calendar words)
     EVENT_MINUTES,
     LEND_RATE,
@@ -52,7 +53,8 @@ def finish_world(
     changes = preference_changes(seed, people, theme.start, theme.end)
     facts = _facts(seed, people, relations, objects, events, changes, talk=theme.album.talk_density)
     facts += animal_facts(theme, events)
-    lines = timelines(theme, people, objects, events, facts)
+    facts += part_facts(seed, objects, events)  # declared parts' values (none: no fact added)
+    lines = timelines(theme, people, objects, events, facts) + part_timelines(facts)
     animals = [
         Entity(
             id=a.id,

@@ -21,6 +21,7 @@ from mnemoforge.backends.image import (
 from mnemoforge.exporters.tables import read_jsonl, write_jsonl_and_parquet
 from mnemoforge.family import Family, OnProgress, ReleaseInput
 from mnemoforge.generators import declared
+from mnemoforge.generators import typed_values as typed_labels
 from mnemoforge.generators.coherence_text import LineFilter
 from mnemoforge.generators.memeye import (
     captions,
@@ -30,7 +31,6 @@ from mnemoforge.generators.memeye import (
     questions,
     render,
     sessions,
-    typed_labels,
     vocab,
 )
 from mnemoforge.generators.memeye import gates as memeye_gates

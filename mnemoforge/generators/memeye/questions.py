@@ -29,7 +29,6 @@ from mnemoforge.generators.memeye.forms import frame
 from mnemoforge.generators.memeye.labels import label_options
 from mnemoforge.generators.memeye.option_screen import Screen, clean_sets, prefetch, text_screen
 from mnemoforge.generators.memeye.programs import PAIR_SEP
-from mnemoforge.generators.memeye.typed_labels import typed_options
 from mnemoforge.generators.memeye.vocab import (
     GRANULARITY,
     POSITIONS,
@@ -56,6 +55,7 @@ from mnemoforge.generators.questions.common import (
     solve_candidates,
 )
 from mnemoforge.generators.questions.fairness import screen_for
+from mnemoforge.generators.typed_values import typed_options
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.memeye import CELLS

@@ -265,7 +265,7 @@ def visual_word_problems(
             out.append(f"{w!r} is {lib[w]} that {kind} pictures draw; reword with e.g. {alt}")
     label_at = f"{field}.draws.label" if field else "draws.label"
     if v.label_type:  # a declared level, count or time: only its own values are drawn
-        from mnemoforge.generators.memeye.typed_labels import values
+        from mnemoforge.generators.typed_values import values
 
         drawn = set(values(v.label_type, *v.label_range))
         for n in sorted(set(_numbers(text)) & drawn):
@@ -362,7 +362,7 @@ def scenario_vocab(v: KindVocab, draws: dict | None) -> KindVocab:
     if draws.get("label"):
         change["label_noun"] = draws["label"]["noun"]
         if draws["label"].get("type", "code") != "code":
-            from mnemoforge.generators.memeye.typed_labels import bounds
+            from mnemoforge.generators.typed_values import bounds
 
             change["label_type"] = draws["label"]["type"]
             change["label_range"] = bounds(draws["label"])

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 from mnemoforge.generators.declared import assemble_world, cast_people
 from mnemoforge.generators.memeye.labels import changed_label, make_label
-from mnemoforge.generators.memeye.typed_labels import changed_typed, typed_label
 from mnemoforge.generators.memeye.vocab import (
     CHANGE_CYCLE,
     CHANGEABLE,
@@ -44,6 +43,7 @@ from mnemoforge.generators.memeye.vocab import (
 from mnemoforge.generators.memeye.whereabouts import available_time, whereabouts
 from mnemoforge.generators.names import form
 from mnemoforge.generators.timelines import from_facts
+from mnemoforge.generators.typed_values import changed_typed, typed_label
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.memeye import SHARED_DRAWABLES, ChangeSpec, MemEyeSpec, ScenarioSpec

@@ -34,6 +34,7 @@ from mnemoforge.generators.questions.relations import (  # noqa: F401  (re-expor
     implied,
     relation_lexicon,
 )
+from mnemoforge.generators.typed_values import part_values
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
@@ -171,8 +172,8 @@ def _pool(world: World, q: Question, rng: random.Random) -> list[str]:
     if fn in ("frequent_companion", "who_brought"):
         banned = _excluded_people(world, q) - {q.answer}
         return [p.name for p in world.people if p.name not in banned]
-    if fn == "object_brought":
-        return [o.name for o in world.objects]
+    if fn == "object_brought":  # things people bring (not a board or a shelf standing at a place)
+        return [o.name for o in world.objects if o.place is None]
     if fn == "meeting_place":
         return [p.name for p in world.places]
     if fn == "usual_choice":
@@ -186,6 +187,8 @@ def _pool(world: World, q: Question, rng: random.Random) -> list[str]:
         return [h for p in world.people for h in p.habits if h not in own]
     if fn == "relation_to":
         return _relations(world, q)
+    if fn == "part_shown":  # a declared part's other values: levels, counts, a map's places
+        return part_values(world.object(args["object"]).draws)
     return []
 
 

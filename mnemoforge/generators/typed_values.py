@@ -1,4 +1,5 @@
-"""Written values of a declared type (``draws.label.type``): a ``level`` or a ``count`` is an
+"""Written values of a declared type (``draws.label.type``; a memeye scenario's and an album
+object's): a ``level`` or a ``count`` is an
 integer in its range, drawn as digits ("3"); a ``time`` is a time of day on the quarter hour in
 its range of hours ("14:30"). Wrong options are values of the same range next to the answer, so
 the answer is never the odd one out and never always the middle one.
@@ -7,8 +8,10 @@ the answer is never the odd one out and never always the middle one.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from mnemoforge.schemas.memeye import LABEL_RANGES
+from mnemoforge.schemas.object_parts import COUNT_SPAN
 
 
 def bounds(label: dict) -> tuple[int, int]:
@@ -54,3 +57,15 @@ def typed_options(
     if stale is not None and stale not in out and stale != answer:
         out = [stale, *out[:2]]
     return out[:3]
+
+
+def part_values(draws: Any) -> list[str]:
+    """Every value a declared object's part (``schemas/object_parts.py``) can show: a label's
+    values, a shelf's counts, a map's places (a colour part: none)."""
+    if draws.label is not None:
+        return values(draws.label.type, *draws.label.bounds())
+    if draws.count is not None:
+        return [str(n) for n in range(COUNT_SPAN[0], COUNT_SPAN[1] + 1)]
+    if draws.map is not None:
+        return list(draws.map.places)
+    return []
