@@ -49,7 +49,8 @@ def icm_variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from mnemoforge.pipeline import build
 
     root = tmp_path_factory.mktemp("icm_variants")
-    res = build(_icm_theme(root), outputs=root / "outputs", workers=1, variants=NAMES)
+    theme = _icm_theme(root, variants={"s": {"share": 0.25}})  # 1/8 of 14 clips holds no item's evidence
+    res = build(theme, outputs=root / "outputs", workers=1, variants=NAMES)
     return res.release_dir
 
 
@@ -80,7 +81,14 @@ def _manifest(release: Path) -> dict:
     return json.loads((release / "MANIFEST.json").read_text())
 
 
-def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> None:
+def _haystacks(release: Path, fam: str, name: str) -> dict[str, dict]:
+    return {r["item"]: r for r in read_jsonl(release / f"data/{fam}/variants/{name}/haystacks.jsonl")}
+
+
+def test_each_item_has_its_own_nested_history_in_each_variant(release: Path) -> None:
+    """Per item (as LongMemEval): the oracle is its evidence episodes (and the pinned ones), each
+    larger variant adds episodes of the same World it may read, up to the target, nested; sizes
+    in MANIFEST are the means over the items' histories; L is >= 8x S where the share says so."""
     m = _manifest(release)
     fam = m["family"]
     family = get_family(fam)
@@ -89,20 +97,29 @@ def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> Non
     assert {v["unit"] for v in m["variants"]} == {family.variant_unit_name}
     assert release.parent.name == f"{load_theme(release / 'theme.yaml').name}-oracle-s-m-l"
     full = [Observation.model_validate(r) for r in read_jsonl(release / f"data/{fam}/observations.jsonl")]
-    all_units = {family.variant_unit(o) for o in full}
-    qs = [Question.model_validate(r) for r in read_jsonl(release / f"data/{fam}/questions.jsonl")]
-    units_of = {}
+    unit_of = {o.id: family.variant_unit(o) for o in full}
+    order = {o.id: o.order for o in full}
+    qs = {r["id"]: Question.model_validate(r) for r in read_jsonl(release / f"data/{fam}/questions.jsonl")}
+    hs = {v["name"]: _haystacks(release, fam, v["name"]) for v in m["variants"]}
+    assert set(hs["oracle"]) == set(hs["l"]) == set(qs)  # every kept item in the oracle and in L
     for v in m["variants"]:
-        rows = read_jsonl(release / f"data/{fam}/variants/{v['name']}/observations.jsonl")
-        ids = {r["id"] for r in rows}
-        units_of[v["name"]] = {family.variant_unit(Observation.model_validate(r)) for r in rows}
-        assert len(units_of[v["name"]]) == v["size"] and len(rows) == v["observations"]
-        assert v["questions"] == len(qs) == m["counts"]["questions"]
-        for q in qs:  # every kept item's evidence in every variant
-            assert set(q.evidence) <= ids, (v["name"], q.id)
-    assert units_of["oracle"] <= units_of["s"] <= units_of["m"] <= units_of["l"] == all_units
-    assert len(units_of["oracle"]) < len(all_units)  # the oracle is evidence only, not the World
-    assert m["variants"][0]["target"] is None and m["variants"][-1]["target"] == len(all_units)
+        rows = hs[v["name"]].values()
+        assert v["questions"] == len(rows) == len(qs) - v["left_out"]
+        sizes = [r["size"] for r in rows]
+        assert v["size"] == round(sum(sizes) / len(sizes), 2)
+        assert (v["size_min"], v["size_max"]) == (min(sizes), max(sizes))
+        for r in rows:
+            q = qs[r["item"]]
+            assert set(q.evidence) <= set(r["observations"]), (v["name"], q.id)
+            assert {unit_of[i] for i in r["observations"]} == set(r["episodes"])
+            assert q.cutoff is None or all(order[i] <= q.cutoff for i in r["observations"])
+    for qid in qs:  # nested, item by item
+        chain = [set(hs[n][qid]["episodes"]) for n in NAMES if qid in hs[n]]
+        assert all(a <= b for a, b in zip(chain, chain[1:], strict=False)), qid
+        assert len(set(hs["oracle"][qid]["episodes"])) < len(set(unit_of.values()))
+    share = m["variants"][1]["share"]  # s: each item's L is at least 1/share times its S
+    assert share is not None and hs["s"]
+    assert all(hs["l"][i]["size"] * share >= r["size"] for i, r in hs["s"].items())
     stats = json.loads((release / "dataset_statistics.json").read_text())
     assert [v["name"] for v in stats["variants"]] == list(NAMES)
 
@@ -110,9 +127,9 @@ def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> Non
 def test_the_card_tables_the_sizes_and_verify_rederives(release: Path) -> None:
     card = (release / "README.md").read_text()
     m = _manifest(release)
-    assert "## Variants" in card and "variant_history" in card
+    assert "## Variants" in card and "variant_history" in card and "its own history" in card
     for v in m["variants"]:
-        assert f"| `{v['name']}` | {v['size']} |" in card
+        assert f"| `{v['name']}` | {v['size']:g} | {v['size_min']}-{v['size_max']} |" in card
     funnel = json.loads((release / "gates/funnel.json").read_text())
     assert funnel["stages"][-1]["gate"] == "variant_history"
     assert funnel["kept"] == m["counts"]["questions"]
@@ -134,9 +151,8 @@ def test_each_variant_config_loads_offline(
         for name in (v["config"], f"{fam}_variant_{v['name']}"):
             assert name in configs
             ds = datasets.load_dataset(str(release), name, split="test", cache_dir=str(tmp_path / "c"))
-            assert len(ds) == v["observations"], name
-            if name.startswith("agent_"):  # the agent view: no fact labels, no people
-                assert "expresses" not in ds.column_names and "people" not in ds.column_names
+            assert len(ds) == v["questions"], name  # one row per item: its history
+            assert {"item", "episodes", "observations"} <= set(ds.column_names)
 
 
 def test_the_run_and_its_plain_release_are_unchanged(smm_builds: tuple[Path, Path]) -> None:
@@ -191,10 +207,12 @@ def test_an_item_a_longer_history_changes_leaves_every_variant(
     assert "history gives" in dropped["icm_probe"] and dropped["icm_probe"].split(":")[0] in NAMES
     assert out.stage == {"gate": "variant_history", "version": "1", "rejected": 1, "kept": len(qs),
                          "reasons": {dropped["icm_probe"].split(":")[0]: 1}}  # fmt: skip
-    plain = apply(fam, world, obs, qs, asked)  # without the probe: the same episodes as the release
+    assert all("icm_probe" not in s.haystacks for s in out.selections)
+    plain = apply(fam, world, obs, qs, asked)  # the other items' histories do not depend on the probe
+    hs = [{i: h.units for i, h in s.haystacks.items()} for s in out.selections]
+    assert hs == [{i: h.units for i, h in s.haystacks.items()} for s in plain.selections]
     m = _manifest(icm_variants)
-    assert [len(s.units) for s in out.selections] == [len(s.units) for s in plain.selections]
-    assert [len(s.units) for s in plain.selections] == [v["size"] for v in m["variants"]]
+    assert [len(s.haystacks) for s in plain.selections] == [v["questions"] for v in m["variants"]]
 
 
 def _fact(world: World, fid: str):  # type: ignore[no-untyped-def]
@@ -207,13 +225,31 @@ def test_verify_names_a_variant_whose_counts_or_evidence_disagree(icm_variants: 
     qs = [Question.model_validate(r) for r in read_jsonl(icm_variants / "data/icm/questions.jsonl")]
     assert check_variants(icm_variants, m, world, qs, TableReader()) == []
     assert m.variants is not None
-    wrong = m.model_copy(update={"variants": [m.variants[0].model_copy(update={"size": 99})]})
+    wrong = m.model_copy(update={"variants": [m.variants[0].model_copy(update={"size": 99.0})]})
     problems = check_variants(icm_variants, wrong, world, qs, TableReader())
-    assert len(problems) == 1 and "variant 'oracle' lists 99 clips" in problems[0]
-    stranger = qs[0].model_copy(update={"id": "icm_stranger", "evidence": ["c9999_s00"]})
-    problems = check_variants(icm_variants, m, world, [*qs, stranger], TableReader())
-    about = [p for p in problems if "icm_stranger" in p]
-    assert len(about) == len(NAMES) and all("evidence_resolves: unknown evidence ids" in p for p in about)
+    assert len(problems) == 1 and "variant 'oracle' lists {'size': 99.0" in problems[0]
+    changed = qs[0].model_copy(update={"answer": qs[0].answer + " (changed)"})
+    problems = check_variants(icm_variants, m, world, [changed, *qs[1:]], TableReader())
+    about = [p for p in problems if qs[0].id in p]
+    assert about and all("the answer is" in p or "symbolic_rederive" in p for p in about), about
+
+
+def test_verify_names_a_history_that_is_not_the_seeds(icm_variants: Path, tmp_path: Path) -> None:
+    """A haystack row with a filler episode swapped (or an item added that the target leaves out)
+    is not the history the seed draws: verify names the item and the file."""
+    import shutil
+
+    rel = tmp_path / "rel"
+    shutil.copytree(icm_variants, rel)
+    m = ReleaseManifest.model_validate(_manifest(rel))
+    world = World.model_validate_json((rel / "data/world.json").read_text())
+    qs = [Question.model_validate(r) for r in read_jsonl(rel / "data/icm/questions.jsonl")]
+    path = rel / "data/icm/variants/m/haystacks.jsonl"
+    rows = read_jsonl(path)
+    rows[0]["episodes"] = rows[0]["episodes"][:-1]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    problems = check_variants(rel, m, world, qs, TableReader())
+    assert any(f"{rows[0]['item']}: not the history the seed draws for it in 'm'" in p for p in problems)
 
 
 def _theme_file(tmp_path: Path, data: dict) -> Path:
@@ -246,7 +282,7 @@ def test_a_variants_section_checks_and_sizes_the_variants(tmp_path: Path) -> Non
     theme = check_theme(path)
     fam = get_family("icm")
     got = {r.name: r.target(14) for r in resolve(theme, fam, ["oracle", "s", "m", "l", "xl"])}
-    assert got == {"oracle": None, "s": 3, "m": 5, "l": 14, "xl": 14}
+    assert got == {"oracle": None, "s": 3, "m": 4, "l": 14, "xl": 14}  # a share rounds down
     with pytest.raises(VariantError, match="unknown variant 'xxl'"):
         resolve(theme, fam, ["xxl"])
     with pytest.raises(VariantError, match="twice"):
@@ -276,7 +312,10 @@ def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path
 
     m = _manifest(smm_variants)
     view = load_agent_view(smm_variants, "oracle")
-    assert len(view.observations) == m["variants"][0]["observations"] < m["counts"]["observations"]
+    assert view.haystacks is not None and len(view.haystacks) == len(view.items)
+    one = view.items[0]
+    mine = view.for_item(one.id).history(one.cutoff)
+    assert {o["id"] for o in mine} == view.haystacks[one.id] and len(mine) < m["counts"]["observations"]
     with pytest.raises(FileNotFoundError, match="no length variant 'xl'"):
         load_agent_view(smm_variants, "xl")
     out = tmp_path / "eval"
@@ -288,9 +327,12 @@ def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path
     assert list(rows) == list(NAMES)
     for v in m["variants"]:
         res = json.loads((out / v["name"] / "results.json").read_text())
-        assert res["variant"] == v["name"] and res["summary"]["items"] == m["counts"]["questions"]
+        assert res["variant"] == v["name"] and res["summary"]["items"] == v["questions"]
+        hay = _haystacks(smm_variants, "smm", v["name"])
+        assert all(r["context"]["haystack"] == hay[r["id"]]["observation_count"] for r in res["items"])
+        assert all(r["context"]["pool"] <= r["context"]["haystack"] for r in res["items"])
         assert rows[v["name"]]["observations"] == v["observations"]
-        assert f"| `{v['name']}` | {v['size']} sessions |" in (out / "variants.md").read_text()
+        assert f"| `{v['name']}` | {v['size']:g} sessions |" in (out / "variants.md").read_text()
     assert rows["oracle"]["score"] > rows["l"]["score"]  # more history, more for retrieval to miss
     from mnemoforge.evaluation.matrix import default_out
     from mnemoforge.evaluation.report_section import evaluation_section
@@ -336,7 +378,7 @@ def test_a_modality_ablation_is_the_whole_history_without_a_modality(release: Pa
         assert len(rows) == sum(not r["media"] for r in full)
     assert 0 <= entry["answerable"] < entry["questions"]
     assert (
-        f"| `{name}` | {entry['size']} | ablation | {entry['observations']} | {entry['answerable']} |"
+        f"| `{name}` | {entry['size']:g} |  | ablation | {entry['observations']:g} | {entry['answerable']} |"
         in (res.release_dir / "README.md").read_text()
     )
     assert verify_release(res.release_dir) == []
