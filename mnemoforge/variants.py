@@ -13,9 +13,10 @@ in: the exact gates, and its program run on *everything* that history shows up t
 longer history may make it ambiguous or give another answer). An item failing in one is dropped
 from all of them, with the reason, by the ``variant_history`` gate.
 
-A family may also name **modality ablations** (``Family.ablations``: icm ``transcript_only``, smm
-``no_attachments``, memeye ``captions_for_pictures``): the whole history with each observation as
-the ablation leaves it (left out, or without its media). They are not re-derived (an ablation may
+A family may also name **modality ablations** (``Family.ablations``: icm ``transcript_only``,
+``captions_only`` and ``no_audio``, smm ``no_attachments``, memeye ``captions_for_pictures``): the
+whole history with each observation as the ablation leaves it (left out, without its media or a
+modality of it, or as its caption). They are not re-derived (an ablation may
 take an item's evidence away: that is what it measures); the release says how many items their
 observations still answer.
 """
@@ -150,6 +151,8 @@ class Selection:
     ablation: bool = False
     answerable: int | None = None
     """Ablations: the kept items their observations still answer (evidence kept, same answer)."""
+    moved: dict[str, str] = field(default_factory=dict, repr=False)
+    """Ablations: where each observation the ablation keeps went (``ablated``)."""
 
 
 def captioned(obs: Observation, caption: dict | None) -> Observation:
@@ -169,8 +172,46 @@ def captioned(obs: Observation, caption: dict | None) -> Observation:
 
 
 def caption_index(captions: list[dict]) -> dict[str, dict]:
-    """Caption rows by the observation they caption (rows keyed by a clip are left out)."""
-    return {r["observation"]: r for r in captions if r.get("observation")}
+    """Caption rows by the observation they caption, or the clip (icm rows)."""
+    return {k: r for r in captions if (k := r.get("observation") or r.get("clip"))}
+
+
+def ablated(
+    family: Family, name: str, observations: list[Observation], caps: dict[str, dict]
+) -> tuple[list[Observation], dict[str, str]]:
+    """The history (stream order) as ablation ``name`` leaves it, and where each observation it
+    keeps went (id -> id). An ablation may fold several observations into one with the same id
+    (icm ``captions_only``: one per clip, at the clip's first): their facts and people merge."""
+    out: dict[str, Observation] = {}
+    moved: dict[str, str] = {}
+    for o in sorted(observations, key=lambda o: (o.order, o.id)):
+        x = family.ablate(name, o, caps)
+        if x is None:
+            continue
+        moved[o.id] = x.id
+        if (prev := out.get(x.id)) is None:
+            out[x.id] = x
+            continue
+        have = {e.fact for e in prev.expresses}
+        out[x.id] = prev.model_copy(
+            update={"expresses": [*prev.expresses, *(e for e in x.expresses if e.fact not in have)],
+                    "people": list(dict.fromkeys([*prev.people, *x.people]))}
+        )  # fmt: skip
+    return list(out.values()), moved
+
+
+def answerable(
+    world: World, name: str, questions: list[Question], obs: list[Observation], moved: dict[str, str]
+) -> int:
+    """The items an ablation still answers: every evidence observation kept (where it went), and
+    the item re-derives over the ablated history with its answer."""
+    n = 0
+    for q in questions:
+        if not all(e in moved for e in q.evidence):
+            continue
+        ev = list(dict.fromkeys(moved[e] for e in q.evidence))
+        n += problem(q.model_copy(update={"evidence": ev}), world, name, obs) is None
+    return n
 
 
 @dataclass
@@ -234,11 +275,11 @@ def select(
     out = []
     for a in asked:
         if a.ablation:  # the whole history, each observation as the ablation leaves it
-            kept_obs = [x for o in tl.observations if (x := family.ablate(a.name, o, caps)) is not None]
-            seen = {tl.unit_of[o.id] for o in kept_obs}
+            kept_obs, moved = ablated(family, a.name, tl.observations, caps)
+            seen = {tl.unit_of[i] for i in moved}
             out.append(
                 Selection(a.name, None, units=[u for u in tl.units if u in seen], observations=kept_obs,
-                          ablation=True)
+                          ablation=True, moved=moved)
             )  # fmt: skip
             continue
         sel = Selection(a.name, a.size, a.share)
@@ -318,7 +359,7 @@ def apply(
             sel.haystacks.pop(qid, None)
             sel.left_out.pop(qid, None)
         if sel.ablation:
-            sel.answerable = sum(problem(q, world, sel.name, sel.observations) is None for q in alive)
+            sel.answerable = answerable(world, sel.name, alive, sel.observations, sel.moved)
         else:
             used = {u for h in sel.haystacks.values() for u in h.units}
             sel.units = [u for u in sel.units if u in used]

@@ -424,3 +424,50 @@ def test_memeye_captions_for_pictures(tmp_path: Path) -> None:
     assert pictured and all(not r["media"] for r in rows)
     assert all("[picture: " in r["content"] for r in rows if r["id"] in pictured)
     assert verify_release(res.release_dir) == []
+
+
+def test_icm_captions_only_and_video_without_audio(icm_variants: Path, tmp_path: Path) -> None:
+    """``captions_only``: one observation per clip, its caption's text, the spoken facts it quotes;
+    ``no_audio``: the shots with their clip muted (a copy without the audio stream) and no spoken
+    lines. Both are checked by verify, which names a muted clip that is missing."""
+    import shutil
+
+    from mnemoforge.backends.video.probe import probe
+    from mnemoforge.pipeline import build
+
+    outputs = icm_variants.parents[2]
+    res = build(
+        icm_variants / "theme.yaml", outputs=outputs, workers=1, variants=("l", "captions_only", "no_audio")
+    )
+    assert not any(res.ran.values())
+    rel = res.release_dir
+    m = _manifest(rel)
+    by = {v["name"]: v for v in m["variants"]}
+    full = read_jsonl(rel / "data/icm/observations.jsonl")
+    clips = list(dict.fromkeys(r["episode"] for r in full))
+    caps = {r["clip"]: r for r in read_jsonl(rel / "data/icm/captions.jsonl")}
+    rows = read_jsonl(rel / "data/icm/variants/captions_only/observations.jsonl")
+    assert [r["id"] for r in rows] == [f"{c}_caption" for c in clips] and by["captions_only"][
+        "observations"
+    ] == len(clips)
+    for r in rows:
+        assert not r["media"] and caps[r["episode"]]["caption"] in r["content"]
+        assert {e["channel"] for e in r["expresses"]} <= {"caption"}
+    spoken = {e["fact"] for r in full if r["kind"] == "speech" for e in r["expresses"]}
+    assert {e["fact"] for r in rows for e in r["expresses"]} <= spoken
+    agent = read_jsonl(rel / "agent/icm/variants/captions_only/observations.jsonl")
+    assert all("expresses" not in r and "people" not in r for r in agent)
+    muted = read_jsonl(rel / "data/icm/variants/no_audio/observations.jsonl")
+    assert {r["kind"] for r in muted} == {"shot"} and len(muted) == sum(r["kind"] == "shot" for r in full)
+    paths = {p for r in muted for p in r["media"] if p.endswith(".mp4")}
+    assert paths and all(p.startswith("media/clips_muted/") for p in paths)
+    assert all(not p.endswith(".wav") for r in muted for p in r["media"])
+    info = probe(rel / sorted(paths)[0])
+    assert info.has_video and not info.has_audio
+    assert 0 <= by["captions_only"]["answerable"] <= by["no_audio"]["questions"]
+    assert verify_release(rel) == []
+    copy = tmp_path / "rel"
+    shutil.copytree(rel, copy)
+    gone = sorted(paths)[0]
+    (copy / gone).unlink()
+    assert any(p.startswith(f"{gone}: missing") for p in verify_release(copy))

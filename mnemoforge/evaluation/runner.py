@@ -291,7 +291,7 @@ def evaluate(
     view = concentrated_view(release) if conc else load_agent_view(release, variant)
     keys = load_keys(release, conc)
     m = (
-        load_model(model, release, workers=workers, concentrated=conc)
+        load_model(model, release, workers=workers, concentrated=conc, variant=variant)
         if isinstance(model, str | Path)
         else model
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.exporters.views import AGENT_DIR
+from mnemoforge.generators.families import get_family
 from mnemoforge.schemas.release import VariantEntry
 from mnemoforge.variants import Selection, size_stats
 
@@ -59,6 +60,9 @@ def write_variants(
         table = "observations" if sel.ablation else "haystacks"
         if sel.ablation:
             rows = [o.model_dump(mode="json") for o in sel.observations]
+            get_family(family).write_ablation_media(
+                sel.name, root, [m for o in sel.observations for m in o.media]
+            )
             sizes: dict = {"size": float(len(sel.units)), "observations": float(len(sel.observations))}
             count = questions
         else:

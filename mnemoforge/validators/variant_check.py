@@ -19,22 +19,36 @@ from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest, VariantEntry
 from mnemoforge.schemas.world import World
-from mnemoforge.variants import Requested, caption_index, problem, select, size_stats
+from mnemoforge.variants import Requested, ablated, answerable, caption_index, problem, select, size_stats
 
 
 def _ablation(
-    rel: str, name: str, family: Family, full: list[dict], got: list[Observation], caps: dict[str, dict]
+    root: Path,
+    rel: str,
+    entry: VariantEntry,
+    family: Family,
+    world: World,
+    questions: list[Question],
+    full: list[Observation],
+    got: list[Observation],
+    caps: dict[str, dict],
 ) -> list[str]:
+    """An ablation's rows are the release's own as the ablation leaves them, the media they name
+    are there (as the family makes them: icm's muted clips), and MANIFEST counts what they answer."""
     try:
-        want = [
-            x for r in full if (x := family.ablate(name, Observation.model_validate(r), caps)) is not None
-        ]
+        want, moved = ablated(family, entry.name, full, caps)
     except KeyError as e:
         return [f"{rel}: {e.args[0]}"]
-    want.sort(key=lambda o: (o.order, o.id))
     if want != got:
-        return [f"{rel}: not the release's observations as ablation {name!r} leaves them"]
-    return []
+        return [f"{rel}: not the release's observations as ablation {entry.name!r} leaves them"]
+    problems = family.check_ablation_media(entry.name, root, [m for o in got for m in o.media])
+    n = answerable(world, entry.name, questions, got, moved)
+    if n != entry.answerable or len(got) != entry.observations:
+        problems.append(
+            f"MANIFEST.json: ablation {entry.name!r} lists {entry.observations:g} observations "
+            f"answering {entry.answerable} items; {rel} holds {len(got)}, answering {n}"
+        )
+    return problems
 
 
 def _length(
@@ -98,14 +112,7 @@ def check_variants(
             spec = Requested(entry.name, entry.target, entry.share)
             problems += _length(rel, entry, family, world, questions, release_obs, rows, spec)
             continue
-        # an ablation: each row as the ablation leaves the release's own, in the same order
         obs = [Observation.model_validate(r) for r in rows]
         caps = caption_index(tables.rows(root / f"data/{fam}/captions.jsonl"))
-        problems += _ablation(rel, entry.name, family, list(full.values()), obs, caps)
-        n = sum(problem(q, world, entry.name, obs) is None for q in questions)
-        if n != entry.answerable or len(obs) != entry.observations:
-            problems.append(
-                f"MANIFEST.json: ablation {entry.name!r} lists {entry.observations:g} observations "
-                f"answering {entry.answerable} items; {rel} holds {len(obs)}, answering {n}"
-            )
+        problems += _ablation(root, rel, entry, family, world, questions, release_obs, obs, caps)
     return problems
