@@ -85,7 +85,7 @@ def resolve(theme: Theme, family: Family, names: Sequence[str]) -> list[Requeste
     if lengths and family.variant_unit_name is None:
         own = f"; its ablations: {', '.join(family.ablations)}" if family.ablations else ""
         raise VariantError(
-            "--variants", f"family {family.name} has no length variants (icm and smm have){own}"
+            "--variants", f"family {family.name} has no length variants (icm, smm and memeye have){own}"
         )
     declared = theme.variants or {}
     out = []
@@ -110,7 +110,8 @@ def theme_problems(theme: Theme, family: Family) -> list[tuple[str, str]]:
     if not theme.variants:
         return []
     if family.variant_unit_name is None:
-        return [("variants", f"family {family.name} has no length variants (icm and smm have); remove it")]
+        why = f"family {family.name} has no length variants (icm, smm and memeye have); remove it"
+        return [("variants", why)]
     cap = family.variant_capacity(theme)
     clash = [
         (f"variants.{n}", f"{n!r} is a modality ablation of family {family.name}; name the variant otherwise")

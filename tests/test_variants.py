@@ -277,7 +277,9 @@ def test_theme_check_names_the_variant_field(tmp_path: Path, variants: dict, fie
     assert str(path) in text and field in text and says in text, text
 
 
-def test_a_variants_section_checks_and_sizes_the_variants(tmp_path: Path) -> None:
+def test_a_variants_section_checks_and_sizes_the_variants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _icm_theme(tmp_path, variants={"s": {"size": 3}, "xl": {"share": 1.0}})
     theme = check_theme(path)
     fam = get_family("icm")
@@ -287,7 +289,8 @@ def test_a_variants_section_checks_and_sizes_the_variants(tmp_path: Path) -> Non
         resolve(theme, fam, ["xxl"])
     with pytest.raises(VariantError, match="twice"):
         parse_names("s,s")
-    memeye = load_theme(TEST_THEMES / "bakery_log.yaml")
+    memeye = load_theme(TEST_THEMES / "bakery_log.yaml")  # a family without length variants:
+    monkeypatch.setattr(type(get_family("memeye")), "variant_unit_name", None)
     with pytest.raises(VariantError, match="family memeye has no length variants"):
         resolve(memeye, get_family("memeye"), ["s"])
     data = yaml_io.safe_load((TEST_THEMES / "bakery_log.yaml").read_text()) | {"variants": {"s": {"size": 2}}}
@@ -406,16 +409,24 @@ def test_freeze_writes_variants_of_a_finished_run(icm_variants: Path) -> None:
     assert bad.exit_code == 2 and "an empty name" in bad.output
 
 
-def test_memeye_captions_for_pictures(tmp_path: Path) -> None:
-    """memeye has no length variants but one ablation: each picture replaced by its caption, the
-    caption's facts expressed instead of the picture's; verify re-derives both."""
+def test_memeye_length_variants_and_captions_for_pictures(tmp_path: Path) -> None:
+    """memeye: an episode is a chat session, so its items get per-item histories of sessions like
+    the other families; and one ablation: each picture replaced by its caption, the caption's facts
+    expressed instead of the picture's; verify re-derives both."""
     from mnemoforge.pipeline import build
 
     res = build(
-        TEST_THEMES / "bakery_log.yaml", outputs=tmp_path, workers=1, variants=["captions_for_pictures"]
-    )
+        TEST_THEMES / "bakery_log.yaml", outputs=tmp_path, workers=1,
+        variants=["oracle", "m", "l", "captions_for_pictures"],
+    )  # fmt: skip
     m = _manifest(res.release_dir)
-    (entry,) = m["variants"]
+    by = {v["name"]: v for v in m["variants"]}
+    assert by["l"]["unit"] == "sessions" and by["l"]["questions"] == m["counts"]["questions"]
+    assert by["oracle"]["size"] < by["m"]["size"] < by["l"]["size"]
+    hs = _haystacks(res.release_dir, "memeye", "oracle")
+    qs = read_jsonl(res.release_dir / "data/memeye/questions.jsonl")
+    assert all(set(q["evidence"]) <= set(hs[q["id"]]["observations"]) for q in qs)
+    entry = by["captions_for_pictures"]
     assert entry["ablation"] and entry["observations"] == m["counts"]["observations"]
     assert 0 < entry["answerable"] < entry["questions"]
     rows = read_jsonl(res.release_dir / "agent/memeye/variants/captions_for_pictures/observations.jsonl")
