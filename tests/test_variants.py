@@ -113,6 +113,11 @@ def test_each_item_has_its_own_nested_history_in_each_variant(release: Path) -> 
             assert set(q.evidence) <= set(r["observations"]), (v["name"], q.id)
             assert {unit_of[i] for i in r["observations"]} == set(r["episodes"])
             assert q.cutoff is None or all(order[i] <= q.cutoff for i in r["observations"])
+    for v in m["variants"]:  # the items a variant leaves out: their evidence is above its target
+        path = release / f"data/{fam}/variants/{v['name']}/left_out.jsonl"
+        out = read_jsonl(path) if path.is_file() else []
+        assert len(out) == v["left_out"] and not {r["item"] for r in out} & set(hs[v["name"]])
+        assert all("its evidence spans" in r["reason"] for r in out)
     for qid in qs:  # nested, item by item
         chain = [set(hs[n][qid]["episodes"]) for n in NAMES if qid in hs[n]]
         assert all(a <= b for a, b in zip(chain, chain[1:], strict=False)), qid

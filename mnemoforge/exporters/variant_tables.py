@@ -69,6 +69,9 @@ def write_variants(
             rows = haystack_rows(sel)
             sizes = size_stats(sel)
             count = len(sel.haystacks)
+            if sel.left_out:  # evaluator side only: why an item has no history in this variant
+                out = [{"item": i, "reason": why} for i, why in sel.left_out.items()]
+                write_jsonl_and_parquet(out, data / "left_out.jsonl", data / "left_out.parquet")
         write_jsonl_and_parquet(rows, data / f"{table}.jsonl", data / f"{table}.parquet")
         caps = variant_captions(captions, sel) if sel.ablation else []
         if caps:
@@ -99,7 +102,9 @@ def _target(e: VariantEntry) -> str:
         return "ablation"
     if e.target is not None:
         return f"{e.target} per item"
-    return "evidence only" if e.share is None else f"{e.share:.3g} of each item's history"
+    if e.share is None:
+        return "evidence only"
+    return "all of each item's history" if e.share == 1 else f"{e.share:.3g} of each item's history"
 
 
 def card_section(entries: list[VariantEntry], total_units: int, funnel: dict) -> str:
@@ -132,7 +137,8 @@ the {unit} holding the item's evidence (and any {unit} every history needs, such
 clip); each other length variant adds more {unit} of the same World that the item may read, drawn
 in the item's own seeded order, up to the variant's target (so an item's histories nest: oracle ⊆
 s ⊆ m ⊆ l). An item whose evidence alone spans more {unit} than a variant's target (e.g. one that
-reads every event) is left out of that variant (column *left out*). Every item was re-derived on
+reads every event) is left out of that variant (column *left out*; why, per item, in
+`data/*/variants/<name>/left_out.*`). Every item was re-derived on
 its own history in every length variant (the exact gates and its program over everything that
 history shows); {dropped} item(s) that a history made ambiguous or answered otherwise were dropped
 from all variants (gate `variant_history`)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnemoforge.exporters.tables import TableReader
+from mnemoforge.exporters.tables import TableReader, read_jsonl
 from mnemoforge.generators.families import Family, get_family
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -60,6 +60,7 @@ def _length(
     obs: list[Observation],
     rows: list[dict],
     spec: Requested,
+    left: dict[str, str],
 ) -> list[str]:
     """A length variant's ``haystacks``: each row is the history the writer draws for its item
     (evidence, pinned episodes, its seeded filler up to the target), the items left out are those
@@ -81,6 +82,9 @@ def _length(
     if extra:
         why = sel.left_out.get(extra[0], "not a kept item")
         problems.append(f"{rel}: {len(extra)} item(s) that {entry.name!r} leaves out, e.g. {extra[0]}: {why}")
+    if left != sel.left_out:
+        where = rel.replace("haystacks.jsonl", "left_out.jsonl")
+        problems.append(f"{where}: not the items {entry.name!r} leaves out, with why")
     stats = size_stats(sel)
     listed = {k: getattr(entry, k) for k in stats}
     listed |= {"questions": entry.questions, "left_out": entry.left_out}
@@ -110,7 +114,9 @@ def check_variants(
         rows = tables.rows(root / rel)
         if not entry.ablation:
             spec = Requested(entry.name, entry.target, entry.share)
-            problems += _length(rel, entry, family, world, questions, release_obs, rows, spec)
+            out = root / f"data/{fam}/variants/{entry.name}/left_out.jsonl"
+            left = {r["item"]: r["reason"] for r in read_jsonl(out)} if out.is_file() else {}
+            problems += _length(rel, entry, family, world, questions, release_obs, rows, spec, left)
             continue
         obs = [Observation.model_validate(r) for r in rows]
         caps = caption_index(tables.rows(root / f"data/{fam}/captions.jsonl"))
