@@ -14,6 +14,15 @@ all variants / the release's) against the freeze time they add (variants freeze 
 
     .venv/bin/python benchmarks/variants_scale.py                    # tiny icm album, k = 1 2 4
     .venv/bin/python benchmarks/variants_scale.py --theme tests/themes/ferry_crew.yaml --scales 1 2
+
+With ``--haystacks`` it measures the per-item histories instead: it builds the shipped life_album
+and office_launch themes (or the themes named) with ``oracle,s,m,l`` and prints, per variant, the
+items in it, those left out (evidence above the target), the mean and range of the items' history
+sizes and L / S; ``--evaluate`` adds the offline baselines' scores per variant (the exact solver
+over BM25's top 10 and over the whole history), written where ``mnemoforge report`` finds them.
+
+    .venv/bin/python benchmarks/variants_scale.py --haystacks --evaluate --outputs outputs \\
+        --json /tmp/haystacks.json
 """
 
 from __future__ import annotations
@@ -84,8 +93,69 @@ def measure(data: dict, k: int, work: Path) -> dict:
         "variants": {
             v["name"]: {"size": v["size"], "observations": v["observations"]} for v in m["variants"]
         },
-        "variant_observations": sum(v["observations"] for v in m["variants"]),
+        # the observations every item's history holds, over all variants (shared rows counted per item)
+        "variant_observations": round(sum(v["observations"] * v["questions"] for v in m["variants"]), 1),
     }
+
+
+SHIPPED = (ROOT / "assets/themes/life_album.yaml", ROOT / "assets/themes/office_launch.yaml")
+BASELINES = (("retrieval", {"top_k": 10}), ("retrieval", {"top_k": 30}))  # with the offline exact solver
+
+
+def haystacks(theme: Path, work: Path, clips: int | None, evaluate: bool) -> dict:
+    """Build ``theme`` with oracle,s,m,l and read the per-item history sizes (and, with
+    ``evaluate``, the offline baselines' scores per variant, into ``<release>-eval/``)."""
+    from mnemoforge.evaluation.matrix import default_out
+    from mnemoforge.evaluation.methods import MethodConfig
+    from mnemoforge.evaluation.variant_curve import evaluate_variants
+    from mnemoforge.pipeline import build
+
+    data = yaml.safe_load(theme.read_text())
+    if clips:
+        data.setdefault("album", {})["clips"] = clips
+        data["name"] = f"{data['name']}-{clips}clips"
+    work.mkdir(parents=True, exist_ok=True)
+    path = work / f"{data['name']}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    rel = build(path, outputs=work, workers=1, variants=NAMES).release_dir
+    m = json.loads((rel / "MANIFEST.json").read_text())
+    fam = m["family"]
+    size = {}
+    for v in m["variants"]:
+        rows = (rel / f"data/{fam}/variants/{v['name']}/haystacks.jsonl").read_text().splitlines()
+        size[v["name"]] = {json.loads(r)["item"]: json.loads(r)["size"] for r in rows}
+    both = sorted(set(size["s"]) & set(size["l"]))
+    paired = sum(size["l"][i] for i in both) / max(1, sum(size["s"][i] for i in both))
+    by = {v["name"]: v for v in m["variants"]}
+    out = {
+        "theme": str(theme.relative_to(ROOT) if theme.is_relative_to(ROOT) else theme),
+        "clips": clips, "release": str(rel), "items": m["counts"]["questions"], "unit": by["l"]["unit"],
+        "variants": {n: {k: v[k] for k in ("size", "size_min", "size_max", "observations", "questions",
+                                           "left_out")} for n, v in by.items()},
+        "l_over_s": round(by["l"]["size"] / by["s"]["size"], 2),
+        "l_over_s_paired": round(paired, 2),
+        "scores": {},
+    }  # fmt: skip
+    for method, cfg in BASELINES if evaluate else ():
+        name = f"{method}{cfg.get('top_k', '')}__symbolic"
+        rows, _ = evaluate_variants(
+            rel, "all", method, "symbolic", default_out(rel) / name, config=MethodConfig(**cfg)
+        )
+        out["scores"][name] = {r["variant"]: [r["score"], r["shared_score"]] for r in rows}
+    return out
+
+
+def print_haystacks(r: dict) -> None:
+    at = f" at {r['clips']} clips" if r["clips"] else ""
+    print(f"\n{r['theme']}{at}: {r['items']} items")
+    print(f"variant  items  left out  {r['unit']} per history (mean, min-max)  observations (mean)")
+    for n, v in r["variants"].items():
+        span = f"{v['size']:>10} ({v['size_min']}-{v['size_max']})"
+        print(f"{n:<8} {v['questions']:>5} {v['left_out']:>9}  {span:<30} {v['observations']:>10}")
+    print(f"L / S: {r['l_over_s']} (means); {r['l_over_s_paired']} over the items in both")
+    for name, scores in r["scores"].items():
+        line = ", ".join(f"{v} {100 * a:.1f}% (shared {100 * b:.1f}%)" for v, (a, b) in scores.items())
+        print(f"{name}: {line}")
 
 
 def main() -> None:
@@ -93,7 +163,24 @@ def main() -> None:
     ap.add_argument("--theme", type=Path, help="theme YAML (default: the tests' tiny icm album)")
     ap.add_argument("--scales", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--json", type=Path, default=ROOT / "benchmarks/results/variants_scale.json")
+    ap.add_argument(
+        "--haystacks", type=Path, nargs="*",
+        help="instead of the timing: build these themes (none named: the shipped life_album and "
+        "office_launch) with oracle,s,m,l and print each variant's per-item history sizes and L/S",
+    )  # fmt: skip
+    ap.add_argument("--clips", type=int, help="--haystacks: an icm theme's album.clips instead of its own")
+    ap.add_argument("--evaluate", action="store_true", help="--haystacks: also score the offline baselines")
+    ap.add_argument("--outputs", type=Path, help="--haystacks: keep the builds here (default: a temp folder)")
     args = ap.parse_args()
+    if args.haystacks is not None:
+        found = []
+        with tempfile.TemporaryDirectory(prefix="mf-haystacks-") as tmp:
+            for theme in args.haystacks or SHIPPED:
+                found.append(haystacks(theme.resolve(), args.outputs or Path(tmp), args.clips, args.evaluate))
+                print_haystacks(found[-1])
+        write_result(args.json, {"haystacks": found})
+        print(f"\nwrote {args.json}")
+        return
     data = yaml.safe_load(args.theme.read_text()) if args.theme else small_icm()
     rows = []
     with tempfile.TemporaryDirectory(prefix="mf-variants-") as tmp:

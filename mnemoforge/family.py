@@ -256,6 +256,18 @@ class Family:
         release's caption rows by observation id (for an ablation that shows captions instead)."""
         raise KeyError(f"family {self.name!r} has no ablation {name!r}")
 
+    def write_ablation_media(self, name: str, root: Path, paths: list[str]) -> None:
+        """Write into the release ``root`` the media the ablation's observations name that the
+        release lacks (icm ``no_audio``: muted clips); by default an ablation names none."""
+
+    def check_ablation_media(self, name: str, root: Path, paths: list[str]) -> list[str]:
+        """``verify``: problems with those media (empty: none)."""
+        return [
+            f"{p}: missing (ablation {name!r} lists it)"
+            for p in sorted(set(paths))
+            if not (root / p).is_file()
+        ]
+
     def variant_capacity(self, theme: Theme) -> int | None:
         """The World's episodes as the theme fixes them before planning (``theme check`` rejects a
         variant size above it); None: known only once the episodes are written."""

@@ -49,7 +49,8 @@ def icm_variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from mnemoforge.pipeline import build
 
     root = tmp_path_factory.mktemp("icm_variants")
-    res = build(_icm_theme(root), outputs=root / "outputs", workers=1, variants=NAMES)
+    theme = _icm_theme(root, variants={"s": {"share": 0.25}})  # 1/8 of 14 clips holds no item's evidence
+    res = build(theme, outputs=root / "outputs", workers=1, variants=NAMES)
     return res.release_dir
 
 
@@ -80,7 +81,14 @@ def _manifest(release: Path) -> dict:
     return json.loads((release / "MANIFEST.json").read_text())
 
 
-def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> None:
+def _haystacks(release: Path, fam: str, name: str) -> dict[str, dict]:
+    return {r["item"]: r for r in read_jsonl(release / f"data/{fam}/variants/{name}/haystacks.jsonl")}
+
+
+def test_each_item_has_its_own_nested_history_in_each_variant(release: Path) -> None:
+    """Per item (as LongMemEval): the oracle is its evidence episodes (and the pinned ones), each
+    larger variant adds episodes of the same World it may read, up to the target, nested; sizes
+    in MANIFEST are the means over the items' histories; L is >= 8x S where the share says so."""
     m = _manifest(release)
     fam = m["family"]
     family = get_family(fam)
@@ -89,20 +97,34 @@ def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> Non
     assert {v["unit"] for v in m["variants"]} == {family.variant_unit_name}
     assert release.parent.name == f"{load_theme(release / 'theme.yaml').name}-oracle-s-m-l"
     full = [Observation.model_validate(r) for r in read_jsonl(release / f"data/{fam}/observations.jsonl")]
-    all_units = {family.variant_unit(o) for o in full}
-    qs = [Question.model_validate(r) for r in read_jsonl(release / f"data/{fam}/questions.jsonl")]
-    units_of = {}
+    unit_of = {o.id: family.variant_unit(o) for o in full}
+    order = {o.id: o.order for o in full}
+    qs = {r["id"]: Question.model_validate(r) for r in read_jsonl(release / f"data/{fam}/questions.jsonl")}
+    hs = {v["name"]: _haystacks(release, fam, v["name"]) for v in m["variants"]}
+    assert set(hs["oracle"]) == set(hs["l"]) == set(qs)  # every kept item in the oracle and in L
     for v in m["variants"]:
-        rows = read_jsonl(release / f"data/{fam}/variants/{v['name']}/observations.jsonl")
-        ids = {r["id"] for r in rows}
-        units_of[v["name"]] = {family.variant_unit(Observation.model_validate(r)) for r in rows}
-        assert len(units_of[v["name"]]) == v["size"] and len(rows) == v["observations"]
-        assert v["questions"] == len(qs) == m["counts"]["questions"]
-        for q in qs:  # every kept item's evidence in every variant
-            assert set(q.evidence) <= ids, (v["name"], q.id)
-    assert units_of["oracle"] <= units_of["s"] <= units_of["m"] <= units_of["l"] == all_units
-    assert len(units_of["oracle"]) < len(all_units)  # the oracle is evidence only, not the World
-    assert m["variants"][0]["target"] is None and m["variants"][-1]["target"] == len(all_units)
+        rows = hs[v["name"]].values()
+        assert v["questions"] == len(rows) == len(qs) - v["left_out"]
+        sizes = [r["size"] for r in rows]
+        assert v["size"] == round(sum(sizes) / len(sizes), 2)
+        assert (v["size_min"], v["size_max"]) == (min(sizes), max(sizes))
+        for r in rows:
+            q = qs[r["item"]]
+            assert set(q.evidence) <= set(r["observations"]), (v["name"], q.id)
+            assert {unit_of[i] for i in r["observations"]} == set(r["episodes"])
+            assert q.cutoff is None or all(order[i] <= q.cutoff for i in r["observations"])
+    for v in m["variants"]:  # the items a variant leaves out: their evidence is above its target
+        path = release / f"data/{fam}/variants/{v['name']}/left_out.jsonl"
+        out = read_jsonl(path) if path.is_file() else []
+        assert len(out) == v["left_out"] and not {r["item"] for r in out} & set(hs[v["name"]])
+        assert all("its evidence spans" in r["reason"] for r in out)
+    for qid in qs:  # nested, item by item
+        chain = [set(hs[n][qid]["episodes"]) for n in NAMES if qid in hs[n]]
+        assert all(a <= b for a, b in zip(chain, chain[1:], strict=False)), qid
+        assert len(set(hs["oracle"][qid]["episodes"])) < len(set(unit_of.values()))
+    share = m["variants"][1]["share"]  # s: each item's L is at least 1/share times its S
+    assert share is not None and hs["s"]
+    assert all(hs["l"][i]["size"] * share >= r["size"] for i, r in hs["s"].items())
     stats = json.loads((release / "dataset_statistics.json").read_text())
     assert [v["name"] for v in stats["variants"]] == list(NAMES)
 
@@ -110,9 +132,9 @@ def test_manifest_lists_nested_variants_holding_every_item(release: Path) -> Non
 def test_the_card_tables_the_sizes_and_verify_rederives(release: Path) -> None:
     card = (release / "README.md").read_text()
     m = _manifest(release)
-    assert "## Variants" in card and "variant_history" in card
+    assert "## Variants" in card and "variant_history" in card and "its own history" in card
     for v in m["variants"]:
-        assert f"| `{v['name']}` | {v['size']} |" in card
+        assert f"| `{v['name']}` | {v['size']:g} | {v['size_min']}-{v['size_max']} |" in card
     funnel = json.loads((release / "gates/funnel.json").read_text())
     assert funnel["stages"][-1]["gate"] == "variant_history"
     assert funnel["kept"] == m["counts"]["questions"]
@@ -134,9 +156,8 @@ def test_each_variant_config_loads_offline(
         for name in (v["config"], f"{fam}_variant_{v['name']}"):
             assert name in configs
             ds = datasets.load_dataset(str(release), name, split="test", cache_dir=str(tmp_path / "c"))
-            assert len(ds) == v["observations"], name
-            if name.startswith("agent_"):  # the agent view: no fact labels, no people
-                assert "expresses" not in ds.column_names and "people" not in ds.column_names
+            assert len(ds) == v["questions"], name  # one row per item: its history
+            assert {"item", "episodes", "observations"} <= set(ds.column_names)
 
 
 def test_the_run_and_its_plain_release_are_unchanged(smm_builds: tuple[Path, Path]) -> None:
@@ -191,10 +212,12 @@ def test_an_item_a_longer_history_changes_leaves_every_variant(
     assert "history gives" in dropped["icm_probe"] and dropped["icm_probe"].split(":")[0] in NAMES
     assert out.stage == {"gate": "variant_history", "version": "1", "rejected": 1, "kept": len(qs),
                          "reasons": {dropped["icm_probe"].split(":")[0]: 1}}  # fmt: skip
-    plain = apply(fam, world, obs, qs, asked)  # without the probe: the same episodes as the release
+    assert all("icm_probe" not in s.haystacks for s in out.selections)
+    plain = apply(fam, world, obs, qs, asked)  # the other items' histories do not depend on the probe
+    hs = [{i: h.units for i, h in s.haystacks.items()} for s in out.selections]
+    assert hs == [{i: h.units for i, h in s.haystacks.items()} for s in plain.selections]
     m = _manifest(icm_variants)
-    assert [len(s.units) for s in out.selections] == [len(s.units) for s in plain.selections]
-    assert [len(s.units) for s in plain.selections] == [v["size"] for v in m["variants"]]
+    assert [len(s.haystacks) for s in plain.selections] == [v["questions"] for v in m["variants"]]
 
 
 def _fact(world: World, fid: str):  # type: ignore[no-untyped-def]
@@ -207,13 +230,31 @@ def test_verify_names_a_variant_whose_counts_or_evidence_disagree(icm_variants: 
     qs = [Question.model_validate(r) for r in read_jsonl(icm_variants / "data/icm/questions.jsonl")]
     assert check_variants(icm_variants, m, world, qs, TableReader()) == []
     assert m.variants is not None
-    wrong = m.model_copy(update={"variants": [m.variants[0].model_copy(update={"size": 99})]})
+    wrong = m.model_copy(update={"variants": [m.variants[0].model_copy(update={"size": 99.0})]})
     problems = check_variants(icm_variants, wrong, world, qs, TableReader())
-    assert len(problems) == 1 and "variant 'oracle' lists 99 clips" in problems[0]
-    stranger = qs[0].model_copy(update={"id": "icm_stranger", "evidence": ["c9999_s00"]})
-    problems = check_variants(icm_variants, m, world, [*qs, stranger], TableReader())
-    about = [p for p in problems if "icm_stranger" in p]
-    assert len(about) == len(NAMES) and all("evidence_resolves: unknown evidence ids" in p for p in about)
+    assert len(problems) == 1 and "variant 'oracle' lists {'size': 99.0" in problems[0]
+    changed = qs[0].model_copy(update={"answer": qs[0].answer + " (changed)"})
+    problems = check_variants(icm_variants, m, world, [changed, *qs[1:]], TableReader())
+    about = [p for p in problems if qs[0].id in p]
+    assert about and all("the answer is" in p or "symbolic_rederive" in p for p in about), about
+
+
+def test_verify_names_a_history_that_is_not_the_seeds(icm_variants: Path, tmp_path: Path) -> None:
+    """A haystack row with a filler episode swapped (or an item added that the target leaves out)
+    is not the history the seed draws: verify names the item and the file."""
+    import shutil
+
+    rel = tmp_path / "rel"
+    shutil.copytree(icm_variants, rel)
+    m = ReleaseManifest.model_validate(_manifest(rel))
+    world = World.model_validate_json((rel / "data/world.json").read_text())
+    qs = [Question.model_validate(r) for r in read_jsonl(rel / "data/icm/questions.jsonl")]
+    path = rel / "data/icm/variants/m/haystacks.jsonl"
+    rows = read_jsonl(path)
+    rows[0]["episodes"] = rows[0]["episodes"][:-1]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    problems = check_variants(rel, m, world, qs, TableReader())
+    assert any(f"{rows[0]['item']}: not the history the seed draws for it in 'm'" in p for p in problems)
 
 
 def _theme_file(tmp_path: Path, data: dict) -> Path:
@@ -241,17 +282,20 @@ def test_theme_check_names_the_variant_field(tmp_path: Path, variants: dict, fie
     assert str(path) in text and field in text and says in text, text
 
 
-def test_a_variants_section_checks_and_sizes_the_variants(tmp_path: Path) -> None:
+def test_a_variants_section_checks_and_sizes_the_variants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _icm_theme(tmp_path, variants={"s": {"size": 3}, "xl": {"share": 1.0}})
     theme = check_theme(path)
     fam = get_family("icm")
     got = {r.name: r.target(14) for r in resolve(theme, fam, ["oracle", "s", "m", "l", "xl"])}
-    assert got == {"oracle": None, "s": 3, "m": 5, "l": 14, "xl": 14}
+    assert got == {"oracle": None, "s": 3, "m": 4, "l": 14, "xl": 14}  # a share rounds down
     with pytest.raises(VariantError, match="unknown variant 'xxl'"):
         resolve(theme, fam, ["xxl"])
     with pytest.raises(VariantError, match="twice"):
         parse_names("s,s")
-    memeye = load_theme(TEST_THEMES / "bakery_log.yaml")
+    memeye = load_theme(TEST_THEMES / "bakery_log.yaml")  # a family without length variants:
+    monkeypatch.setattr(type(get_family("memeye")), "variant_unit_name", None)
     with pytest.raises(VariantError, match="family memeye has no length variants"):
         resolve(memeye, get_family("memeye"), ["s"])
     data = yaml_io.safe_load((TEST_THEMES / "bakery_log.yaml").read_text()) | {"variants": {"s": {"size": 2}}}
@@ -276,7 +320,10 @@ def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path
 
     m = _manifest(smm_variants)
     view = load_agent_view(smm_variants, "oracle")
-    assert len(view.observations) == m["variants"][0]["observations"] < m["counts"]["observations"]
+    assert view.haystacks is not None and len(view.haystacks) == len(view.items)
+    one = view.items[0]
+    mine = view.for_item(one.id).history(one.cutoff)
+    assert {o["id"] for o in mine} == view.haystacks[one.id] and len(mine) < m["counts"]["observations"]
     with pytest.raises(FileNotFoundError, match="no length variant 'xl'"):
         load_agent_view(smm_variants, "xl")
     out = tmp_path / "eval"
@@ -288,9 +335,12 @@ def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path
     assert list(rows) == list(NAMES)
     for v in m["variants"]:
         res = json.loads((out / v["name"] / "results.json").read_text())
-        assert res["variant"] == v["name"] and res["summary"]["items"] == m["counts"]["questions"]
+        assert res["variant"] == v["name"] and res["summary"]["items"] == v["questions"]
+        hay = _haystacks(smm_variants, "smm", v["name"])
+        assert all(r["context"]["haystack"] == hay[r["id"]]["observation_count"] for r in res["items"])
+        assert all(r["context"]["pool"] <= r["context"]["haystack"] for r in res["items"])
         assert rows[v["name"]]["observations"] == v["observations"]
-        assert f"| `{v['name']}` | {v['size']} sessions |" in (out / "variants.md").read_text()
+        assert f"| `{v['name']}` | {v['size']:g} sessions |" in (out / "variants.md").read_text()
     assert rows["oracle"]["score"] > rows["l"]["score"]  # more history, more for retrieval to miss
     from mnemoforge.evaluation.matrix import default_out
     from mnemoforge.evaluation.report_section import evaluation_section
@@ -336,7 +386,7 @@ def test_a_modality_ablation_is_the_whole_history_without_a_modality(release: Pa
         assert len(rows) == sum(not r["media"] for r in full)
     assert 0 <= entry["answerable"] < entry["questions"]
     assert (
-        f"| `{name}` | {entry['size']} | ablation | {entry['observations']} | {entry['answerable']} |"
+        f"| `{name}` | {entry['size']:g} |  | ablation | {entry['observations']:g} | {entry['answerable']} |"
         in (res.release_dir / "README.md").read_text()
     )
     assert verify_release(res.release_dir) == []
@@ -364,16 +414,24 @@ def test_freeze_writes_variants_of_a_finished_run(icm_variants: Path) -> None:
     assert bad.exit_code == 2 and "an empty name" in bad.output
 
 
-def test_memeye_captions_for_pictures(tmp_path: Path) -> None:
-    """memeye has no length variants but one ablation: each picture replaced by its caption, the
-    caption's facts expressed instead of the picture's; verify re-derives both."""
+def test_memeye_length_variants_and_captions_for_pictures(tmp_path: Path) -> None:
+    """memeye: an episode is a chat session, so its items get per-item histories of sessions like
+    the other families; and one ablation: each picture replaced by its caption, the caption's facts
+    expressed instead of the picture's; verify re-derives both."""
     from mnemoforge.pipeline import build
 
     res = build(
-        TEST_THEMES / "bakery_log.yaml", outputs=tmp_path, workers=1, variants=["captions_for_pictures"]
-    )
+        TEST_THEMES / "bakery_log.yaml", outputs=tmp_path, workers=1,
+        variants=["oracle", "m", "l", "captions_for_pictures"],
+    )  # fmt: skip
     m = _manifest(res.release_dir)
-    (entry,) = m["variants"]
+    by = {v["name"]: v for v in m["variants"]}
+    assert by["l"]["unit"] == "sessions" and by["l"]["questions"] == m["counts"]["questions"]
+    assert by["oracle"]["size"] < by["m"]["size"] < by["l"]["size"]
+    hs = _haystacks(res.release_dir, "memeye", "oracle")
+    qs = read_jsonl(res.release_dir / "data/memeye/questions.jsonl")
+    assert all(set(q["evidence"]) <= set(hs[q["id"]]["observations"]) for q in qs)
+    entry = by["captions_for_pictures"]
     assert entry["ablation"] and entry["observations"] == m["counts"]["observations"]
     assert 0 < entry["answerable"] < entry["questions"]
     rows = read_jsonl(res.release_dir / "agent/memeye/variants/captions_for_pictures/observations.jsonl")
@@ -382,3 +440,50 @@ def test_memeye_captions_for_pictures(tmp_path: Path) -> None:
     assert pictured and all(not r["media"] for r in rows)
     assert all("[picture: " in r["content"] for r in rows if r["id"] in pictured)
     assert verify_release(res.release_dir) == []
+
+
+def test_icm_captions_only_and_video_without_audio(icm_variants: Path, tmp_path: Path) -> None:
+    """``captions_only``: one observation per clip, its caption's text, the spoken facts it quotes;
+    ``no_audio``: the shots with their clip muted (a copy without the audio stream) and no spoken
+    lines. Both are checked by verify, which names a muted clip that is missing."""
+    import shutil
+
+    from mnemoforge.backends.video.probe import probe
+    from mnemoforge.pipeline import build
+
+    outputs = icm_variants.parents[2]
+    res = build(
+        icm_variants / "theme.yaml", outputs=outputs, workers=1, variants=("l", "captions_only", "no_audio")
+    )
+    assert not any(res.ran.values())
+    rel = res.release_dir
+    m = _manifest(rel)
+    by = {v["name"]: v for v in m["variants"]}
+    full = read_jsonl(rel / "data/icm/observations.jsonl")
+    clips = list(dict.fromkeys(r["episode"] for r in full))
+    caps = {r["clip"]: r for r in read_jsonl(rel / "data/icm/captions.jsonl")}
+    rows = read_jsonl(rel / "data/icm/variants/captions_only/observations.jsonl")
+    assert [r["id"] for r in rows] == [f"{c}_caption" for c in clips] and by["captions_only"][
+        "observations"
+    ] == len(clips)
+    for r in rows:
+        assert not r["media"] and caps[r["episode"]]["caption"] in r["content"]
+        assert {e["channel"] for e in r["expresses"]} <= {"caption"}
+    spoken = {e["fact"] for r in full if r["kind"] == "speech" for e in r["expresses"]}
+    assert {e["fact"] for r in rows for e in r["expresses"]} <= spoken
+    agent = read_jsonl(rel / "agent/icm/variants/captions_only/observations.jsonl")
+    assert all("expresses" not in r and "people" not in r for r in agent)
+    muted = read_jsonl(rel / "data/icm/variants/no_audio/observations.jsonl")
+    assert {r["kind"] for r in muted} == {"shot"} and len(muted) == sum(r["kind"] == "shot" for r in full)
+    paths = {p for r in muted for p in r["media"] if p.endswith(".mp4")}
+    assert paths and all(p.startswith("media/clips_muted/") for p in paths)
+    assert all(not p.endswith(".wav") for r in muted for p in r["media"])
+    info = probe(rel / sorted(paths)[0])
+    assert info.has_video and not info.has_audio
+    assert 0 <= by["captions_only"]["answerable"] <= by["no_audio"]["questions"]
+    assert verify_release(rel) == []
+    copy = tmp_path / "rel"
+    shutil.copytree(rel, copy)
+    gone = sorted(paths)[0]
+    (copy / gone).unlink()
+    assert any(p.startswith(f"{gone}: missing") for p in verify_release(copy))

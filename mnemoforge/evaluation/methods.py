@@ -252,8 +252,8 @@ def _retrieve(inp: MethodInput, item: AgentItem) -> tuple[list[dict], dict]:
         from mnemoforge.validators.answerers.lexical import BM25
         from mnemoforge.validators.answerers.textnorm import tokens
 
-        key = ("bm25", item.cutoff)
-        if key not in inp._indexes:  # one index per cutoff: items sharing a cutoff share the pool
+        key = ("bm25", item.cutoff, inp.view.haystack)
+        if key not in inp._indexes:  # one index per history: items sharing a cutoff share the pool
             inp._indexes[key] = BM25([tokens(text_of(o, inp)) for o in obs])
         ranked = inp._indexes[key].rank(tokens(item.question))
     elif inp.config.retriever == "minilm":

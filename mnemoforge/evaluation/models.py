@@ -223,7 +223,7 @@ class SmolModel:
 class SymbolicModel:
     """The exact solver on the facts of the observations in the prompt (an upper bound)."""
 
-    def __init__(self, release: Path, concentrated: bool = False) -> None:
+    def __init__(self, release: Path, concentrated: bool = False, variant: str | None = None) -> None:
         from mnemoforge.evaluation.keys import load_keys, load_world, read_jsonl, release_family
         from mnemoforge.schemas.observations import Observation
         from mnemoforge.schemas.questions import Question
@@ -237,6 +237,9 @@ class SymbolicModel:
         self.observations = {
             r["id"]: Observation.model_validate(r) for r in read_jsonl(data / "observations.jsonl")
         }
+        ablated = data / "variants" / str(variant) / "observations.jsonl"
+        if variant is not None and ablated.is_file():  # an ablation: the facts its rows still express
+            self.observations = {r["id"]: Observation.model_validate(r) for r in read_jsonl(ablated)}
         self.keys = load_keys(release, concentrated)
         self.id = self.name = "symbolic"
         self.max_context_chars = 10**9
@@ -288,13 +291,19 @@ def read_spec(spec: str | Path) -> dict[str, Any]:
 
 
 def load_model(
-    spec: str | Path, release: Path, *, workers: int | None = None, concentrated: bool = False
+    spec: str | Path,
+    release: Path,
+    *,
+    workers: int | None = None,
+    concentrated: bool = False,
+    variant: str | None = None,
 ) -> EvalModel:
-    """Build the model a SPEC names (``workers`` caps the backend's concurrent requests)."""
+    """Build the model a SPEC names (``workers`` caps the backend's concurrent requests; ``variant``:
+    the release variant it answers over, which the exact solver reads the facts of)."""
     if str(spec) == "smollm2" or str(spec).startswith("smollm2:"):
         return SmolModel(str(spec).partition(":")[2] or "auto")
     if str(spec) == "symbolic":
-        return SymbolicModel(release, concentrated)
+        return SymbolicModel(release, concentrated, variant)
     data = read_spec(spec)
     from mnemoforge.backends.text.registry import make_text_backend
 

@@ -291,7 +291,7 @@ def evaluate(
     view = concentrated_view(release) if conc else load_agent_view(release, variant)
     keys = load_keys(release, conc)
     m = (
-        load_model(model, release, workers=workers, concentrated=conc)
+        load_model(model, release, workers=workers, concentrated=conc, variant=variant)
         if isinstance(model, str | Path)
         else model
     )
@@ -309,13 +309,18 @@ def evaluate(
     contexts: list[dict] = []
     images_ok: bool | None = None  # asked of the model once, and only if a prompt carries images
     over: list[str] = []
+    if view.haystacks is not None:
+        inp.caption_of()  # computed once, shared by every item's view
     for item in items:
-        built = fn(inp, item)
+        one = inp if view.haystacks is None else replace(inp, view=view.for_item(item.id))
+        built = fn(one, item)
+        if view.haystacks is not None:
+            built.note.setdefault("haystack", len(one.view.history(item.cutoff)))
         if built.note.get("dropped"):
             over.append(item.id)
             if size is not None and size.known and base in FALLBACK and cfg.on_overflow == "retrieval":
                 history = built.note.get("total")
-                built = get_method(FALLBACK[base])(inp, item)
+                built = get_method(FALLBACK[base])(one, item)
                 built.note.update(switched_to=FALLBACK[base], history_lines=history)
         if built.images and images_ok is None:
             images_ok = accepts_images(m, progress)

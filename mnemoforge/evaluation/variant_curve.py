@@ -46,10 +46,24 @@ def evaluate_variants(
             }
         )  # fmt: skip
         results.append(res)
+    _shared_scores(rows, results)
     record = {"release": str(release), "method": method, "model": results[0]["model"]["name"], "rows": rows}
     atomic.write_json(Path(dest) / "variants.json", record)
     atomic.write_text(Path(dest) / "variants.md", curve_markdown(record))
     return rows, results
+
+
+def _shared_scores(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
+    """Each row's score over the items every variant holds (a length variant leaves out the items
+    whose evidence is above its target, so the plain scores may be over different items)."""
+    from mnemoforge.evaluation.scoring import aggregate
+
+    ids = [{r["id"] for r in res["items"]} for res in results]
+    common = set.intersection(*ids) if ids else set()
+    for row, res in zip(rows, results, strict=True):
+        s = aggregate([r for r in res["items"] if r["id"] in common]) if common else {}
+        row["shared_items"] = len(common)
+        row["shared_score"] = s.get("score")
 
 
 def _pct(x: float | None) -> str:
@@ -61,13 +75,16 @@ def curve_markdown(record: dict[str, Any]) -> str:
     lines = [
         f"# {record['method']} × {record['model']} by length variant",
         "",
-        "| variant | episodes | observations | items | score | MCQ per rotation | MCQ all four |",
-        "|---|---|---|---|---|---|---|",
+        "Sizes are per item's history (the mean); *shared* scores the items every variant holds.",
+        "",
+        "| variant | episodes | observations | items | score | MCQ per rotation | MCQ all four | shared |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in record["rows"]:
+        shared = f"{_pct(r.get('shared_score'))} of {r.get('shared_items', '–')}"
         lines.append(
-            f"| `{r['variant']}` | {r['size']} {r['unit']} | {r['observations']} | {r['items']} | "
-            f"{_pct(r['score'])} | {_pct(r['accuracy'])} | {_pct(r['all_four'])} |"
+            f"| `{r['variant']}` | {r['size']:g} {r['unit']} | {r['observations']:g} | {r['items']} | "
+            f"{_pct(r['score'])} | {_pct(r['accuracy'])} | {_pct(r['all_four'])} | {shared} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -79,7 +96,7 @@ def curve_svg(release: Path, results: list[dict[str, Any]]) -> str:
 
     manifest = json.loads((Path(release) / "MANIFEST.json").read_text(encoding="utf-8"))
     size = {v["name"]: v["observations"] for v in manifest.get("variants") or []}
-    lines: dict[str, list[tuple[int, float, str]]] = {}
+    lines: dict[str, list[tuple[float, float, str]]] = {}
     for r in results:
         name, score = r.get("variant"), r.get("summary", {}).get("score")
         if name in size and score is not None:
@@ -98,13 +115,13 @@ def curve_svg(release: Path, results: list[dict[str, Any]]) -> str:
         f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="#444"/>',
         f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="#444"/>',
         f'<text x="{w / 2}" y="{h - 10}" text-anchor="middle" font-size="12">'
-        "observations in the variant</text>",
+        "observations per item's history (mean)</text>",
         f'<text x="12" y="{h / 2}" font-size="12" transform="rotate(-90 12 {h / 2})" '
         'text-anchor="middle">score</text>',
     ]
     for x in sorted({lo, max(xs)}):
         parts.append(
-            f'<text x="{px(x):.1f}" y="{h - pad + 14}" text-anchor="middle" font-size="10">{x}</text>'
+            f'<text x="{px(x):.1f}" y="{h - pad + 14}" text-anchor="middle" font-size="10">{x:g}</text>'
         )
     for tick in (0.0, 0.5, 1.0):
         parts.append(f'<text x="{pad - 6}" y="{py(tick) + 4:.1f}" text-anchor="end" font-size="10">'
@@ -114,7 +131,7 @@ def curve_svg(release: Path, results: list[dict[str, Any]]) -> str:
         pts = sorted(pts)
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y, _ in pts)
         parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        at: dict[tuple[int, float], list[str]] = {}
+        at: dict[tuple[float, float], list[str]] = {}
         for x, y, name in pts:  # variants of one size share a point and a label
             at.setdefault((x, y), []).append(name)
         for (x, y), names in at.items():

@@ -39,11 +39,13 @@ def _parquet_only(src: Path, dst: Path, columns: tuple[str, ...] | None) -> None
 
 def variant_tables(data: Path, family: str) -> dict[str, tuple[str, ...] | None]:
     """The agent-input tables of the length variants under ``data/<family>/variants/<name>/``
-    (their observations and captions, projected like the release's own)."""
+    (an ablation's observations and captions, projected like the release's own; a length variant's
+    ``haystacks``, each item's history, which holds no key)."""
     own = agent_tables(family)
     base = data / "variants"
     names = sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
-    return {f"variants/{n}/{t}": own.get(t) for n in names for t in ("observations", "captions")}
+    tables = ("observations", "captions", "haystacks")  # haystacks: a length variant's item histories
+    return {f"variants/{n}/{t}": own.get(t) for n in names for t in tables}
 
 
 def write_agent_view(root: Path, family: str) -> dict[str, str]:

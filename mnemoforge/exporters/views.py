@@ -17,7 +17,7 @@ reads ``agent/`` and, for releases frozen before it existed, derives the same ro
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -98,12 +98,26 @@ class AgentView:
     observations: list[dict]
     """Observation rows with only :data:`OBSERVATION_FIELDS`, in stream order."""
     captions: list[dict] = field(default_factory=list)
+    haystacks: dict[str, frozenset[str]] | None = None
+    """A length variant (docs/variants.md): item id -> the observation ids of its own history."""
+    haystack: frozenset[str] | None = None
+    """Set by :meth:`for_item`: the one item's history that :meth:`history` reads."""
+
+    def for_item(self, item_id: str) -> AgentView:
+        """The view one item is answered from: in a length variant, its own history; else itself."""
+        if self.haystacks is None:
+            return self
+        return replace(self, haystack=self.haystacks[item_id])
 
     def history(self, cutoff: int | None) -> list[dict]:
-        """The observations an item with this cutoff may read (all of them when ``cutoff`` is None)."""
+        """The observations an item with this cutoff may read (all of them when ``cutoff`` is None;
+        in an item's view of a length variant, only those of its history)."""
+        obs = self.observations
+        if self.haystack is not None:
+            obs = [o for o in obs if o["id"] in self.haystack]
         if cutoff is None:
-            return list(self.observations)
-        return [o for o in self.observations if o["order"] <= cutoff]
+            return list(obs)
+        return [o for o in obs if o["order"] <= cutoff]
 
 
 def _rows(path: Path) -> list[dict]:
@@ -195,12 +209,14 @@ def agent_tables(family: str) -> dict[str, tuple[str, ...] | None]:
 
 
 def load_agent_view(release: Path, variant: str | None = None) -> AgentView:
-    """Read a frozen release's agent input (never its keys); with ``variant``, the observations
-    and captions of that length variant (``agent/<family>/variants/<name>/``, docs/variants.md)."""
+    """Read a frozen release's agent input (never its keys); with ``variant``, that variant of it
+    (docs/variants.md): a length variant's items, each with its own history (``haystacks``; answer
+    an item from ``view.for_item(id)``), or an ablation's observations and captions."""
     release = Path(release)
     manifest = json.loads((release / "MANIFEST.json").read_text(encoding="utf-8"))
     fam = manifest["family"]
     agent = release / AGENT_DIR / fam
+    haystacks = None
     if variant is not None:
         names = [v["name"] for v in manifest.get("variants") or []]
         if variant not in names:
@@ -209,8 +225,13 @@ def load_agent_view(release: Path, variant: str | None = None) -> AgentView:
             )
         items = [_item_from_agent_row(r) for r in _rows(agent / "questions.jsonl")]
         where = agent / "variants" / variant
-        obs = _rows(where / "observations.jsonl")
-        caps = _rows(where / "captions.jsonl") if (where / "captions.jsonl").is_file() else []
+        if (where / "haystacks.jsonl").is_file():  # a length variant: each item's own history
+            haystacks = {r["item"]: frozenset(r["observations"]) for r in _rows(where / "haystacks.jsonl")}
+            items = [i for i in items if i.id in haystacks]
+            obs, caps = _rows(agent / "observations.jsonl"), _rows(agent / "captions.jsonl")
+        else:  # an ablation: its own observations
+            obs = _rows(where / "observations.jsonl")
+            caps = _rows(where / "captions.jsonl") if (where / "captions.jsonl").is_file() else []
     elif (agent / "questions.jsonl").exists():
         items = [_item_from_agent_row(r) for r in _rows(agent / "questions.jsonl")]
         obs = _rows(agent / "observations.jsonl")
@@ -221,7 +242,9 @@ def load_agent_view(release: Path, variant: str | None = None) -> AgentView:
         obs = [agent_observation(r) for r in _rows(data / "observations.jsonl")]
         caps = [strip_keys(r) for r in _rows(data / "captions.jsonl")]
     obs = sorted(obs, key=lambda o: (o["order"], o["timestamp"], o["id"]))
-    return AgentView(root=release, family=fam, items=items, observations=obs, captions=caps)
+    return AgentView(
+        root=release, family=fam, items=items, observations=obs, captions=caps, haystacks=haystacks
+    )
 
 
 def _item_from_agent_row(row: dict) -> AgentItem:

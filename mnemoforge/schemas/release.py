@@ -15,16 +15,27 @@ class FileEntry(Record):
 
 
 class VariantEntry(Record):
-    """One variant of a release, as ``MANIFEST.json`` lists it (tools discover variants here)."""
+    """One variant of a release, as ``MANIFEST.json`` lists it (tools discover variants here).
+
+    A length variant gives every item in it its own history (``haystacks`` table): the sizes are
+    over those histories. An ablation is one history, the whole one as the ablation leaves it."""
 
     name: str
     family: str
     unit: str = Field(description="what size counts: clips (icm), sessions (smm)")
-    size: int = Field(description="episodes in the variant")
-    target: int | None = Field(description="episodes asked for (None: oracle, the evidence only)")
-    observations: int
-    questions: int
-    config: str = Field(description="the card config of the variant's agent-input observations")
+    size: float = Field(description="episodes per item's history, the mean (ablations: of the one history)")
+    size_min: int | None = Field(default=None, description="length variants: the smallest item history")
+    size_max: int | None = Field(default=None, description="length variants: the largest item history")
+    target: int | None = Field(description="episodes asked for (None: a share, or the evidence only)")
+    share: float | None = Field(default=None, description="the share of each item's history asked for")
+    observations: float = Field(description="observations per item's history, the mean (ablations: all)")
+    questions: int = Field(description="the kept items in the variant")
+    left_out: int = Field(
+        default=0, description="kept items not in this variant: their evidence spans more than its target"
+    )
+    config: str = Field(
+        description="the card config of the variant's agent input (length variants: each item's history)"
+    )
     ablation: bool = Field(
         default=False, description="a modality ablation of the whole history (not re-derived: items may fail)"
     )

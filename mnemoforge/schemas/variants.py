@@ -1,10 +1,11 @@
-"""Length variants: several haystacks over the same kept items (a theme's ``variants:`` section).
+"""Length variants: several histories of each kept item (a theme's ``variants:`` section).
 
-``oracle`` holds only the episodes (icm clips, smm sessions) with the kept items' evidence; every
-other variant holds those plus more episodes of the same World, up to a target size. The sizes are
-in the family's unit (``Family.variant_unit_name``): a ``size`` (a count) or a ``share`` of the
-World's episodes. ``s``, ``m`` and ``l`` have defaults (1/8, 1/3 and all of the World's episodes),
-so ``build --variants oracle,s,m,l`` needs no ``variants:`` section.
+Each kept item gets its own history per variant: ``oracle`` the episodes (icm clips, smm and
+memeye sessions) with its evidence; every other variant those plus more episodes of the same World
+that the item may read, up to a target: a ``size`` (a count) or a ``share`` of the episodes the
+item may read (rounded down), in the family's unit (``Family.variant_unit_name``). ``s``, ``m`` and
+``l`` have defaults (1/8, 1/3 and all of them), so ``build --variants oracle,s,m,l`` needs no
+``variants:`` section. An item whose evidence is above a variant's target is left out of it.
 """
 
 from __future__ import annotations
@@ -27,11 +28,15 @@ class VariantSpec(Strict):
 
     size: int | None = Field(
         default=None, ge=1, le=MAX_UNITS,
-        description="target episodes (icm: clips; smm: sessions, one source's messages of one day); "
-        "the variant holds at least the evidence episodes",
+        description="target episodes per item (icm: clips; smm: sessions, one source's messages of one "
+        "day; memeye: chat sessions), at most those it may read; an item whose evidence spans more "
+        "is left out of the variant",
     )  # fmt: skip
     share: float | None = Field(
-        default=None, gt=0, le=1, description="target as a share of the World's episodes (instead of size)"
+        default=None,
+        gt=0,
+        le=1,
+        description="target as a share of the episodes each item may read, rounded down (instead of size)",
     )
 
     @model_validator(mode="after")

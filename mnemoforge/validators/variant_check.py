@@ -1,37 +1,97 @@
 """``verify`` of a release's length variants (``MANIFEST.json``'s ``variants``, ``mnemoforge/variants.py``).
 
-Each listed variant: its tables exist; its observations are rows of the release's own
-observations, unchanged; its counts are MANIFEST's; it holds every kept item's evidence; and each
-item, re-derived over the variant's history, still has its stored answer (the writer's gate,
-``variant_history``, run again on what the release holds).
+Each listed variant: its tables exist. A length variant's ``haystacks`` hold, per item, the
+history the writer draws for it from the release's own observations (its evidence, the pinned
+episodes and its seeded filler up to the target, up to its cutoff), left out exactly the items
+whose evidence is above the target, with MANIFEST's sizes; and each item, re-derived over its
+history, still has its stored answer (the writer's gate, ``variant_history``, run again on what
+the release holds). An ablation's rows are the release's own as the ablation leaves them, with
+MANIFEST's count of items they still answer.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mnemoforge.exporters.tables import TableReader
+from mnemoforge.exporters.tables import TableReader, read_jsonl
 from mnemoforge.generators.families import Family, get_family
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
-from mnemoforge.schemas.release import ReleaseManifest
+from mnemoforge.schemas.release import ReleaseManifest, VariantEntry
 from mnemoforge.schemas.world import World
-from mnemoforge.variants import Selection, caption_index, problem
+from mnemoforge.variants import Requested, ablated, answerable, caption_index, problem, select, size_stats
 
 
 def _ablation(
-    rel: str, name: str, family: Family, full: list[dict], got: list[Observation], caps: dict[str, dict]
+    root: Path,
+    rel: str,
+    entry: VariantEntry,
+    family: Family,
+    world: World,
+    questions: list[Question],
+    full: list[Observation],
+    got: list[Observation],
+    caps: dict[str, dict],
 ) -> list[str]:
+    """An ablation's rows are the release's own as the ablation leaves them, the media they name
+    are there (as the family makes them: icm's muted clips), and MANIFEST counts what they answer."""
     try:
-        want = [
-            x for r in full if (x := family.ablate(name, Observation.model_validate(r), caps)) is not None
-        ]
+        want, moved = ablated(family, entry.name, full, caps)
     except KeyError as e:
         return [f"{rel}: {e.args[0]}"]
-    want.sort(key=lambda o: (o.order, o.id))
     if want != got:
-        return [f"{rel}: not the release's observations as ablation {name!r} leaves them"]
-    return []
+        return [f"{rel}: not the release's observations as ablation {entry.name!r} leaves them"]
+    problems = family.check_ablation_media(entry.name, root, [m for o in got for m in o.media])
+    n = answerable(world, entry.name, questions, got, moved)
+    if n != entry.answerable or len(got) != entry.observations:
+        problems.append(
+            f"MANIFEST.json: ablation {entry.name!r} lists {entry.observations:g} observations "
+            f"answering {entry.answerable} items; {rel} holds {len(got)}, answering {n}"
+        )
+    return problems
+
+
+def _length(
+    rel: str,
+    entry: VariantEntry,
+    family: Family,
+    world: World,
+    questions: list[Question],
+    obs: list[Observation],
+    rows: list[dict],
+    spec: Requested,
+    left: dict[str, str],
+) -> list[str]:
+    """A length variant's ``haystacks``: each row is the history the writer draws for its item
+    (evidence, pinned episodes, its seeded filler up to the target), the items left out are those
+    whose evidence is above the target, the sizes are MANIFEST's, and each item re-derives."""
+    sel = select(family, world.seed, obs, questions, [spec])[0]
+    by_id = {q.id: q for q in questions}
+    problems = []
+    got = {r.get("item"): r for r in rows}
+    for qid, h in sel.haystacks.items():
+        want = {"item": qid, "episodes": h.units, "observations": [o.id for o in h.observations]}
+        row = got.get(qid)
+        if row is None:
+            problems.append(f"{rel}: {qid}: missing (its history fits {entry.name!r})")
+        elif {k: row.get(k) for k in want} != want or row.get("size") != len(h.units):
+            problems.append(f"{rel}: {qid}: not the history the seed draws for it in {entry.name!r}")
+        elif why := problem(by_id[qid], world, entry.name, h.observations):
+            problems.append(f"{rel}: {qid}: {why}")
+    extra = sorted(set(got) - set(sel.haystacks))
+    if extra:
+        why = sel.left_out.get(extra[0], "not a kept item")
+        problems.append(f"{rel}: {len(extra)} item(s) that {entry.name!r} leaves out, e.g. {extra[0]}: {why}")
+    if left != sel.left_out:
+        where = rel.replace("haystacks.jsonl", "left_out.jsonl")
+        problems.append(f"{where}: not the items {entry.name!r} leaves out, with why")
+    stats = size_stats(sel)
+    listed = {k: getattr(entry, k) for k in stats}
+    listed |= {"questions": entry.questions, "left_out": entry.left_out}
+    real = stats | {"questions": len(sel.haystacks), "left_out": len(sel.left_out)}
+    if listed != real:
+        problems.append(f"MANIFEST.json: variant {entry.name!r} lists {listed}; {rel} holds {real}")
+    return problems
 
 
 def check_variants(
@@ -43,42 +103,22 @@ def check_variants(
     fam = manifest.family
     family = get_family(fam)
     full = {r["id"]: r for r in tables.rows(root / f"data/{fam}/observations.jsonl")}
+    release_obs = [Observation.model_validate(r) for r in full.values()]
     problems: list[str] = []
     for entry in manifest.variants:
-        rel = f"data/{fam}/variants/{entry.name}/observations.jsonl"
+        table = "observations" if entry.ablation else "haystacks"
+        rel = f"data/{fam}/variants/{entry.name}/{table}.jsonl"
         if not (root / rel).is_file():
             problems.append(f"{rel}: missing (MANIFEST.json lists variant {entry.name!r})")
             continue
         rows = tables.rows(root / rel)
-        changed = [r.get("id") for r in rows if full.get(r.get("id")) != r]
-        if changed and not entry.ablation:
-            problems.append(
-                f"{rel}: {len(changed)} row(s) not in data/{fam}/observations.jsonl, e.g. {changed[0]}"
-            )
+        if not entry.ablation:
+            spec = Requested(entry.name, entry.target, entry.share)
+            out = root / f"data/{fam}/variants/{entry.name}/left_out.jsonl"
+            left = {r["item"]: r["reason"] for r in read_jsonl(out)} if out.is_file() else {}
+            problems += _length(rel, entry, family, world, questions, release_obs, rows, spec, left)
             continue
         obs = [Observation.model_validate(r) for r in rows]
-        units = list(dict.fromkeys(family.variant_unit(o) for o in obs))
-        if entry.ablation:  # each row as the ablation leaves the release's own, in the same order
-            caps = caption_index(tables.rows(root / f"data/{fam}/captions.jsonl"))
-            problems += _ablation(rel, entry.name, family, list(full.values()), obs, caps)
-            sel = Selection(entry.name, None, units, obs, ablation=True)
-            by_id = {o.id: o for o in obs}
-            n = sum(problem(q, world, sel, by_id) is None for q in questions)
-            if n != entry.answerable or len(obs) != entry.observations:
-                problems.append(
-                    f"MANIFEST.json: ablation {entry.name!r} lists {entry.observations} observations "
-                    f"answering {entry.answerable} items; {rel} holds {len(obs)}, answering {n}"
-                )
-            continue
-        if (len(units), len(obs), len(questions)) != (entry.size, entry.observations, entry.questions):
-            problems.append(
-                f"MANIFEST.json: variant {entry.name!r} lists {entry.size} {entry.unit}, "
-                f"{entry.observations} observations, {entry.questions} questions; {rel} holds "
-                f"{len(units)}, {len(obs)}, and the release {len(questions)}"
-            )
-        sel = Selection(entry.name, entry.target, units, obs)
-        by_id = {o.id: o for o in obs}
-        problems += [
-            f"{rel}: {q.id}: {why}" for q in questions if (why := problem(q, world, sel, by_id)) is not None
-        ]
+        caps = caption_index(tables.rows(root / f"data/{fam}/captions.jsonl"))
+        problems += _ablation(root, rel, entry, family, world, questions, release_obs, obs, caps)
     return problems

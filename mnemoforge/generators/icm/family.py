@@ -15,6 +15,7 @@ from mnemoforge.family import THEME_OPTIONS, Family, OnProgress, PreflightAlbum,
 from mnemoforge.generators import declared
 from mnemoforge.generators.coherence import world_problems
 from mnemoforge.generators.coherence_text import LineFilter
+from mnemoforge.generators.icm import ablations as ablations_mod
 from mnemoforge.generators.icm import (
     album,
     album_check,
@@ -134,12 +135,18 @@ class IcmFamily(Family):
     }
 
     variant_unit_name = "clips"
-    ablations = {"transcript_only": "the spoken lines as text: no video, no stills, no audio"}
+    ablations = ablations_mod.ABLATIONS
 
     def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
-        if name != "transcript_only":
+        if name not in self.ablations:
             return super().ablate(name, obs, captions)
-        return obs.model_copy(update={"media": []}) if obs.kind == "speech" else None
+        return ablations_mod.ablate(name, obs, captions)
+
+    def write_ablation_media(self, name: str, root: Path, paths: list[str]) -> None:
+        ablations_mod.write_media(name, root, paths)
+
+    def check_ablation_media(self, name: str, root: Path, paths: list[str]) -> list[str]:
+        return ablations_mod.check_media(name, root, paths)
 
     def variant_capacity(self, theme: Theme) -> int | None:
         return theme.album.clips

@@ -169,6 +169,7 @@ class MemEyeFamily(Family):
         "images": ("path", "kind", "observation", "session", "width", "height", "sha256"),
     }
 
+    variant_unit_name = "sessions"  # an episode is one chat session (its rounds)
     ablations = {"captions_for_pictures": "each picture replaced by its caption, in the chat's text"}
 
     def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
