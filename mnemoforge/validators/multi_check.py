@@ -1,0 +1,74 @@
+"""Verify a multi-family release (docs/cross-family.md): each family's release against the one
+World, and the cross items (their gates re-run, evidence resolved, agent view without keys)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from mnemoforge.cross_items import CROSS, checks
+from mnemoforge.exporters.tables import TableReader
+from mnemoforge.exporters.views import AGENT_DIR, forbidden_fields
+from mnemoforge.multi_family import members
+from mnemoforge.schemas.questions import Question
+from mnemoforge.schemas.release import ReleaseManifest
+from mnemoforge.schemas.world import World
+from mnemoforge.validators import release_audit
+
+
+def verify_multi(root: Path, manifest: ReleaseManifest) -> list[str]:
+    """Every problem of the release at ``root`` (its files already match its MANIFEST.json)."""
+    from mnemoforge.validators.release_check import verify_release
+
+    try:
+        world = World.model_validate_json((root / "data/world.json").read_text())
+    except (OSError, ValidationError) as e:
+        return [f"data/world.json: unreadable ({type(e).__name__})"]
+    problems: list[str] = []
+    observations: set[str] = set()
+    tables = TableReader()
+    for fam, rel in members(manifest.families or []).items():
+        if (root / rel / "data/world.json").exists():
+            problems.append(
+                f"{rel}/data/world.json: a family of a multi-family release has no World of its own"
+            )
+        problems += [f"{rel}/{p}" for p in verify_release(root / rel, world=world)]
+        obs = root / rel / f"data/{fam}/observations.jsonl"
+        if obs.is_file():
+            observations |= {f"{fam}:{r['id']}" for r in tables.rows(obs)}
+    problems += release_audit.card_tables(root, manifest, tables)
+    return problems + _cross(root, manifest, world, observations, tables)
+
+
+def _cross(
+    root: Path, manifest: ReleaseManifest, world: World, observations: set[str], tables: TableReader
+) -> list[str]:
+    rel = f"data/{CROSS}/questions.jsonl"
+    problems: list[str] = []
+    questions = []
+    for i, row in enumerate(tables.rows(root / rel)):
+        try:
+            questions.append(Question.model_validate(row))
+        except ValidationError as e:
+            problems.append(f"{rel}: line {i + 1}: {e.errors()[0]['msg']}")
+    sources = json.loads((root / f"data/{CROSS}/fact_families.json").read_text())
+    for q in questions:
+        for gate, ok, why in checks(world, sources, q, observations.__contains__):
+            if not ok:
+                problems.append(f"{rel}: {q.id}: {gate}: {why}")
+    if manifest.counts.get("questions") != len(questions):
+        problems.append(
+            f"MANIFEST.json: counts.questions {manifest.counts.get('questions')}, {len(questions)} in {rel}"
+        )
+    agent = root / AGENT_DIR / CROSS / "questions.jsonl"
+    rows = tables.rows(agent) if agent.is_file() else []
+    if [r.get("id") for r in rows] != [q.id for q in questions]:
+        problems.append(f"{AGENT_DIR}/{CROSS}/questions.jsonl: question ids differ from {rel}")
+    bad = sorted({f for r in rows for f in forbidden_fields(r)})
+    if bad:
+        problems.append(
+            f"{AGENT_DIR}/{CROSS}/questions.jsonl: evaluator key field(s) {bad} in an agent-input table"
+        )
+    return problems
