@@ -23,47 +23,17 @@ against the one World (its exact gates re-derive every answer there) and the cro
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from mnemoforge import registry, yaml_io
 from mnemoforge.generators.coherence import check_world
-from mnemoforge.hashing import canonical_json, content_hash, sha256_bytes, short
+from mnemoforge.hashing import content_hash, sha256_bytes, short
 from mnemoforge.implementation import code_version, release_version
+from mnemoforge.multi_release import freeze_multi
 from mnemoforge.schemas.theme import Theme
-from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
+from mnemoforge.theme_projection import project_theme_bytes
 from mnemoforge.world_merge import fact_sources, merge_worlds
-
-FAMILIES_DIR = "families"
-CROSS = "cross"
-
-
-def family_sections() -> list[str]:
-    """The registered families that have a theme section of their own (``smm:``, ``memeye:``)."""
-    return [f for f in registry.names(registry.FAMILIES_GROUP) if f in Theme.model_fields]
-
-
-def project_theme_bytes(theme_bytes: bytes, family: str) -> bytes:
-    """The theme file of one family of a multi-family theme: ``family: F``, no ``families``, no
-    other family's section (everything shared stays as written)."""
-    data = yaml_io.safe_load(theme_bytes)
-    others = set(family_sections()) - {family}
-    out = {k: v for k, v in data.items() if k != "families" and k not in others}
-    out["family"] = family
-    return yaml.safe_dump(out, sort_keys=False, allow_unicode=True, width=1000).encode()
-
-
-def project_theme(theme: Theme, family: str) -> Theme:
-    """The loaded theme as its ``family`` projection sees it (for ``theme check``)."""
-    others = set(family_sections()) - {family}
-    return theme.model_copy(update={"family": family, "families": None, **dict.fromkeys(others)})
 
 
 @dataclass
@@ -132,49 +102,9 @@ def build_multi(
     contents = {fam: pipeline.run_contents(c) for fam, c in ctxs.items()}
     version = release_version(version or theme.version)
     dest = pipeline.OutputsLayout(Path(outputs)).release(release_name(theme, seed), version)
-    from mnemoforge.multi_release import freeze_multi
-
     freeze_multi(theme, theme_bytes, seed, world, contents, cross, sources, dest, version)
     return MultiBuild({f: c.run.root for f, c in ctxs.items()}, world_path, dest, ran)
 
 
 def release_name(theme: Theme, seed: int) -> str:
     return theme.name if seed == theme.seed else f"{theme.name}-s{seed}"
-
-
-def multi_run_id(theme_name: str, theme_sha: str, seed: int) -> str:
-    """The run id a multi-family release records (its MANIFEST's ``run_id``), as a run's is made."""
-    return f"{theme_name}-s{seed}-{short(content_hash(theme_sha, seed, code_version()), 10)}"
-
-
-def replace_dir(tmp: Path, dest: Path, manifest_name: str) -> Path:
-    """Move the staged release ``tmp`` to ``dest``; an identical release there is kept, another one
-    is an error (releases are never overwritten)."""
-    from mnemoforge.exporters.release import ReleaseExistsError
-
-    if dest.exists() and not (dest.is_dir() and not any(dest.iterdir())):
-        same = (dest / manifest_name).is_file() and (dest / manifest_name).read_bytes() == (
-            tmp / manifest_name
-        ).read_bytes()
-        shutil.rmtree(tmp)
-        if same:
-            return dest
-        raise ReleaseExistsError(f"{dest} already exists with different content; bump the version")
-    os.replace(tmp, dest)
-    return dest
-
-
-def staging(dest: Path) -> Path:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f"{atomic.TMP_PREFIX}{dest.name}.multi.", dir=dest.parent))
-    tmp.chmod(atomic.dir_mode())
-    return tmp
-
-
-def members(families: Sequence[str]) -> dict[str, str]:
-    """family -> its release folder, relative to the multi-family release's root."""
-    return {f: f"{FAMILIES_DIR}/{f}" for f in families}
-
-
-def world_digest(world: World) -> str:
-    return sha256_bytes(canonical_json(world).encode())

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
@@ -14,15 +16,15 @@ from mnemoforge.exporters.card import config_entry
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.exporters.views import AGENT_DIR, agent_row
 from mnemoforge.generators.questions import key_letters
-from mnemoforge.hashing import canonical_json, sha256_bytes, sha256_file
+from mnemoforge.hashing import canonical_json, content_hash, sha256_bytes, sha256_file, short
 from mnemoforge.implementation import code_version
-from mnemoforge.multi_family import FAMILIES_DIR, members, multi_run_id, replace_dir, staging
 from mnemoforge.schemas.release import FileEntry, ReleaseManifest
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.validators.release_audit import card_configs
 
+FAMILIES_DIR = "families"
 SOURCES = f"data/{CROSS}/fact_families.json"  # fact id -> family: what the one-family gate reads
 
 
@@ -169,3 +171,39 @@ def _manifest(
         files=dict(sorted(entries.items())), families=families,
     )  # fmt: skip
     atomic.write_text(root / release_mod.MANIFEST, canonical_json(manifest, indent=2) + "\n")
+
+
+def multi_run_id(theme_name: str, theme_sha: str, seed: int) -> str:
+    """The run id a multi-family release records (its MANIFEST's ``run_id``), as a run's is made."""
+    return f"{theme_name}-s{seed}-{short(content_hash(theme_sha, seed, code_version()), 10)}"
+
+
+def replace_dir(tmp: Path, dest: Path, manifest_name: str) -> Path:
+    """Move the staged release ``tmp`` to ``dest``; an identical release there is kept, another one
+    is an error (releases are never overwritten)."""
+    if dest.exists() and not (dest.is_dir() and not any(dest.iterdir())):
+        same = (dest / manifest_name).is_file() and (dest / manifest_name).read_bytes() == (
+            tmp / manifest_name
+        ).read_bytes()
+        shutil.rmtree(tmp)
+        if same:
+            return dest
+        raise release_mod.ReleaseExistsError(f"{dest} already exists with other content; bump the version")
+    os.replace(tmp, dest)
+    return dest
+
+
+def staging(dest: Path) -> Path:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{atomic.TMP_PREFIX}{dest.name}.multi.", dir=dest.parent))
+    tmp.chmod(atomic.dir_mode())
+    return tmp
+
+
+def members(families: Sequence[str]) -> dict[str, str]:
+    """family -> its release folder, relative to the multi-family release's root."""
+    return {f: f"{FAMILIES_DIR}/{f}" for f in families}
+
+
+def world_digest(world: World) -> str:
+    return sha256_bytes(canonical_json(world).encode())

@@ -213,12 +213,13 @@ def _in_hub_cache(repo_id: str) -> bool:
 
 
 def family_problems(theme: Theme) -> list[tuple[str, str]]:
-    """The family's own ``check_theme`` (issues 12 and 13); with ``families:``, every listed family's
-    on the theme's projection to it (``multi_family.project_theme``), its problems under ``families.I``."""
+    """The family's own ``check_theme`` (issues 12 and 13); with ``families:``, every listed
+    family's on the theme's projection to it (``theme_projection.project_theme``), each problem
+    naming its family and ``families.I``."""
     from mnemoforge.generators.families import get_family
 
     if theme.families:
-        from mnemoforge.multi_family import project_theme
+        from mnemoforge.theme_projection import project_theme
 
         out = []
         if theme.variants:

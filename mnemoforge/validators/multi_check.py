@@ -4,6 +4,7 @@ World, and the cross items (their gates re-run, evidence resolved, agent view wi
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -11,17 +12,18 @@ from pydantic import ValidationError
 from mnemoforge.cross_items import CROSS, checks
 from mnemoforge.exporters.tables import TableReader
 from mnemoforge.exporters.views import AGENT_DIR, forbidden_fields
-from mnemoforge.multi_family import members
+from mnemoforge.multi_release import members
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
 from mnemoforge.validators import release_audit
 
 
-def verify_multi(root: Path, manifest: ReleaseManifest) -> list[str]:
-    """Every problem of the release at ``root`` (its files already match its MANIFEST.json)."""
-    from mnemoforge.validators.release_check import verify_release
-
+def verify_multi(
+    root: Path, manifest: ReleaseManifest, verify_release: Callable[..., list[str]]
+) -> list[str]:
+    """Every problem of the release at ``root`` (its files already match its MANIFEST.json);
+    ``verify_release(folder, world=...)`` verifies one family's release."""
     try:
         world = World.model_validate_json((root / "data/world.json").read_text())
     except (OSError, ValidationError) as e:

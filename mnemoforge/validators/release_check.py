@@ -44,7 +44,7 @@ def verify_release(root: Path, world: World | None = None) -> list[str]:
     if manifest.families:  # one World in several families (docs/cross-family.md)
         from mnemoforge.validators.multi_check import verify_multi
 
-        return verify_multi(root, manifest)
+        return verify_multi(root, manifest, verify_release)
     problems = meaning.manifest_fields(root, manifest.model_dump())
     if not meaning.family_readable(root, manifest.family):
         return problems
