@@ -7,15 +7,9 @@ commission they are on, what they held in a picture on a date). Both are program
 World's facts (``world_merge.py``); the answer is computed, and the evidence is the observations of
 each family expressing the facts the program read (ids ``FAMILY:OBSERVATION``).
 
-Gates (exact, each verdict with a reason, as ``validators/gates.py``'s):
-
-- ``rederive``: the program, run again on the merged World, gives the stored answer;
-- ``evidence_families``: every fact read is expressed by an observation, and the evidence comes
-  from at least two families;
-- ``one_family_insufficient``: the program run on each family's facts alone fails (the bridge or
-  the property is not there): no family answers the item by itself;
-- ``options``: four options of the answer's type, the answer once among them, no distractor that
-  is also true of the bridged person, and the answer not written in the question.
+The gates (``validators/cross_gates.py``) run with every gate a family's items pass; theirs
+re-derive the answer on the whole World, require evidence from two families, and run the program
+on each family's facts alone, which must fail.
 """
 
 from __future__ import annotations
@@ -24,8 +18,10 @@ import datetime as dt
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from mnemoforge.generators.questions.options import rotations
+from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, program
 from mnemoforge.hashing import content_hash, short
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Observation
@@ -33,15 +29,12 @@ from mnemoforge.schemas.questions import Lineage, Program, Question
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import Fact, World
-from mnemoforge.store.layout import RunLayout
 
 CROSS = "cross"
-GATE_VERSION = "1"
 MIN_OPTIONS = 3  # the answer and at least two distractors of its type
-GATES = ("rederive", "evidence_families", "one_family_insufficient", "options")
 
 
-class NoAnswer(LookupError):
+class NoAnswer(Unanswerable):
     """The program cannot answer on these facts (a bridge or property is missing or not unique)."""
 
 
@@ -94,7 +87,7 @@ def _bridge(facts: list[Fact], bridge: Mapping[str, str]) -> tuple[str, list[Fac
 
 
 def _property(
-    facts: list[Fact], world: World, person: str, prop: Mapping[str, str]
+    facts: list[Fact], name: Callable[[str], str], person: str, prop: Mapping[str, str]
 ) -> tuple[str, list[Fact]]:
     kind = prop["kind"]
     if kind == "habit":
@@ -109,13 +102,13 @@ def _property(
             f for f in facts if f.kind == "member" and f.subject == person and f.value == prop["entity_kind"]
         ]
         f = _one(got, "member of")
-        return world.entity(f.object).name, [f]
+        return name(f.object), [f]
     if kind == "preference":
         got = [f for f in facts if f.kind == "preference" and f.subject == person and f.object == prop["key"]]
         f = _one(got, "preference of")
         return str(f.value), [f]
     if kind == "holding":  # what the person drawn as entity SUBJECT holds at AT (a picture's state)
-        if depicted(world, prop["subject"]) != person:
+        if prop["person"] != person:  # the cast person the picture log draws
             raise NoAnswer("holding: another person")
         at = dt.datetime.fromisoformat(prop["at"])
         got = [
@@ -140,11 +133,25 @@ def depicted(world: World, entity: str) -> str | None:
     return person.get("cast") if isinstance(person, dict) else None
 
 
+def _run(facts: list[Fact], name: Callable[[str], str], args: Mapping) -> tuple[str, list[str]]:
+    person, read_b = _bridge(facts, args["bridge"])
+    answer, read_p = _property(facts, name, person, args["property"])
+    return answer, [f.id for f in (*read_b, *read_p)]
+
+
 def run_program(world: World, facts: list[Fact], args: Mapping) -> tuple[str, list[str]]:
     """(answer, fact ids read) of a cross program on ``facts`` (of ``world``); ``NoAnswer`` else."""
-    person, read_b = _bridge(facts, args["bridge"])
-    answer, read_p = _property(facts, world, person, args["property"])
-    return answer, [f.id for f in (*read_b, *read_p)]
+    return _run(facts, Lexicon(world).name, args)
+
+
+@program
+def cross(view: FactView, args: dict[str, Any]) -> str:
+    """The cross program as the symbolic answerer runs it (``validators/solver.py``: on the facts
+    an item's evidence expresses)."""
+    facts = [f for fs in view.by_kind.values() for f in fs]
+    answer, read = _run(facts, view.lexicon.name, args)
+    view.mark(f for f in facts if f.id in read)
+    return answer
 
 
 # ---------------------------------------------------------------- candidates
@@ -197,17 +204,14 @@ def _properties(world: World, people: list[str], obs_by_fact: Mapping[str, list[
     ]
     days: set[tuple[str, dt.date]] = set()
     for f in world.facts:  # a drawn person's held thing, at the first picture of each day showing it
-        if depicted(world, f.subject) and f.kind == "state":
+        who = depicted(world, f.subject)
+        if who and f.kind == "state":
             for o in sorted(obs_by_fact.get(f.id, []), key=lambda o: o.timestamp):
                 if (f.subject, o.timestamp.date()) not in days:
                     days.add((f.subject, o.timestamp.date()))
+                    at = o.timestamp.isoformat()
                     out.append(
-                        {
-                            "kind": "holding",
-                            "subject": f.subject,
-                            "key": f.object,
-                            "at": o.timestamp.isoformat(),
-                        }
+                        {"kind": "holding", "subject": f.subject, "key": f.object, "at": at, "person": who}
                     )
     return [dict(t) for t in dict.fromkeys(tuple(sorted(p.items())) for p in out)]
 
@@ -261,18 +265,28 @@ def _pool(world: World, facts: list[Fact], p: Mapping[str, str]) -> list[str]:
     return sorted({*holds, *(str(f.value) for f in facts if f.subject == p["subject"])})
 
 
-def make(
-    theme: Theme, world: World, sources: Mapping[str, str], runs: Mapping[str, RunLayout]
-) -> CrossResult:
-    """The cross candidates of the merged ``world`` (``sources``: fact id -> family), gated."""
-    from mnemoforge.run_inputs import load_observations
+def qualified(family: str, o: Observation) -> Observation:
+    """An observation of one family as the cross items name it: ``FAMILY:`` before its id, source
+    and episode (two families may use one id)."""
+    up = {k: f"{family}:{getattr(o, k)}" for k in ("id", "source", "episode")}
+    return o.model_copy(update=up)
 
+
+def family_of(evidence_id: str) -> str:
+    """The family of a cross item's evidence id (``FAMILY:OBSERVATION``)."""
+    return evidence_id.split(":", 1)[0]
+
+
+def candidates(
+    theme: Theme, world: World, sources: Mapping[str, str], observations: Mapping[str, Observation]
+) -> list[Question]:
+    """The cross candidates of the merged ``world`` (``sources``: fact id -> family;
+    ``observations``: every family's, by qualified id)."""
     obs_by_fact: dict[str, list[tuple[str, Observation]]] = {}
-    for fam, run in runs.items():
-        for o in load_observations(run):
-            if o.evidence_eligible:
-                for fid in sorted(o.fact_ids()):
-                    obs_by_fact.setdefault(fid, []).append((fam, o))
+    for key, o in observations.items():
+        if o.evidence_eligible:
+            for fid in sorted(o.fact_ids()):
+                obs_by_fact.setdefault(fid, []).append((family_of(key), o))
     people = [p.id for p in world.people]
     plain = {k: [o for _, o in v] for k, v in obs_by_fact.items()}
     cands: list[Question] = []
@@ -284,11 +298,10 @@ def make(
                 person, _ = _bridge(world.facts, b)
             except (NoAnswer, KeyError):
                 continue
-            fams = {sources.get(fid) for fid in read}
-            if len(fams) < 2:
+            if len({sources.get(fid) for fid in read}) < 2:
                 continue  # one family's facts: its own items ask this
             cands.append(_question(theme, world, args, answer, read, person, obs_by_fact))
-    return gate(world, sources, cands, obs_by_fact)
+    return cands
 
 
 def _question(
@@ -306,7 +319,7 @@ def _question(
     for fid in read:
         shown = obs_by_fact.get(fid, [])
         pick = [x for x in shown if at is not None and x[1].timestamp.isoformat() == at] or shown[:1]
-        evidence += [f"{fam}:{o.id}" for fam, o in pick[:1]]
+        evidence += [o.id for _, o in pick[:1]]  # qualified ids: FAMILY:OBSERVATION
     program = Program(fn=CROSS, args=args)
     return Question(
         id=qid, family=CROSS, category=f"{args['bridge']['kind']}>{args['property']['kind']}",
@@ -322,88 +335,3 @@ def _question(
             world_hash=content_hash(world), answer_hash=content_hash(answer),
         ),
     )  # fmt: skip
-
-
-# ---------------------------------------------------------------- gates
-
-
-def checks(
-    world: World, sources: Mapping[str, str], q: Question, evidence_ok: Callable[[str], bool]
-) -> list[tuple[str, bool, str]]:
-    """(gate, keep, reason) of every cross gate for ``q``; ``evidence_ok``: an evidence id resolves."""
-    out = []
-    try:
-        answer, read = run_program(world, world.facts, q.program.args)
-        ok = answer == q.answer and read == q.facts_read
-        out.append(
-            ("rederive", ok, "the program gives the stored answer" if ok else f"the World gives {answer!r}")
-        )
-    except NoAnswer as e:
-        out.append(("rederive", False, f"the program fails on the World: {e}"))
-    fams = {e.split(":", 1)[0] for e in q.evidence}
-    missing = [e for e in q.evidence if not evidence_ok(e)]
-    expressed = len(q.evidence) >= len(q.facts_read)
-    ok = len(fams) >= 2 and not missing and expressed
-    why = (
-        f"evidence from {sorted(fams)}"
-        if ok
-        else f"evidence {sorted(fams)}, unresolved {missing}, {len(q.evidence)} for {len(q.facts_read)} facts"
-    )
-    out.append(("evidence_families", ok, why))
-    alone = []
-    for fam in sorted(set(sources.values())):
-        facts = [f for f in world.facts if sources.get(f.id) == fam]
-        try:
-            got, _ = run_program(world, facts, q.program.args)
-            alone.append(f"{fam} alone gives {got!r}")
-        except NoAnswer:
-            continue
-    out.append(("one_family_insufficient", not alone, "; ".join(alone) or "no family answers it alone"))
-    opts = q.options or []
-    person = q.target_people[0] if q.target_people else ""
-    also = _also_true(world, q, person)
-    ok = (
-        len(opts) >= MIN_OPTIONS
-        and opts.count(q.answer) == 1
-        and not also
-        and q.answer.lower() not in q.question.lower()
-    )
-    out.append(
-        ("options", ok, f"{len(opts)} options, one true" if ok else f"options {opts} (also true: {also})")
-    )
-    return out
-
-
-def _also_true(world: World, q: Question, person: str) -> list[str]:
-    """Distractors that are also true of the bridged person (another habit of theirs, ...)."""
-    p = q.program.args["property"]
-    true = set()
-    for f in world.facts:
-        if f.subject != person:
-            continue
-        if p["kind"] == "habit" and f.kind == "habit":
-            true.add(f.object)
-        elif p["kind"] in ("profile", "preference") and f.object == p.get("key") and f.kind != "relation":
-            true.add(str(f.value))
-        elif p["kind"] == "member" and f.kind == "member" and f.value == p["entity_kind"]:
-            true.add(world.entity(f.object).name)
-    return [o for o in (q.options or [])[1:] if o in true]
-
-
-def gate(
-    world: World, sources: Mapping[str, str], cands: list[Question],
-    obs_by_fact: Mapping[str, list[tuple[str, Observation]]],
-) -> CrossResult:  # fmt: skip
-    known = {f"{fam}:{o.id}" for v in obs_by_fact.values() for fam, o in v}
-    verdicts, kept, stages = [], [], {g: {"gate": g, "rejected": 0, "kept": 0} for g in GATES}
-    for q in cands:
-        keep = True
-        for name, ok, why in checks(world, sources, q, known.__contains__):
-            verdicts.append(Verdict(item=q.id, gate=name, gate_version=GATE_VERSION, keep=ok, reason=why))
-            if keep:  # the funnel counts an item at the first gate that rejects it
-                stages[name]["kept" if ok else "rejected"] += 1
-            keep = keep and ok
-        if keep:
-            kept.append(q)
-    funnel = {"candidates": len(cands), "kept": len(kept), "stages": list(stages.values())}
-    return CrossResult(cands, verdicts, funnel, kept)

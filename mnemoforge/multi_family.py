@@ -92,10 +92,17 @@ def build_multi(
     worlds = {fam: pipeline.load_world(c.run) for fam, c in ctxs.items()}
     world = check_world(merge_worlds(worlds), theme)  # one person in two places: fails here
     world_path = atomic.write_json(root / "world.json", world)
-    from mnemoforge import cross_items
+    from mnemoforge.cross_items import candidates, qualified
+    from mnemoforge.validators.cross_gates import run_cross_gates
 
     sources = fact_sources(worlds)
-    cross = cross_items.make(theme, world, sources, {f: c.run for f, c in ctxs.items()})
+    observations = {
+        f"{fam}:{o.id}": qualified(fam, o)
+        for fam, c in ctxs.items()
+        for o in pipeline.load_observations(c.run)
+    }
+    cands = candidates(theme, world, sources, observations)
+    cross = run_cross_gates(theme, world, sources, cands, observations, root / "cross" / "cache")
     atomic.write_jsonl(root / "cross" / "candidates.jsonl", cross.candidates)
     atomic.write_jsonl(root / "cross" / "verdicts.jsonl", cross.verdicts)
     atomic.write_json(root / "cross" / "funnel.json", cross.funnel)

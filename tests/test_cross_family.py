@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.cross_items import checks
 from mnemoforge.generators.coherence import IncoherentWorld
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import Span, Timeline, World
@@ -56,24 +55,38 @@ def test_verify_and_every_family_release(multi) -> None:  # type: ignore[no-unty
     assert verify_release(multi.release_dir) == []
 
 
-def test_verify_reports_a_cross_item_that_one_family_answers(multi) -> None:  # type: ignore[no-untyped-def]
+def _failed(world: World, sources: dict, q: Question, obs: dict) -> set[str]:
+    from mnemoforge.validators.cross_gates import cross_gates
+    from mnemoforge.validators.gates import EXACT_GATES, GateContext
+
+    ctx = GateContext(world, obs, [q])
+    return {g.name for g in (*EXACT_GATES, *cross_gates(sources)) if not g.check(q, ctx).keep}
+
+
+def test_the_cross_gates_reject_what_one_family_answers(multi) -> None:  # type: ignore[no-untyped-def]
+    from mnemoforge.cross_items import qualified
+    from mnemoforge.schemas.observations import Observation
+
     root = multi.release_dir
     world = World.model_validate_json((root / "data/world.json").read_text())
     sources = json.loads((root / "data/cross/fact_families.json").read_text())
+    obs = {}
+    for fam in ("icm", "smm", "memeye"):
+        for r in _rows(root / f"families/{fam}/data/{fam}/observations.jsonl"):
+            o = qualified(fam, Observation.model_validate(r))
+            obs[o.id] = o
     q = Question.model_validate(_rows(root / "data/cross/questions.jsonl")[0])
-    assert all(ok for _, ok, _ in checks(world, sources, q, lambda e: True))
-    # every fact read claimed by one family: that family alone answers it, and the evidence is
-    # then of one family only
+    assert _failed(world, sources, q, obs) == set()
+    # every fact read claimed by one family: that family alone answers it
     one = dict(sources) | dict.fromkeys(q.facts_read, "icm")
-    failed = {g for g, ok, _ in checks(world, one, q, lambda e: True) if not ok}
-    assert "one_family_insufficient" in failed
-    q2 = q.model_copy(
-        update={"evidence": [e for e in q.evidence if e.startswith(q.evidence[0].split(":")[0])]}
-    )
-    failed = {g for g, ok, _ in checks(world, sources, q2, lambda e: True) if not ok}
-    assert "evidence_families" in failed
+    assert "one_family_insufficient" in _failed(world, one, q, obs)
+    # evidence of one family only: the other family's fact has no evidence (and the symbolic
+    # answerer cannot re-derive the answer from what is left)
+    first = q.evidence[0].split(":")[0]
+    q2 = q.model_copy(update={"evidence": [e for e in q.evidence if e.startswith(first + ":")]})
+    assert {"evidence_families", "symbolic_rederive"} <= _failed(world, sources, q2, obs)
     q3 = q.model_copy(update={"answer": "something else"})
-    assert "rederive" in {g for g, ok, _ in checks(world, sources, q3, lambda e: True) if not ok}
+    assert {"cross_rederive", "symbolic_rederive"} <= _failed(world, sources, q3, obs)
 
 
 def test_verify_fails_on_an_edited_release(multi, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -9,14 +9,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from mnemoforge.cross_items import CROSS, checks
+from mnemoforge.cross_items import CROSS, qualified
 from mnemoforge.exporters.tables import TableReader
 from mnemoforge.exporters.views import AGENT_DIR, forbidden_fields
 from mnemoforge.multi_release import members
+from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
 from mnemoforge.validators import release_audit
+from mnemoforge.validators.cross_gates import cross_gates
+from mnemoforge.validators.gates import EXACT_GATES, GateContext
 
 
 def verify_multi(
@@ -29,7 +32,7 @@ def verify_multi(
     except (OSError, ValidationError) as e:
         return [f"data/world.json: unreadable ({type(e).__name__})"]
     problems: list[str] = []
-    observations: set[str] = set()
+    observations: dict[str, Observation] = {}
     tables = TableReader()
     for fam, rel in members(manifest.families or []).items():
         if (root / rel / "data/world.json").exists():
@@ -39,13 +42,19 @@ def verify_multi(
         problems += [f"{rel}/{p}" for p in verify_release(root / rel, world=world)]
         obs = root / rel / f"data/{fam}/observations.jsonl"
         if obs.is_file():
-            observations |= {f"{fam}:{r['id']}" for r in tables.rows(obs)}
+            for r in tables.rows(obs):
+                o = qualified(fam, Observation.model_validate(r))
+                observations[o.id] = o
     problems += release_audit.card_tables(root, manifest, tables)
     return problems + _cross(root, manifest, world, observations, tables)
 
 
 def _cross(
-    root: Path, manifest: ReleaseManifest, world: World, observations: set[str], tables: TableReader
+    root: Path,
+    manifest: ReleaseManifest,
+    world: World,
+    observations: dict[str, Observation],
+    tables: TableReader,
 ) -> list[str]:
     rel = f"data/{CROSS}/questions.jsonl"
     problems: list[str] = []
@@ -56,10 +65,12 @@ def _cross(
         except ValidationError as e:
             problems.append(f"{rel}: line {i + 1}: {e.errors()[0]['msg']}")
     sources = json.loads((root / f"data/{CROSS}/fact_families.json").read_text())
-    for q in questions:
-        for gate, ok, why in checks(world, sources, q, observations.__contains__):
-            if not ok:
-                problems.append(f"{rel}: {q.id}: {gate}: {why}")
+    gctx = GateContext(world, observations, questions)
+    for q in questions:  # the exact gates every item passes, then the cross items' own
+        for gate in (*EXACT_GATES, *cross_gates(sources)):
+            v = gate.check(q, gctx)
+            if not v.keep:
+                problems.append(f"{rel}: {q.id}: {gate.name}: {v.reason}")
     if manifest.counts.get("questions") != len(questions):
         problems.append(
             f"MANIFEST.json: counts.questions {manifest.counts.get('questions')}, {len(questions)} in {rel}"
