@@ -148,8 +148,14 @@ def build(
 
                 if asked:
                     _fail("--variants: not available for a theme with families: (docs/cross-family.md)")
-                release = build_multi(theme, seed=seed, outputs=outputs, workers=workers, progress=progress)
-                release = release.release_dir
+                from mnemoforge.generators.coherence import IncoherentWorld
+
+                try:
+                    built = build_multi(theme, seed=seed, outputs=outputs, workers=workers, progress=progress)
+                except IncoherentWorld as e:  # the families' Worlds disagree: the theme must change
+                    why = "; ".join(map(str, e.problems))
+                    _fail(f"{theme}: the families' Worlds do not make one World: {why}")
+                release = built.release_dir
             elif orchestrator == "prefect":
                 from mnemoforge.flows.build import build_flow
 

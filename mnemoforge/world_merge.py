@@ -5,7 +5,8 @@ each family adds its own events, entities, facts and timelines. The merge keeps 
 shared parts (and fails loudly where two families disagree on one), unions the rest (an id two
 families both use for different records is an error), and joins the timelines of one subject and
 attribute: two families that put one person in two places at one time make an ``IncoherentWorld``,
-as do any other overlapping spans with different values. ``sources`` says which family each fact
+as do any other overlapping spans with different values and two families giving one standing value
+two ways (a person's preferred tea, ``STANDING``). ``fact_sources`` says which family each fact
 came from: the ``cross`` items (``cross_items.py``) run their programs on each family's facts alone.
 """
 
@@ -43,11 +44,34 @@ def merge_worlds(worlds: Mapping[str, World]) -> World:
                     )
                 seen.setdefault(rec.id, (fam, rec))
         merged[name] = [rec for _, rec in seen.values()]
+    _standing_values(worlds, problems)
     relations = list(dict.fromkeys(r for w in worlds.values() for r in w.relations))
     timelines = _timelines(worlds, problems)
     if problems:
         raise IncoherentWorld(problems)
     return first.model_copy(update={**merged, "relations": relations, "timelines": timelines})
+
+
+# fact kinds that state a standing value of (subject, object) for the whole World, without a
+# timeline (a person's preferred tea, what one person calls another): two families stating one must
+# agree, whichever of these kinds each uses (one family's ``preference`` is another's ``prefers``)
+STANDING = {"preference": "preference", "prefers": "preference", "relation": "relation"}
+
+
+def _standing_values(worlds: Mapping[str, World], problems: list[str]) -> None:
+    """Two families stating one standing value must state the same values (a family may state
+    several: a dated change of preference is its own business)."""
+    said: dict[tuple[str, str, str], dict[str, set[str]]] = {}
+    for fam, w in worlds.items():
+        for f in w.facts:
+            if f.kind in STANDING and f.value is not None:
+                said.setdefault((STANDING[f.kind], f.subject, f.object), {}).setdefault(fam, set()).add(
+                    f.value
+                )
+    for (what, subject, obj), by_fam in said.items():
+        if len({frozenset(v) for v in by_fam.values()}) > 1:
+            told = "; ".join(f"{fam}: {', '.join(sorted(v))}" for fam, v in by_fam.items())
+            problems.append(f"{what} {subject} -> {obj} differs between families ({told})")
 
 
 def _same_declared(a: object, b: object) -> bool:

@@ -153,6 +153,16 @@ def test_merge_fails_on_one_person_in_two_places_at_once() -> None:
                 "y": _world(timelines=[at("shop", t0 + dt.timedelta(hours=1))]),
             }
         )
+    from mnemoforge.schemas.world import Fact
+
+    tea = Fact(id="p1", kind="preference", subject="a", object="tea", value="mint tea")
+    prefers = Fact(id="p2", kind="prefers", subject="a", object="tea", value="masala chai")
+    with pytest.raises(
+        IncoherentWorld, match=r"preference a -> tea differs between families \(x: mint tea; y: masala chai\)"
+    ):
+        merge_worlds({"x": _world(facts=[tea]), "y": _world(facts=[prefers])})
+    agree = prefers.model_copy(update={"value": "mint tea"})
+    assert len(merge_worlds({"x": _world(facts=[tea]), "y": _world(facts=[agree])}).facts) == 2
     with pytest.raises(IncoherentWorld, match="seed"):
         merge_worlds({"x": _world(), "y": _world(seed=2)})
 
