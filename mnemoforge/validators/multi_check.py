@@ -18,6 +18,7 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest
 from mnemoforge.schemas.world import World
 from mnemoforge.validators import release_audit
+from mnemoforge.validators.agent_keys import check_agent_keys
 from mnemoforge.validators.cross_gates import cross_gates
 from mnemoforge.validators.gates import EXACT_GATES, GateContext
 
@@ -79,6 +80,7 @@ def _cross(
     rows = tables.rows(agent) if agent.is_file() else []
     if [r.get("id") for r in rows] != [q.id for q in questions]:
         problems.append(f"{AGENT_DIR}/{CROSS}/questions.jsonl: question ids differ from {rel}")
+    problems += check_agent_keys(root, CROSS, tables)  # no option layout gives the answers away
     bad = sorted({f for r in rows for f in forbidden_fields(r)})
     if bad:
         problems.append(
