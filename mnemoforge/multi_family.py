@@ -23,6 +23,7 @@ against the one World (its exact gates re-derive every answer there) and the cro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def build_multi(
     seed: int | None = None,
     outputs: Path = Path("outputs"),
     workers: int = 2,
-    progress=None,  # type: ignore[no-untyped-def]
+    progress: Callable[[str, str], None] | None = None,
     version: str | None = None,
 ) -> MultiBuild:
     """Build every family of a ``families:`` theme, merge their Worlds, make the cross items and
@@ -114,4 +115,5 @@ def build_multi(
 
 
 def release_name(theme: Theme, seed: int) -> str:
+    """The release folder's name, as a single-family build names it (``NAME`` or ``NAME-sSEED``)."""
     return theme.name if seed == theme.seed else f"{theme.name}-s{seed}"
