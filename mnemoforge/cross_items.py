@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mnemoforge.dates import month_name
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, program
 from mnemoforge.hashing import content_hash, short
@@ -245,7 +246,7 @@ def _ask(world: World, p: Mapping[str, str], who: str) -> str:
 
 
 def _day(when: dt.datetime) -> str:
-    return f"{when:%B} {when.day}, {when.year}"
+    return f"{month_name(when)} {when.day}, {when.year}"  # not the locale's month name
 
 
 def _pool(world: World, facts: list[Fact], p: Mapping[str, str]) -> list[str]:
