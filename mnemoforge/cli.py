@@ -143,7 +143,20 @@ def build(
             BuildDisplay(console, enabled=not (quiet or as_json)) as display,
         ):
             progress = display.callback
-            if orchestrator == "prefect":
+            if t.families:  # one world in several families, built in this process (docs/cross-family.md)
+                from mnemoforge.multi_family import build_multi
+
+                if asked:
+                    _fail("--variants: not available for a theme with families: (docs/cross-family.md)")
+                from mnemoforge.generators.coherence import IncoherentWorld
+
+                try:
+                    built = build_multi(theme, seed=seed, outputs=outputs, workers=workers, progress=progress)
+                except IncoherentWorld as e:  # the families' Worlds disagree: the theme must change
+                    why = "; ".join(map(str, e.problems))
+                    _fail(f"{theme}: the families' Worlds do not make one World: {why}")
+                release = built.release_dir
+            elif orchestrator == "prefect":
                 from mnemoforge.flows.build import build_flow
 
                 release = build_flow(
@@ -171,6 +184,9 @@ def build(
         _fail(str(e))
     except EmptyReleaseError as e:
         _fail(str(e), 1)
+    if t.families:
+        typer.echo(str(release))
+        return
     if not as_json:
         _warn_shortfall(Path(release))
     _report_build(release, outputs, display, warnings, quiet=quiet, as_json=as_json)

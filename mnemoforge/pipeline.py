@@ -301,9 +301,10 @@ def stage_gates(ctx: BuildContext) -> bool:
     return run_stage(run, "gates", ctx.key("gates"), work)[1]
 
 
-def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | None = None) -> Path:
+def run_contents(ctx: BuildContext) -> release_mod.RunContents:
+    """What a freeze writes of a finished run (with the context's length variants)."""
     run = ctx.run
-    contents = release_mod.RunContents(
+    return release_mod.RunContents(
         theme=ctx.theme,
         theme_bytes=ctx.theme_bytes,
         run_id=run.run_id,
@@ -317,6 +318,10 @@ def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | Non
         media=read_jsonl(run.media_index),
         variants=variants_mod.resolve(ctx.theme, ctx.family, ctx.variants) if ctx.variants else [],
     )
+
+
+def stage_freeze(ctx: BuildContext, version: str | None = None, notes: str | None = None) -> Path:
+    contents = run_contents(ctx)
     version = release_version(version or ctx.theme.version)  # +no-minilm where MiniLM is missing
     dest = release_mod.freeze(contents, ctx.layout.release(ctx.release_name, version), version, notes)
     index_catalog(ctx, dest, version)

@@ -213,8 +213,22 @@ def _in_hub_cache(repo_id: str) -> bool:
 
 
 def family_problems(theme: Theme) -> list[tuple[str, str]]:
-    """The family's own ``check_theme`` (issues 12 and 13)."""
+    """The family's own ``check_theme`` (issues 12 and 13); with ``families:``, every listed
+    family's on the theme's projection to it (``theme_projection.project_theme``), each problem
+    naming its family and ``families.I``."""
     from mnemoforge.generators.families import get_family
+
+    if theme.families:
+        from mnemoforge.theme_projection import project_theme
+
+        out = []
+        if theme.variants:
+            out.append(("variants", "length variants of a multi-family theme are not built yet; remove it"))
+        for i, name in enumerate(theme.families):
+            proj = project_theme(theme, name)
+            for field, msg in family_problems(proj) + option_problems(proj) + variant_problems(proj):
+                out.append((field, f"{msg} (family {name}, families.{i})"))
+        return out
 
     fam = get_family(theme.family)
     out = []

@@ -102,6 +102,7 @@ GROUP_COST = {
     "tests/test_image_diffusers.py": 15.0,
     "memeye": 10.4,
     "variants": 40.0,  # tests/test_variants.py: an icm and an smm build with length variants
+    "tests/test_cross_family.py": 70.0,  # two three-family builds (glassworks_world), load_dataset
     "tests/test_memeye_units.py": 7.8,  # 13 with an empty MiniLM cache
     "tests/test_coherence.py": 7.0,  # plans three test themes' worlds, one smm stream
     "tests/test_text_backends.py": 6.3,

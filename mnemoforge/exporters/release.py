@@ -182,7 +182,11 @@ def review_lines(funnel: dict) -> list[str]:
     ]
 
 
-def _write_contents(c: RunContents, root: Path, version: str, notes: str | None = None) -> ReleaseManifest:
+def write_contents(
+    c: RunContents, root: Path, version: str, notes: str | None = None, shared_world: bool = False
+) -> ReleaseManifest:
+    """Write the release of ``c`` into the (empty) folder ``root``; ``shared_world``: a family of a
+    multi-family release (``mnemoforge/multi_family.py``), whose one World the release's root holds."""
     fam = c.theme.family
     kept_ids = {v.item for v in c.verdicts} - {v.item for v in c.verdicts if not v.keep}
     kept = key_letters.spread([q for q in c.questions if q.id in kept_ids], c.world.seed)
@@ -198,7 +202,8 @@ def _write_contents(c: RunContents, root: Path, version: str, notes: str | None 
     write_jsonl_and_parquet(
         c.captions, root / f"data/{fam}/captions.jsonl", root / f"data/{fam}/captions.parquet"
     )
-    atomic.write_json(root / "data/world.json", c.world)
+    if not shared_world:
+        atomic.write_json(root / "data/world.json", c.world)
     atomic.write_jsonl(root / "gates/verdicts.jsonl", [v.model_dump(mode="json") for v in c.verdicts])
     atomic.write_jsonl(root / "gates/rejected.jsonl", [q.model_dump(mode="json") for q in rejected])
     atomic.write_json(root / "gates/funnel.json", c.funnel)
@@ -337,7 +342,7 @@ def freeze(c: RunContents, dest: Path, version: str, notes: str | None = None) -
     tmp = Path(tempfile.mkdtemp(prefix=f"{atomic.TMP_PREFIX}{dest.name}.{c.run_id}.", dir=dest.parent))
     tmp.chmod(atomic.dir_mode())  # mkdtemp makes it 0700: a release is readable by all
     try:
-        _write_contents(c, tmp, version, notes)
+        write_contents(c, tmp, version, notes)
         faults.checkpoint("freeze:staged")
         if dest.exists() and not (dest.is_dir() and not any(dest.iterdir())):
             if not (dest / MANIFEST).is_file():

@@ -58,9 +58,17 @@ class ReleaseManifest(Record):
         default=None, description="length variants (build --variants): one config each; absent: none"
     )
 
+    families: list[str] | None = Field(
+        default=None,
+        description="a multi-family release (docs/cross-family.md): its families, each under families/F/; "
+        "absent: a single-family release",
+    )
+
     @model_serializer(mode="wrap")
     def _drop_no_variants(self, handler: Any) -> dict[str, Any]:
         out = handler(self)
         if self.variants is None:  # a release without variants keeps the manifest it always had
             out.pop("variants", None)
+        if self.families is None:  # so does a single-family release
+            out.pop("families", None)
         return out

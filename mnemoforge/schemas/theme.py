@@ -599,6 +599,13 @@ class Theme(Strict):
         AfterValidator(_registered_family),
         WithJsonSchema({"enum": list(registry.BUILTIN[registry.FAMILIES_GROUP]), "type": "string"}),
     ] = Field(default=registry.DEFAULT_FAMILY, description=FAMILY_HELP)
+    families: list[Annotated[str, AfterValidator(_registered_family)]] | None = Field(
+        default=None,
+        min_length=2,
+        max_length=8,
+        description="one world in several families (docs/cross-family.md): each family's section is "
+        "required, `family` must be one of them, and the release adds a `cross` config",
+    )
     protagonist: str | None = Field(
         default=None,
         max_length=MAX_NAME,
@@ -658,7 +665,7 @@ class Theme(Strict):
 
     @model_serializer(mode="wrap")
     def _drop_prices_default(self, handler: Any) -> dict[str, Any]:
-        out = drop_defaults(self, handler(self), ("prices", "calendar", "variants"))
+        out = drop_defaults(self, handler(self), ("prices", "calendar", "variants", "families"))
         if not out.get("animals", 1):
             out.pop("animals", None)
         return out
@@ -668,11 +675,19 @@ class Theme(Strict):
     def _family_section(cls, data: Any) -> Any:
         """A family section belongs to its family only (checked before the section's own fields)."""
         known = registry.names(registry.FAMILIES_GROUP)  # an unknown one is said at `family`
+        if isinstance(data, dict) and "family" not in data and isinstance(data.get("families"), list):
+            data = {**data, "family": data["families"][0]} if data["families"] else data
         if isinstance(data, dict) and data.get("family", registry.DEFAULT_FAMILY) in known:
             family = data.get("family", registry.DEFAULT_FAMILY)
+            listed = data.get("families")
+            ok = isinstance(listed, list) and all(isinstance(f, str) for f in listed)
+            allowed = set(listed) if ok else set()
             for fam in (f for f in known if f in cls.model_fields):  # a family's own section
-                if data.get(fam) is not None and family != fam:
-                    raise ValueError(f"{fam}: section only allowed with family {fam} (family is {family!r})")
+                if data.get(fam) is not None and family != fam and fam not in allowed:
+                    raise ValueError(
+                        f"{fam}: section only allowed with family {fam} or {fam} in families "
+                        f"(family is {family!r})"
+                    )
         return data
 
     @model_validator(mode="after")
@@ -690,6 +705,7 @@ class Theme(Strict):
             )
         if self.family in type(self).model_fields and getattr(self, self.family) is None:
             raise ValueError(f"{self.family}: section required (family is {self.family!r})")
+        _families(self)
         people = _unique("cast", [p.id for p in self.cast])
         places = _unique("places", [p.id for p in self.places])
         objects = _unique("objects", [o.id for o in self.objects])
@@ -734,15 +750,32 @@ class Theme(Strict):
                     raise ValueError(
                         f"activities.{i}.who.relations.{j}: no relation of kind {k!r} in relations"
                     )
-        section = self.smm or self.memeye
-        if section is not None:
-            section.check(self)
+        for section in (self.smm, self.memeye):  # every family section present (one, or several families)
+            if section is not None:
+                section.check(self)
         if self.variants is not None:
             check_variants(self.variants)
         return self
 
     def person(self, pid: str) -> PersonSpec:
         return next(p for p in self.cast if p.id == pid)
+
+
+def _families(theme: Theme) -> None:
+    """``families:`` names each family once, includes ``family`` (the release's first family), and
+    every listed family that has a section of its own has it."""
+    if theme.families is None:
+        return
+    for i, fam in enumerate(theme.families):
+        if fam in theme.families[:i]:
+            raise ValueError(f"families.{i}: {fam!r} is listed twice")
+        if fam in type(theme).model_fields and getattr(theme, fam) is None:
+            raise ValueError(f"{fam}: section required ({fam!r} is in families)")
+    if theme.family not in theme.families:
+        raise ValueError(
+            f"family: {theme.family!r} is not in families {theme.families} (name one of them, or "
+            f"leave it out: the first listed is the default)"
+        )
 
 
 def _animals(theme: Theme, taken: set[str]) -> None:

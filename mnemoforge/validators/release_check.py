@@ -28,8 +28,9 @@ from mnemoforge.validators.agent_keys import check_agent_keys
 from mnemoforge.validators.gates import EXACT_GATES, GateContext
 
 
-def verify_release(root: Path) -> list[str]:
-    """Every problem found, each naming its file; an empty list means the release is OK."""
+def verify_release(root: Path, world: World | None = None) -> list[str]:
+    """Every problem found, each naming its file; an empty list means the release is OK.
+    ``world``: the World of a family release inside a multi-family one (which holds it once)."""
     mpath = root / MANIFEST
     if not mpath.exists():
         return [f"{MANIFEST}: missing (is {root} a release folder?)"]
@@ -40,12 +41,17 @@ def verify_release(root: Path) -> list[str]:
     problems = _check_files(root, manifest)
     if problems:
         return problems  # content checks on altered files would only repeat the same news
+    if manifest.families:  # one World in several families (docs/cross-family.md)
+        from mnemoforge.validators.multi_check import verify_multi
+
+        return verify_multi(root, manifest, verify_release)
     problems = meaning.manifest_fields(root, manifest.model_dump())
     if not meaning.family_readable(root, manifest.family):
         return problems
     tables = TableReader()  # each table read once by all the checks below
     try:
-        problems += _check_content(root, manifest, tables) + check_agent_view(root, manifest.family, tables)
+        problems += _check_content(root, manifest, tables, world)
+        problems += check_agent_view(root, manifest.family, tables)
         problems += check_agent_keys(root, manifest.family, tables)
         return problems + meaning.content(root, manifest.family, tables)
     except Exception as e:  # no edit may crash verify: say where it stopped
@@ -87,10 +93,12 @@ def _load(
     return out
 
 
-def _check_content(root: Path, manifest: ReleaseManifest, tables: TableReader) -> list[str]:
+def _check_content(
+    root: Path, manifest: ReleaseManifest, tables: TableReader, world: World | None = None
+) -> list[str]:
     problems: list[str] = []
     fam = manifest.family
-    world = World.model_validate_json((root / "data/world.json").read_text())
+    world = world or World.model_validate_json((root / "data/world.json").read_text())
     questions: list[Question] = _load(tables, root, f"data/{fam}/questions.jsonl", Question, problems)
     clips_file = f"data/{fam}/clips.jsonl"
     clips: list[Clip] = []

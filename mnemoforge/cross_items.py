@@ -1,0 +1,338 @@
+"""Cross-family items: questions whose evidence spans at least two families of one World.
+
+An item names a person by a **bridge** (a description that picks exactly one person, read from one
+family's facts: "the person who weighs the silica twice", "the person whose bench is B4") and asks
+for a **property** of that person read from another family's facts (their bench, a habit, which
+commission they are on, what they held in a picture on a date). Both are programs over the merged
+World's facts (``world_merge.py``); the answer is computed, and the evidence is the observations of
+each family expressing the facts the program read (ids ``FAMILY:OBSERVATION``).
+
+The gates (``validators/cross_gates.py``) run with every gate a family's items pass; theirs
+re-derive the answer on the whole World, require evidence from two families, and run the program
+on each family's facts alone, which must fail.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemoforge.dates import month_name
+from mnemoforge.generators.questions.options import rotations
+from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, program
+from mnemoforge.hashing import content_hash, short
+from mnemoforge.rng import derive_rng
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.questions import Lineage, Program, Question
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.verdicts import Verdict
+from mnemoforge.schemas.world import Fact, World
+
+CROSS = "cross"
+MIN_OPTIONS = 3  # the answer and at least two distractors of its type
+
+
+class NoAnswer(Unanswerable):
+    """The program cannot answer on these facts (a bridge or property is missing or not unique)."""
+
+
+# ---------------------------------------------------------------- bridges: facts -> one person
+
+
+def _one(facts: list[Fact], what: str) -> Fact:
+    if len(facts) != 1:
+        raise NoAnswer(f"{what}: {len(facts)} facts")
+    return facts[0]
+
+
+def _bridge(facts: list[Fact], bridge: Mapping[str, str]) -> tuple[str, list[Fact]]:
+    """(person id, facts read) of a bridge: ``{"kind": habit|relation|profile|role_of, ...}``."""
+    kind = bridge["kind"]
+    if kind == "habit":  # the one person with this habit
+        f = _one([f for f in facts if f.kind == "habit" and f.object == bridge["text"]], "habit")
+        return f.subject, [f]
+    if kind == "relation":  # the person SUBJECT calls WORD
+        rel = [f for f in facts if f.kind == "relation" and f.subject == bridge["subject"]]
+        f = _one([f for f in rel if f.value == bridge["word"]], "relation")
+        return f.object, [f]
+    if kind == "profile":  # the one person whose KEY is VALUE (a profile attribute of a person)
+        people = {f.subject for f in facts if f.kind == "name"} | set(bridge.get("people", "").split(","))
+        got = [
+            f for f in facts if f.kind == "attribute" and f.subject in people and f.object == bridge["key"]
+        ]
+        f = _one([f for f in got if f.value == bridge["value"]], "profile")
+        return f.subject, [f]
+    if kind == "brought":  # the person who brought OBJECT to EVENT
+        got = [
+            f
+            for f in facts
+            if f.kind == "brought" and f.object == bridge["object"] and f.event == bridge["event"]
+        ]
+        f = _one(got, "brought")
+        return f.subject, [f]
+    if kind == "role_of":  # the person an entity's attribute names ("the cutter of Wedding Goblets")
+        got = [
+            f
+            for f in facts
+            if f.kind == "attribute" and f.subject == bridge["entity"] and f.object == bridge["key"]
+        ]
+        f = _one(got, "role")
+        return str(f.value), [f]
+    raise NoAnswer(f"unknown bridge {kind!r}")
+
+
+# ---------------------------------------------------------------- properties: person -> answer
+
+
+def _property(
+    facts: list[Fact], name: Callable[[str], str], person: str, prop: Mapping[str, str]
+) -> tuple[str, list[Fact]]:
+    kind = prop["kind"]
+    if kind == "habit":
+        f = _one([f for f in facts if f.kind == "habit" and f.subject == person], "habit of")
+        return f.object, [f]
+    if kind == "profile":
+        got = [f for f in facts if f.kind == "attribute" and f.subject == person and f.object == prop["key"]]
+        f = _one(got, "profile of")
+        return str(f.value), [f]
+    if kind == "member":  # the one entity of this kind the person belongs to
+        got = [
+            f for f in facts if f.kind == "member" and f.subject == person and f.value == prop["entity_kind"]
+        ]
+        f = _one(got, "member of")
+        return name(f.object), [f]
+    if kind == "preference":
+        got = [f for f in facts if f.kind == "preference" and f.subject == person and f.object == prop["key"]]
+        f = _one(got, "preference of")
+        return str(f.value), [f]
+    if kind == "holding":  # what the person drawn as entity SUBJECT holds at AT (a picture's state)
+        if prop["person"] != person:  # the cast person the picture log draws
+            raise NoAnswer("holding: another person")
+        at = dt.datetime.fromisoformat(prop["at"])
+        got = [
+            f
+            for f in facts
+            if f.subject == prop["subject"] and f.object == prop["key"] and f.at and f.at <= at
+        ]
+        if not got:
+            raise NoAnswer("holding: no state")
+        f = max(got, key=lambda f: f.at or at)
+        return str(f.value), [f]
+    raise NoAnswer(f"unknown property {kind!r}")
+
+
+def depicted(world: World, entity: str) -> str | None:
+    """The cast person an entity draws (a picture log's drawn person: its ``draws.person.cast``)."""
+    try:
+        draws = json.loads(world.entity(entity).attrs.get("draws", "{}"))
+    except (KeyError, ValueError):
+        return None
+    person = draws.get("person") if isinstance(draws, dict) else None
+    return person.get("cast") if isinstance(person, dict) else None
+
+
+def _run(facts: list[Fact], name: Callable[[str], str], args: Mapping) -> tuple[str, list[str]]:
+    person, read_b = _bridge(facts, args["bridge"])
+    answer, read_p = _property(facts, name, person, args["property"])
+    return answer, [f.id for f in (*read_b, *read_p)]
+
+
+def run_program(world: World, facts: list[Fact], args: Mapping) -> tuple[str, list[str]]:
+    """(answer, fact ids read) of a cross program on ``facts`` (of ``world``); ``NoAnswer`` else."""
+    return _run(facts, Lexicon(world).name, args)
+
+
+@program
+def cross(view: FactView, args: dict[str, Any]) -> str:
+    """The cross program as the symbolic answerer runs it (``validators/solver.py``: on the facts
+    an item's evidence expresses)."""
+    facts = [f for fs in view.by_kind.values() for f in fs]
+    answer, read = _run(facts, view.lexicon.name, args)
+    view.mark(f for f in facts if f.id in read)
+    return answer
+
+
+# ---------------------------------------------------------------- candidates
+
+
+@dataclass
+class CrossResult:
+    candidates: list[Question]
+    verdicts: list[Verdict]
+    funnel: dict
+    kept: list[Question] = field(default_factory=list)
+
+
+def _bridges(world: World, people: list[str]) -> list[dict]:
+    """Every bridge the World's facts offer (checked for uniqueness when run)."""
+    out: list[dict] = []
+    for f in world.facts:
+        if f.kind == "habit":
+            out.append({"kind": "habit", "text": f.object})
+        elif f.kind == "brought" and f.event:
+            out.append({"kind": "brought", "object": f.object, "event": f.event})
+        elif f.kind == "relation" and f.value:
+            out.append({"kind": "relation", "subject": f.subject, "word": f.value})
+        elif f.kind == "attribute" and f.subject in people and f.value and f.object != "code":
+            out.append({"kind": "profile", "key": f.object, "value": f.value, "people": ",".join(people)})
+        elif f.kind == "attribute" and f.value in people:
+            out.append({"kind": "role_of", "entity": f.subject, "key": f.object})
+    return [dict(t) for t in dict.fromkeys(tuple(sorted(b.items())) for b in out)]
+
+
+def _properties(world: World, people: list[str], obs_by_fact: Mapping[str, list[Observation]]) -> list[dict]:
+    out: list[dict] = [{"kind": "habit"}]
+    out += [
+        {"kind": "profile", "key": k}
+        for k in sorted(
+            {
+                f.object
+                for f in world.facts
+                if f.kind == "attribute" and f.subject in people and f.object != "code"
+            }
+        )
+    ]
+    out += [
+        {"kind": "member", "entity_kind": k}
+        for k in sorted({str(f.value) for f in world.facts if f.kind == "member" and f.value})
+    ]
+    out += [
+        {"kind": "preference", "key": k}
+        for k in sorted({f.object for f in world.facts if f.kind == "preference"})
+    ]
+    days: set[tuple[str, dt.date]] = set()
+    for f in world.facts:  # a drawn person's held thing, at the first picture of each day showing it
+        who = depicted(world, f.subject)
+        if who and f.kind == "state":
+            for o in sorted(obs_by_fact.get(f.id, []), key=lambda o: o.timestamp):
+                if (f.subject, o.timestamp.date()) not in days:
+                    days.add((f.subject, o.timestamp.date()))
+                    at = o.timestamp.isoformat()
+                    out.append(
+                        {"kind": "holding", "subject": f.subject, "key": f.object, "at": at, "person": who}
+                    )
+    return [dict(t) for t in dict.fromkeys(tuple(sorted(p.items())) for p in out)]
+
+
+def _describe(world: World, b: Mapping[str, str]) -> str:
+    if b["kind"] == "habit":
+        return f"the person who {b['text']}"
+    if b["kind"] == "relation":
+        return f"the person {world.person(b['subject']).name} calls their {b['word']}"
+    if b["kind"] == "profile":
+        return f"the person whose {b['key']} is {b['value']}"
+    if b["kind"] == "brought":
+        ev = world.event(b["event"])
+        thing = world.object(b["object"]).name
+        thing = thing if "'s " in thing else f"the {thing}"  # "Tavita's punty", "the steel jacks"
+        return f"the person who brought {thing} to the {ev.noun} on {_day(ev.start)}"
+    return f"the {b['key']} of {world.entity(b['entity']).name}"
+
+
+def _ask(world: World, p: Mapping[str, str], who: str) -> str:
+    k = p["kind"]
+    if k == "habit":
+        return f"What habit does {who} have?"
+    if k == "profile":
+        return f"What is the {p['key']} of {who}?"
+    if k == "member":
+        return f"Which {p['entity_kind']} is {who} part of?"
+    if k == "preference":
+        return f"Which {p['key']} does {who} prefer?"
+    return f"In the picture of {_day(dt.datetime.fromisoformat(p['at']))}, what is {who} holding?"
+
+
+def _day(when: dt.datetime) -> str:
+    return f"{month_name(when)} {when.day}, {when.year}"  # not the locale's month name
+
+
+def _pool(world: World, facts: list[Fact], p: Mapping[str, str]) -> list[str]:
+    """Values of the answer's type (distractors are drawn from them)."""
+    k = p["kind"]
+    if k == "habit":
+        return sorted({f.object for f in facts if f.kind == "habit"})
+    if k == "profile":
+        return sorted({str(f.value) for f in facts if f.kind == "attribute" and f.object == p["key"]})
+    if k == "member":
+        return sorted({e.name for e in world.entities if e.kind == p["entity_kind"]})
+    if k == "preference":
+        return sorted(
+            {str(f.value) for f in facts if f.kind in ("preference", "chose") and f.object == p["key"]}
+        )
+    holds = json.loads(world.entity(p["subject"]).attrs.get("draws", "{}")).get("person", {}).get("holds", [])
+    return sorted({*holds, *(str(f.value) for f in facts if f.subject == p["subject"])})
+
+
+def qualified(family: str, o: Observation) -> Observation:
+    """An observation of one family as the cross items name it: ``FAMILY:`` before its id, source
+    and episode (two families may use one id)."""
+    up = {k: f"{family}:{getattr(o, k)}" for k in ("id", "source", "episode")}
+    return o.model_copy(update=up)
+
+
+def family_of(evidence_id: str) -> str:
+    """The family of a cross item's evidence id (``FAMILY:OBSERVATION``)."""
+    return evidence_id.split(":", 1)[0]
+
+
+def candidates(
+    theme: Theme, world: World, sources: Mapping[str, str], observations: Mapping[str, Observation]
+) -> list[Question]:
+    """The cross candidates of the merged ``world`` (``sources``: fact id -> family;
+    ``observations``: every family's, by qualified id)."""
+    obs_by_fact: dict[str, list[tuple[str, Observation]]] = {}
+    for key, o in observations.items():
+        if o.evidence_eligible:
+            for fid in sorted(o.fact_ids()):
+                obs_by_fact.setdefault(fid, []).append((family_of(key), o))
+    people = [p.id for p in world.people]
+    plain = {k: [o for _, o in v] for k, v in obs_by_fact.items()}
+    cands: list[Question] = []
+    for b in _bridges(world, people):
+        for p in _properties(world, people, plain):
+            args = {"bridge": b, "property": p}
+            try:
+                answer, read = run_program(world, world.facts, args)
+                person, _ = _bridge(world.facts, b)
+            except (NoAnswer, KeyError):
+                continue
+            if len({sources.get(fid) for fid in read}) < 2:
+                continue  # one family's facts: its own items ask this
+            cands.append(_question(theme, world, args, answer, read, person, obs_by_fact))
+    return cands
+
+
+def _question(
+    theme: Theme, world: World, args: dict, answer: str, read: list[str], person: str,
+    obs_by_fact: Mapping[str, list[tuple[str, Observation]]],
+) -> Question:  # fmt: skip
+    qid = f"x_{short(content_hash(args), 12)}"
+    text = _ask(world, args["property"], _describe(world, args["bridge"]))
+    pool = [v for v in _pool(world, world.facts, args["property"]) if v != answer]
+    rng = derive_rng(world.seed, CROSS, qid)
+    rng.shuffle(pool)
+    options = [answer, *pool[:3]]
+    at = args["property"].get("at")  # a picture's item: the picture taken then is the evidence
+    evidence = []
+    for fid in read:
+        shown = obs_by_fact.get(fid, [])
+        pick = [x for x in shown if at is not None and x[1].timestamp.isoformat() == at] or shown[:1]
+        evidence += [o.id for _, o in pick[:1]]  # qualified ids: FAMILY:OBSERVATION
+    program = Program(fn=CROSS, args=args)
+    return Question(
+        id=qid, family=CROSS, category=f"{args['bridge']['kind']}>{args['property']['kind']}",
+        question=text, answer=answer, options=options if len(options) >= MIN_OPTIONS else None,
+        rotations=rotations(world.seed, qid, len(options)) if len(options) >= MIN_OPTIONS else None,
+        target_people=[person],
+        evidence=sorted(dict.fromkeys(evidence)),
+        evidence_sources=sorted({e.split(":", 1)[0] for e in evidence}),
+        labels={"families": ",".join(sorted({e.split(":", 1)[0] for e in evidence}))},
+        facts_read=read, cutoff=None, program=program,
+        lineage=Lineage(
+            template=program.fn, seed=world.seed, program_hash=content_hash(program),
+            world_hash=content_hash(world), answer_hash=content_hash(answer),
+        ),
+    )  # fmt: skip
