@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from mnemoforge import cross_items as _cross  # noqa: F401  (registers)
 from mnemoforge.generators.icm import change_programs as _icm_changes  # noqa: F401  (registers)
 from mnemoforge.generators.icm import part_programs as _icm_parts  # noqa: F401  (registers)
 from mnemoforge.generators.icm import programs as _icm_programs  # noqa: F401  (registers)
@@ -29,7 +30,7 @@ def test_every_registered_program_has_an_oracle_here() -> None:
         "who_brought", "usual_choice", "habit_of", "relation_to", "animal_along", "part_shown",
         "usual_place", "shared_activity", "count_together", "choice_change", "promised_item",
         "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
-        "count_brought", "usual_weekday",
+        "count_brought", "usual_weekday", "cross",
         "companion_change", "closest_change", "place_change", "activity_change",
         "entity_value", "member_attribute", "member_lead_profile", "latest_value", "member_latest_value",
         "preference_of", "function_call",
@@ -765,3 +766,34 @@ def test_companions_apart_from_someone_leave_that_person_out() -> None:
     )
     with pytest.raises(Unanswerable):  # over every activity, apart from Bo: Cy 2, Dee 2
         run("closest_companion", view(*facts), person="ana", other="bo")
+
+
+def test_cross_bridges_a_person_from_one_family_to_a_property_from_another() -> None:
+    facts = [
+        F("h1", "habit", "ana", "weighs the silica twice"),  # a line in the album
+        F("h2", "habit", "bo", "hums at the kiln"),
+        F("a1", "attribute", "bo", "bench", "B4"),  # a profile card in the mailbox
+        F("a2", "attribute", "ana", "bench", "B7"),
+        F("m1", "member", "ana", "p1", "commission"),
+    ]
+    v = view(*facts)
+    habit_to_bench = {
+        "bridge": {"kind": "habit", "text": "weighs the silica twice"},
+        "property": {"kind": "profile", "key": "bench"},
+    }
+    assert run("cross", v, **habit_to_bench) == "B7"  # Ana weighs the silica; her bench is B7
+    assert v.read == {"h1", "a2"}
+    bench_to_habit = {
+        "bridge": {"kind": "profile", "key": "bench", "value": "B4", "people": "ana,bo"},
+        "property": {"kind": "habit"},
+    }
+    assert run("cross", view(*facts), **bench_to_habit) == "hums at the kiln"  # bench B4 is Bo's
+    member = {
+        "bridge": {"kind": "habit", "text": "weighs the silica twice"},
+        "property": {"kind": "member", "entity_kind": "commission"},
+    }
+    assert run("cross", view(*facts), **member) == "Project Heron"
+    with pytest.raises(Unanswerable):  # two people weigh the silica twice: the bridge names nobody
+        run("cross", view(*facts, F("h3", "habit", "cy", "weighs the silica twice")), **habit_to_bench)
+    with pytest.raises(Unanswerable):  # one family's facts alone: the habit without the benches
+        run("cross", view(*facts[:2]), **habit_to_bench)
