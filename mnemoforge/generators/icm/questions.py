@@ -115,11 +115,13 @@ def generate_icm(
 ) -> list[Question]:
     """Plan candidates per category (``counts``), answers computed. Each category's candidates are
     taken in diversity order (``questions/diversity``: programs, answer values, templates, people,
-    months) and realised with options until ``counts`` are planned; a candidate whose options
-    cannot be made fair (a cast prior or the question's grammar gives the answer away) or that
-    repeats a planned one (``fairness.near_duplicates``) or keys an answer its program already keys
-    for its share (``answer_balance``) is passed over, since the gates would
-    reject it (``screen=False`` plans them too: the gates' own tests need such items). Counts take
+    months) and realised with options until ``counts`` are planned. A candidate is passed over when
+    its options cannot be made fair (a cast prior or the question's grammar gives the answer away),
+    when it repeats a planned one (``fairness.near_duplicates``), or when a lexical option-only
+    rule would answer too many planned items (:class:`LengthShare`): the gates would reject it.
+    ``screen=False`` plans such items too, because the gates' own tests need them. Once a category
+    is full, the answers ``answer_balance`` would find over-keyed in their program are dropped
+    (:func:`over_keyed`) and the freed places are filled from the next candidates. Counts take
     the answer's rank among their options in turn (``RankSpread``)."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
@@ -134,10 +136,8 @@ def generate_icm(
         taken: list[Question] = []
         cands = [c for c in pool if c.template.category == category]
         order = diverse_order(cands, _features, key, world.seed, FAMILY, category)
-        while True:
-            for c in order:
-                if len(taken) >= n:
-                    break
+        while len(taken) < n:
+            for c in order:  # lazy: a later pass goes on from where the last one stopped
                 q = _question(world, c, last_order, world_hash)
                 rank = ranks.pick("counts", count_ranks(q)) if q.program.fn in COUNTED else None
                 q = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
@@ -151,6 +151,8 @@ def generate_icm(
                     ranks.take("counts", rank)
                 taken.append(q)
                 lengths.add(q.options)
+                if len(taken) >= n:
+                    break
             surplus = over_keyed(taken) if screen else set()
             if not surplus:
                 break
