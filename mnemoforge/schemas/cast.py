@@ -1,6 +1,6 @@
 """The cast a theme declares: people (looks, outfits, voices) and the relations between them.
 
-Part of the theme schema (``schemas/theme.py`` re-exports every name here).
+Part of the theme schema; ``schemas/theme.py`` re-exports the specs.
 """
 
 from __future__ import annotations
