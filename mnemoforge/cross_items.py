@@ -99,7 +99,8 @@ def _when(facts: list[Fact], bridge: Mapping[str, str]) -> tuple[dt.datetime, li
         if f.kind == "brought" and f.subject == bridge["subject"] and f.object == bridge["object"] and f.at
     ]
     f = _one(got, "when brought")
-    assert f.at is not None
+    if f.at is None:  # not reached: ``got`` holds dated facts only
+        raise NoAnswer("when brought: no time")
     return f.at, [f]
 
 
