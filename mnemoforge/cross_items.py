@@ -3,9 +3,12 @@
 An item names a person by a **bridge** (a description that picks exactly one person, read from one
 family's facts: "the person who weighs the silica twice", "the person whose bench is B4") and asks
 for a **property** of that person read from another family's facts (their bench, a habit, which
-commission they are on, what they held in a picture on a date). Both are programs over the merged
-World's facts (``world_merge.py``); the answer is computed, and the evidence is the observations of
-each family expressing the facts the program read (ids ``FAMILY:OBSERVATION``).
+commission they are on, what they held in a picture on a date). A **date bridge** names a moment
+instead of a person ("when Elodie brought the steel jacks", an icm clip) and asks what a picture
+log showed by then (what its drawn person held in the last picture before it, memeye). Both are
+programs over the merged World's facts (``world_merge.py``); the answer is computed, and the
+evidence is the observations of each family expressing the facts the program read (ids
+``FAMILY:OBSERVATION``).
 
 The gates (``validators/cross_gates.py``) run with every gate a family's items pass; theirs
 re-derive the answer on the whole World, require evidence from two families, and run the program
@@ -32,6 +35,7 @@ from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import Fact, World
 
 CROSS = "cross"
+DATE_BRIDGES = ("when_brought",)  # bridges that name a moment, not a person
 MIN_OPTIONS = 3  # the answer and at least two distractors of its type
 
 
@@ -82,6 +86,35 @@ def _bridge(facts: list[Fact], bridge: Mapping[str, str]) -> tuple[str, list[Fac
         f = _one(got, "role")
         return str(f.value), [f]
     raise NoAnswer(f"unknown bridge {kind!r}")
+
+
+def _when(facts: list[Fact], bridge: Mapping[str, str]) -> tuple[dt.datetime, list[Fact]]:
+    """(moment, facts read) of a date bridge: ``{"kind": "when_brought", "subject", "object"}``,
+    the one time SUBJECT brought OBJECT somewhere."""
+    if bridge["kind"] != "when_brought":
+        raise NoAnswer(f"not a date bridge {bridge['kind']!r}")
+    got = [
+        f
+        for f in facts
+        if f.kind == "brought" and f.subject == bridge["subject"] and f.object == bridge["object"] and f.at
+    ]
+    f = _one(got, "when brought")
+    if f.at is None:  # not reached: ``got`` holds dated facts only
+        raise NoAnswer("when brought: no time")
+    return f.at, [f]
+
+
+def _state_then(facts: list[Fact], when: dt.datetime, prop: Mapping[str, str]) -> tuple[str, list[Fact]]:
+    """What a picture log's drawn person holds in its last picture at or before ``when``: the
+    latest state of entity SUBJECT's KEY by then (``{"kind": "held_before", ...}``)."""
+    if prop["kind"] != "held_before":
+        raise NoAnswer(f"not a property of a moment {prop['kind']!r}")
+    got = [f for f in facts if f.kind == "state" and f.subject == prop["subject"] and f.object == prop["key"]]
+    got = [f for f in got if f.at and f.at <= when]
+    if not got:
+        raise NoAnswer("held before: no picture by then")
+    f = max(got, key=lambda f: f.at or when)
+    return str(f.value), [f]
 
 
 # ---------------------------------------------------------------- properties: person -> answer
@@ -135,6 +168,10 @@ def depicted(world: World, entity: str) -> str | None:
 
 
 def _run(facts: list[Fact], name: Callable[[str], str], args: Mapping) -> tuple[str, list[str]]:
+    if args["bridge"]["kind"] in DATE_BRIDGES:  # a moment, then what a picture showed by then
+        when, read_b = _when(facts, args["bridge"])
+        answer, read_p = _state_then(facts, when, args["property"])
+        return answer, [f.id for f in (*read_b, *read_p)]
     person, read_b = _bridge(facts, args["bridge"])
     answer, read_p = _property(facts, name, person, args["property"])
     return answer, [f.id for f in (*read_b, *read_p)]
@@ -174,6 +211,7 @@ def _bridges(world: World, people: list[str]) -> list[dict]:
             out.append({"kind": "habit", "text": f.object})
         elif f.kind == "brought" and f.event:
             out.append({"kind": "brought", "object": f.object, "event": f.event})
+            out.append({"kind": "when_brought", "subject": f.subject, "object": f.object})
         elif f.kind == "relation" and f.value:
             out.append({"kind": "relation", "subject": f.subject, "word": f.value})
         elif f.kind == "attribute" and f.subject in people and f.value and f.object != "code":
@@ -214,6 +252,7 @@ def _properties(world: World, people: list[str], obs_by_fact: Mapping[str, list[
                     out.append(
                         {"kind": "holding", "subject": f.subject, "key": f.object, "at": at, "person": who}
                     )
+            out.append({"kind": "held_before", "subject": f.subject, "key": f.object, "person": who})
     return [dict(t) for t in dict.fromkeys(tuple(sorted(p.items())) for p in out)]
 
 
@@ -226,14 +265,24 @@ def _describe(world: World, b: Mapping[str, str]) -> str:
         return f"the person whose {b['key']} is {b['value']}"
     if b["kind"] == "brought":
         ev = world.event(b["event"])
-        thing = world.object(b["object"]).name
-        thing = thing if "'s " in thing else f"the {thing}"  # "Tavita's punty", "the steel jacks"
-        return f"the person who brought {thing} to the {ev.noun} on {_day(ev.start)}"
+        return f"the person who brought {_thing(world, b['object'])} to the {ev.noun} on {_day(ev.start)}"
+    if b["kind"] == "when_brought":  # the moment, without its date (the clip gives it)
+        (f,) = _when(world.facts, b)[1]
+        ev = f" to the {world.event(f.event).noun}" if f.event else ""
+        return f"{world.person(b['subject']).name} brought {_thing(world, b['object'])}{ev}"
     return f"the {b['key']} of {world.entity(b['entity']).name}"
+
+
+def _thing(world: World, obj: str) -> str:
+    thing = world.object(obj).name
+    return thing if "'s " in thing else f"the {thing}"  # "Tavita's punty", "the steel jacks"
 
 
 def _ask(world: World, p: Mapping[str, str], who: str) -> str:
     k = p["kind"]
+    if k == "held_before":  # ``who`` is a moment here
+        name = world.person(p["person"]).name
+        return f"In the last picture of {name} taken before {who}, what is {name} holding?"
     if k == "habit":
         return f"What habit does {who} have?"
     if k == "profile":
@@ -296,7 +345,7 @@ def candidates(
             args = {"bridge": b, "property": p}
             try:
                 answer, read = run_program(world, world.facts, args)
-                person, _ = _bridge(world.facts, b)
+                person = p["person"] if b["kind"] in DATE_BRIDGES else _bridge(world.facts, b)[0]
             except (NoAnswer, KeyError):
                 continue
             if len({sources.get(fid) for fid in read}) < 2:
@@ -316,10 +365,13 @@ def _question(
     rng.shuffle(pool)
     options = [answer, *pool[:3]]
     at = args["property"].get("at")  # a picture's item: the picture taken then is the evidence
+    by = world.fact(read[0]).at if args["bridge"]["kind"] in DATE_BRIDGES else None
     evidence = []
     for fid in read:
         shown = obs_by_fact.get(fid, [])
         pick = [x for x in shown if at is not None and x[1].timestamp.isoformat() == at] or shown[:1]
+        if by is not None and fid != read[0]:  # the last picture by the moment the bridge names
+            pick = sorted((x for x in shown if x[1].timestamp <= by), key=lambda x: x[1].timestamp)[-1:]
         evidence += [o.id for _, o in pick[:1]]  # qualified ids: FAMILY:OBSERVATION
     program = Program(fn=CROSS, args=args)
     return Question(

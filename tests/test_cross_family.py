@@ -43,6 +43,9 @@ def test_one_release_one_world_three_families_and_50_cross_items(multi) -> None:
     for q in cross:
         fams = {e.split(":", 1)[0] for e in q["evidence"]}
         assert len(fams) >= 2, q["id"]
+    # a date bridge (not a person): the moment of an icm clip, the last memeye picture before it
+    when = [q for q in cross if q["program"]["args"]["bridge"]["kind"] == "when_brought"]
+    assert when and all(q["labels"]["families"] == "icm,memeye" for q in when)
     # all three families take part in the cross items
     assert set().union(*(q["labels"]["families"].split(",") for q in cross)) == {"icm", "smm", "memeye"}
     world = World.model_validate_json((root / "data/world.json").read_text())
@@ -75,8 +78,14 @@ def test_the_cross_gates_reject_what_one_family_answers(multi) -> None:  # type:
         for r in _rows(root / f"families/{fam}/data/{fam}/observations.jsonl"):
             o = qualified(fam, Observation.model_validate(r))
             obs[o.id] = o
-    q = Question.model_validate(_rows(root / "data/cross/questions.jsonl")[0])
-    assert _failed(world, sources, q, obs) == set()
+    rows = _rows(root / "data/cross/questions.jsonl")
+    when = next(r for r in rows if r["program"]["args"]["bridge"]["kind"] == "when_brought")
+    for r in (rows[0], when):  # a person bridge and a date bridge
+        assert _failed(world, sources, Question.model_validate(r), obs) == set(), r["id"]
+    # the date bridge's clip claimed by memeye: memeye alone knows the moment and the picture
+    q = Question.model_validate(when)
+    assert "one_family_insufficient" in _failed(world, dict(sources) | {q.facts_read[0]: "memeye"}, q, obs)
+    q = Question.model_validate(rows[0])
     # every fact read claimed by one family: that family alone answers it
     one = dict(sources) | dict.fromkeys(q.facts_read, "icm")
     assert "one_family_insufficient" in _failed(world, one, q, obs)

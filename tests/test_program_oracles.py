@@ -797,3 +797,31 @@ def test_cross_bridges_a_person_from_one_family_to_a_property_from_another() -> 
         run("cross", view(*facts, F("h3", "habit", "cy", "weighs the silica twice")), **habit_to_bench)
     with pytest.raises(Unanswerable):  # one family's facts alone: the habit without the benches
         run("cross", view(*facts[:2]), **habit_to_bench)
+
+
+def test_cross_date_bridge_reads_the_last_picture_before_a_moment() -> None:
+    when = at(3, 12, 18)  # Bo brought the red kite on March 12, 18:00 (a clip)
+    facts = [
+        F("b1", "brought", "bo", "kite", ev="e1", when=when),
+        F("b2", "brought", "cy", "kite", ev="e2", when=at(4, 2)),
+        F("s1", "state", "log", "presence", "blowpipe", when=at(3, 2, 11)),  # pictures of one log
+        F("s2", "state", "log", "presence", "marver paddle", when=at(3, 11, 10)),
+        F("s3", "state", "log", "presence", "jack tweezers", when=at(3, 20, 14)),
+    ]
+    args = {
+        "bridge": {"kind": "when_brought", "subject": "bo", "object": "kite"},
+        "property": {"kind": "held_before", "subject": "log", "key": "presence", "person": "ana"},
+    }
+    v = view(*facts)
+    assert run("cross", v, **args) == "marver paddle"  # March 11 is the last picture before March 12
+    assert v.read == {"b1", "s2"}
+    cy = args | {"bridge": {"kind": "when_brought", "subject": "cy", "object": "kite"}}
+    assert run("cross", view(*facts), **cy) == "jack tweezers"  # April 2: the March 20 picture
+    with pytest.raises(Unanswerable):  # one family's facts alone: the clip without the pictures
+        run("cross", view(*facts[:2]), **args)
+    with pytest.raises(Unanswerable):  # ... or the pictures without the clip
+        run("cross", view(*facts[2:]), **args)
+    with pytest.raises(Unanswerable):  # no picture before the moment
+        run("cross", view(facts[0], facts[4]), **args)
+    with pytest.raises(Unanswerable):  # Bo brought the kite twice: the moment is not one
+        run("cross", view(*facts, F("b3", "brought", "bo", "kite", ev="e3", when=at(5, 1))), **args)
