@@ -22,11 +22,12 @@ from PIL import ImageDraw
 
 from mnemoforge.backends.image import visual_figures as figures
 from mnemoforge.backends.image import visual_library as library
-from mnemoforge.backends.image.colors import BLACK, WHITE, Box, rgb
+from mnemoforge.backends.image.colors import BLACK, Box, rgb
 from mnemoforge.backends.image.fonts import font, renderable
 from mnemoforge.backends.image.protocol import PartPlacement
 from mnemoforge.backends.image.visual_animals import SPECIES, AnimalLook, draw_animal
 from mnemoforge.backends.image.visual_map import draw_map
+from mnemoforge.backends.image.visual_scene import draw_label
 
 Draw = ImageDraw.ImageDraw
 SHELF = (139, 94, 60)
@@ -85,21 +86,11 @@ def part_boxes(parts: tuple[PartPlacement, ...], W: int, H: int, safe: Box, face
     return out
 
 
-def _tag(d: Draw, box: Box, text: str) -> Box:
-    d.rectangle(box, fill=WHITE, outline=BLACK)
-    t = renderable(text)
-    f = font(max(11, (box[3] - box[1]) * 2 // 3), t)
-    x0, y0, x1, y1 = d.textbbox((0, 0), t, font=f)
-    cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
-    d.text((cx - (x1 - x0) // 2 - x0, cy - (y1 - y0) // 2 - y0), t, fill=BLACK, font=f)
-    return box
-
-
 def _written(d: Draw, p: PartPlacement, b: Box) -> dict[str, Any]:
     if p.drawable == "sign":
         return {"text": list(figures.draw_sign(d, b, p.value))}
     if p.drawable == "tag":
-        return {"text": list(_tag(d, b, p.value))}
+        return {"text": list(draw_label(d, b, p.value))}
     if p.drawable == "chart":
         crng = random.Random(zlib.crc32(p.oid.encode()))  # the earlier bars: alike in every shot
         steps = p.hi - p.lo + 1
