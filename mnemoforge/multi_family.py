@@ -27,14 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnemoforge.exporters.multi_release import freeze_multi
 from mnemoforge.generators.coherence import check_world
+from mnemoforge.generators.world_merge import fact_sources, merge_worlds
 from mnemoforge.hashing import content_hash, sha256_bytes, short
 from mnemoforge.implementation import code_version, release_version
-from mnemoforge.multi_release import freeze_multi
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.store import atomic
 from mnemoforge.theme_projection import project_theme_bytes
-from mnemoforge.world_merge import fact_sources, merge_worlds
 
 
 @dataclass
@@ -93,7 +93,7 @@ def build_multi(
     worlds = {fam: pipeline.load_world(c.run) for fam, c in ctxs.items()}
     world = check_world(merge_worlds(worlds), theme)  # one person in two places: fails here
     world_path = atomic.write_json(root / "world.json", world)
-    from mnemoforge.cross_items import candidates, qualified
+    from mnemoforge.generators.cross_items import candidates, qualified
     from mnemoforge.validators.cross_gates import run_cross_gates
 
     sources = fact_sources(worlds)

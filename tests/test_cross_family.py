@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from mnemoforge.generators.coherence import IncoherentWorld
+from mnemoforge.generators.world_merge import merge_worlds
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import Span, Timeline, World
 from mnemoforge.theme_io import load_theme
-from mnemoforge.world_merge import merge_worlds
 
 THEME = Path(__file__).resolve().parent / "themes" / "glassworks_world.yaml"
 
@@ -67,7 +67,7 @@ def _failed(world: World, sources: dict, q: Question, obs: dict) -> set[str]:
 
 
 def test_the_cross_gates_reject_what_one_family_answers(multi) -> None:  # type: ignore[no-untyped-def]
-    from mnemoforge.cross_items import qualified
+    from mnemoforge.generators.cross_items import qualified
     from mnemoforge.schemas.observations import Observation
 
     root = multi.release_dir

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from mnemoforge import cross_items as _cross  # noqa: F401  (registers)
+from mnemoforge.generators import cross_items as _cross  # noqa: F401  (registers)
 from mnemoforge.generators.icm import change_programs as _icm_changes  # noqa: F401  (registers)
 from mnemoforge.generators.icm import part_programs as _icm_parts  # noqa: F401  (registers)
 from mnemoforge.generators.icm import programs as _icm_programs  # noqa: F401  (registers)

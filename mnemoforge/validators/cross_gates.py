@@ -1,4 +1,4 @@
-"""The gates of the cross items (``cross_items.py``; docs/cross-family.md), run after the exact
+"""The gates of the cross items (``generators/cross_items.py``; docs/cross-family.md), run after the exact
 gates every item passes and before the shared item and panel gates (``gate_runner.gate_list``).
 
 - ``cross_rederive``: the program on the whole merged World gives the stored answer (the shared
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from mnemoforge.cross_items import MIN_OPTIONS, CrossResult, NoAnswer, family_of, run_program
+from mnemoforge.generators.cross_items import MIN_OPTIONS, CrossResult, NoAnswer, family_of, run_program
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from mnemoforge.cross_items import CROSS, qualified
+from mnemoforge.exporters.multi_release import members
 from mnemoforge.exporters.tables import TableReader
 from mnemoforge.exporters.views import AGENT_DIR, forbidden_fields
-from mnemoforge.multi_release import members
+from mnemoforge.generators.cross_items import CROSS, qualified
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.release import ReleaseManifest

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import yaml
 
-from mnemoforge.cross_items import CROSS, CrossResult
 from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.card import config_entry
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.exporters.views import AGENT_DIR, agent_row
+from mnemoforge.generators.cross_items import CROSS, CrossResult
 from mnemoforge.generators.questions import key_letters
 from mnemoforge.hashing import canonical_json, content_hash, sha256_bytes, sha256_file, short
 from mnemoforge.implementation import code_version
