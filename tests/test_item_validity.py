@@ -13,7 +13,7 @@ import pytest
 from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.profile_options import CHANGES
-from mnemoforge.generators.icm.questions import LENGTH_CAP, LengthShare, generate_icm, over_keyed
+from mnemoforge.generators.icm.questions import RULE_CAP, OptionRuleShare, generate_icm, over_keyed
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.option_balance import (
     balanced_distractors,
@@ -220,7 +220,7 @@ def test_planning_caps_answers_over_the_planned_set_not_item_by_item() -> None:
 
 
 def test_planning_passes_over_sets_whose_length_gives_the_answer_away() -> None:
-    shares = LengthShare()
+    shares = OptionRuleShare()
     short = ["Dana", "Cyrus", "Eliza", "Priya"]  # the answer (first) is the shortest
     fair = ["Dana", "Bo", "Cyrus", "Ulf"]  # no lexical rule above chance on it
     for _ in range(12):
@@ -231,7 +231,7 @@ def test_planning_passes_over_sets_whose_length_gives_the_answer_away() -> None:
             shares.add(short)
             took += 1
     # at most 27 % of the planned items (and one item of slack) are answered by "shortest"
-    assert took == 5 and shares.hits["shortest"] <= LENGTH_CAP * shares.n + 1
+    assert took == 5 and shares.hits["shortest"] <= RULE_CAP * shares.n + 1
     assert not shares.tips(fair)
     shares.add(short, -1)  # an item dropped again gives its share back
     assert shares.n == 16 and shares.hits["shortest"] == 4

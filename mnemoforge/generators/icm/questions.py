@@ -118,7 +118,7 @@ def generate_icm(
     months) and realised with options until ``counts`` are planned. A candidate is passed over when
     its options cannot be made fair (a cast prior or the question's grammar gives the answer away),
     when it repeats a planned one (``fairness.near_duplicates``), or when a lexical option-only
-    rule would answer too many planned items (:class:`LengthShare`): the gates would reject it.
+    rule would answer too many planned items (:class:`OptionRuleShare`): the gates would reject it.
     ``screen=False`` plans such items too, because the gates' own tests need them. Once a category
     is full, the answers ``answer_balance`` would find over-keyed in their program are dropped
     (:func:`over_keyed`) and the freed places are filled from the next candidates. Counts take
@@ -130,7 +130,7 @@ def generate_icm(
     targets = stratified_targets(sorted(ids.values()), world.seed)  # answer ranks spread over items
     ranks = RankSpread(world.seed)
     opts = {PROFILE: profile_options}  # profile answers are majorities: screened for option-only tells
-    lengths = LengthShare()
+    rule_share = OptionRuleShare()
     out: list[Question] = []
     for category, n in counts.items():
         taken: list[Question] = []
@@ -145,12 +145,12 @@ def generate_icm(
                     continue
                 if screen and near_duplicates([*out, *taken, q]):  # the planned ones repeat nothing
                     continue
-                if screen and q.options and lengths.tips(q.options):
+                if screen and q.options and rule_share.tips(q.options):
                     continue
                 if rank is not None and q.options:
                     ranks.take("counts", rank)
                 taken.append(q)
-                lengths.add(q.options)
+                rule_share.add(q.options)
                 if len(taken) >= n:
                     break
             surplus = over_keyed(taken) if screen else set()
@@ -158,43 +158,41 @@ def generate_icm(
                 break
             for q in taken:
                 if q.id in surplus:
-                    lengths.add(q.options, -1)
+                    rule_share.add(q.options, -1)
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)
 
 
-LENGTH_RULES = ("shortest", "longest", "centroid", "odd_one_out", "edit_centroid", "edit_odd")
-LENGTH_CAP = 0.27
+LEXICAL_RULES = ("shortest", "longest", "centroid", "odd_one_out", "edit_centroid", "edit_odd")
+RULE_CAP = 0.27
 """The most an option-only rule may answer of the planned multiple-choice items: the shortcut
 panel's bound is chance + 5 points (0.30 for four options), and the gates then drop some items."""
 
 
-class LengthShare:
+class OptionRuleShare:
     """How often each lexical option-only rule (shortest, longest, centroid, odd one out, by
     characters and by edits) answers the planned items (ties share the credit, as in the shortcut
     panel). Most sets are drawn at ranks spread over the release, but a set with no free choice (a
     six-person cast leaves an "apart from" item exactly four names; weekday names) keeps whatever
     ranks its values give; those items are passed over once a rule would answer more than
-    :data:`LENGTH_CAP` of the planned items (one item of slack)."""
+    :data:`RULE_CAP` of the planned items (one item of slack)."""
 
     def __init__(self) -> None:
         self.n = 0
-        self.hits = dict.fromkeys(LENGTH_RULES, 0.0)
+        self.hits = dict.fromkeys(LEXICAL_RULES, 0.0)
 
     def tips(self, options: list[str] | None) -> bool:
         if not options:
             return False
         got = tells(options)
-        return any(
-            got[r] > 0 and self.hits[r] + got[r] > LENGTH_CAP * (self.n + 1) + 1 for r in LENGTH_RULES
-        )
+        return any(got[r] > 0 and self.hits[r] + got[r] > RULE_CAP * (self.n + 1) + 1 for r in LEXICAL_RULES)
 
     def add(self, options: list[str] | None, sign: int = 1) -> None:
         if options:
             got = tells(options)
             self.n += sign
-            for r in LENGTH_RULES:
+            for r in LEXICAL_RULES:
                 self.hits[r] += sign * got[r]
 
 
