@@ -22,15 +22,14 @@ from mnemoforge.schemas.limits import (
     MAX_LINES,
     MAX_NAME,
     MAX_QUESTIONS,
-    MAX_ROUNDS,
     MAX_ROUNDS_PER_DAY,
     MAX_SETTINGS,
     Line,
     Name,
 )
-from mnemoforge.schemas.smm_checks import check_routes, check_values
+from mnemoforge.schemas.smm_checks import check_local, check_section
 from mnemoforge.schemas.smm_terms import CONVERSATIONAL, WEEKDAYS
-from mnemoforge.schemas.smm_topics import BUILTIN_TOPICS, check_topics, topics_in_use
+from mnemoforge.schemas.smm_topics import BUILTIN_TOPICS, topics_in_use
 from mnemoforge.schemas.strict import Strict
 
 if TYPE_CHECKING:
@@ -371,116 +370,12 @@ class SmmSpec(_Strict):
     @model_validator(mode="after")
     def _local(self) -> SmmSpec:
         # paths are relative to the section (pydantic puts this error under ``smm``)
-        for name, ids in (
-            ("sources", [s.id for s in self.sources]),
-            ("entity_kinds", [k.kind for k in self.entity_kinds]),
-            ("entities", [e.id for e in self.entities]),
-            ("tools", [t.name for t in self.tools]),
-            ("contacts", [c.id for c in self.contacts]),
-            ("profile", [f.key for f in self.profile]),
-            ("preferences", [p.key for p in self.preferences]),
-        ):
-            for i, x in enumerate(ids):
-                if x in ids[:i]:
-                    raise ValueError(f"{name}.{i}: duplicate id {x!r}")
-        kinds = {k.kind for k in self.entity_kinds}
-        for i, e in enumerate(self.entities):
-            if e.kind not in kinds:
-                raise ValueError(f"entities.{i}.kind: unknown entity kind {e.kind!r}")
-        for i, k in enumerate(self.entity_kinds):
-            lo, hi = k.members
-            if not 1 <= lo <= hi <= MAX_CAST:
-                raise ValueError(
-                    f"entity_kinds.{i}.members: expected 1 <= lo <= hi <= {MAX_CAST}, got {k.members}"
-                )
-            for j, a in enumerate(k.attributes):
-                if a.type in ("string", "time", "integer") and len(a.values) < 4:
-                    raise ValueError(
-                        f"entity_kinds.{i}.attributes.{j}.values: need >= 4 values for a {a.type}"
-                    )
-                if a.type == "integer" and not all(v.lstrip("-").isdigit() for v in a.values):
-                    raise ValueError(f"entity_kinds.{i}.attributes.{j}.values: not all integers")
-        if sum(self.tasks.counts().values()) == 0:
-            raise ValueError("tasks: the theme asks for no questions (a release needs at least one)")
-        lo, hi = self.update_days
-        if not 1 <= lo <= hi <= MAX_DAYS_GAP:
-            raise ValueError(
-                f"update_days: expected [lo, hi] with 1 <= lo <= hi <= {MAX_DAYS_GAP}, got [{lo}, {hi}]"
-            )
-        if self.target_sources_per_question > len(self.sources):
-            raise ValueError(
-                f"target_sources_per_question: {self.target_sources_per_question} is more than the "
-                f"{len(self.sources)} declared sources"
-            )
-        for i, t in enumerate(self.tools):
-            names = [a.name for a in t.arguments]
-            for j, n in enumerate(names):
-                if n in names[:j]:
-                    raise ValueError(f"tools.{i}.arguments.{j}.name: duplicate argument {n!r}")
+        check_local(self)
         return self
 
     def check(self, theme: Theme) -> None:
         """Raise ``ValueError('smm.<path>: …')`` for references the section alone cannot check."""
-        people = {p.id for p in theme.cast}
-        days = (theme.end - theme.start).days
-        rounds = days * self.rounds_per_day
-        if rounds > MAX_ROUNDS:
-            raise ValueError(
-                f"smm.rounds_per_day: {self.rounds_per_day:g} a day over {days} days "
-                f"is {rounds:.0f} rounds; at most {MAX_ROUNDS} (every round is written and indexed)"
-            )
-        for i, s in enumerate(self.sources):
-            for j, m in enumerate(s.members):
-                if m not in people:
-                    raise ValueError(f"smm.sources.{i}.members.{j}: unknown person {m!r}")
-            need = {"group_chat": 3, "dm": 2, "assistant_chat": 1}.get(s.kind, 0)
-            if s.kind == "dm" and len(s.members) != 2:
-                raise ValueError(f"smm.sources.{i}.members: a dm has exactly 2 members, got {len(s.members)}")
-            if len(s.members) < need:
-                raise ValueError(f"smm.sources.{i}.members: a {s.kind} needs at least {need} members")
-        if self.pack is not None:
-            from mnemoforge.schemas.packs import load_pack
-
-            try:
-                load_pack(self.pack)
-            except ValueError as e:
-                raise ValueError(f"smm.pack: {e}") from None
-        if self.paraphrase_turns and not theme.text.backend:
-            raise ValueError("smm.paraphrase_turns: needs a text.backend")
-        if not any(s.kind in CONVERSATIONAL for s in self.sources):
-            raise ValueError("smm.sources: at least one group_chat, dm or assistant_chat is required")
-        by_kind = {k.kind: k for k in self.entity_kinds}
-        for i, k in enumerate(self.entity_kinds):
-            n = sum(e.kind == k.kind for e in self.entities)
-            if k.membership == "one" and n * k.members[1] < len(theme.cast):
-                raise ValueError(
-                    f"smm.entity_kinds.{i}.members: {n} {k.kind} entities of at most {k.members[1]} "
-                    f"members cannot hold all {len(theme.cast)} people"
-                )
-            for j, a in enumerate(k.attributes):
-                if a.type == "person" and a.values:
-                    raise ValueError(
-                        f"smm.entity_kinds.{i}.attributes.{j}.values: person values come from the cast"
-                    )
-        check_values(self, theme, by_kind)
-        check_routes(self, by_kind)
-        check_topics(self, people)
-        tools = {t.name: t for t in self.tools}
-        for i, c in enumerate(self.calls):
-            if c.tool not in tools:
-                raise ValueError(f"smm.calls.{i}.tool: unknown tool {c.tool!r}")
-            if c.subject not in by_kind:
-                raise ValueError(f"smm.calls.{i}.subject: unknown entity kind {c.subject!r}")
-            args = {a.name: a for a in tools[c.tool].arguments}
-            for name, src in c.arguments.items():
-                if name not in args:
-                    raise ValueError(f"smm.calls.{i}.arguments.{name}: tool {c.tool!r} has no such argument")
-                _check_binding(
-                    f"smm.calls.{i}.arguments.{name}", src, c.subject, by_kind, self.profile, self.preferences
-                )
-            missing = [a.name for a in tools[c.tool].arguments if a.required and a.name not in c.arguments]
-            if missing:
-                raise ValueError(f"smm.calls.{i}.arguments: required arguments {missing} are not bound")
+        check_section(self, theme)
 
     def topics(self) -> dict[str, str]:
         """topic -> where a fact of it comes from (a path in the theme), for every topic in use."""
@@ -488,38 +383,3 @@ class SmmSpec(_Strict):
 
     def route(self, entity: str, key: str) -> ConflictRouteSpec | None:
         return next((r for r in self.conflicts if r.entity == entity and r.key == key), None)
-
-
-def _check_binding(
-    path: str,
-    src: str,
-    subject: str,
-    kinds: dict[str, EntityKindSpec],
-    profile: list[ProfileFieldSpec],
-    preferences: list[PreferenceSpec],
-) -> None:
-    head, _, key = src.partition(".")
-    if head in ("person", "profile") and kinds[subject].membership != "one":
-        raise ValueError(
-            f"{path}: {src!r} needs one person per call, but subject {subject!r} has `membership: many` "
-            f"(several people per entity); bind {subject}.members, {subject}.name or an attribute, "
-            f"or use a subject kind with `membership: one`"
-        )
-    if src == "person":
-        return
-    if head == "preference":
-        if key not in {p.key for p in preferences}:
-            raise ValueError(f"{path}: unknown preference {key!r}")
-        if kinds[subject].membership != "one":
-            raise ValueError(f"{path}: a preference needs a person, so subject {subject!r} must be 'one'")
-        return
-    if head == "profile":
-        if key not in {f.key for f in profile}:
-            raise ValueError(f"{path}: unknown profile field {key!r}")
-        return
-    if head != subject:
-        raise ValueError(f"{path}: {src!r} must read the call's subject kind {subject!r}, person or profile")
-    if key in ("name", "members"):
-        return
-    if key not in {a.key for a in kinds[head].attributes}:
-        raise ValueError(f"{path}: kind {head!r} has no attribute {key!r}")
