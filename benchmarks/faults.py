@@ -16,7 +16,11 @@ Rows:
   config name. Goal: each gives its own rows.
 - **modes**: every file and folder of the releases, their runs and an export. Goal: ``0666 & ~umask``
   and ``0777 & ~umask`` (0644 / 0755 under umask 022).
-- **review**: the review-server race belongs to issue 34 (not measured here).
+- **review**: two review servers on one synthetic run (an in-process one and a ``mnemoforge review``
+  subprocess), 8 threads x 60 POSTs alternating between them (``tests/review_race.py``); 120 POSTs
+  at once to one server; decisions for an unknown shot or item, or an unknown verdict. Goal: every
+  POST answered, every acknowledged decision in the store as posted, unknown ids and verdicts 4xx
+  with nothing written.
 
     python benchmarks/faults.py                   # everything (about an hour on 2 shared cores)
     python benchmarks/faults.py --mutants 200     # an evenly spaced sample of the mutants
@@ -311,17 +315,76 @@ def mode_rows(releases: dict[str, Path], work: Path) -> list[Row]:
     return out
 
 
-def review_rows() -> list[Row]:
-    return [
+def review_rows(work: Path) -> list[Row]:
+    import threading
+
+    from mnemoforge.review_server import ReviewServer
+    from mnemoforge.validators.human_review import decisions_path
+    from tests.review_race import PER_THREAD, THREADS, post, two_server_race
+    from tests.review_runs import synthesise_run
+
+    base = synthesise_run(work / "review" / "run", shots=300, items=200, clips=60)
+    race = two_server_race(Path(shutil.copytree(base, work / "review" / "race", symlinks=True)))
+    lost = len(race.lost) + len(race.differ)
+    out = [
         row(
             "review",
-            "two servers, 8 threads x 60 POSTs",
-            "every acknowledged decision kept",
-            "not measured here (issue 34 owns the review server; TODO: its race test joins this table)",
-            True,
-            todo="i34",
+            f"two servers, {THREADS} threads x {PER_THREAD} POSTs",
+            "every POST answered; every acknowledged decision kept as posted",
+            f"acknowledged {len(race.acked)}/{race.posted}; unanswered or refused {len(race.failures)}; "
+            f"lost or changed {lost}",
+            not race.failures and len(race.acked) == race.posted and not lost,
+            off_goal=(race.failures + [f"{k}:{i}" for k, i in race.lost + race.differ])[:10],
         )
     ]
+    run = Path(shutil.copytree(base, work / "review" / "one", symlinks=True))
+    srv = ReviewServer(run).start()
+    try:
+        refused = [
+            post(srv.url, {"kind": "shot", "id": "c9999_s00", "decision": "pass"})[0],
+            post(srv.url, {"kind": "item", "id": "c0000_s00", "decision": "pass"})[0],  # a shot id
+            post(srv.url, {"kind": "shot", "id": "c0000_s00", "decision": "maybe"})[0],
+        ]
+        written = decisions_path(run).exists()
+        codes: list[int | str] = []
+        lock = threading.Lock()
+
+        def one(n: int) -> None:
+            try:
+                code: int | str = post(srv.url, {"kind": "item", "id": f"q{n:05d}", "decision": "pass"})[0]
+            except OSError as e:
+                code = str(e)
+            with lock:
+                codes.append(code)
+
+        pool = [threading.Thread(target=one, args=(n,)) for n in range(120)]
+        for th in pool:
+            th.start()
+        for th in pool:
+            th.join(timeout=120)
+    finally:
+        srv.stop()
+    out.append(
+        row(
+            "review",
+            "unknown shot, unknown item, unknown verdict",
+            "4xx each, nothing written",
+            f"HTTP {', '.join(map(str, refused))}; store {'written' if written else 'untouched'}",
+            all(400 <= c < 500 for c in refused) and not written,
+        )
+    )
+    ok = sum(c == 200 for c in codes)
+    out.append(
+        row(
+            "review",
+            "120 POSTs at once to one server",
+            "every one answered 200",
+            f"answered 200: {ok}/120",
+            ok == 120,
+            off_goal=[str(c) for c in codes if c != 200][:10],
+        )
+    )
+    return out
 
 
 # --- main --------------------------------------------------------------------------------------
@@ -363,7 +426,8 @@ def main() -> None:
         rows += load_rows(releases["icm"], releases["icm_seed2"], work)
         print("modes", flush=True)
         rows += mode_rows(releases, work)
-    rows += review_rows()
+        print("review", flush=True)
+        rows += review_rows(work)
     print_table(rows)
     result = {
         "rows": rows,

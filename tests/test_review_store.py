@@ -4,8 +4,6 @@ servers on one run (issue 33 item 3), unknown ids refused, many concurrent conne
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -13,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.review_race import PER_THREAD, THREADS, two_server_race
+from tests.review_race import post as _post
 from tests.review_runs import synthesise_run
 
 pytestmark = pytest.mark.integration  # loopback servers, one of them a CLI subprocess
-
-THREADS, PER_THREAD = 8, 60
 
 
 @pytest.fixture(scope="module")
@@ -26,87 +24,15 @@ def big_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return synthesise_run(tmp_path_factory.mktemp("review") / "run", shots=300, items=200, clips=60)
 
 
-def _post(url: str, body: dict, timeout: float = 30) -> tuple[int, dict]:
-    req = urllib.request.Request(url + "api/decision", json.dumps(body).encode(), method="POST")
-    req.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
-
-
-def _cli_server(run: Path) -> tuple[subprocess.Popen, str]:
-    """``mnemoforge review RUN --port 0`` in its own process; returns it and its URL."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mnemoforge.cli", "review", str(run), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    line = proc.stdout.readline() if proc.stdout else ""
-    if " at http" not in line:
-        proc.kill()
-        err = proc.stderr.read() if proc.stderr else ""
-        raise AssertionError(f"the review server did not start: {line!r} {err}")
-    return proc, line.split(" at ", 1)[1].split(" ", 1)[0]
-
-
 def test_two_servers_lose_no_acknowledged_decision(big_run: Path, tmp_path: Path) -> None:
     import shutil
 
-    from mnemoforge.review_server import ReviewServer
-    from mnemoforge.validators.human_review import load_decisions
-
     run = Path(shutil.copytree(big_run, tmp_path / "run", symlinks=True))
-    data = json.loads((run / "episodes/clips.jsonl").read_text().splitlines()[0])
-    assert data["shots"]
-    shots = [s["id"] for line in (run / "episodes/clips.jsonl").read_text().splitlines()
-             for s in json.loads(line)["shots"]]  # fmt: skip
-    items = [json.loads(x)["id"] for x in (run / "questions/candidates.jsonl").read_text().splitlines()]
-    targets = [("shot", i) for i in shots] + [("item", i) for i in items]
-    assert len(targets) >= THREADS * PER_THREAD
-    here = ReviewServer(run).start()
-    proc, there = _cli_server(run)
-    acked: dict[tuple[str, str], dict] = {}
-    failures: list[str] = []
-    lock = threading.Lock()
-
-    def worker(t: int) -> None:
-        for n in range(PER_THREAD):
-            kind, oid = targets[t * PER_THREAD + n]
-            body = {"kind": kind, "id": oid, "decision": "exclude" if n % 3 else "pass",
-                    "reasons": ["face_drift"] if n % 3 else [], "note": f"thread {t} post {n}"}  # fmt: skip
-            url = here.url if (t + n) % 2 else there  # every thread alternates between the servers
-            try:
-                status, out = _post(url, body)
-            except OSError as e:  # no answer at all
-                with lock:
-                    failures.append(f"{kind}:{oid}: {e}")
-                continue
-            with lock:
-                if status == 200:
-                    acked[(kind, oid)] = body
-                else:
-                    failures.append(f"{kind}:{oid}: HTTP {status} {out}")
-
-    try:
-        threads = [threading.Thread(target=worker, args=(t,)) for t in range(THREADS)]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join(timeout=300)
-    finally:
-        here.stop()
-        proc.terminate()
-        proc.wait(timeout=30)
-    assert failures == []
-    assert len(acked) == THREADS * PER_THREAD
-    saved = load_decisions(run)
-    lost = [k for k in acked if k not in saved]
-    assert lost == [], f"{len(lost)} acknowledged decisions lost"
-    for k, body in acked.items():
-        assert saved[k].note == body["note"] and saved[k].decision == body["decision"]
+    race = two_server_race(run, THREADS, PER_THREAD)
+    assert race.failures == []
+    assert len(race.acked) == THREADS * PER_THREAD
+    assert race.lost == [], f"{len(race.lost)} acknowledged decisions lost"
+    assert race.differ == []
 
 
 def test_unknown_ids_and_bad_requests_are_refused(big_run: Path, tmp_path: Path) -> None:
