@@ -96,7 +96,7 @@ class SceneRequest:
     seed: int = 0
     safe: Box | None = None
     snow: bool = False  # snow lies on the ground (outdoor kinds of ``backends/image/landscapes.py``)
-    decor: tuple[str, ...] = ()  # the place's declared background props (``landscapes.DECOR``)
+    decor: tuple[str, ...] = ()  # the place's declared background props (``place_props.DECOR``)
     animals: tuple[AnimalPlacement, ...] = ()  # cast animals, each beside a person of ``people``
     parts: tuple[PartPlacement, ...] = ()  # declared objects drawn by library parts (top corners)
 

@@ -9,9 +9,9 @@ differs from the cell it was planned for is dropped.
 Mirrored forms: each question is one record with the concise open answer (``answer``) and its
 multiple-choice mirror (``options``, correct first, three World-drawn distractors, the stale state
 always among them for Y3) with four ``rotations`` putting the correct option once at each of A–D.
-Option sets are built to carry no structural tell (see ``alternatives``): no near-variant centre,
-no addends of a total, no fixed rank of a number, pair slots in a 2×2 grid, no majority colour
-group (``item_options``). Wording is present tense with one seeded time phrase for every item (Y1 and Y3 alike).
+Option sets are built to carry no structural tell (``item_options``): no near-variant centre, no
+addends of a total, no fixed rank of a number, pair slots in a 2×2 grid, no majority colour group.
+Wording is present tense with one seeded time phrase for every item (Y1 and Y3 alike).
 
 Evidence: ``evidence`` is minimal (the first round showing each fact read);
 ``evidence_alternatives`` lists every other round showing one of those facts.
