@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mnemoforge.generators.memeye.vocab import visual_word_problems, vocab_for
+from mnemoforge.generators.memeye.visual_words import visual_word_problems
+from mnemoforge.generators.memeye.vocab import vocab_for
 from mnemoforge.generators.names import addressed
 from mnemoforge.schemas.packs import MemEyePack, load_pack
 from mnemoforge.schemas.theme import Theme

@@ -14,8 +14,8 @@ from mnemoforge.schemas.theme import Theme
 
 
 def visual_word_problems(theme: Theme) -> list[str]:
+    from mnemoforge.generators.memeye.visual_words import visual_word_problems as words
     from mnemoforge.generators.memeye.vocab import base_vocab, vocab_for
-    from mnemoforge.generators.memeye.vocab import visual_word_problems as words
     from mnemoforge.schemas.packs import load_pack
 
     spec = theme.memeye
