@@ -21,11 +21,7 @@ FAMILY_DIRS = tuple(PKG / "generators" / n for n in sorted(NAMES))
 #   as in pyproject.toml; a table so that the JSON schemas list them in one order whether
 #   mnemoforge is a checkout or a wheel) and ``DEFAULT_FAMILY``, the family of a theme without
 #   ``family:``: the lines that register built-ins, which issue 32 allows.
-# - exporters/release_validator.py: copied byte for byte into every release (its sha256 is in each
-#   MANIFEST) and may not import mnemoforge, so it cannot ask the registry; its ``"icm"`` is the
-#   family of a release whose config predates families.
 ALLOWED: dict[str, int] = {
-    "exporters/release_validator.py": 1,
     "registry.py": 5,
 }
 # file -> imports of a family package (``from mnemoforge.generators.icm ... import``): none; shared

@@ -290,7 +290,7 @@ def check_manifest_fields(root: Path, manifest: dict) -> list[str]:
         return []
     theme = cfg.get("theme") if isinstance(cfg.get("theme"), dict) else {}
     problems = []
-    for key, theirs in (("name", theme.get("name")), ("family", theme.get("family", "icm")),
+    for key, theirs in (("name", theme.get("name")), ("family", theme.get("family")),
                         ("version", cfg.get("release_version"))):  # fmt: skip
         if theirs is not None and manifest.get(key) != theirs:
             said = f"config.resolved.json says {theirs!r}"
