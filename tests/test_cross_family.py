@@ -56,6 +56,10 @@ def test_one_release_one_world_three_families_and_50_cross_items(multi) -> None:
     assert set().union(*(q["labels"]["families"].split(",") for q in cross)) == {"icm", "smm", "memeye"}
     world = World.model_validate_json((root / "data/world.json").read_text())
     assert {p.id for p in world.people} == {p.id for p in load_theme(THEME).cast}
+    from mnemoforge.english import broken_patterns
+
+    names = [x.name for x in (*world.people, *world.places, *world.entities)]
+    assert [q["question"] for q in cross if broken_patterns(q["question"], names)] == []
 
 
 def test_verify_and_every_family_release(multi) -> None:  # type: ignore[no-untyped-def]

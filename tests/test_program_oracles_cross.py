@@ -138,3 +138,25 @@ def test_a_due_date_picks_the_first_event_after_that_day() -> None:
         run("cross", view(F("d9", "attribute", "p1", "due", "2025-03-30", when=at(3, 1)), *DAYS), **args)
     with pytest.raises(Unanswerable):  # the clips alone: no due date
         run("cross", view(*DAYS), **args)
+
+
+def test_a_record_named_by_its_name_needs_its_record_code() -> None:
+    """A record's values are written under its code ("ARE-58 room: the furnace hall"): a bridge that
+    names the record ("the room of Hot End", "the due date of Project Heron") reads the code too."""
+    code = F("c1", "attribute", "room_a", "code", "ARE-58")
+    room = {"kind": "place_room", "entity": "room_a", "key": "room", "place": "hall", "filed": "1"}
+    count = {"kind": "count_at", "activity": "kiln_check"}
+    v = view(code, *RECORDS, *CLIPS)
+    assert run("cross", v, bridge=room, property=count) == "2"  # e1 and e2 in the hall
+    assert v.read == {"c1", "r1", "e1_act", "e1_at", "e2_act", "e2_at"}
+    with pytest.raises(Unanswerable):  # without the code the record's name is not linked to its values
+        run("cross", view(*RECORDS, *CLIPS), bridge=room, property=count)
+    due = {"kind": "when_due", "entity": "p1", "key": "due", "filed": "1"}
+    days = view(F("c2", "attribute", "p1", "code", "COM-7"), *DUE, *DAYS)
+    assert (
+        run("cross", days, bridge=due, property={"kind": "first_after", "activity": "goblets"})
+        == "Ana and Cy"
+    )
+    assert "c2" in days.read
+    with pytest.raises(Unanswerable):
+        run("cross", view(*DUE, *DAYS), bridge=due, property={"kind": "first_after", "activity": "goblets"})

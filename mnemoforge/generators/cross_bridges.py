@@ -36,7 +36,8 @@ from mnemoforge.schemas.world import Fact, World
 PLACE_BRIDGES = ("place_label", "place_room", "place_brought")
 PLACE_PROPERTIES = ("area_value", "count_at", "brought_to")
 LABEL = "label"  # the key of a picture's written label (a sign's number, a tag's text)
-NOT_ASKED = ("code",)  # record codes are filing, not properties
+CODE = "code"  # the key of an entity's record code (``smm/world.py``: values are filed under it)
+NOT_ASKED = (CODE,)  # record codes are filing, not properties
 
 
 class NoAnswer(Unanswerable):
@@ -54,6 +55,21 @@ def _name(name: Callable[[str], str], ident: str) -> str | None:
         return name(ident)
     except KeyError:
         return None
+
+
+def filed(facts: list[Fact], b: Mapping[str, str]) -> list[Fact]:
+    """The record code a bridge naming an entity reads (``"filed": "1"``): its evidence writes
+    the entity's values under the code, so naming the entity needs the fact that gives its code."""
+    if not b.get("filed"):
+        return []
+    got = [f for f in facts if f.kind == "attribute" and f.subject == b["entity"] and f.object == CODE]
+    return [_one(got, "record code")]
+
+
+def filing(world: World, entity: str) -> dict[str, str]:
+    """``{"filed": "1"}`` when the World files ``entity``'s values under a record code."""
+    has = any(f.kind == "attribute" and f.subject == entity and f.object == CODE for f in world.facts)
+    return {"filed": "1"} if has else {}
 
 
 def hearsay(f: Fact) -> bool:
@@ -81,7 +97,7 @@ def place_of(facts: list[Fact], name: Callable[[str], str], b: Mapping[str, str]
         )
         if f.value != _name(name, b["place"]):
             raise NoAnswer("room: names another place")
-        return b["place"], [f]
+        return b["place"], [*filed(facts, b), f]
     if kind == "place_brought":  # the place of the one event where SUBJECT brought OBJECT
         got = [
             f for f in facts if f.kind == "brought" and f.subject == b["subject"] and f.object == b["object"]
@@ -159,7 +175,7 @@ def when_due(facts: list[Fact], b: Mapping[str, str]) -> tuple[dt.datetime, list
     day = day_of(official[-1].value)
     if day is None:
         raise NoAnswer("due: not a date")
-    return dt.datetime.combine(day, dt.time.max), [official[-1]]
+    return dt.datetime.combine(day, dt.time.max), [*filed(facts, b), official[-1]]
 
 
 def first_after(
@@ -202,11 +218,10 @@ def place_bridges(world: World) -> list[dict]:
                 }
             )
         elif f.kind == "attribute" and f.value in places and e is not None:
-            out.append(
-                {"kind": "place_room", "entity": f.subject, "key": f.object, "place": places[str(f.value)]}
-            )
+            room = {"kind": "place_room", "entity": f.subject, "key": f.object, "place": places[str(f.value)]}
+            out.append(room | filing(world, f.subject))
         elif f.kind == "attribute" and e is not None and day_of(f.value) is not None:
-            out.append({"kind": "when_due", "entity": f.subject, "key": f.object})
+            out.append({"kind": "when_due", "entity": f.subject, "key": f.object} | filing(world, f.subject))
         elif f.kind == "brought" and f.event:
             out.append({"kind": "place_brought", "subject": f.subject, "object": f.object})
     return out

@@ -82,7 +82,7 @@ def _bridge(facts: list[Fact], bridge: Mapping[str, str]) -> tuple[str, list[Fac
             if f.kind == "attribute" and f.subject == bridge["entity"] and f.object == bridge["key"]
         ]
         f = _one(got, "role")
-        return str(f.value), [f]
+        return str(f.value), [*places.filed(facts, bridge), f]
     raise NoAnswer(f"unknown bridge {kind!r}")
 
 
@@ -222,10 +222,12 @@ def _bridges(world: World, people: list[str]) -> list[dict]:
             out.append({"kind": "when_brought", "subject": f.subject, "object": f.object})
         elif f.kind == "relation" and f.value:
             out.append({"kind": "relation", "subject": f.subject, "word": f.value})
-        elif f.kind == "attribute" and f.subject in people and f.value and f.object != "code":
+        elif f.kind == "attribute" and f.subject in people and f.value and f.object != places.CODE:
             out.append({"kind": "profile", "key": f.object, "value": f.value, "people": ",".join(people)})
         elif f.kind == "attribute" and f.value in people:
-            out.append({"kind": "role_of", "entity": f.subject, "key": f.object})
+            out.append(
+                {"kind": "role_of", "entity": f.subject, "key": f.object} | places.filing(world, f.subject)
+            )
     out += places.place_bridges(world)
     return [dict(t) for t in dict.fromkeys(tuple(sorted(b.items())) for b in out)]
 
@@ -238,7 +240,7 @@ def _properties(world: World, people: list[str], obs_by_fact: Mapping[str, list[
             {
                 f.object
                 for f in world.facts
-                if f.kind == "attribute" and f.subject in people and f.object != "code"
+                if f.kind == "attribute" and f.subject in people and f.object != places.CODE
             }
         )
     ]
@@ -395,7 +397,7 @@ def _question(
     for fid in read:
         shown = obs_by_fact.get(fid, [])
         pick = [x for x in shown if at is not None and x[1].timestamp.isoformat() == at] or shown[:1]
-        if by is not None and fid != read[0]:  # the last picture by the moment the bridge names
+        if by is not None and world.fact(fid).kind == "state":  # the last picture by the moment named
             pick = sorted((x for x in shown if x[1].timestamp <= by), key=lambda x: x[1].timestamp)[-1:]
         evidence += [o.id for _, o in pick[:1]]  # qualified ids: FAMILY:OBSERVATION
     program = Program(fn=CROSS, args=args)
