@@ -97,6 +97,16 @@ def test_the_cross_gates_reject_what_one_family_answers(multi) -> None:  # type:
     q = Question.model_validate(kind["place_label"])
     fam = sources[q.facts_read[-1]]
     assert "one_family_insufficient" in _failed(world, dict(sources) | {q.facts_read[0]: fam}, q, obs)
+    # the picture log's place is carried in the args: args naming another place fail
+    bridge = q.program.args["bridge"]
+    elsewhere = next(p.id for p in world.places if p.id != bridge["place"])
+    args = q.program.args | {"bridge": bridge | {"place": elsewhere}}
+    moved = q.model_copy(update={"program": q.program.model_copy(update={"args": args})})
+    assert "cross_rederive" in _failed(world, sources, moved, obs)
+    from mnemoforge.generators.cross_bridges import args_disagree
+
+    assert args_disagree(world, bridge) is None
+    assert "not" in (args_disagree(world, args["bridge"]) or "")
     # the date bridge's clip claimed by memeye: memeye alone knows the moment and the picture
     q = Question.model_validate(when)
     assert "one_family_insufficient" in _failed(world, dict(sources) | {q.facts_read[0]: "memeye"}, q, obs)

@@ -108,6 +108,18 @@ def place_of(facts: list[Fact], name: Callable[[str], str], b: Mapping[str, str]
     raise NoAnswer(f"not a place bridge {kind!r}")
 
 
+def args_disagree(world: World, b: Mapping[str, str]) -> str | None:
+    """What a place bridge's args say that the World does not (the place a picture log is in,
+    carried in the args): None when they agree."""
+    if b["kind"] != "place_label":
+        return None
+    try:
+        where = world.entity(b["subject"]).attrs.get("place")
+    except KeyError:
+        return f"no picture log {b['subject']!r}"
+    return None if where == b["place"] else f"{b['subject']} is in {where!r}, not {b['place']!r}"
+
+
 # ---------------------------------------------------------------- place properties
 
 

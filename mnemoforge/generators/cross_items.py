@@ -292,11 +292,11 @@ def _thing(world: World, obj: str) -> str:
     return thing if "'s " in thing else f"the {thing}"  # "Tavita's punty", "the steel jacks"
 
 
-def _ask(world: World, p: Mapping[str, str], who: str) -> str:
+def _ask(world: World, p: Mapping[str, str], who: str, bridge: str = "") -> str:
     k = p["kind"]
     if k == "held_before":  # ``who`` is a moment here: a clip's, or a dated record's day
         name = world.person(p["person"]).name
-        when = f"on or before {who}" if who.startswith("the ") else f"before {who}"
+        when = f"on or before {who}" if bridge == "when_due" else f"before {who}"  # a day, a moment
         return f"In the last picture of {name} taken {when}, what is {name} holding?"
     if k in (*places.PLACE_PROPERTIES, "first_after"):  # ``who`` is a place or a day here
         return places.ask(world, p, who, lambda o: _thing(world, o))
@@ -385,7 +385,7 @@ def _question(
     obs_by_fact: Mapping[str, list[tuple[str, Observation]]],
 ) -> Question:  # fmt: skip
     qid = f"x_{short(content_hash(args), 12)}"
-    text = _ask(world, args["property"], _describe(world, args["bridge"]))
+    text = _ask(world, args["property"], _describe(world, args["bridge"]), args["bridge"]["kind"])
     pool = [v for v in _pool(world, world.facts, args["property"]) if v != answer]
     rng = derive_rng(world.seed, CROSS, qid)
     rng.shuffle(pool)

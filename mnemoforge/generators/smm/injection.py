@@ -3,13 +3,14 @@
 Questions are planned first (``questions.plan_questions``); every fact they read becomes an
 evidence unit (a person's profile facts share one profile card; a preferred and a contrary choice
 share one unit, so every source that shows a choice shows a tie). Facts no question reads become
-**hard negatives** with a seeded probability (the theme's ``smm.negatives``): the same kind of units, scaffolds and attachments,
-stating true facts nobody asks about. Units are routed greedily, questions with the most units
-first: each unit goes to a compatible source the question does not use yet (least loaded first),
-under the conflict rules of ``_Authority`` (authority, then recency: a stale value no higher than
-its update, a rumour only in a lowest-authority chat below its update). ``scaffold.py`` wraps
-each unit in a short local thread and ``stream.build_stream`` merges all sources, pushing a
-later fact on until it comes at least ``conflict_gap`` rounds after the one it overrides.
+**hard negatives** with a seeded probability (the theme's ``smm.negatives``): the same kind of
+units, scaffolds and attachments, stating true facts nobody asks about. Units are routed greedily,
+questions with the most units first: each unit goes to a compatible source the question does not
+use yet (least loaded first), under the conflict rules of ``_Authority`` (authority, then recency:
+a stale value no higher than its update, a rumour only in a lowest-authority chat below its
+update). ``scaffold.py`` wraps each unit in a short local thread and ``stream.build_stream``
+merges all sources, pushing a later fact on until it comes at least ``conflict_gap`` rounds after
+the one it overrides.
 """
 
 from __future__ import annotations
