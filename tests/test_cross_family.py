@@ -46,10 +46,20 @@ def test_one_release_one_world_three_families_and_50_cross_items(multi) -> None:
     # a date bridge (not a person): the moment of an icm clip, the last memeye picture before it
     when = [q for q in cross if q["program"]["args"]["bridge"]["kind"] == "when_brought"]
     assert when and all(q["labels"]["families"] == "icm,memeye" for q in when)
+    # a place bridge (a picture's sign or a record's room names a place; another family says what
+    # is there) and a dated-record bridge (a due date read from smm picks a picture or a clip)
+    kinds = {q["program"]["args"]["bridge"]["kind"] for q in cross}
+    assert {"place_label", "place_room", "when_due"} <= kinds
+    due = [q for q in cross if q["program"]["args"]["bridge"]["kind"] == "when_due"]
+    assert {q["labels"]["families"] for q in due} == {"icm,smm", "memeye,smm"}
     # all three families take part in the cross items
     assert set().union(*(q["labels"]["families"].split(",") for q in cross)) == {"icm", "smm", "memeye"}
     world = World.model_validate_json((root / "data/world.json").read_text())
     assert {p.id for p in world.people} == {p.id for p in load_theme(THEME).cast}
+    from mnemoforge.english import broken_patterns
+
+    names = [x.name for x in (*world.people, *world.places, *world.entities)]
+    assert [q["question"] for q in cross if broken_patterns(q["question"], names)] == []
 
 
 def test_verify_and_every_family_release(multi) -> None:  # type: ignore[no-untyped-def]
@@ -80,8 +90,23 @@ def test_the_cross_gates_reject_what_one_family_answers(multi) -> None:  # type:
             obs[o.id] = o
     rows = _rows(root / "data/cross/questions.jsonl")
     when = next(r for r in rows if r["program"]["args"]["bridge"]["kind"] == "when_brought")
-    for r in (rows[0], when):  # a person bridge and a date bridge
+    kind = {r["program"]["args"]["bridge"]["kind"]: r for r in rows}
+    for r in (rows[0], when, kind["place_label"], kind["when_due"]):  # person, date, place, due date
         assert _failed(world, sources, Question.model_validate(r), obs) == set(), r["id"]
+    # a place item's sign claimed by the family of its property: that family alone answers it
+    q = Question.model_validate(kind["place_label"])
+    fam = sources[q.facts_read[-1]]
+    assert "one_family_insufficient" in _failed(world, dict(sources) | {q.facts_read[0]: fam}, q, obs)
+    # the picture log's place is carried in the args: args naming another place fail
+    bridge = q.program.args["bridge"]
+    elsewhere = next(p.id for p in world.places if p.id != bridge["place"])
+    args = q.program.args | {"bridge": bridge | {"place": elsewhere}}
+    moved = q.model_copy(update={"program": q.program.model_copy(update={"args": args})})
+    assert "cross_rederive" in _failed(world, sources, moved, obs)
+    from mnemoforge.generators.cross_bridges import args_disagree
+
+    assert args_disagree(world, bridge) is None
+    assert "not" in (args_disagree(world, args["bridge"]) or "")
     # the date bridge's clip claimed by memeye: memeye alone knows the moment and the picture
     q = Question.model_validate(when)
     assert "one_family_insufficient" in _failed(world, dict(sources) | {q.facts_read[0]: "memeye"}, q, obs)

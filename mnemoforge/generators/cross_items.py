@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemoforge.dates import month_name
+from mnemoforge.generators import cross_bridges as places
+from mnemoforge.generators.cross_bridges import NoAnswer
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, program
 from mnemoforge.hashing import content_hash, short
@@ -35,12 +37,8 @@ from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import Fact, World
 
 CROSS = "cross"
-DATE_BRIDGES = ("when_brought",)  # bridges that name a moment, not a person
+DATE_BRIDGES = ("when_brought", "when_due")  # bridges that name a moment, not a person
 MIN_OPTIONS = 3  # the answer and at least two distractors of its type
-
-
-class NoAnswer(Unanswerable):
-    """The program cannot answer on these facts (a bridge or property is missing or not unique)."""
 
 
 # ---------------------------------------------------------------- bridges: facts -> one person
@@ -84,13 +82,15 @@ def _bridge(facts: list[Fact], bridge: Mapping[str, str]) -> tuple[str, list[Fac
             if f.kind == "attribute" and f.subject == bridge["entity"] and f.object == bridge["key"]
         ]
         f = _one(got, "role")
-        return str(f.value), [f]
+        return str(f.value), [*places.filed(facts, bridge), f]
     raise NoAnswer(f"unknown bridge {kind!r}")
 
 
 def _when(facts: list[Fact], bridge: Mapping[str, str]) -> tuple[dt.datetime, list[Fact]]:
     """(moment, facts read) of a date bridge: ``{"kind": "when_brought", "subject", "object"}``,
-    the one time SUBJECT brought OBJECT somewhere."""
+    the one time SUBJECT brought OBJECT somewhere, or ``when_due`` (``cross_bridges``)."""
+    if bridge["kind"] == "when_due":
+        return places.when_due(facts, bridge)
     if bridge["kind"] != "when_brought":
         raise NoAnswer(f"not a date bridge {bridge['kind']!r}")
     got = [
@@ -168,9 +168,17 @@ def depicted(world: World, entity: str) -> str | None:
 
 
 def _run(facts: list[Fact], name: Callable[[str], str], args: Mapping) -> tuple[str, list[str]]:
-    if args["bridge"]["kind"] in DATE_BRIDGES:  # a moment, then what a picture showed by then
-        when, read_b = _when(facts, args["bridge"])
-        answer, read_p = _state_then(facts, when, args["property"])
+    b, p = args["bridge"], args["property"]
+    if b["kind"] in DATE_BRIDGES:  # a moment, then what a picture showed by then or came next
+        when, read_b = _when(facts, b)
+        if p["kind"] == "held_before":
+            answer, read_p = _state_then(facts, when, p)
+        else:
+            answer, read_p = places.first_after(facts, name, when, p)
+        return answer, [f.id for f in (*read_b, *read_p)]
+    if b["kind"] in places.PLACE_BRIDGES:  # a place, then what another family says of it
+        where, read_b = places.place_of(facts, name, b)
+        answer, read_p = places.at_place(facts, name, where, p)
         return answer, [f.id for f in (*read_b, *read_p)]
     person, read_b = _bridge(facts, args["bridge"])
     answer, read_p = _property(facts, name, person, args["property"])
@@ -214,10 +222,13 @@ def _bridges(world: World, people: list[str]) -> list[dict]:
             out.append({"kind": "when_brought", "subject": f.subject, "object": f.object})
         elif f.kind == "relation" and f.value:
             out.append({"kind": "relation", "subject": f.subject, "word": f.value})
-        elif f.kind == "attribute" and f.subject in people and f.value and f.object != "code":
+        elif f.kind == "attribute" and f.subject in people and f.value and f.object != places.CODE:
             out.append({"kind": "profile", "key": f.object, "value": f.value, "people": ",".join(people)})
         elif f.kind == "attribute" and f.value in people:
-            out.append({"kind": "role_of", "entity": f.subject, "key": f.object})
+            out.append(
+                {"kind": "role_of", "entity": f.subject, "key": f.object} | places.filing(world, f.subject)
+            )
+    out += places.place_bridges(world)
     return [dict(t) for t in dict.fromkeys(tuple(sorted(b.items())) for b in out)]
 
 
@@ -229,7 +240,7 @@ def _properties(world: World, people: list[str], obs_by_fact: Mapping[str, list[
             {
                 f.object
                 for f in world.facts
-                if f.kind == "attribute" and f.subject in people and f.object != "code"
+                if f.kind == "attribute" and f.subject in people and f.object != places.CODE
             }
         )
     ]
@@ -253,6 +264,7 @@ def _properties(world: World, people: list[str], obs_by_fact: Mapping[str, list[
                         {"kind": "holding", "subject": f.subject, "key": f.object, "at": at, "person": who}
                     )
             out.append({"kind": "held_before", "subject": f.subject, "key": f.object, "person": who})
+    out += places.place_properties(world)
     return [dict(t) for t in dict.fromkeys(tuple(sorted(p.items())) for p in out)]
 
 
@@ -270,7 +282,9 @@ def _describe(world: World, b: Mapping[str, str]) -> str:
         (f,) = _when(world.facts, b)[1]
         ev = f" to the {world.event(f.event).noun}" if f.event else ""
         return f"{world.person(b['subject']).name} brought {_thing(world, b['object'])}{ev}"
-    return f"the {b['key']} of {world.entity(b['entity']).name}"
+    if b["kind"] == "role_of":
+        return f"the {b['key']} of {world.entity(b['entity']).name}"
+    return places.describe(world, b, lambda o: _thing(world, o))
 
 
 def _thing(world: World, obj: str) -> str:
@@ -278,11 +292,14 @@ def _thing(world: World, obj: str) -> str:
     return thing if "'s " in thing else f"the {thing}"  # "Tavita's punty", "the steel jacks"
 
 
-def _ask(world: World, p: Mapping[str, str], who: str) -> str:
+def _ask(world: World, p: Mapping[str, str], who: str, bridge: str = "") -> str:
     k = p["kind"]
-    if k == "held_before":  # ``who`` is a moment here
+    if k == "held_before":  # ``who`` is a moment here: a clip's, or a dated record's day
         name = world.person(p["person"]).name
-        return f"In the last picture of {name} taken before {who}, what is {name} holding?"
+        when = f"on or before {who}" if bridge == "when_due" else f"before {who}"  # a day, a moment
+        return f"In the last picture of {name} taken {when}, what is {name} holding?"
+    if k in (*places.PLACE_PROPERTIES, "first_after"):  # ``who`` is a place or a day here
+        return places.ask(world, p, who, lambda o: _thing(world, o))
     if k == "habit":
         return f"What habit does {who} have?"
     if k == "profile":
@@ -311,6 +328,8 @@ def _pool(world: World, facts: list[Fact], p: Mapping[str, str]) -> list[str]:
         return sorted(
             {str(f.value) for f in facts if f.kind in ("preference", "chose") and f.object == p["key"]}
         )
+    if k in (*places.PLACE_PROPERTIES, "first_after"):
+        return places.pool(world, p)
     holds = json.loads(world.entity(p["subject"]).attrs.get("draws", "{}")).get("person", {}).get("holds", [])
     return sorted({*holds, *(str(f.value) for f in facts if f.subject == p["subject"])})
 
@@ -345,8 +364,8 @@ def candidates(
             args = {"bridge": b, "property": p}
             try:
                 answer, read = run_program(world, world.facts, args)
-                person = p["person"] if b["kind"] in DATE_BRIDGES else _bridge(world.facts, b)[0]
-            except (NoAnswer, KeyError):
+                person = _target(world, b, p)
+            except (Unanswerable, KeyError):
                 continue
             if len({sources.get(fid) for fid in read}) < 2:
                 continue  # one family's facts: its own items ask this
@@ -354,23 +373,31 @@ def candidates(
     return cands
 
 
+def _target(world: World, b: Mapping[str, str], p: Mapping[str, str]) -> str | None:
+    """The person an item asks about (None for a place's or a day's item)."""
+    if b["kind"] in places.PLACE_BRIDGES or p["kind"] == "first_after":
+        return None
+    return p["person"] if b["kind"] in DATE_BRIDGES else _bridge(world.facts, b)[0]
+
+
 def _question(
-    theme: Theme, world: World, args: dict, answer: str, read: list[str], person: str,
+    theme: Theme, world: World, args: dict, answer: str, read: list[str], person: str | None,
     obs_by_fact: Mapping[str, list[tuple[str, Observation]]],
 ) -> Question:  # fmt: skip
     qid = f"x_{short(content_hash(args), 12)}"
-    text = _ask(world, args["property"], _describe(world, args["bridge"]))
+    text = _ask(world, args["property"], _describe(world, args["bridge"]), args["bridge"]["kind"])
     pool = [v for v in _pool(world, world.facts, args["property"]) if v != answer]
     rng = derive_rng(world.seed, CROSS, qid)
     rng.shuffle(pool)
     options = [answer, *pool[:3]]
     at = args["property"].get("at")  # a picture's item: the picture taken then is the evidence
-    by = world.fact(read[0]).at if args["bridge"]["kind"] in DATE_BRIDGES else None
+    dated = args["bridge"]["kind"] in DATE_BRIDGES and args["property"]["kind"] == "held_before"
+    by = _when(world.facts, args["bridge"])[0] if dated else None
     evidence = []
     for fid in read:
         shown = obs_by_fact.get(fid, [])
         pick = [x for x in shown if at is not None and x[1].timestamp.isoformat() == at] or shown[:1]
-        if by is not None and fid != read[0]:  # the last picture by the moment the bridge names
+        if by is not None and world.fact(fid).kind == "state":  # the last picture by the moment named
             pick = sorted((x for x in shown if x[1].timestamp <= by), key=lambda x: x[1].timestamp)[-1:]
         evidence += [o.id for _, o in pick[:1]]  # qualified ids: FAMILY:OBSERVATION
     program = Program(fn=CROSS, args=args)
@@ -378,7 +405,7 @@ def _question(
         id=qid, family=CROSS, category=f"{args['bridge']['kind']}>{args['property']['kind']}",
         question=text, answer=answer, options=options if len(options) >= MIN_OPTIONS else None,
         rotations=rotations(world.seed, qid, len(options)) if len(options) >= MIN_OPTIONS else None,
-        target_people=[person],
+        target_people=[person] if person else [],
         evidence=sorted(dict.fromkeys(evidence)),
         evidence_sources=sorted({e.split(":", 1)[0] for e in evidence}),
         labels={"families": ",".join(sorted({e.split(":", 1)[0] for e in evidence}))},

@@ -339,6 +339,13 @@ class SmmSpec(_Strict):
         default=6, ge=1, le=MAX_DAYS_GAP, description="rounds between a stale fact and its update"
     )
     update_days: tuple[int, int] = Field(default=(5, 12), description="days between stale and update")
+    negatives: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="share of the facts no item reads that the sources still state (hard negatives; "
+        "a multi-family theme's cross items read facts no smm item asks about)",
+    )
     preference_support: int = Field(
         default=3,
         ge=2,

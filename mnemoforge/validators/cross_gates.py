@@ -2,7 +2,8 @@
 gates every item passes and before the shared item and panel gates (``gate_runner.gate_list``).
 
 - ``cross_rederive``: the program on the whole merged World gives the stored answer (the shared
-  ``symbolic_rederive`` runs it on the evidence alone);
+  ``symbolic_rederive`` runs it on the evidence alone), and a place bridge's place is the one the
+  World gives its picture log;
 - ``evidence_families``: each fact read has its evidence, and the evidence comes from at least two
   families;
 - ``one_family_insufficient``: the program run on each family's facts alone fails (its bridge or
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from mnemoforge.generators.cross_bridges import args_disagree
 from mnemoforge.generators.cross_items import MIN_OPTIONS, CrossResult, NoAnswer, family_of, run_program
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
@@ -26,13 +28,16 @@ from mnemoforge.validators.gates import Gate, GateContext, verdict
 
 
 class CrossRederive:
-    name, version = "cross_rederive", "1"
+    name, version = "cross_rederive", "2"
 
     def check(self, q: Question, ctx: GateContext) -> Verdict:
         try:
             answer, read = run_program(ctx.world, ctx.world.facts, q.program.args)
         except NoAnswer as e:
             return verdict(self, q, False, f"the program fails on the World: {e}")
+        wrong = args_disagree(ctx.world, q.program.args["bridge"])
+        if wrong:
+            return verdict(self, q, False, f"the args disagree with the World: {wrong}")
         if answer != q.answer or read != q.facts_read:
             return verdict(self, q, False, f"the World gives {answer!r} from {read}")
         return verdict(self, q, True, "the program gives the stored answer")

@@ -1,10 +1,10 @@
 """The visual World: per scenario, recurring scenes with facts at X1–X4 and one-off state changes.
 
-Entities: one ``scene`` entity per scene (attrs: scenario, kind, index) and one ``session``
-entity per chat session (attrs: scenario, index, start, scenes shown). Facts: a stable key of a
-scene is one ``attribute`` fact; a key that changes is two ``state`` facts (the stale state from
-the scene's first photo, the update from a later session), so the latest ``at`` is the current
-state (MemEye's Y3 evolving visual state).
+Entities: one ``scene`` entity per scene (attrs: scenario, kind, index, and the scenario's
+``place`` if it declares one) and one ``session`` entity per chat session (attrs: scenario, index,
+start, scenes shown). Facts: a stable key of a scene is one ``attribute`` fact; a key that changes
+is two ``state`` facts (the stale state from the scene's first photo, the update from a later
+session), so the latest ``at`` is the current state (MemEye's Y3 evolving visual state).
 
 Session ``i`` of a scenario with ``m`` scenes shows scenes ``i mod m`` and ``(i+1) mod m``, so
 every scene appears in at least two sessions when a scenario has at least ``m`` sessions.
@@ -288,6 +288,8 @@ def plan_world(theme: Theme, seed: int) -> World:
         packed = bool(spec.scene_packs)
         extra = {"draws": json.dumps(draws, sort_keys=True)} if draws else {}
         extra["vocab"] = vocab_json(v)
+        if sc.place is not None:  # the place the scenes are in (a cross item's place bridge reads it)
+            extra["place"] = sc.place
         shared = sc.draws.shared_keys()
         for j, name in enumerate(sc.scenes):
             sid = scene_id(sc, j)

@@ -3,13 +3,14 @@
 Questions are planned first (``questions.plan_questions``); every fact they read becomes an
 evidence unit (a person's profile facts share one profile card; a preferred and a contrary choice
 share one unit, so every source that shows a choice shows a tie). Facts no question reads become
-**hard negatives** with a seeded probability: the same kind of units, scaffolds and attachments,
-stating true facts nobody asks about. Units are routed greedily, questions with the most units
-first: each unit goes to a compatible source the question does not use yet (least loaded first),
-under the conflict rules of ``_Authority`` (authority, then recency: a stale value no higher than
-its update, a rumour only in a lowest-authority chat below its update). ``scaffold.py`` wraps
-each unit in a short local thread and ``stream.build_stream`` merges all sources, pushing a
-later fact on until it comes at least ``conflict_gap`` rounds after the one it overrides.
+**hard negatives** with a seeded probability (the theme's ``smm.negatives``): the same kind of
+units, scaffolds and attachments, stating true facts nobody asks about. Units are routed greedily,
+questions with the most units first: each unit goes to a compatible source the question does not
+use yet (least loaded first), under the conflict rules of ``_Authority`` (authority, then recency:
+a stale value no higher than its update, a rumour only in a lowest-authority chat below its
+update). ``scaffold.py`` wraps each unit in a short local thread and ``stream.build_stream``
+merges all sources, pushing a later fact on until it comes at least ``conflict_gap`` rounds after
+the one it overrides.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from mnemoforge.schemas.world import Fact, World
 
 STOP = {"the", "and", "a", "an", "of", "to", "in", "at", "on", "for", "with"}
 ATTACH_PROB = 0.35
-NEGATIVE_PROB = 0.5
 
 
 @dataclass
@@ -90,6 +90,7 @@ def _units(
 ) -> tuple[dict[str, Unit], list[tuple[Candidate, list[str]]]]:
     units: dict[str, Unit] = {}
     q_units: list[tuple[Candidate, list[str]]] = []
+    negatives = theme.smm.negatives if theme.smm is not None else 0.5
     for c in cands:
         keys = []
         bearing = _answer_facts(world, c)
@@ -110,7 +111,7 @@ def _units(
         if f.id in read or f.kind not in ("attribute", "member", "chose") or conflict_role(f, ids):
             continue
         key = _unit_key(f, world, has_cards)
-        if key in units or derive_rng(world.seed, "smm", "negative", key).random() >= NEGATIVE_PROB:
+        if key in units or derive_rng(world.seed, "smm", "negative", key).random() >= negatives:
             continue
         units[key] = Unit(key, [f.id], negative=True)
     for u in units.values():  # a profile card shows every field; a choice pair both choices
