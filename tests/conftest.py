@@ -366,3 +366,13 @@ def family_release(request: pytest.FixtureRequest) -> Path:
     if request.param == "icm":
         return request.getfixturevalue("tiny_build")[2].release_dir
     return request.getfixturevalue(f"{request.param}_release")
+
+
+@pytest.fixture(scope="session")
+def world_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """tests/themes/glassworks_world.yaml (icm, smm and memeye of one World) built once per session
+    (``multi_family.build_multi``'s MultiBuild; read-only)."""
+    from mnemoforge.multi_family import build_multi
+
+    out = tmp_path_factory.mktemp("cross") / "outputs"
+    return build_multi(TEST_THEMES / "glassworks_world.yaml", outputs=out, workers=1)

@@ -14,7 +14,7 @@ from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.card import config_entry
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.exporters.views import AGENT_DIR, agent_row
-from mnemoforge.generators.cross_items import CROSS, CrossResult
+from mnemoforge.generators.cross_items import CROSS, CrossResult, family_of
 from mnemoforge.generators.questions import key_letters
 from mnemoforge.hashing import canonical_json, content_hash, sha256_bytes, sha256_file, short
 from mnemoforge.implementation import code_version
@@ -26,6 +26,8 @@ from mnemoforge.validators.release_audit import card_configs
 
 FAMILIES_DIR = "families"
 SOURCES = f"data/{CROSS}/fact_families.json"  # fact id -> family: what the one-family gate reads
+HISTORIES = "histories.jsonl"
+"""``agent/cross/histories.jsonl``: per cross item, the families whose agent views are its history."""
 
 
 def freeze_multi(
@@ -74,6 +76,7 @@ def _write(
     write_jsonl_and_parquet(
         agent_rows, root / f"{agent}/questions.jsonl", root / f"{agent}/questions.parquet"
     )
+    atomic.write_jsonl(root / f"{agent}/{HISTORIES}", history_rows(rows))
     configs[f"{CROSS}_questions"] = f"{data}/questions.parquet"
     configs[f"{AGENT_DIR}_{CROSS}_questions"] = f"{agent}/questions.parquet"
     kept_ids = {q.id for q in kept}
@@ -100,6 +103,15 @@ def _write(
     atomic.write_text(root / "README.md", _card(theme, stats, configs, identity))
     counts["questions"] = len(kept)
     _manifest(root, theme, theme_bytes, seed, version, run_id, counts, list(contents))
+
+
+def history_rows(rows: Sequence[Mapping]) -> list[dict]:
+    """One row per cross item: ``{"item", "families"}``, the families its evidence spans (sorted).
+    A memory system answers the item from every agent-visible observation, caption and medium of
+    those families (their whole timelines: a cross item has no cutoff), and from nothing else."""
+    return [
+        {"item": r["id"], "families": sorted({family_of(e) for e in r.get("evidence") or []})} for r in rows
+    ]
 
 
 def _world_counts(world: World) -> dict[str, int]:
@@ -147,7 +159,9 @@ program on every family's facts alone, which must fail.
 {pairs}
 
 A memory system reads the agent views (`agent/` of every family folder and `agent/{CROSS}/`) and
-the media of every family folder; everything under `data/` and `gates/` is evaluator keys. Cross
+the media of every family folder; everything under `data/` and `gates/` is evaluator keys. A cross
+item is answered from the whole agent view (observations, captions, media) of the families that
+`agent/{CROSS}/{HISTORIES}` lists for it: those its evidence spans. Cross
 evidence ids are `FAMILY:OBSERVATION` (an observation of `{FAMILIES_DIR}/FAMILY/data/FAMILY/`).
 `mnemoforge verify` re-checks every family release against the one World and every cross item.
 """
