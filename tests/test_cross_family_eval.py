@@ -54,7 +54,8 @@ def test_evaluate_a_multi_family_release_row_per_family_and_cross(world_release,
     runner = CliRunner()
     for method in ("oracle_evidence", "question_only"):
         r = runner.invoke(
-            app, ["evaluate", str(root), "--method", method, "--model", "symbolic", "--out", str(out / method)]
+            app,
+            ["evaluate", str(root), "--method", method, "--model", "symbolic", "--out", str(out / method)],
         )
         assert r.exit_code == 0, r.output
         assert "   cross: 107 items, 107 answered" in r.output
@@ -80,7 +81,9 @@ def test_evaluate_matrix_and_a_method_that_fits_some_parts(world_release, tmp_pa
     root = world_release.release_dir
     matrix = tmp_path / "m.yaml"
     matrix.write_text("methods: [caption_memory, full_context_text]\nmodels: [symbolic]\n")
-    r = CliRunner().invoke(app, ["evaluate", str(root), "--matrix", str(matrix), "--out", str(tmp_path / "mx")])
+    r = CliRunner().invoke(
+        app, ["evaluate", str(root), "--matrix", str(matrix), "--out", str(tmp_path / "mx")]
+    )
     assert r.exit_code == 0, r.output
     md = (tmp_path / "mx/summary.md").read_text()
     assert "| method × model | `icm` | `smm` | `memeye` | `cross` | `all` |" in md
@@ -122,3 +125,32 @@ def test_failed_cross_calls_are_failures_not_wrong_answers(world_release, tmp_pa
     assert line is not None and "question_only × no-cross (cross): 107 of 107" in line
     with pytest.raises(ValueError, match="no length variants"):
         evaluate_multi(world_release.release_dir, "question_only", _NoCross(), tmp_path / "v", variant="s")
+
+
+def test_report_a_multi_family_release(world_release, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import re
+    import shutil
+
+    root = Path(shutil.copytree(world_release.release_dir, tmp_path / "glassworks_world" / "0.1.0"))
+    runner = CliRunner()
+    r = runner.invoke(app, ["evaluate", str(root), "--method", "oracle_evidence", "--model", "symbolic"])
+    assert r.exit_code == 0, r.output  # default --out: <release>-eval/, where the report looks
+    r = runner.invoke(app, ["report", str(root), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "rep/index.html").read_text()
+    ids = re.findall(r'<section id="([^"]+)"', page)
+    assert ids == ["icm", "smm", "memeye", "cross", "evaluation"]
+    for fam in ("icm", "smm", "memeye"):  # each family's full report, over the one World
+        sub = (tmp_path / "rep" / fam / "index.html").read_text()
+        assert '<section id="cast">' in sub and "<span>people</span>" in sub
+        assert f'href="{fam}/index.html"' in page
+    cross = page[page.index('<section id="cross">') : page.index('<section id="evaluation">')]
+    kept = _rows(root / "data/cross/questions.jsonl")
+    pairs = sorted({q["labels"]["families"] for q in kept})
+    assert f"<th>bridge \\ evidence from</th>{''.join(f'<th>{p}</th>' for p in pairs)}<th>all</th>" in cross
+    totals = "".join(f'<td class="n">{sum(q["labels"]["families"] == p for q in kept)}</td>' for p in pairs)
+    assert f'<td>all</td>{totals}<td class="n">{len(kept)}</td>' in cross
+    assert "one_family_insufficient" in cross and (tmp_path / "rep/figures/cross_funnel.png").is_file()
+    ev = page[page.index('<section id="evaluation">') :]
+    assert "<th>icm</th><th>smm</th><th>memeye</th><th>cross</th>" in ev
+    assert ev.count("100.0 (100.0)") >= 4  # oracle × symbolic: every part answered

@@ -25,6 +25,7 @@ from PIL import Image
 from mnemoforge import yaml_io
 from mnemoforge.backends.image.documents import render_bar_chart
 from mnemoforge.backends.registry import image_backend
+from mnemoforge.evaluation.cross import shared_world
 from mnemoforge.exporters import report_families as fam
 from mnemoforge.exporters import report_figures as rf
 from mnemoforge.exporters.contact_sheet import contact_sheet, world_sheet
@@ -130,6 +131,8 @@ def load_source(source: Path) -> Source:
         sources, stats = root / "episodes" / f"{family}_sources.jsonl", {}
     else:
         raise ValueError(f"{root}: neither a release (MANIFEST.json) nor a run folder (run.json)")
+    if not world.is_file() and (shared := shared_world(root)) is not None:
+        world = shared  # a family's release inside a multi-family release: the one World
     w = _json(world)
     observations = {o["id"]: o for o in _jsonl(obs)}
     return Source(
@@ -421,7 +424,12 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
 
 
 def write_report(source: Path, out_dir: Path) -> Path:
-    """Write ``out_dir/index.html`` (with ``figures/`` and ``media/``) for a run or release folder."""
+    """Write ``out_dir/index.html`` (with ``figures/`` and ``media/``) for a run or release folder
+    (a multi-family release: ``report_multi.py``)."""
+    if _json(Path(source) / "MANIFEST.json").get("families"):
+        from mnemoforge.exporters.report_multi import write_multi_report
+
+        return write_multi_report(Path(source), Path(out_dir))
     src = load_source(Path(source))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
