@@ -144,14 +144,13 @@ def build(
         ):
             progress = display.callback
             if t.families:  # one world in several families, built in this process (docs/cross-family.md)
+                from mnemoforge.generators.coherence import IncoherentWorld
                 from mnemoforge.multi_family import build_multi
 
-                if asked:
-                    _fail("--variants: not available for a theme with families: (docs/cross-family.md)")
-                from mnemoforge.generators.coherence import IncoherentWorld
-
                 try:
-                    built = build_multi(theme, seed=seed, outputs=outputs, workers=workers, progress=progress)
+                    built = build_multi(
+                        theme, seed=seed, outputs=outputs, workers=workers, progress=progress, variants=asked
+                    )
                 except IncoherentWorld as e:  # the families' Worlds disagree: the theme must change
                     why = "; ".join(map(str, e.problems))
                     _fail(f"{theme}: the families' Worlds do not make one World: {why}")
@@ -216,7 +215,12 @@ def _variant_names(theme: Theme, text: str | None) -> tuple[str, ...]:
 
     try:
         names = parse_names(text)
-        resolve(theme, get_family(theme.family), names)
+        if theme.families:  # every listed family's length variants (docs/cross-family.md)
+            from mnemoforge.multi_family import check_variants
+
+            check_variants(theme, names)
+        else:
+            resolve(theme, get_family(theme.family), names)
     except VariantError as e:
         _fail(str(e))
     return tuple(names)

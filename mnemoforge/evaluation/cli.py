@@ -93,10 +93,8 @@ def evaluate_command(
             raise EvaluationError(f"--on-overflow {on_overflow!r}: retrieval or truncate")
         cfg = MethodConfig(top_k=top_k, retriever=retriever, fps=fps, on_overflow=on_overflow)
         if release_families(release):
-            if variants is not None:
-                raise EvaluationError("a multi-family release has no length variants (leave out --variants)")
             return _evaluate_multi(
-                release, method, model, dest, allow_failures,
+                release, method, model, dest, allow_failures, variants,
                 limit=limit, workers=workers, judge=None if judge == "exact" else judge, config=cfg,
                 progress=progress, warn=warn,
             )  # fmt: skip
@@ -154,12 +152,23 @@ def _evaluate_variants(
 
 
 def _evaluate_multi(
-    release: Path, method: str, model: str, dest: Path, allow_failures: bool, **kwargs: object
-) -> None:
-    """A multi-family release: one run per family and one over the cross items, side by side."""
-    from mnemoforge.evaluation.multi import evaluate_multi
+    release: Path, method: str, model: str, dest: Path, allow_failures: bool, variants: str | None,
+    **kwargs: object,
+) -> None:  # fmt: skip
+    """A multi-family release: one run per family and one over the cross items, side by side
+    (``--variants``: each family's curve, the cross items over their full histories)."""
+    from mnemoforge.evaluation.multi import evaluate_multi, evaluate_multi_variants
     from mnemoforge.evaluation.runner import failure_summary
 
+    if variants is not None:
+        curve, runs = evaluate_multi_variants(release, variants, method, model, dest, **kwargs)
+        for r in curve:
+            typer.echo(
+                f"{r['variant']:>10}: " + ", ".join(f"{k} {_pct(v)}" for k, v in r.items() if k != "variant")
+            )
+        typer.echo(str(dest / "variants.md"))
+        _exit_on_failures(failure_summary(runs), allow_failures)
+        return
     rows, results = evaluate_multi(release, method, model, dest, **kwargs)
     for r in rows:
         if "not_run" in r:

@@ -119,3 +119,47 @@ def matrix_markdown(records: list[dict[str, Any]]) -> str:
         ]
         lines.append(f"| {rec['method']} × {rec['model']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def evaluate_multi_variants(
+    release: Path, text: str, method: str, model: str, dest: Path, **kwargs: Any
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``evaluate --variants`` on a multi-family release built with them: each family's curve
+    (``variant_curve.evaluate_variants`` on ``families/F/``, into ``dest/F/``) and the cross items
+    once over their full histories (``dest/cross/``; they have no length variants). Writes
+    ``dest/variants.json`` and ``dest/variants.md``: a row per variant, a column per family and
+    ``cross``; returns (those rows, every run's result)."""
+    from mnemoforge.evaluation.runner import evaluate
+    from mnemoforge.evaluation.variant_curve import evaluate_variants
+    from mnemoforge.generators.cross_items import CROSS
+
+    table: dict[str, dict[str, Any]] = {}
+    results: list[dict[str, Any]] = []
+    folders = parts(release)
+    for name, folder in folders.items():
+        if name == CROSS:
+            res = evaluate(folder, method, model, Path(dest) / name, **kwargs)
+            results.append(res)
+            for row in table.values():
+                row[CROSS] = res["summary"].get("score")
+            continue
+        curve, runs = evaluate_variants(folder, text, method, model, Path(dest) / name, **kwargs)
+        results += runs
+        for r in curve:
+            table.setdefault(r["variant"], {})[name] = r["score"]
+    rows = [{"variant": v, **cells} for v, cells in table.items()]
+    names = list(folders)
+    record = {"release": str(release), "method": method, "model": results[0]["model"]["name"], "rows": rows}
+    lines = [
+        f"# {method} × {record['model']} by length variant and family",
+        "",
+        f"Score % of each family's items over its variant's histories; `{CROSS}`: the cross items over "
+        "their full histories (they have no length variants), the same in every row.",
+        "",
+        "| variant | " + " | ".join(f"`{n}`" for n in names) + " |",
+        "|---|" + "---|" * len(names),
+        *(f"| `{r['variant']}` | " + " | ".join(_pct(r.get(n)) for n in names) + " |" for r in rows),
+    ]
+    atomic.write_json(Path(dest) / "variants.json", record)
+    atomic.write_text(Path(dest) / "variants.md", "\n".join(lines) + "\n")
+    return rows, results
