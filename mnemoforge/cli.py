@@ -143,31 +143,28 @@ def build(
             BuildDisplay(console, enabled=not (quiet or as_json)) as display,
         ):
             progress = display.callback
-            if t.families:  # one world in several families, built in this process (docs/cross-family.md)
-                from mnemoforge.generators.coherence import IncoherentWorld
+            if t.families and orchestrator == "local":  # one world in several families (docs/cross-family.md)
                 from mnemoforge.multi_family import build_multi
 
-                try:
+                with _one_world(theme):
                     built = build_multi(
                         theme, seed=seed, outputs=outputs, workers=workers, progress=progress, variants=asked
                     )
-                except IncoherentWorld as e:  # the families' Worlds disagree: the theme must change
-                    why = "; ".join(map(str, e.problems))
-                    _fail(f"{theme}: the families' Worlds do not make one World: {why}")
                 release = built.release_dir
             elif orchestrator == "prefect":
                 from mnemoforge.flows.build import build_flow
 
-                release = build_flow(
-                    theme,
-                    seed=seed,
-                    outputs=outputs,
-                    workers=workers,
-                    task_runner=task_runner,
-                    dask_address=dask_address,
-                    progress=progress,
-                    variants=asked,
-                )
+                with _one_world(theme):  # a families: theme's flow merges their Worlds
+                    release = build_flow(
+                        theme,
+                        seed=seed,
+                        outputs=outputs,
+                        workers=workers,
+                        task_runner=task_runner,
+                        dask_address=dask_address,
+                        progress=progress,
+                        variants=asked,
+                    )
             elif orchestrator == "local":
                 from mnemoforge.pipeline import build as build_local
 
@@ -189,6 +186,17 @@ def build(
     if not as_json:
         _warn_shortfall(Path(release))
     _report_build(release, outputs, display, warnings, quiet=quiet, as_json=as_json)
+
+
+@contextmanager
+def _one_world(theme: Path) -> Iterator[None]:
+    """A ``families:`` theme whose families' Worlds disagree: one error line (the theme must change)."""
+    from mnemoforge.generators.coherence import IncoherentWorld
+
+    try:
+        yield
+    except IncoherentWorld as e:
+        _fail(f"{theme}: the families' Worlds do not make one World: {'; '.join(map(str, e.problems))}")
 
 
 def _check_build_options(

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mnemoforge.exporters.multi_release import freeze_multi
 from mnemoforge.exporters.release import with_variants
@@ -36,6 +37,9 @@ from mnemoforge.implementation import code_version, release_version
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.store import atomic
 from mnemoforge.theme_projection import project_theme_bytes
+
+if TYPE_CHECKING:
+    from mnemoforge.pipeline import StageRunner
 
 
 @dataclass
@@ -63,10 +67,13 @@ def build_multi(
     progress: Callable[[str, str], None] | None = None,
     version: str | None = None,
     variants: Sequence[str] = (),
+    runner: StageRunner | None = None,
 ) -> MultiBuild:
     """Build every family of a ``families:`` theme, merge their Worlds, make the cross items and
     freeze one release. ``variants``: length variants (``build --variants``; docs/variants.md)
-    each family's release holds besides its full history (the cross items have none)."""
+    each family's release holds besides its full history (the cross items have none). ``runner``:
+    how ``stage_loop`` runs a stage (default: in this process; the Prefect flow passes its task
+    runner, ``flows/tasks.py``): the one stage loop, once per family, whatever the executor."""
     from mnemoforge import pipeline
     from mnemoforge.theme_checks import check_theme
 
@@ -93,7 +100,7 @@ def build_multi(
         )  # fmt: skip
         with pipeline.run_lock(ctx):
             pipeline.prepare(ctx)
-            ran[fam] = pipeline.stage_loop(ctx, pipeline.run_one_stage, progress)
+            ran[fam] = pipeline.stage_loop(ctx, runner or pipeline.run_one_stage, progress)
         ctxs[fam] = ctx
     worlds = {fam: pipeline.load_world(c.run) for fam, c in ctxs.items()}
     world = check_world(merge_worlds(worlds), theme)  # one person in two places: fails here

@@ -98,6 +98,22 @@ def task_runner_stage(ctx: BuildContext, name: str) -> tuple[bool, str]:
     return bool(ran), "cached" if fresh else str(state.name)  # type: ignore[attr-defined]
 
 
+@flow(name="mnemoforge-build-families", log_prints=False, persist_result=False)
+def build_families(
+    theme_path: str, seed: int, outputs: str, workers: int = 2, variants: tuple[str, ...] = ()
+) -> str:
+    """A ``families:`` theme (docs/cross-family.md): ``multi_family.build_multi`` with the stage loop
+    of every family run by this flow's task runner (the same stage tasks and cache keys as a
+    single-family flow), then the merge, the cross items and one release, in the flow."""
+    from mnemoforge.multi_family import build_multi
+
+    built = build_multi(
+        Path(theme_path), seed=seed, outputs=Path(outputs), workers=workers, progress=report,
+        variants=variants, runner=task_runner_stage,
+    )  # fmt: skip
+    return str(built.release_dir)
+
+
 @flow(name="mnemoforge-build", log_prints=False, persist_result=False)
 def build(
     theme_path: str, seed: int, outputs: str, workers: int = 2, variants: tuple[str, ...] = ()
