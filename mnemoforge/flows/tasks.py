@@ -5,7 +5,8 @@ The flow runs the pipeline's own stage loop (``pipeline.stage_loop``) with a run
 each stage as a coarse task cached on its content key (theme bytes, seed, code version, stage
 version and source) with persisted results. A family that renders in shards (``Family.shard_unit``)
 has its render split into shard tasks on the flow's task runner (threads, processes, Dask), then
-finished by one cached task.
+finished by one cached task. A ``families:`` theme's flow (``build_families``) runs that stage loop
+once per family through ``multi_family.build_multi``.
 """
 
 from __future__ import annotations
