@@ -54,7 +54,7 @@ def evaluate_command(
     A model call that still fails after its retries makes its item *failed*: counted apart from
     the answered items, never scored as a wrong answer. Any failure exits 1 (after writing the
     results; a rerun resends only the failed calls) unless [bold]--allow-failures[/] is given."""
-    from mnemoforge.evaluation.cross import release_families
+    from mnemoforge.evaluation.cross_keys import release_families
     from mnemoforge.evaluation.keys import EvaluationError
     from mnemoforge.evaluation.matrix import default_out, run_matrix, slug
     from mnemoforge.evaluation.methods import MethodConfig

@@ -68,7 +68,7 @@ class ItemKey:
         """The table keys this item is reported under, as its family reads them
         (``Family.eval_group``: icm category, smm task, memeye x/y/cell); a family no installed
         package registers: its category."""
-        from mnemoforge.evaluation.cross import eval_family
+        from mnemoforge.evaluation.cross_keys import eval_family
 
         try:
             fam = eval_family(self.family)
@@ -132,7 +132,7 @@ def load_keys(release: Path, concentrated: bool = False) -> dict[str, ItemKey]:
 def load_world(release: Path) -> Any:
     """The release's World (for the symbolic upper bound and the function-call tool schemas); a
     family's release inside a multi-family release: the one World at that release's root."""
-    from mnemoforge.evaluation.cross import shared_world
+    from mnemoforge.evaluation.cross_keys import shared_world
     from mnemoforge.schemas.world import World
 
     path = Path(release) / "data" / "world.json"

@@ -89,7 +89,7 @@ def run_matrix(
     warn: Any = None,
 ) -> list[dict]:
     """Every method × model pair; returns their results (also written under ``out``)."""
-    from mnemoforge.evaluation.cross import release_families
+    from mnemoforge.evaluation.cross_keys import release_families
     from mnemoforge.evaluation.multi import evaluate_multi, matrix_markdown
     from mnemoforge.evaluation.runner import evaluate
     from mnemoforge.evaluation.tables import summary_markdown

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mnemoforge.evaluation.cross import release_families
+from mnemoforge.evaluation.cross_keys import release_families
 from mnemoforge.store import atomic
 
 ALL = "all"

@@ -459,7 +459,7 @@ def failure_summary(results: list[dict]) -> str | None:
 
 
 def tables_for(family: str, rows: list[dict]) -> dict[str, Any]:
-    from mnemoforge.evaluation.cross import eval_family
+    from mnemoforge.evaluation.cross_keys import eval_family
 
     try:
         keys = eval_family(family).eval_keys

@@ -53,7 +53,7 @@ def _group_table(results: list[dict], key: str, title: str) -> list[str]:
 
 def _titles(family: str) -> dict[str, str]:
     """The family's table keys and titles; a family no installed package registers: by category."""
-    from mnemoforge.evaluation.cross import eval_family
+    from mnemoforge.evaluation.cross_keys import eval_family
 
     try:
         return dict(eval_family(family).eval_titles)

@@ -25,7 +25,7 @@ from PIL import Image
 from mnemoforge import yaml_io
 from mnemoforge.backends.image.documents import render_bar_chart
 from mnemoforge.backends.registry import image_backend
-from mnemoforge.evaluation.cross import shared_world
+from mnemoforge.evaluation.cross_keys import shared_world
 from mnemoforge.exporters import report_families as fam
 from mnemoforge.exporters import report_figures as rf
 from mnemoforge.exporters.contact_sheet import contact_sheet, world_sheet
@@ -110,6 +110,8 @@ def load_source(source: Path) -> Source:
     root = Path(source)
     if (root / "MANIFEST.json").is_file():
         meta = _json(root / "MANIFEST.json")
+        if meta.get("families"):
+            raise ValueError(f"{root}: a multi-family release (report_multi.write_multi_report reports it)")
         family = str(meta.get("family", DEFAULT_FAMILY))
         data = root / "data" / family
         questions, funnel = _jsonl(data / "questions.jsonl"), _json(root / "gates" / "funnel.json")
@@ -425,11 +427,7 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
 
 def write_report(source: Path, out_dir: Path) -> Path:
     """Write ``out_dir/index.html`` (with ``figures/`` and ``media/``) for a run or release folder
-    (a multi-family release: ``report_multi.py``)."""
-    if _json(Path(source) / "MANIFEST.json").get("families"):
-        from mnemoforge.exporters.report_multi import write_multi_report
-
-        return write_multi_report(Path(source), Path(out_dir))
+    (a multi-family release: ``report_multi.write_multi_report``, which calls this per family)."""
     src = load_source(Path(source))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

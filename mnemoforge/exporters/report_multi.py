@@ -121,13 +121,27 @@ def _evaluation(root: Path, parts: list[str]) -> str | None:
     results = find_results(root)
     if not results:
         return None
-    table: dict[tuple[str, str], dict[str, str]] = {}
+    table: dict[tuple[str, str, str], dict[str, str]] = {}
     for r in results:
         s = r["summary"]
         text = cell(s) + (f" ({s['failed']} failed)" if s.get("failed") else "")
-        table.setdefault((r["method"], r["model"]["name"]), {})[r.get("family", "?")] = text
-    rows = [[m, n, *(cells.get(p, "–") for p in parts)] for (m, n), cells in sorted(table.items())]
-    return _table(["method", "model", *parts], rows)
+        key = (r["method"], r.get("variant") or "", r["model"]["name"])
+        table.setdefault(key, {})[r.get("family", "?")] = text
+    varied = any(v for _, v, _ in table)  # evaluate --variants: the family parts' runs per variant
+    rows = [
+        [m, *([v or "full"] if varied else []), n, *(cells.get(p, "–") for p in parts)]
+        for (m, v, n), cells in sorted(table.items())
+    ]
+    return _table(["method", *(["variant"] if varied else []), "model", *parts], rows)
+
+
+def write_any_report(source: Path, out_dir: Path) -> Path:
+    """``mnemoforge report``: a multi-family release's page, else ``report.write_report``'s."""
+    from mnemoforge.exporters.report import write_report
+
+    if _json(Path(source) / "MANIFEST.json").get("families"):
+        return write_multi_report(Path(source), Path(out_dir))
+    return write_report(Path(source), Path(out_dir))
 
 
 def write_multi_report(root: Path, out_dir: Path) -> Path:
