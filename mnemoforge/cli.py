@@ -143,32 +143,28 @@ def build(
             BuildDisplay(console, enabled=not (quiet or as_json)) as display,
         ):
             progress = display.callback
-            if t.families:  # one world in several families, built in this process (docs/cross-family.md)
+            if t.families and orchestrator == "local":  # one world in several families (docs/cross-family.md)
                 from mnemoforge.multi_family import build_multi
 
-                if asked:
-                    _fail("--variants: not available for a theme with families: (docs/cross-family.md)")
-                from mnemoforge.generators.coherence import IncoherentWorld
-
-                try:
-                    built = build_multi(theme, seed=seed, outputs=outputs, workers=workers, progress=progress)
-                except IncoherentWorld as e:  # the families' Worlds disagree: the theme must change
-                    why = "; ".join(map(str, e.problems))
-                    _fail(f"{theme}: the families' Worlds do not make one World: {why}")
+                with _one_world(theme):
+                    built = build_multi(
+                        theme, seed=seed, outputs=outputs, workers=workers, progress=progress, variants=asked
+                    )
                 release = built.release_dir
             elif orchestrator == "prefect":
                 from mnemoforge.flows.build import build_flow
 
-                release = build_flow(
-                    theme,
-                    seed=seed,
-                    outputs=outputs,
-                    workers=workers,
-                    task_runner=task_runner,
-                    dask_address=dask_address,
-                    progress=progress,
-                    variants=asked,
-                )
+                with _one_world(theme):  # a families: theme's flow merges their Worlds
+                    release = build_flow(
+                        theme,
+                        seed=seed,
+                        outputs=outputs,
+                        workers=workers,
+                        task_runner=task_runner,
+                        dask_address=dask_address,
+                        progress=progress,
+                        variants=asked,
+                    )
             elif orchestrator == "local":
                 from mnemoforge.pipeline import build as build_local
 
@@ -190,6 +186,17 @@ def build(
     if not as_json:
         _warn_shortfall(Path(release))
     _report_build(release, outputs, display, warnings, quiet=quiet, as_json=as_json)
+
+
+@contextmanager
+def _one_world(theme: Path) -> Iterator[None]:
+    """A ``families:`` theme whose families' Worlds disagree: one error line (the theme must change)."""
+    from mnemoforge.generators.coherence import IncoherentWorld
+
+    try:
+        yield
+    except IncoherentWorld as e:
+        _fail(f"{theme}: the families' Worlds do not make one World: {'; '.join(map(str, e.problems))}")
 
 
 def _check_build_options(
@@ -216,7 +223,12 @@ def _variant_names(theme: Theme, text: str | None) -> tuple[str, ...]:
 
     try:
         names = parse_names(text)
-        resolve(theme, get_family(theme.family), names)
+        if theme.families:  # every listed family's length variants (docs/cross-family.md)
+            from mnemoforge.multi_family import check_variants
+
+            check_variants(theme, names)
+        else:
+            resolve(theme, get_family(theme.family), names)
     except VariantError as e:
         _fail(str(e))
     return tuple(names)

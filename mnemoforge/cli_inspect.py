@@ -23,12 +23,13 @@ def report(
     """Write a static HTML report with PNG figures for a release or a run.
 
     Cast, timelines, sources, the gate funnel, the taxonomy heatmap, per-category counts and
-    example items with their evidence. Prints the folder."""
-    from mnemoforge.exporters.report import write_report
+    example items with their evidence. A multi-family release: a section per family (each with its
+    full report in a subfolder) and a cross section. Prints the folder."""
+    from mnemoforge.exporters.report_multi import write_any_report
 
     dest = out or source.parent / f"{source.name}-report"
     try:
-        typer.echo(str(write_report(source, dest)))
+        typer.echo(str(write_any_report(source, dest)))
     except ValueError as e:
         _fail(str(e))
 

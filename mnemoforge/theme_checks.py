@@ -222,8 +222,11 @@ def family_problems(theme: Theme) -> list[tuple[str, str]]:
         from mnemoforge.theme_projection import project_theme
 
         out = []
-        if theme.variants:
-            out.append(("variants", "length variants of a multi-family theme are not built yet; remove it"))
+        for n, spec in (theme.variants or {}).items():  # one section for families of other units
+            if spec.size is not None:
+                why = ("a theme with families: sizes its length variants by share (each family "
+                       "counts its own unit: clips, sessions); give share: instead")  # fmt: skip
+                out.append((f"variants.{n}.size", why))
         for i, name in enumerate(theme.families):
             proj = project_theme(theme, name)
             for field, msg in family_problems(proj) + option_problems(proj) + variant_problems(proj):

@@ -70,6 +70,7 @@ BUILD_GROUPS = {
     "ferry_release": "ferry",
     "bakery_release": "bakery",
     "default_release": "default",  # integration (CI): the full-size build, once per run
+    "world_release": "world",  # glassworks_world: tests/test_cross_family*.py
 }
 FAMILY_PARAMS = {"icm": "tiny", "smm": "smm", "memeye": "memeye"}
 
@@ -102,7 +103,9 @@ GROUP_COST = {
     "tests/test_image_diffusers.py": 15.0,
     "memeye": 10.4,
     "variants": 40.0,  # tests/test_variants.py: an icm and an smm build with length variants
-    "tests/test_cross_family.py": 70.0,  # two three-family builds (glassworks_world), load_dataset
+    # tests/test_cross_family*.py: two three-family builds (glassworks_world), load_dataset, a
+    # re-freeze with length variants, evaluations and a report
+    "world": 100.0,
     "tests/test_memeye_units.py": 7.8,  # 13 with an empty MiniLM cache
     "tests/test_coherence.py": 7.0,  # plans three test themes' worlds, one smm stream
     "tests/test_text_backends.py": 6.3,
@@ -366,3 +369,13 @@ def family_release(request: pytest.FixtureRequest) -> Path:
     if request.param == "icm":
         return request.getfixturevalue("tiny_build")[2].release_dir
     return request.getfixturevalue(f"{request.param}_release")
+
+
+@pytest.fixture(scope="session")
+def world_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """tests/themes/glassworks_world.yaml (icm, smm and memeye of one World) built once per session
+    (``multi_family.build_multi``'s MultiBuild; read-only)."""
+    from mnemoforge.multi_family import build_multi
+
+    out = tmp_path_factory.mktemp("cross") / "outputs"
+    return build_multi(TEST_THEMES / "glassworks_world.yaml", outputs=out, workers=1)

@@ -21,10 +21,8 @@ THEME = Path(__file__).resolve().parent / "themes" / "glassworks_world.yaml"
 
 
 @pytest.fixture(scope="module")
-def multi(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    from mnemoforge.multi_family import build_multi
-
-    return build_multi(THEME, outputs=tmp_path_factory.mktemp("cross") / "outputs", workers=1)
+def multi(world_release):  # type: ignore[no-untyped-def]
+    return world_release  # the session's build (conftest.py), shared with test_cross_family_eval
 
 
 def _rows(path: Path) -> list[dict]:

@@ -48,9 +48,13 @@ def evaluate_command(
 ) -> None:
     """Run a memory method with a model over a release; writes results.json and summary.md.
 
+    A multi-family release: every family's items and the cross items, one folder each, and a
+    table with a row per family and cross (families.md; docs/cross-family.md).
+
     A model call that still fails after its retries makes its item *failed*: counted apart from
     the answered items, never scored as a wrong answer. Any failure exits 1 (after writing the
     results; a rerun resends only the failed calls) unless [bold]--allow-failures[/] is given."""
+    from mnemoforge.evaluation.cross_keys import release_families
     from mnemoforge.evaluation.keys import EvaluationError
     from mnemoforge.evaluation.matrix import default_out, run_matrix, slug
     from mnemoforge.evaluation.methods import MethodConfig
@@ -73,8 +77,10 @@ def evaluate_command(
             )
             dest = out or default_out(release)
             for r in results:
+                part = f" [{r['family']}]" if release_families(release) else ""
+                score = _pct(r["summary"].get("score"))
                 typer.echo(
-                    f"{r['method']:>28} × {r['model']['name']:<16} score {_pct(r['summary'].get('score'))}"
+                    f"{r['method']:>28} × {r['model']['name']:<16}{part} score {score}"
                     + _failed(r["summary"])
                 )
             typer.echo(str(dest / "summary.md"))
@@ -86,6 +92,12 @@ def evaluate_command(
         if on_overflow not in ("retrieval", "truncate"):
             raise EvaluationError(f"--on-overflow {on_overflow!r}: retrieval or truncate")
         cfg = MethodConfig(top_k=top_k, retriever=retriever, fps=fps, on_overflow=on_overflow)
+        if release_families(release):
+            return _evaluate_multi(
+                release, method, model, dest, allow_failures, variants,
+                limit=limit, workers=workers, judge=None if judge == "exact" else judge, config=cfg,
+                progress=progress, warn=warn,
+            )  # fmt: skip
         if variants is not None:
             return _evaluate_variants(
                 release, variants, method, model, dest, allow_failures,
@@ -136,6 +148,39 @@ def _evaluate_variants(
             + (f", MCQ {_pct(r['accuracy'])}" if r["accuracy"] is not None else "")
         )
     typer.echo(str(dest / "variants.md"))
+    _exit_on_failures(failure_summary(results), allow_failures)
+
+
+def _evaluate_multi(
+    release: Path, method: str, model: str, dest: Path, allow_failures: bool, variants: str | None,
+    **kwargs: object,
+) -> None:  # fmt: skip
+    """A multi-family release: one run per family and one over the cross items, side by side
+    (``--variants``: each family's curve, the cross items over their full histories)."""
+    from mnemoforge.evaluation.multi import evaluate_multi, evaluate_multi_variants
+    from mnemoforge.evaluation.runner import failure_summary
+
+    if variants is not None:
+        curve, runs = evaluate_multi_variants(release, variants, method, model, dest, **kwargs)
+        for r in curve:
+            typer.echo(
+                f"{r['variant']:>10}: " + ", ".join(f"{k} {_pct(v)}" for k, v in r.items() if k != "variant")
+            )
+        typer.echo(str(dest / "variants.md"))
+        _exit_on_failures(failure_summary(runs), allow_failures)
+        return
+    rows, results = evaluate_multi(release, method, model, dest, **kwargs)
+    for r in rows:
+        if "not_run" in r:
+            typer.echo(f"{r['part']:>8}: not run ({r['not_run']})")
+            continue
+        typer.echo(
+            f"{r['part']:>8}: {r['items']} items, {r['answered']} answered"
+            + (f", {r['failed']} failed (not scored)" if r["failed"] else "")
+            + f", score {_pct(r['score'])}"
+            + (f", MCQ {_pct(r['accuracy'])}" if r["accuracy"] is not None else "")
+        )
+    typer.echo(str(dest / "families.md"))
     _exit_on_failures(failure_summary(results), allow_failures)
 
 

@@ -68,10 +68,10 @@ class ItemKey:
         """The table keys this item is reported under, as its family reads them
         (``Family.eval_group``: icm category, smm task, memeye x/y/cell); a family no installed
         package registers: its category."""
-        from mnemoforge.generators.families import get_family
+        from mnemoforge.evaluation.cross_keys import eval_family
 
         try:
-            fam = get_family(self.family)
+            fam = eval_family(self.family)
         except KeyError:
             return {"category": self.category}
         return fam.eval_group(self.category, self.labels)
@@ -130,10 +130,14 @@ def load_keys(release: Path, concentrated: bool = False) -> dict[str, ItemKey]:
 
 
 def load_world(release: Path) -> Any:
-    """The release's World (for the symbolic upper bound and the function-call tool schemas)."""
+    """The release's World (for the symbolic upper bound and the function-call tool schemas); a
+    family's release inside a multi-family release: the one World at that release's root."""
+    from mnemoforge.evaluation.cross_keys import shared_world
     from mnemoforge.schemas.world import World
 
     path = Path(release) / "data" / "world.json"
+    if not path.is_file():
+        path = shared_world(release) or path
     if not path.is_file():
         raise EvaluationError(f"{path}: missing (needed to score function calls and by the symbolic model)")
     return World.model_validate_json(path.read_text(encoding="utf-8"))

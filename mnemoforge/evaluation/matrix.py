@@ -12,7 +12,8 @@
     prices: {qwen-7b: {prompt_per_1m: 0.2, completion_per_1m: 0.6, currency: USD}}
 
 Each pair is written to ``OUT/<method>__<model>/`` and all of them to ``OUT/summary.md`` and
-``OUT/matrix.json``.
+``OUT/matrix.json``. On a multi-family release each pair runs over every family and the cross
+items (``evaluation/multi.py``), and ``summary.md`` is one row per pair, one column per family.
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def run_matrix(
     warn: Any = None,
 ) -> list[dict]:
     """Every method × model pair; returns their results (also written under ``out``)."""
+    from mnemoforge.evaluation.cross_keys import release_families
+    from mnemoforge.evaluation.multi import evaluate_multi, matrix_markdown
     from mnemoforge.evaluation.runner import evaluate
     from mnemoforge.evaluation.tables import summary_markdown
 
@@ -98,9 +101,19 @@ def run_matrix(
     judge = None if judge in (None, "exact") else judge
     prices = spec.get("prices") or {}
     results = []
+    multi: list[dict] = []  # a multi-family release: each pair's table by family (evaluation/multi.py)
     for model in spec["models"]:
         for method in spec["methods"]:
             name = slug(model)
+            if release_families(release):
+                rows, res_parts = evaluate_multi(
+                    release, method, model, out / f"{slug(method)}__{name}",
+                    limit=limit or spec.get("limit"), workers=workers or int(spec.get("workers", 4)),
+                    judge=judge, config=cfg, prices=prices.get(name), progress=progress, warn=warn,
+                )  # fmt: skip
+                multi.append({"method": method, "model": res_parts[0]["model"]["name"], "rows": rows})
+                results += res_parts
+                continue
             res = evaluate(
                 release,
                 method,
@@ -115,7 +128,7 @@ def run_matrix(
                 warn=warn,
             )
             results.append(res)
-    atomic.write_text(out / "summary.md", summary_markdown(results))
+    atomic.write_text(out / "summary.md", matrix_markdown(multi) if multi else summary_markdown(results))
     atomic.write_json(
         out / "matrix.json",
         {
@@ -124,6 +137,7 @@ def run_matrix(
                 {
                     "method": r["method"],
                     "model": r["model"]["name"],
+                    "family": r["family"],
                     "summary": r["summary"],
                     "calibration": r["calibration"],
                     "ledger": r["ledger"],

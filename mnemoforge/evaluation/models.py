@@ -225,6 +225,7 @@ class SymbolicModel:
 
     def __init__(self, release: Path, concentrated: bool = False, variant: str | None = None) -> None:
         from mnemoforge.evaluation.keys import load_keys, load_world, read_jsonl, release_family
+        from mnemoforge.generators.cross_items import CROSS  # registers the cross program too
         from mnemoforge.schemas.observations import Observation
         from mnemoforge.schemas.questions import Question
 
@@ -237,6 +238,10 @@ class SymbolicModel:
         self.observations = {
             r["id"]: Observation.model_validate(r) for r in read_jsonl(data / "observations.jsonl")
         }
+        if fam == CROSS:  # a multi-family release's cross items: every family's observations
+            from mnemoforge.evaluation.cross import cross_observations
+
+            self.observations = cross_observations(release)
         ablated = data / "variants" / str(variant) / "observations.jsonl"
         if variant is not None and ablated.is_file():  # an ablation: the facts its rows still express
             self.observations = {r["id"]: Observation.model_validate(r) for r in read_jsonl(ablated)}

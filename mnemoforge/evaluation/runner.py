@@ -30,8 +30,8 @@ from mnemoforge.evaluation.keys import (
 )
 from mnemoforge.evaluation.methods import Built, MethodConfig, MethodInput, get_method, resolve_method
 from mnemoforge.evaluation.models import EvalModel, EvalRequest, Reply, load_model
-from mnemoforge.evaluation.views import concentrated_view
-from mnemoforge.exporters.views import AgentItem, load_agent_view
+from mnemoforge.evaluation.views import agent_view, concentrated_view
+from mnemoforge.exporters.views import AgentItem
 from mnemoforge.hashing import canonical_json, content_hash, sha256_file
 from mnemoforge.store import atomic
 from mnemoforge.validators.answerers.protocol import LETTERS
@@ -288,7 +288,7 @@ def evaluate(
     base, conc = resolve_method(method)
     if conc and variant is not None:
         raise EvaluationError("a concentrated method has no length variants (give one or the other)")
-    view = concentrated_view(release) if conc else load_agent_view(release, variant)
+    view = concentrated_view(release) if conc else agent_view(release, variant)
     keys = load_keys(release, conc)
     m = (
         load_model(model, release, workers=workers, concentrated=conc, variant=variant)
@@ -452,16 +452,17 @@ def failure_summary(results: list[dict]) -> str | None:
     bad = [r for r in results if r["summary"].get("failed")]
     if not bad:
         return None
-    parts = [f"{r['method']} × {r['model']['name']}: {r['summary']['failed']} of {r['summary']['items']}"
-             for r in bad]  # fmt: skip
+    several = len({r.get("family") for r in results}) > 1  # a multi-family release: name the part
+    parts = [f"{r['method']} × {r['model']['name']}" + (f" ({r['family']})" if several else "")
+             + f": {r['summary']['failed']} of {r['summary']['items']}" for r in bad]  # fmt: skip
     return "model calls failed after their retries (" + "; ".join(parts) + " items failed, not scored)"
 
 
 def tables_for(family: str, rows: list[dict]) -> dict[str, Any]:
-    from mnemoforge.generators.families import get_family
+    from mnemoforge.evaluation.cross_keys import eval_family
 
     try:
-        keys = get_family(family).eval_keys
+        keys = eval_family(family).eval_keys
     except KeyError:  # a family no installed package registers
         keys = ()
     return {k: scoring.by_group(rows, k) for k in keys}

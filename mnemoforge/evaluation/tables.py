@@ -53,10 +53,10 @@ def _group_table(results: list[dict], key: str, title: str) -> list[str]:
 
 def _titles(family: str) -> dict[str, str]:
     """The family's table keys and titles; a family no installed package registers: by category."""
-    from mnemoforge.generators.families import get_family
+    from mnemoforge.evaluation.cross_keys import eval_family
 
     try:
-        return dict(get_family(family).eval_titles)
+        return dict(eval_family(family).eval_titles)
     except KeyError:
         return {"category": "By category"}
 

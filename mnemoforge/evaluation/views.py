@@ -1,4 +1,6 @@
-"""The agent view of the smm release's source-concentrated twin (``data/smm/concentrated/``).
+"""The agent views ``evaluate`` reads beyond a release's own: the source-concentrated twin
+(``data/<family>/concentrated/``, the family that writes one) and, through :func:`agent_view`, a
+multi-family release's cross items (``evaluation/cross.py``).
 
 Built with the same row filters as :func:`mnemoforge.exporters.views.load_agent_view`
 (``agent_item``, ``agent_observation``), so the twin shows the model exactly what the
@@ -28,3 +30,17 @@ def concentrated_view(release: Path) -> AgentView:
     return AgentView(
         root=base.root, family=base.family, items=items, observations=obs, captions=base.captions
     )
+
+
+def agent_view(release: Path, variant: str | None = None) -> AgentView:
+    """The agent view ``evaluate`` answers from: a release's own (``load_agent_view``), or, for
+    a multi-family release's root, its cross items' (``evaluation/cross.py``)."""
+    from mnemoforge.evaluation.cross import cross_view
+    from mnemoforge.evaluation.keys import release_family
+    from mnemoforge.generators.cross_items import CROSS
+
+    if release_family(release) != CROSS:
+        return load_agent_view(release, variant)
+    if variant is not None:
+        raise EvaluationError("a multi-family release has no length variants (leave out --variants)")
+    return cross_view(release)

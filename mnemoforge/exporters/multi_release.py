@@ -14,11 +14,11 @@ from mnemoforge.exporters import release as release_mod
 from mnemoforge.exporters.card import config_entry
 from mnemoforge.exporters.tables import write_jsonl_and_parquet
 from mnemoforge.exporters.views import AGENT_DIR, agent_row
-from mnemoforge.generators.cross_items import CROSS, CrossResult
+from mnemoforge.generators.cross_items import CROSS, CrossResult, family_of
 from mnemoforge.generators.questions import key_letters
 from mnemoforge.hashing import canonical_json, content_hash, sha256_bytes, sha256_file, short
 from mnemoforge.implementation import code_version
-from mnemoforge.schemas.release import FileEntry, ReleaseManifest
+from mnemoforge.schemas.release import FileEntry, ReleaseManifest, VariantEntry
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
@@ -26,6 +26,8 @@ from mnemoforge.validators.release_audit import card_configs
 
 FAMILIES_DIR = "families"
 SOURCES = f"data/{CROSS}/fact_families.json"  # fact id -> family: what the one-family gate reads
+HISTORIES = "histories.jsonl"
+"""``agent/cross/histories.jsonl``: per cross item, the families whose agent views are its history."""
 
 
 def freeze_multi(
@@ -59,11 +61,15 @@ def _write(
     configs: dict[str, str] = {}
     counts: dict[str, int] = {}
     stats: dict = {"families": {}, "world": _world_counts(world)}
+    variants: list[VariantEntry] = []  # each family's length variants (build --variants)
     for fam, rel in members(list(contents)).items():
         manifest = release_mod.write_contents(contents[fam], root / rel, version, shared_world=True)
         configs |= {name: f"{rel}/{files[0]}" for name, files in card_configs(root / rel).items() if files}
         counts |= {f"{fam}.{k}": n for k, n in manifest.counts.items()}
         stats["families"][fam] = {"questions": manifest.counts["questions"], "run_id": manifest.run_id}
+        if manifest.variants:
+            variants += manifest.variants
+            stats["families"][fam]["variants"] = [v.name for v in manifest.variants]
     atomic.write_json(root / "data/world.json", world)
     kept = key_letters.spread(cross.kept, world.seed)
     rows = [q.model_dump(mode="json") for q in kept]
@@ -74,6 +80,7 @@ def _write(
     write_jsonl_and_parquet(
         agent_rows, root / f"{agent}/questions.jsonl", root / f"{agent}/questions.parquet"
     )
+    atomic.write_jsonl(root / f"{agent}/{HISTORIES}", history_rows(rows))
     configs[f"{CROSS}_questions"] = f"{data}/questions.parquet"
     configs[f"{AGENT_DIR}_{CROSS}_questions"] = f"{agent}/questions.parquet"
     kept_ids = {q.id for q in kept}
@@ -99,7 +106,16 @@ def _write(
     identity = (theme.name, version, run_id)
     atomic.write_text(root / "README.md", _card(theme, stats, configs, identity))
     counts["questions"] = len(kept)
-    _manifest(root, theme, theme_bytes, seed, version, run_id, counts, list(contents))
+    _manifest(root, theme, theme_bytes, seed, version, run_id, counts, list(contents), variants)
+
+
+def history_rows(rows: Sequence[Mapping]) -> list[dict]:
+    """One row per cross item: ``{"item", "families"}``, the families its evidence spans (sorted).
+    A memory system answers the item from every agent-visible observation, caption and medium of
+    those families (their whole timelines: a cross item has no cutoff), and from nothing else."""
+    return [
+        {"item": r["id"], "families": sorted({family_of(e) for e in r.get("evidence") or []})} for r in rows
+    ]
 
 
 def _world_counts(world: World) -> dict[str, int]:
@@ -119,6 +135,13 @@ def _card(theme: Theme, stats: dict, configs: dict[str, str], identity: tuple[st
         f"| `{f}` | `{FAMILIES_DIR}/{f}/` | {s['questions']} |" for f, s in stats["families"].items()
     )
     pairs = "\n".join(f"| {p} | {n} |" for p, n in sorted(stats["questions"]["by_families"].items()))
+    varied = {f: s["variants"] for f, s in stats["families"].items() if s.get("variants")}
+    lengths = (
+        "\nLength variants (each family's own, over its items; see its card and `variants` in "
+        "MANIFEST.json): " + "; ".join(f"`{f}`: {', '.join(v)}" for f, v in varied.items())
+        + f". The `{CROSS}` items have none: they are asked over the full histories.\n"
+        if varied else ""
+    )  # fmt: skip
     w = stats["world"]
     return f"""---
 {yaml.safe_dump(meta, sort_keys=True, allow_unicode=True).strip()}
@@ -147,15 +170,17 @@ program on every family's facts alone, which must fail.
 {pairs}
 
 A memory system reads the agent views (`agent/` of every family folder and `agent/{CROSS}/`) and
-the media of every family folder; everything under `data/` and `gates/` is evaluator keys. Cross
+the media of every family folder; everything under `data/` and `gates/` is evaluator keys. A cross
+item is answered from the whole agent view (observations, captions, media) of the families that
+`agent/{CROSS}/{HISTORIES}` lists for it: those its evidence spans. Cross
 evidence ids are `FAMILY:OBSERVATION` (an observation of `{FAMILIES_DIR}/FAMILY/data/FAMILY/`).
 `mnemoforge verify` re-checks every family release against the one World and every cross item.
-"""
+{lengths}"""
 
 
 def _manifest(
     root: Path, theme: Theme, theme_bytes: bytes, seed: int, version: str, run_id: str,
-    counts: dict[str, int], families: list[str],
+    counts: dict[str, int], families: list[str], variants: list[VariantEntry],
 ) -> None:  # fmt: skip
     files = sorted(p for p in root.rglob("*") if p.is_file())
     entries = {
@@ -168,7 +193,7 @@ def _manifest(
     manifest = ReleaseManifest(
         name=theme.name, version=version, family=CROSS, seed=seed, code_version=code_version(),
         theme_sha256=sha256_bytes(theme_bytes), run_id=run_id, counts=dict(sorted(counts.items())),
-        files=dict(sorted(entries.items())), families=families,
+        files=dict(sorted(entries.items())), families=families, variants=variants or None,
     )  # fmt: skip
     atomic.write_text(root / release_mod.MANIFEST, canonical_json(manifest, indent=2) + "\n")
 

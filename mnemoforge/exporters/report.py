@@ -25,6 +25,7 @@ from PIL import Image
 from mnemoforge import yaml_io
 from mnemoforge.backends.image.documents import render_bar_chart
 from mnemoforge.backends.registry import image_backend
+from mnemoforge.evaluation.cross_keys import shared_world
 from mnemoforge.exporters import report_families as fam
 from mnemoforge.exporters import report_figures as rf
 from mnemoforge.exporters.contact_sheet import contact_sheet, world_sheet
@@ -109,6 +110,8 @@ def load_source(source: Path) -> Source:
     root = Path(source)
     if (root / "MANIFEST.json").is_file():
         meta = _json(root / "MANIFEST.json")
+        if meta.get("families"):
+            raise ValueError(f"{root}: a multi-family release (report_multi.write_multi_report reports it)")
         family = str(meta.get("family", DEFAULT_FAMILY))
         data = root / "data" / family
         questions, funnel = _jsonl(data / "questions.jsonl"), _json(root / "gates" / "funnel.json")
@@ -130,6 +133,8 @@ def load_source(source: Path) -> Source:
         sources, stats = root / "episodes" / f"{family}_sources.jsonl", {}
     else:
         raise ValueError(f"{root}: neither a release (MANIFEST.json) nor a run folder (run.json)")
+    if not world.is_file() and (shared := shared_world(root)) is not None:
+        world = shared  # a family's release inside a multi-family release: the one World
     w = _json(world)
     observations = {o["id"]: o for o in _jsonl(obs)}
     return Source(
@@ -421,7 +426,8 @@ def _page(src: Source, title: str, description: str, figs: dict[str, Rec], examp
 
 
 def write_report(source: Path, out_dir: Path) -> Path:
-    """Write ``out_dir/index.html`` (with ``figures/`` and ``media/``) for a run or release folder."""
+    """Write ``out_dir/index.html`` (with ``figures/`` and ``media/``) for a run or release folder
+    (a multi-family release: ``report_multi.write_multi_report``, which calls this per family)."""
     src = load_source(Path(source))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

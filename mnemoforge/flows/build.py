@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 from mnemoforge.store.layout import OutputsLayout
@@ -85,28 +85,35 @@ def build_flow(
 
     t = check_theme(theme, seed)  # before the flow (and the Prefect server) starts
     seed = t.seed if seed is None else seed
-    from mnemoforge.pipeline import warn_variant
+    on_wait = (lambda msg: progress("lock", msg)) if progress else None
+    lock: AbstractContextManager[object]
+    if t.families:  # one World in several families: the flow runs each family's stage loop
+        from mnemoforge.flows.tasks import build_families
+        from mnemoforge.multi_family import check_variants
 
-    ctx = BuildContext(Path(theme), Path(outputs), seed, workers, variants=tuple(variants))
-    if ctx.variants:  # fail fast, before the flow starts: an unknown name, a family without variants
-        from mnemoforge.variants import resolve
+        check_variants(t, variants)  # fail fast, before the flow starts
+        flow_fn, lock = build_families, nullcontext()  # build_multi locks each family's run
+    else:
+        from mnemoforge.pipeline import warn_variant
 
-        resolve(ctx.theme, ctx.family, ctx.variants)
-    warn_variant(ctx)
+        ctx = BuildContext(Path(theme), Path(outputs), seed, workers, variants=tuple(variants))
+        if ctx.variants:  # fail fast, before the flow starts: an unknown name, a family without variants
+            from mnemoforge.variants import resolve
+
+            resolve(ctx.theme, ctx.family, ctx.variants)
+        warn_variant(ctx)
+        # one build per run at a time (a second one waits, then finds its stages cached)
+        lock = run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait)
+        flow_fn = build
     runner = make_task_runner(task_runner, workers, dask_address)
-    flow = build.with_options(task_runner=runner)
+    flow = flow_fn.with_options(task_runner=runner)
     if progress:
         PROGRESS.append(progress)
-    on_wait = (lambda msg: progress("lock", msg)) if progress else None
     quiet = _QuietExpected()
     for name in RUN_LOGGERS:  # the CLI says these errors in one line: no Prefect traceback before it
         logging.getLogger(name).addFilter(quiet)
     try:
-        # one build per run at a time (a second one waits, then finds its stages cached)
-        with (
-            run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait),
-            one_server_for_workers(task_runner, dask_address),
-        ):
+        with lock, one_server_for_workers(task_runner, dask_address):
             return Path(flow(str(theme), seed, str(outputs), workers, tuple(variants)))
     finally:
         for name in RUN_LOGGERS:
@@ -146,16 +153,18 @@ def one_server_for_workers(task_runner: str, dask_address: str | None = None) ->
 
 class _QuietExpected(logging.Filter):
     """Drops Prefect's failure logs for errors the CLI reports itself in one line: an environment
-    fault (disk full, read-only folder), an existing or empty release, a lock timeout."""
+    fault (disk full, read-only folder), an existing or empty release, a lock timeout, the Worlds
+    of a ``families:`` theme that do not make one."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         from mnemoforge.cli_output import ENVIRONMENT_ERRNOS
         from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
+        from mnemoforge.generators.coherence import IncoherentWorld
         from mnemoforge.store.locks import LockTimeout
 
         exc = record.exc_info[1] if record.exc_info else None
         if exc is None:
             return True
-        if isinstance(exc, ReleaseExistsError | EmptyReleaseError | LockTimeout):
+        if isinstance(exc, ReleaseExistsError | EmptyReleaseError | LockTimeout | IncoherentWorld):
             return False
         return not (isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS)

@@ -5,7 +5,8 @@ The flow runs the pipeline's own stage loop (``pipeline.stage_loop``) with a run
 each stage as a coarse task cached on its content key (theme bytes, seed, code version, stage
 version and source) with persisted results. A family that renders in shards (``Family.shard_unit``)
 has its render split into shard tasks on the flow's task runner (threads, processes, Dask), then
-finished by one cached task.
+finished by one cached task. A ``families:`` theme's flow (``build_families``) runs that stage loop
+once per family through ``multi_family.build_multi``.
 """
 
 from __future__ import annotations
@@ -96,6 +97,22 @@ def task_runner_stage(ctx: BuildContext, name: str) -> tuple[bool, str]:
         state = stage_task.with_options(name=name, refresh_cache=not fresh)(ctx, name, return_state=True)
     ran = state.result()  # type: ignore[attr-defined]  # re-raise a failed stage
     return bool(ran), "cached" if fresh else str(state.name)  # type: ignore[attr-defined]
+
+
+@flow(name="mnemoforge-build-families", log_prints=False, persist_result=False)
+def build_families(
+    theme_path: str, seed: int, outputs: str, workers: int = 2, variants: tuple[str, ...] = ()
+) -> str:
+    """A ``families:`` theme (docs/cross-family.md): ``multi_family.build_multi`` with the stage loop
+    of every family run by this flow's task runner (the same stage tasks and cache keys as a
+    single-family flow), then the merge, the cross items and one release, in the flow."""
+    from mnemoforge.multi_family import build_multi
+
+    built = build_multi(
+        Path(theme_path), seed=seed, outputs=Path(outputs), workers=workers, progress=report,
+        variants=variants, runner=task_runner_stage,
+    )  # fmt: skip
+    return str(built.release_dir)
 
 
 @flow(name="mnemoforge-build", log_prints=False, persist_result=False)

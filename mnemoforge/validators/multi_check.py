@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from mnemoforge.exporters.multi_release import members
+from mnemoforge.exporters.multi_release import HISTORIES, history_rows, members
 from mnemoforge.exporters.tables import TableReader
 from mnemoforge.exporters.views import AGENT_DIR, forbidden_fields
 from mnemoforge.generators.cross_items import CROSS, qualified
@@ -80,6 +80,10 @@ def _cross(
     rows = tables.rows(agent) if agent.is_file() else []
     if [r.get("id") for r in rows] != [q.id for q in questions]:
         problems.append(f"{AGENT_DIR}/{CROSS}/questions.jsonl: question ids differ from {rel}")
+    hist = root / AGENT_DIR / CROSS / HISTORIES
+    rows_h = tables.rows(hist) if hist.is_file() else []
+    if rows_h != history_rows([q.model_dump(mode="json") for q in questions]):
+        problems.append(f"{AGENT_DIR}/{CROSS}/{HISTORIES}: not the families of each item's evidence")
     problems += check_agent_keys(root, CROSS, tables)  # no option layout gives the answers away
     bad = sorted({f for r in rows for f in forbidden_fields(r)})
     if bad:
