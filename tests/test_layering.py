@@ -157,7 +157,7 @@ GENERATOR_VALIDATOR_IMPORTS: dict[str, set[str]] = {
     },
     # answer normalisation and exact match shared with the judges
     "mnemoforge.generators.questions.options": {"mnemoforge.validators.answerers.textnorm"},
-    "mnemoforge.generators.memeye.questions": {"mnemoforge.validators.answerers.judges"},
+    "mnemoforge.generators.memeye.item_options": {"mnemoforge.validators.answerers.judges"},
 }
 
 
