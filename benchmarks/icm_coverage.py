@@ -10,7 +10,9 @@ per category and template, CPU seconds (``time.process_time``, every thread of t
 wall seconds per stage and CPU seconds per gate, and digests of the questions and the verdicts (equal
 digests from two checkouts mean the same items and verdicts); writes them as JSON (default
 ``benchmarks/results/icm_coverage.json``). The ``shortcut_panel`` stage is the part of freeze that
-reads the kept items (``validators/shortcut_stats``).
+reads the kept items (``validators/shortcut_stats`` with the World and the caption table, so its
+``solvers`` are the full panel ``shortcuts.py`` tabulates; ``solvers_above_bound`` lists any above
+its chance + 5 points).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 from mnemoforge.generators.families import get_family
-from mnemoforge.generators.icm import album
+from mnemoforge.generators.icm import album, captions
 from mnemoforge.generators.icm import questions as icm
 from mnemoforge.generators.icm import world as world_mod
 from mnemoforge.generators.questions.common import overgenerate
@@ -38,6 +40,7 @@ from mnemoforge.validators.shortcut_stats import shortcut_figures
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import write_result  # noqa: E402
+from shortcuts import BOUND, REPORTED_ONLY  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ICM_SPLIT = {"identity_recall": 400, "cross_episode_retrieval": 500, "profile_inference": 317}
@@ -77,6 +80,16 @@ def verdict_digest(verdicts: list) -> str:
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 
+def above_bound(solvers: dict[str, dict]) -> list[str]:
+    """The full panel's solvers (``validators/shortcut_panel``, the table ``shortcuts.py`` prints)
+    whose accuracy is above their chance + 5 points, but for its reported-only rows."""
+    return sorted(
+        name
+        for name, s in solvers.items()
+        if name not in REPORTED_ONLY and "chance" in s and s["accuracy"] > s["chance"] + BOUND
+    )
+
+
 def run(clips: int, total: int, seed: int) -> dict:
     theme = scaled_theme(clips, total)
     t0 = time.perf_counter()
@@ -107,7 +120,10 @@ def run(clips: int, total: int, seed: int) -> dict:
         c["kept" if q.id in kept else first_reject[q.id]] += 1
     fam = get_family(theme.family)
     short = after_gates(theme, fam, qs, res.verdicts, shortfall(theme, fam, qs))  # as the gates stage does
-    shortcut_panel = shortcut_figures([by_id[i] for i in sorted(kept)], obs)  # as freeze writes it
+    shortcut_panel = shortcut_figures(  # as freeze writes it: with the World, the full panel too
+        [by_id[i] for i in sorted(kept)], obs, world=w, captions=captions.album_captions(w, cl)
+    )
+    shortcut_panel["solvers_above_bound"] = above_bound(shortcut_panel.get("solvers", {}))
     clock.lap("shortcut_panel")
     return {
         "clips": clips,
@@ -162,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     sp = out["shortcut_panel"]
     above = sp["above_bound"] or "none"
     print(f"shortcut solvers over kept MCQ: chance {sp['chance']}, above chance + 5 pp: {above}")
+    print(f"full panel (shortcuts.py's solvers) above chance + 5 pp: {sp['solvers_above_bound'] or 'none'}")
     for line in out["shortfall_after_gates"]:
         print(line)
     a.json.parent.mkdir(parents=True, exist_ok=True)

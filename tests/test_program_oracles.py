@@ -32,6 +32,7 @@ def test_every_registered_program_has_an_oracle_here() -> None:
         "planned_place", "promise_companions", "plan_companions", "usual_activity", "closest_companion",
         "count_brought", "usual_weekday", "cross",
         "companion_change", "closest_change", "place_change", "activity_change",
+        "pair_weekday", "weekday_activity", "weekday_change",  # tests/test_weekday_programs.py
         "entity_value", "member_attribute", "member_lead_profile", "latest_value", "member_latest_value",
         "preference_of", "function_call",
         "visual_attr", "visual_pair", "visual_pair_mixed", "visual_total", "visual_latest",

@@ -57,6 +57,10 @@ ICM_ARGS: dict[str, dict[str, str]] = {
                   "object": "sewing_basket", "month": "2025-08", "day": "2025-08-12", "from_month": "2025-08",
                   "to_month": "2025-10", "key": "snack"},
 }  # fmt: skip
+ICM_EXTRA: dict[str, dict[str, str]] = {  # arguments only some templates take (others' forms stay put)
+    "profile.weekday_activity.v1": {"weekday": "Friday"},
+    "profile.weekday_activity.window.v1": {"weekday": "Friday"},
+}
 
 
 @cache
@@ -96,6 +100,11 @@ ICM = [  # (theme, template, text) with ICM_ARGS[theme]
     ("glassworks_icm", "profile.companion.besides.window.v1", "Between February 2027 and March 2027, who apart from Tavita most often joined Dr. أمينة حداد when she had a kiln inspection?"),
     ("glassworks_icm", "profile.closest.besides.v1", "Judging from the whole album, who apart from Tavita was with Dr. أمينة حداد most often?"),
     ("glassworks_icm", "profile.closest.besides.window.v1", "Between February 2027 and March 2027, who apart from Tavita was with Dr. أمينة حداد most often?"),
+    ("glassworks_icm", "profile.pair_weekday.v1", "Judging from the whole album, on which weekday were Dr. أمينة حداد and Tavita most often together?"),
+    ("glassworks_icm", "profile.pair_weekday.window.v1", "Between February 2027 and March 2027, on which weekday were Dr. أمينة حداد and Tavita most often together?"),
+    ("glassworks_icm", "profile.weekday_activity.v1", "Judging from the whole album, what did Dr. أمينة حداد do most often on Fridays?"),
+    ("glassworks_icm", "profile.weekday_activity.window.v1", "Between February 2027 and March 2027, what did Dr. أمينة حداد do most often on Fridays?"),
+    ("glassworks_icm", "profile.weekday_change.v1", "How did the day of the week when Dr. أمينة حداد most often had a kiln inspection change in February 2027?"),
     ("glassworks_icm", "profile.count.v1", "Over the whole album, how many times did Dr. أمينة حداد take part when people had a kiln inspection?"),
     ("glassworks_icm", "profile.habit.v1", "What do people keep saying Dr. أمينة حداد does?"),
     ("glassworks_icm", "profile.place.v1", "Judging from the whole album, where did Dr. أمينة حداد usually go when she had a kiln inspection?"),
@@ -189,7 +198,8 @@ def _names(world: World) -> list[str]:
 
 @pytest.mark.parametrize(("theme", "template", "expected"), ICM, ids=[f"{t}:{x}" for t, x, _ in ICM])
 def test_icm_question_text(theme: str, template: str, expected: str) -> None:
-    text = icm_text(_world(theme), _cand(ICM_T[template], ICM_ARGS[theme]), "name")
+    args = ICM_ARGS[theme] | ICM_EXTRA.get(template, {})
+    text = icm_text(_world(theme), _cand(ICM_T[template], args), "name")
     assert text == expected
     assert not broken_patterns(text, _names(_world(theme)))
 

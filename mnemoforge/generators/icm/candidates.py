@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from mnemoforge.dates import weekday_name
 from mnemoforge.generators.icm.part_programs import part_candidates
 from mnemoforge.generators.icm.templates import PROFILE, RETRIEVAL, T
+from mnemoforge.generators.icm.weekday_programs import WEEKDAYS
 from mnemoforge.generators.questions.common import Candidate, Template
 from mnemoforge.schemas.world import Fact, World
 
@@ -204,6 +206,36 @@ def _profile_candidates(
                     )
     for r in world.relations:
         yield T["profile.relation.v1"], {"person": r.a, "other": r.b}
+    yield from _weekly_candidates(world, acts, windows, splits)
+
+
+def _weekly_candidates(
+    world: World, acts: dict[str, set[str]], windows: list[tuple[str, str]], splits: list[str]
+) -> Iterator[tuple[Template, dict[str, Any]]]:
+    """The weekly rhythm (``weekday_programs``, reserve templates): the day two people met most
+    often, what a person did most often on each day of the week, over the album and each window,
+    and how the day they usually did an activity changed."""
+    days: dict[str, set[str]] = {}
+    for ev in world.events:
+        for p in ev.participants:
+            days.setdefault(p, set()).add(weekday_name(ev.start.date()))
+    for p in world.people:
+        for o in world.people:
+            if o.id > p.id:
+                pair = {"person": p.id, "other": o.id}
+                yield T["profile.pair_weekday.v1"], pair
+                for lo, hi in windows:
+                    yield T["profile.pair_weekday.window.v1"], {**pair, "from_month": lo, "to_month": hi}
+        for d in (d for d in WEEKDAYS if d in days.get(p.id, ())):
+            yield T["profile.weekday_activity.v1"], {"person": p.id, "weekday": d}
+            for lo, hi in windows:
+                yield (
+                    T["profile.weekday_activity.window.v1"],
+                    {"person": p.id, "weekday": d, "from_month": lo, "to_month": hi},
+                )
+        for m in splits:
+            for a in sorted(acts.get(p.id, ())):
+                yield T["profile.weekday_change.v1"], {"person": p.id, "activity": a, "month": m}
 
 
 def _usual_company(world: World, person: str, activity: str | None) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
+from mnemoforge.generators.icm.weekday_programs import WEEKDAYS
 from mnemoforge.generators.option_balance import balanced_distractors, cost, semantic_available
 from mnemoforge.generators.questions.distractor_grammar import ruled_out
 from mnemoforge.generators.questions.fairness import screen_for
@@ -23,7 +24,7 @@ from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.world import World
 from mnemoforge.validators.answerers.option_solvers import option_tell
 
-CHANGES = {"companion_change", "closest_change", "place_change", "activity_change"}
+CHANGES = {"companion_change", "closest_change", "place_change", "activity_change", "weekday_change"}
 """Programs answering ``from A to B`` (``change_programs``)."""
 
 
@@ -35,6 +36,8 @@ def _values(world: World, q: Question) -> list[str]:
         return [p.name for p in world.places]
     if fn == "activity_change":
         return sorted({e.noun for e in world.events})
+    if fn == "weekday_change":
+        return list(WEEKDAYS)
     return [p.name for p in world.people if p.id != q.program.args["person"]]
 
 

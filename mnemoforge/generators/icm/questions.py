@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from itertools import chain
 
 from mnemoforge.dates import month_name, weekday_name
-from mnemoforge.generators.icm import change_programs, routine_programs  # noqa: F401  (register programs)
+from mnemoforge.generators.icm import (  # noqa: F401  (register programs)
+    change_programs,
+    routine_programs,
+    weekday_programs,
+)
 from mnemoforge.generators.icm.candidates import (  # noqa: F401  (re-exported)
     _candidates,
     _valid,
@@ -19,7 +24,7 @@ from mnemoforge.generators.icm.candidates import (  # noqa: F401  (re-exported)
 from mnemoforge.generators.icm.forms import realise as realise_form
 from mnemoforge.generators.icm.part_programs import part_fields
 from mnemoforge.generators.icm.profile_options import profile_options
-from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RETRIEVAL, T  # noqa: F401
+from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RESERVE, RETRIEVAL, T  # noqa: F401
 from mnemoforge.generators.option_balance import RankSpread, stratified_targets, tells
 from mnemoforge.generators.questions.common import (
     Candidate,
@@ -69,6 +74,7 @@ def _text(world: World, c: Candidate, style: str) -> str:
         "to": _month_text(a["to_month"]) if "to_month" in a else "",
         "key": a.get("key", ""),
         "species": a.get("species", ""),
+        "weekday": a.get("weekday", ""),
         **part_fields(world, a),
     }
     return realise_form(c.template.id, c.template.text, fields, world.seed, a)[1]  # surface forms
@@ -127,7 +133,11 @@ def generate_icm(
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
     world_hash = content_hash(world)
     ids = {key(c): question_id(FAMILY, c.template, Program(fn=c.template.program, args=c.args)) for c in pool}
-    targets = stratified_targets(sorted(ids.values()), world.seed)  # answer ranks spread over items
+    reserve = {ids[key(c)] for c in pool if c.template.id in RESERVE}
+    targets = {  # answer ranks spread over items (the reserve's apart: it leaves the others' as they were)
+        **stratified_targets(sorted(set(ids.values()) - reserve), world.seed),
+        **stratified_targets(sorted(reserve), world.seed),
+    }
     ranks = RankSpread(world.seed)
     opts = {PROFILE: profile_options}  # profile answers are majorities: screened for option-only tells
     rule_share = OptionRuleShare()
@@ -135,7 +145,13 @@ def generate_icm(
     for category, n in counts.items():
         taken: list[Question] = []
         cands = [c for c in pool if c.template.category == category]
-        order = diverse_order(cands, _features, key, world.seed, FAMILY, category)
+        first, spare = [], []
+        for c in cands:
+            (spare if c.template.id in RESERVE else first).append(c)
+        order = chain(  # the reserve templates only once the others are used up
+            diverse_order(first, _features, key, world.seed, FAMILY, category),
+            diverse_order(spare, _features, key, world.seed, FAMILY, category),
+        )
         while len(taken) < n:
             for c in order:  # lazy: a later pass goes on from where the last one stopped
                 q = _question(world, c, last_order, world_hash)

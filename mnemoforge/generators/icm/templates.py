@@ -313,5 +313,45 @@ T = {
             "Over the whole album, how many times did {person} take part when people {verb}?",
             "all",
         ),
+        _t(
+            "profile.pair_weekday.v1",
+            PROFILE,
+            "pair_weekday",
+            "Judging from the whole album, on which weekday were {person} and {other} most often together?",
+            "all",
+        ),
+        _t(
+            "profile.pair_weekday.window.v1",
+            PROFILE,
+            "pair_weekday",
+            "Between {from} and {to}, on which weekday were {person} and {other} most often together?",
+            "all",
+        ),
+        _t(
+            "profile.weekday_activity.v1",
+            PROFILE,
+            "weekday_activity",
+            "Judging from the whole album, what did {person} do most often on {weekday}s?",
+            "all",
+        ),
+        _t(
+            "profile.weekday_activity.window.v1",
+            PROFILE,
+            "weekday_activity",
+            "Between {from} and {to}, what did {person} do most often on {weekday}s?",
+            "all",
+        ),
+        _t(
+            "profile.weekday_change.v1",
+            PROFILE,
+            "weekday_change",
+            "How did the day of the week when {person} most often {verb} change in {month}?",
+            "all",
+        ),
     ]
 }
+
+RESERVE = frozenset(t for t in T if t.split(".")[1] in ("pair_weekday", "weekday_activity", "weekday_change"))
+"""Reserve profile templates (``weekday_programs``): planned only once the other profile
+candidates are used up, so they fill an ICM-Bench-scale album's profile quota without changing
+what a smaller album, whose other programs suffice, asks."""

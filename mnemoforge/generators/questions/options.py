@@ -149,6 +149,8 @@ SAME_POOL = {
     "count_brought": "count_events",
     "usual_activity": "shared_activity",
     "closest_companion": "frequent_companion",
+    "pair_weekday": "usual_weekday",
+    "weekday_activity": "shared_activity",
 }
 
 
