@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from mnemoforge.generators.cross_bridges import args_disagree
-from mnemoforge.generators.cross_items import MIN_OPTIONS, CrossResult, NoAnswer, family_of, run_program
+from mnemoforge.generators.cross_bridges import NoAnswer, args_disagree
+from mnemoforge.generators.cross_items import MIN_OPTIONS, CrossResult, family_of
+from mnemoforge.generators.cross_program import run_program
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
