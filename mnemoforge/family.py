@@ -273,6 +273,14 @@ class Family:
         variant size above it); None: known only once the episodes are written."""
         return None
 
+    def variant_extension(
+        self, theme: Theme, world: World, run_root: Path, n: int
+    ) -> tuple[World, list[Observation]] | None:
+        """``n`` more episodes of ``world`` for the longer length variants, never evidence: the
+        World with their events and their observations, placed in the run's stream by time
+        (``variant_extension.extend``; icm: ``generators/icm/extension.py``); None: the family has none."""
+        return None
+
     # -- evaluation (``mnemoforge evaluate``, harness tasks) --
 
     # the table keys a scored item is reported under, in table order; harness tasks group their

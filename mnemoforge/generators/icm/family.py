@@ -151,6 +151,15 @@ class IcmFamily(Family):
     def variant_capacity(self, theme: Theme) -> int | None:
         return theme.album.clips
 
+    def variant_extension(
+        self, theme: Theme, world: World, run_root: Path, n: int
+    ) -> tuple[World, list[Observation]] | None:
+        """``n`` more clips of the same World (``generators/icm/extension.py``)."""
+        from mnemoforge.generators.icm.extension import plan_extension
+
+        ext = plan_extension(theme, world, load_clips(run_root), n)
+        return ext.world, ext.observations
+
     def check_theme(self, theme: Theme) -> list[str]:
         """A frame too small for the face-size rule, activities whose who-rules cannot fill them,
         a model dialogue without a text backend (``generators/icm/check.py``), and the planned

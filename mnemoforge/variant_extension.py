@@ -1,0 +1,51 @@
+"""More episodes of the same World for the longer length variants (issue 36).
+
+An album of a few dozen clips cannot give every item a short history an eighth of its long one:
+an item whose evidence spans 4 clips needs 32 it may read. ``extend`` adds episodes of the same
+World (the family's ``variant_extension``: icm ``generators/icm/extension.py``) that every length
+variant but the oracle may draw as filler, never as evidence; ``variants.apply`` then re-derives
+each item on histories that include them and drops, from all variants and with the reason, an
+item a longer history changes or leaves ambiguous.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mnemoforge.family import Family
+from mnemoforge.schemas.observations import Observation
+from mnemoforge.schemas.theme import Theme
+from mnemoforge.schemas.world import World
+from mnemoforge.variants import VariantError
+
+
+@dataclass
+class Extended:
+    """A run's World and observations with an extension's episodes added (``extend``)."""
+
+    world: World
+    observations: list[Observation]
+    added: list[str]
+    """The extension's episodes (stream order)."""
+
+
+def extend(
+    family: Family, theme: Theme, world: World, observations: list[Observation], run_root: Path, factor: int
+) -> Extended:
+    """The run's history made ``factor`` times as many episodes by the family's extension of the
+    same World (``Family.variant_extension``): filler the longer variants draw, never evidence.
+    Pass the result to ``apply``, which re-derives every item on histories that include it."""
+    if factor < 1:
+        raise VariantError("extend", f"a factor of at least 1, got {factor}")
+    units = list(dict.fromkeys(family.variant_unit(o) for o in observations))
+    n = (factor - 1) * len(units)
+    got = family.variant_extension(theme, world, run_root, n) if n else None
+    if got is None:
+        if n:
+            raise VariantError("extend", f"family {family.name} plans no extension episodes")
+        return Extended(world, observations, [])
+    big, extra = got
+    have = set(units)
+    added = list(dict.fromkeys(u for o in extra if (u := family.variant_unit(o)) not in have))
+    return Extended(big, [*observations, *extra], added)
