@@ -10,14 +10,24 @@ item a longer history changes or leaves ambiguous.
 
 from __future__ import annotations
 
+import importlib
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mnemoforge.family import Family
+from mnemoforge.hashing import content_hash, source_hash
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
+from mnemoforge.store import atomic
+from mnemoforge.store.code_deps import reachable_sources
 from mnemoforge.variants import VariantError
+
+if TYPE_CHECKING:
+    from mnemoforge.pipeline import BuildContext
 
 
 @dataclass
@@ -49,3 +59,25 @@ def extend(
     have = set(units)
     added = list(dict.fromkeys(u for o in extra if (u := family.variant_unit(o)) not in have))
     return Extended(big, [*observations, *extra], added)
+
+
+def extended_run(ctx: BuildContext) -> Path:
+    """The run folder a variant freeze with ``ctx.extend`` reads instead of the run: the run with
+    ``(extend - 1)`` times its episodes more, rendered (``Family.write_variant_extension``), under
+    ``<run>/extended/x<K>/``; made once per run, code and factor (``key.txt``), then reused."""
+    from mnemoforge.pipeline import load_observations, load_world
+
+    run, fam = ctx.run, ctx.family
+    mods = [sys.modules[__name__], importlib.import_module(type(fam).__module__)]
+    key = content_hash(ctx.key("gates"), "extend", ctx.extend, source_hash(*mods, *reachable_sources(*mods)))
+    dest = run.root / "extended" / f"x{ctx.extend}"
+    stamp = dest / "key.txt"
+    if stamp.is_file() and stamp.read_text() == key:
+        return dest
+    shutil.rmtree(dest, ignore_errors=True)
+    units = {fam.variant_unit(o) for o in load_observations(run)}
+    n = (ctx.extend - 1) * len(units)
+    if fam.write_variant_extension(ctx.theme, load_world(run), run.root, n, dest, ctx.workers) is None:
+        raise VariantError("--extend", f"family {fam.name} plans no extension episodes (icm has)")
+    atomic.write_text(stamp, key)
+    return dest

@@ -1,14 +1,19 @@
 """Length variants over an album extended with more clips of the same World (issue 36): every item
 kept is in every variant with L >= 8x S, histories nest, and an item a longer history changes is
-dropped from all variants with the reason. Planned, not rendered (the extension's media: not yet)."""
+dropped from all variants with the reason; ``build --extend`` renders it into the release."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import yaml
+from typer.testing import CliRunner
 
 from mnemoforge import variants as V
+from mnemoforge.cli import app
+from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.generators import coherence
 from mnemoforge.generators.families import get_family
 from mnemoforge.generators.icm import album
@@ -16,9 +21,10 @@ from mnemoforge.generators.icm.extension import plan_extension
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
+from mnemoforge.validators.release_check import verify_release
 from mnemoforge.variant_extension import extend
 
-from .conftest import small_theme_data
+from .conftest import TEST_THEMES, small_theme_data
 
 NAMES = ("oracle", "s", "m", "l")
 
@@ -112,3 +118,83 @@ def test_extend_factor_one_is_the_run_itself(album14) -> None:  # type: ignore[n
         extend(get_family("icm"), theme, world, obs, root, factor=0)
     with pytest.raises(V.VariantError):
         extend(get_family("smm"), theme, world, obs, Path(root), factor=2)
+
+
+def _theme_file(folder: Path, clips: int = 8) -> Path:
+    data = small_theme_data(clips=clips)
+    data["name"] = f"tiny{clips}"
+    data["questions"] = {
+        "total": 8, "identity_recall": 4, "cross_episode_retrieval": 4, "profile_inference": 0
+    }  # fmt: skip
+    path = folder / f"tiny{clips}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def extended_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """(the plain release, its MANIFEST bytes before the extended build, the release with
+    ``--variants oracle,s,m,l --extend 8``) of one 8-clip album in one outputs folder."""
+    from mnemoforge.pipeline import build
+
+    root = tmp_path_factory.mktemp("extended")
+    theme = _theme_file(root)
+    plain = build(theme, outputs=root / "o", workers=1).release_dir
+    before = (plain / "MANIFEST.json").read_bytes()
+    ext = build(theme, outputs=root / "o", workers=2, variants=NAMES, extend=8).release_dir
+    return plain, before, ext
+
+
+def _rows(rel: Path, name: str) -> dict[str, dict]:
+    return {r["item"]: r for r in read_jsonl(rel / f"data/icm/variants/{name}/haystacks.jsonl")}
+
+
+def test_build_extend_renders_the_extension_and_keeps_every_item_in_every_variant(extended_builds) -> None:  # type: ignore[no-untyped-def]
+    plain, before, rel = extended_builds
+    assert rel.parent.name == "tiny8-oracle-s-m-l-x8"
+    m = json.loads((rel / "MANIFEST.json").read_text())
+    assert m["counts"]["clips"] >= 6 * 8  # the album's 8 and most of the 56 planned
+    n = m["counts"]["questions"]
+    assert n > 0 and all(v["questions"] == n and v["left_out"] == 0 for v in m["variants"])
+    rows = {name: _rows(rel, name) for name in NAMES}
+    for item in rows["l"]:
+        h = {name: set(rows[name][item]["episodes"]) for name in NAMES}
+        assert h["oracle"] <= h["s"] <= h["m"] <= h["l"]
+        assert rows["l"][item]["size"] >= 8 * rows["s"][item]["size"]
+    clips = read_jsonl(rel / "data/icm/clips.jsonl")
+    extension = {c["id"] for c in clips if (c["event"] or "").startswith("ev_x")}
+    assert extension and all((rel / f"media/clips/{c}.mp4").is_file() for c in extension)
+    assert not any(set(r["episodes"]) & extension for r in rows["oracle"].values())  # never evidence
+    assert verify_release(rel) == []
+    # the run and its plain release are as they were
+    assert (plain / "MANIFEST.json").read_bytes() == before
+    assert json.loads(before)["counts"]["clips"] == 8
+
+
+def test_build_extend_is_deterministic(extended_builds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from mnemoforge.pipeline import build
+
+    _, _, rel = extended_builds
+    again = build(_theme_file(tmp_path), outputs=tmp_path / "o", workers=1, variants=NAMES, extend=8)
+    assert (again.release_dir / "MANIFEST.json").read_bytes() == (rel / "MANIFEST.json").read_bytes()
+
+
+def test_build_refuses_extend_without_length_variants_or_extension(tmp_path: Path) -> None:
+    theme = _theme_file(tmp_path)
+    for args, says in (
+        (["--extend", "4"], "--extend: needs length variants"),
+        (["--variants", "no_audio", "--extend", "4"], "--extend: needs length variants"),
+        (["--variants", "oracle,l", "--extend", "0"], "--extend"),
+    ):
+        r = CliRunner().invoke(
+            app, ["build", str(theme), "--outputs", str(tmp_path / "o"), "--orchestrator", "local", *args]
+        )
+        assert r.exit_code == 2 and says in r.output, r.output
+    smm = tmp_path / "ferry.yaml"
+    smm.write_bytes((TEST_THEMES / "ferry_crew.yaml").read_bytes())
+    r = CliRunner().invoke(
+        app, ["build", str(smm), "--outputs", str(tmp_path / "o"), "--orchestrator", "local",
+              "--variants", "oracle,l", "--extend", "4"],
+    )  # fmt: skip
+    assert r.exit_code == 2 and "has no extension" in r.output, r.output
+    assert not (tmp_path / "o" / "runs").exists()

@@ -73,6 +73,7 @@ def build_flow(
     dask_address: str | None = None,
     progress: Callable[[str, str], None] | None = None,
     variants: tuple[str, ...] = (),
+    extend: int = 1,
 ) -> Path:
     """Build through Prefect; returns the release folder.
 
@@ -87,11 +88,11 @@ def build_flow(
     seed = t.seed if seed is None else seed
     from mnemoforge.pipeline import warn_variant
 
-    ctx = BuildContext(Path(theme), Path(outputs), seed, workers, variants=tuple(variants))
-    if ctx.variants:  # fail fast, before the flow starts: an unknown name, a family without variants
-        from mnemoforge.variants import resolve
+    ctx = BuildContext(Path(theme), Path(outputs), seed, workers, variants=tuple(variants), extend=extend)
+    if ctx.variants or extend != 1:  # fail fast, before the flow starts: an unknown name, a bad --extend
+        from mnemoforge.pipeline import check_variants_asked
 
-        resolve(ctx.theme, ctx.family, ctx.variants)
+        check_variants_asked(ctx)
     warn_variant(ctx)
     runner = make_task_runner(task_runner, workers, dask_address)
     flow = build.with_options(task_runner=runner)
@@ -107,7 +108,7 @@ def build_flow(
             run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait),
             one_server_for_workers(task_runner, dask_address),
         ):
-            return Path(flow(str(theme), seed, str(outputs), workers, tuple(variants)))
+            return Path(flow(str(theme), seed, str(outputs), workers, tuple(variants), extend))
     finally:
         for name in RUN_LOGGERS:
             logging.getLogger(name).removeFilter(quiet)

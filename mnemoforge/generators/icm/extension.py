@@ -133,3 +133,4 @@ def plan_extension(theme: Theme, world: World, base_clips: list[Clip], n: int) -
         clips.append(clip.model_copy(update={"index": anchor}))
         obs += [o.model_copy(update={"order": anchor}) for o in album.observations_for_clip(big, clip)]
     return Extension(big, clips, obs)
+

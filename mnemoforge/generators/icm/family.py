@@ -135,6 +135,7 @@ class IcmFamily(Family):
     }
 
     variant_unit_name = "clips"
+    extends = True  # more clips of the same World for the longer variants (generators/icm/extension.py)
     ablations = ablations_mod.ABLATIONS
 
     def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
@@ -159,6 +160,13 @@ class IcmFamily(Family):
 
         ext = plan_extension(theme, world, load_clips(run_root), n)
         return ext.world, ext.observations
+
+    def write_variant_extension(
+        self, theme: Theme, world: World, run_root: Path, n: int, dest: Path, workers: int
+    ) -> Path | None:
+        from mnemoforge.generators.icm.extension_run import write_extended_run
+
+        return write_extended_run(theme, world, RunLayout(run_root), n, dest, workers).root
 
     def check_theme(self, theme: Theme) -> list[str]:
         """A frame too small for the face-size rule, activities whose who-rules cannot fill them,
