@@ -134,7 +134,8 @@ def haystacks(theme: Path, work: Path, clips: int | None, evaluate: bool, extend
         size[v["name"]] = {json.loads(r)["item"]: json.loads(r)["size"] for r in rows}
     both = sorted(set(size["s"]) & set(size["l"]))
     paired = sum(size["l"][i] for i in both) / max(1, sum(size["s"][i] for i in both))
-    funnel = json.loads((rel / "gates/funnel.json").read_text()).get("variant_history", {})
+    stages = json.loads((rel / "gates/funnel.json").read_text())["stages"]
+    funnel = next((g for g in stages if g.get("gate") == "variant_history"), {})
     dropped = [json.loads(r) for r in (rel / "gates/verdicts.jsonl").read_text().splitlines()]
     dropped = sorted(v["reason"] for v in dropped if v["gate"] == "variant_history" and not v["keep"])
     by = {v["name"]: v for v in m["variants"]}
