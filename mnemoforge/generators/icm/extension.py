@@ -6,8 +6,9 @@ plans more events of **the same World**: the same planner (``event_plan.plan_eve
 same span and calendar, the same people, places and objects, each event's facts drawn as the base
 events' are (``world._choices``: a participant's choice follows their preference *on that day*,
 after a routine change too; ``drawn_parts.part_facts``), never at a time a person or object of it is
-at another event. Extension events make no promises or plans (``world.statements``), so no base
-statement gains a new "next event". Their clips are planned by the album's own code
+at another event. Extension events make no promises or plans (``world.statements``); the album's
+keep the events they announce (an extension event may come between: the items that read them are
+re-derived like any other). Their clips are planned by the album's own code
 (``album._event_clip``), numbered from ``offset`` (``c1000``, ...) so no base id moves, and each is
 placed in the stream after the last base clip before it (its ``order``: an item asked after clip
 ``c`` reads the extension clips dated before clip ``c + 1``).
@@ -55,8 +56,8 @@ def _end(e: Event) -> dt.datetime:
 def extension_events(theme: Theme, world: World, n: int) -> list[Event]:
     """``n`` (or fewer) more events of ``world``: planned by the album's planner from a seed of its
     own, over the same span and calendar; one that would put a person or object at two events at
-    once (with a base event or an earlier extension event) is left out. Ids ``ev_x0000``, ...,
-    in time order."""
+    once (with a base event or an earlier extension event) is left out, and of those left ``n``
+    evenly spread over the span are kept. Ids ``ev_x0000``, ..., in time order."""
     if n <= 0:
         return []
     seed = derive_seed(world.seed, "extension")
@@ -66,16 +67,15 @@ def extension_events(theme: Theme, world: World, n: int) -> list[Event]:
         for who in (*e.participants, *e.objects):
             busy.setdefault(who, []).append((e.start, _end(e)))
     kept: list[Event] = []
-    for e in planned:
-        if len(kept) == n:
-            break
+    for e in sorted(planned, key=lambda e: (e.start, e.index)):
         whose = (*e.participants, *e.objects)
         if any(s < _end(e) and e.start < t for w in whose for s, t in busy.get(w, [])):
             continue
         for w in whose:
             busy.setdefault(w, []).append((e.start, _end(e)))
         kept.append(e)
-    kept.sort(key=lambda e: (e.start, e.index))
+    if len(kept) > n:  # every part of the span keeps its share (not the first n in time)
+        kept = [kept[i * len(kept) // n] for i in range(n)]
     return [e.model_copy(update={"id": f"ev_x{i:04d}", "index": i}) for i, e in enumerate(kept)]
 
 
@@ -133,4 +133,3 @@ def plan_extension(theme: Theme, world: World, base_clips: list[Clip], n: int) -
         clips.append(clip.model_copy(update={"index": anchor}))
         obs += [o.model_copy(update={"order": anchor}) for o in album.observations_for_clip(big, clip)]
     return Extension(big, clips, obs)
-
