@@ -311,7 +311,7 @@ def run_contents(ctx: BuildContext) -> release_mod.RunContents:
     if ctx.extend > 1:  # the run with more episodes of its World (the questions and gates: the run's)
         from mnemoforge.variant_extension import extended_run
 
-        data = RunLayout(extended_run(ctx))
+        data = RunLayout(extended_run(run, ctx.family, ctx.theme, ctx.key("gates"), ctx.extend, ctx.workers))
     return release_mod.RunContents(
         theme=ctx.theme,
         theme_bytes=ctx.theme_bytes,

@@ -15,19 +15,17 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mnemoforge.family import Family
 from mnemoforge.hashing import content_hash, source_hash
+from mnemoforge.run_inputs import load_observations, load_world
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.store import atomic
 from mnemoforge.store.code_deps import reachable_sources
+from mnemoforge.store.layout import RunLayout
 from mnemoforge.variants import VariantError
-
-if TYPE_CHECKING:
-    from mnemoforge.pipeline import BuildContext
 
 
 @dataclass
@@ -61,23 +59,23 @@ def extend(
     return Extended(big, [*observations, *extra], added)
 
 
-def extended_run(ctx: BuildContext) -> Path:
-    """The run folder a variant freeze with ``ctx.extend`` reads instead of the run: the run with
-    ``(extend - 1)`` times its episodes more, rendered (``Family.write_variant_extension``), under
-    ``<run>/extended/x<K>/``; made once per run, code and factor (``key.txt``), then reused."""
-    from mnemoforge.pipeline import load_observations, load_world
-
-    run, fam = ctx.run, ctx.family
+def extended_run(
+    run: RunLayout, fam: Family, theme: Theme, run_key: str, factor: int, workers: int = 1
+) -> Path:
+    """The run folder a variant freeze with ``build --extend factor`` reads instead of ``run``: the
+    run with ``(factor - 1)`` times its episodes more, rendered (``Family.write_variant_extension``),
+    under ``<run>/extended/x<factor>/``; made once per run (``run_key``: its gates' cache key), code
+    and factor (``key.txt``), then reused."""
     mods = [sys.modules[__name__], importlib.import_module(type(fam).__module__)]
-    key = content_hash(ctx.key("gates"), "extend", ctx.extend, source_hash(*mods, *reachable_sources(*mods)))
-    dest = run.root / "extended" / f"x{ctx.extend}"
+    key = content_hash(run_key, "extend", factor, source_hash(*mods, *reachable_sources(*mods)))
+    dest = run.root / "extended" / f"x{factor}"
     stamp = dest / "key.txt"
     if stamp.is_file() and stamp.read_text() == key:
         return dest
     shutil.rmtree(dest, ignore_errors=True)
     units = {fam.variant_unit(o) for o in load_observations(run)}
-    n = (ctx.extend - 1) * len(units)
-    if fam.write_variant_extension(ctx.theme, load_world(run), run.root, n, dest, ctx.workers) is None:
+    n = (factor - 1) * len(units)
+    if fam.write_variant_extension(theme, load_world(run), run.root, n, dest, workers) is None:
         raise VariantError("--extend", f"family {fam.name} plans no extension episodes (icm has)")
     atomic.write_text(stamp, key)
     return dest
