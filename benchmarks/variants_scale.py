@@ -23,6 +23,10 @@ over BM25's top 10 and over the whole history), written where ``mnemoforge repor
 
     .venv/bin/python benchmarks/variants_scale.py --haystacks --evaluate --outputs outputs \\
         --json /tmp/haystacks.json
+
+``--extend K`` builds the icm themes with ``build --extend K``: the variants draw filler from K
+times the album's clips, more clips of the same World rendered for them
+(``mnemoforge/variant_extension.py``); it prints the items dropped (with why) and L / S per item.
 """
 
 from __future__ import annotations
@@ -102,8 +106,9 @@ SHIPPED = (ROOT / "assets/themes/life_album.yaml", ROOT / "assets/themes/office_
 BASELINES = (("retrieval", {"top_k": 10}), ("retrieval", {"top_k": 30}))  # with the offline exact solver
 
 
-def haystacks(theme: Path, work: Path, clips: int | None, evaluate: bool) -> dict:
-    """Build ``theme`` with oracle,s,m,l and read the per-item history sizes (and, with
+def haystacks(theme: Path, work: Path, clips: int | None, evaluate: bool, extend: int = 1) -> dict:
+    """Build ``theme`` with oracle,s,m,l (an icm theme with ``extend`` > 1: over its album extended
+    that many times, ``build --extend``) and read the per-item history sizes (and, with
     ``evaluate``, the offline baselines' scores per variant, into ``<release>-eval/``)."""
     from mnemoforge.evaluation.matrix import default_out
     from mnemoforge.evaluation.methods import MethodConfig
@@ -117,7 +122,10 @@ def haystacks(theme: Path, work: Path, clips: int | None, evaluate: bool) -> dic
     work.mkdir(parents=True, exist_ok=True)
     path = work / f"{data['name']}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
-    rel = build(path, outputs=work, workers=1, variants=NAMES).release_dir
+    extend = extend if data.get("family", "icm") == "icm" else 1
+    t0 = time.perf_counter()
+    rel = build(path, outputs=work, workers=2, variants=NAMES, extend=extend).release_dir
+    took = time.perf_counter() - t0
     m = json.loads((rel / "MANIFEST.json").read_text())
     fam = m["family"]
     size = {}
@@ -126,6 +134,10 @@ def haystacks(theme: Path, work: Path, clips: int | None, evaluate: bool) -> dic
         size[v["name"]] = {json.loads(r)["item"]: json.loads(r)["size"] for r in rows}
     both = sorted(set(size["s"]) & set(size["l"]))
     paired = sum(size["l"][i] for i in both) / max(1, sum(size["s"][i] for i in both))
+    stages = json.loads((rel / "gates/funnel.json").read_text())["stages"]
+    funnel = next((g for g in stages if g.get("gate") == "variant_history"), {})
+    dropped = [json.loads(r) for r in (rel / "gates/verdicts.jsonl").read_text().splitlines()]
+    dropped = sorted(v["reason"] for v in dropped if v["gate"] == "variant_history" and not v["keep"])
     by = {v["name"]: v for v in m["variants"]}
     out = {
         "theme": str(theme.relative_to(ROOT) if theme.is_relative_to(ROOT) else theme),
@@ -134,6 +146,11 @@ def haystacks(theme: Path, work: Path, clips: int | None, evaluate: bool) -> dic
                                            "left_out")} for n, v in by.items()},
         "l_over_s": round(by["l"]["size"] / by["s"]["size"], 2),
         "l_over_s_paired": round(paired, 2),
+        "l_over_s_min_per_item": round(min((size["l"][i] / size["s"][i] for i in both), default=0), 2),
+        "extend": extend, "clips_total": m["counts"].get("clips"), "build_s": round(took, 1),
+        "dropped_by_variant_history": funnel.get("rejected", 0),
+        "dropped_first_variant": funnel.get("reasons", {}),
+        "dropped_examples": dropped[:6],
         "scores": {},
     }  # fmt: skip
     for method, cfg in BASELINES if evaluate else ():
@@ -147,12 +164,23 @@ def haystacks(theme: Path, work: Path, clips: int | None, evaluate: bool) -> dic
 
 def print_haystacks(r: dict) -> None:
     at = f" at {r['clips']} clips" if r["clips"] else ""
+    at += f", album extended x{r['extend']} ({r['clips_total']} clips)" if r.get("extend", 1) > 1 else ""
     print(f"\n{r['theme']}{at}: {r['items']} items")
     print(f"variant  items  left out  {r['unit']} per history (mean, min-max)  observations (mean)")
     for n, v in r["variants"].items():
         span = f"{v['size']:>10} ({v['size_min']}-{v['size_max']})"
         print(f"{n:<8} {v['questions']:>5} {v['left_out']:>9}  {span:<30} {v['observations']:>10}")
-    print(f"L / S: {r['l_over_s']} (means); {r['l_over_s_paired']} over the items in both")
+    print(
+        f"L / S: {r['l_over_s']} (means); {r['l_over_s_paired']} over the items in both; "
+        f"at least {r['l_over_s_min_per_item']} per item; build {r['build_s']} s"
+    )
+    if r["dropped_by_variant_history"]:
+        print(
+            f"dropped by variant_history: {r['dropped_by_variant_history']} (first failing variant: "
+            f"{r['dropped_first_variant']}), e.g."
+        )
+        for why in r["dropped_examples"][:3]:
+            print(f"  {why[:150]}")
     for name, scores in r["scores"].items():
         line = ", ".join(f"{v} {100 * a:.1f}% (shared {100 * b:.1f}%)" for v, (a, b) in scores.items())
         print(f"{name}: {line}")
@@ -171,12 +199,18 @@ def main() -> None:
     ap.add_argument("--clips", type=int, help="--haystacks: an icm theme's album.clips instead of its own")
     ap.add_argument("--evaluate", action="store_true", help="--haystacks: also score the offline baselines")
     ap.add_argument("--outputs", type=Path, help="--haystacks: keep the builds here (default: a temp folder)")
+    ap.add_argument(
+        "--extend", type=int, metavar="K", default=1,
+        help="--haystacks: build the icm themes with --extend K (the variants draw filler from K times "
+        "the album's clips, more clips of the same World)",
+    )  # fmt: skip
     args = ap.parse_args()
     if args.haystacks is not None:
         found = []
         with tempfile.TemporaryDirectory(prefix="mf-haystacks-") as tmp:
             for theme in args.haystacks or SHIPPED:
-                found.append(haystacks(theme.resolve(), args.outputs or Path(tmp), args.clips, args.evaluate))
+                work = args.outputs or Path(tmp)
+                found.append(haystacks(theme.resolve(), work, args.clips, args.evaluate, args.extend))
                 print_haystacks(found[-1])
         write_result(args.json, {"haystacks": found})
         print(f"\nwrote {args.json}")

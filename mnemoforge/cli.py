@@ -112,6 +112,11 @@ def build(
         "captions_for_pictures); docs/variants.md",
         show_default=False,
     ),
+    extend: int = typer.Option(
+        1, metavar="K", min=1,
+        help="with length variants (icm): the variants draw filler from K times the album's clips, "
+        "more clips of the same World rendered for them; docs/variants.md",
+    ),  # fmt: skip
 ) -> None:
     """Build a release from THEME: plan, episodes, render, questions, gates, freeze.
 
@@ -121,6 +126,7 @@ def build(
     line on stdout (or, with [bold]--json[/], the summary is). A re-run reuses finished stages.
     """
     from mnemoforge.exporters.release import EmptyReleaseError, ReleaseExistsError
+    from mnemoforge.generators.families import get_family
     from mnemoforge.lifecycle import start_watchdog
     from mnemoforge.progress import BuildDisplay
     from mnemoforge.store.locks import LockTimeout
@@ -135,6 +141,12 @@ def build(
         t = check_theme(theme, seed)  # every theme problem, before any work starts
         _check_build_options(t.family, orchestrator, task_runner, workers, dask_address)
         asked = _variant_names(t, variants)
+        if extend != 1 and t.families:
+            _fail("--extend: a families: theme has no extension of its World (docs/variants.md)")
+        if extend != 1 and not any(n not in get_family(t.family).ablations for n in asked):
+            _fail("--extend: needs length variants, e.g. --variants oracle,s,m,l (docs/variants.md)")
+        if extend != 1 and not get_family(t.family).extends:
+            _fail(f"--extend: family {t.family} has no extension of its World (icm has)")
         workers = workers or 2
         cli_output.writable_folder(outputs, "--outputs")
         start_watchdog()  # helpers (render workers, the Prefect server) die with this process
@@ -164,13 +176,14 @@ def build(
                         dask_address=dask_address,
                         progress=progress,
                         variants=asked,
+                        extend=extend,
                     )
             elif orchestrator == "local":
                 from mnemoforge.pipeline import build as build_local
 
                 release = build_local(  # the theme was checked above
                     theme, seed=seed, outputs=outputs, workers=workers, progress=progress, checked=True,
-                    variants=asked,
+                    variants=asked, extend=extend,
                 ).release_dir  # fmt: skip
             else:
                 _fail(f"--orchestrator must be 'prefect' or 'local', got {orchestrator!r}")

@@ -273,6 +273,25 @@ class Family:
         variant size above it); None: known only once the episodes are written."""
         return None
 
+    extends: bool = False
+    """The family can extend a run with more episodes of its World (``build --extend``)."""
+
+    def variant_extension(
+        self, theme: Theme, world: World, run_root: Path, n: int
+    ) -> tuple[World, list[Observation]] | None:
+        """``n`` more episodes of ``world`` for the longer length variants, never evidence: the
+        World with their events and their observations, placed in the run's stream by time
+        (``variant_extension.extend``; icm: ``generators/icm/extension.py``); None: the family has none."""
+        return None
+
+    def write_variant_extension(
+        self, theme: Theme, world: World, run_root: Path, n: int, dest: Path, workers: int
+    ) -> Path | None:
+        """The same extension rendered: a run folder at ``dest`` holding the run and the ``n``
+        episodes (World, episodes, observations, captions, media and its index), what a variant
+        freeze then reads instead of the run; None: the family has no extension."""
+        return None
+
     # -- evaluation (``mnemoforge evaluate``, harness tasks) --
 
     # the table keys a scored item is reported under, in table order; harness tasks group their

@@ -97,6 +97,9 @@ class BuildContext:
     variants: tuple[str, ...] = ()
     """Length variants the freeze writes (``build --variants``; ``mnemoforge/variants.py``): the run
     is the same with or without them, only the release differs (and is named apart)."""
+    extend: int = 1
+    """``build --extend K``: the length variants draw filler from the run's World with ``K`` times
+    its episodes (more of the same World, rendered for them; ``mnemoforge/variant_extension.py``)."""
     theme: Theme = field(init=False)
 
     def __post_init__(self) -> None:
@@ -130,7 +133,8 @@ class BuildContext:
     @property
     def release_name(self) -> str:
         name = self.theme.name if self.seed == self.theme.seed else f"{self.theme.name}-s{self.seed}"
-        return f"{name}-{'-'.join(self.variants)}" if self.variants else name  # e.g. album-oracle-s-m-l
+        name = f"{name}-{'-'.join(self.variants)}" if self.variants else name  # e.g. album-oracle-s-m-l
+        return f"{name}-x{self.extend}" if self.extend > 1 else name
 
     def key(self, stage: str) -> str:
         """Cache key: theme content, seed, code version, and each stage's version and source so far."""
@@ -303,19 +307,23 @@ def stage_gates(ctx: BuildContext) -> bool:
 
 def run_contents(ctx: BuildContext) -> release_mod.RunContents:
     """What a freeze writes of a finished run (with the context's length variants)."""
-    run = ctx.run
+    run = data = ctx.run
+    if ctx.extend > 1:  # the run with more episodes of its World (the questions and gates: the run's)
+        from mnemoforge.variant_extension import extended_run
+
+        data = RunLayout(extended_run(run, ctx.family, ctx.theme, ctx.key("gates"), ctx.extend, ctx.workers))
     return release_mod.RunContents(
         theme=ctx.theme,
         theme_bytes=ctx.theme_bytes,
         run_id=run.run_id,
-        run_root=run.root,
-        world=load_world(run),
-        observations=load_observations(run),
-        captions=read_jsonl(run.captions),
+        run_root=data.root,
+        world=load_world(data),
+        observations=load_observations(data),
+        captions=read_jsonl(data.captions),
         questions=load_questions(run),
         verdicts=load_verdicts(run),
         funnel=json.loads(run.funnel.read_text()),
-        media=read_jsonl(run.media_index),
+        media=read_jsonl(data.media_index),
         variants=variants_mod.resolve(ctx.theme, ctx.family, ctx.variants) if ctx.variants else [],
     )
 
@@ -417,6 +425,18 @@ class BuildResult:
     ran: dict[str, bool]
 
 
+def check_variants_asked(ctx: BuildContext) -> None:
+    """``--variants`` names the theme and family can build, and ``--extend`` a factor of at least 1
+    with length variants to use it (else a ``VariantError`` naming the option)."""
+    asked = variants_mod.resolve(ctx.theme, ctx.family, ctx.variants)
+    if ctx.extend < 1:
+        raise variants_mod.VariantError("--extend", f"a factor of at least 1, got {ctx.extend}")
+    if ctx.extend > 1 and not any(not a.ablation for a in asked):
+        raise variants_mod.VariantError("--extend", "needs length variants, e.g. --variants oracle,s,m,l")
+    if ctx.extend > 1 and not ctx.family.extends:
+        raise variants_mod.VariantError("--extend", f"family {ctx.family.name} has no extension (icm has)")
+
+
 def warn_variant(ctx: BuildContext) -> None:
     """One warning line when this install builds another implementation than the standard one."""
     note = variant_note(ctx.theme.version)
@@ -433,6 +453,7 @@ def build(
     progress: Progress | None = None,
     checked: bool = False,
     variants: Sequence[str] = (),
+    extend: int = 1,
 ) -> BuildResult:
     """Build a release from a theme with plain function calls (no orchestrator). ``checked``: the
     caller has just run ``check_theme`` on this file and seed (the CLI does), so it is not run twice.
@@ -443,10 +464,10 @@ def build(
     theme = load_theme(theme_path) if checked else check_theme(theme_path, seed)
     ctx = BuildContext(
         Path(theme_path), Path(outputs), theme.seed if seed is None else seed, workers, progress,
-        variants=tuple(variants),
+        variants=tuple(variants), extend=extend,
     )  # fmt: skip
-    if ctx.variants:  # fail fast: an unknown name, a family without variants
-        variants_mod.resolve(ctx.theme, ctx.family, ctx.variants)
+    if ctx.variants or extend != 1:  # fail fast: an unknown name, a family without variants
+        check_variants_asked(ctx)
     warn_variant(ctx)
     with run_lock(ctx, on_wait=(lambda msg: progress("lock", msg)) if progress else None):
         run = prepare(ctx)

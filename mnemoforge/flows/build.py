@@ -73,6 +73,7 @@ def build_flow(
     dask_address: str | None = None,
     progress: Callable[[str, str], None] | None = None,
     variants: tuple[str, ...] = (),
+    extend: int = 1,
 ) -> Path:
     """Build through Prefect; returns the release folder.
 
@@ -87,24 +88,29 @@ def build_flow(
     seed = t.seed if seed is None else seed
     on_wait = (lambda msg: progress("lock", msg)) if progress else None
     lock: AbstractContextManager[object]
+    more: tuple[int, ...]  # the single-family flow's --extend
     if t.families:  # one World in several families: the flow runs each family's stage loop
         from mnemoforge.flows.tasks import build_families
         from mnemoforge.multi_family import check_variants
 
+        if extend != 1:
+            from mnemoforge.variants import VariantError
+
+            raise VariantError("--extend", "a families: theme has no extension of its World")
         check_variants(t, variants)  # fail fast, before the flow starts
-        flow_fn, lock = build_families, nullcontext()  # build_multi locks each family's run
+        flow_fn, lock, more = build_families, nullcontext(), ()  # build_multi locks each family's run
     else:
         from mnemoforge.pipeline import warn_variant
 
-        ctx = BuildContext(Path(theme), Path(outputs), seed, workers, variants=tuple(variants))
-        if ctx.variants:  # fail fast, before the flow starts: an unknown name, a family without variants
-            from mnemoforge.variants import resolve
+        ctx = BuildContext(Path(theme), Path(outputs), seed, workers, variants=tuple(variants), extend=extend)
+        if ctx.variants or extend != 1:  # fail fast, before the flow starts: an unknown name, a bad --extend
+            from mnemoforge.pipeline import check_variants_asked
 
-            resolve(ctx.theme, ctx.family, ctx.variants)
+            check_variants_asked(ctx)
         warn_variant(ctx)
         # one build per run at a time (a second one waits, then finds its stages cached)
         lock = run_lock(BuildContext(Path(theme), Path(outputs), seed, workers), on_wait=on_wait)
-        flow_fn = build
+        flow_fn, more = build, (extend,)
     runner = make_task_runner(task_runner, workers, dask_address)
     flow = flow_fn.with_options(task_runner=runner)
     if progress:
@@ -114,7 +120,7 @@ def build_flow(
         logging.getLogger(name).addFilter(quiet)
     try:
         with lock, one_server_for_workers(task_runner, dask_address):
-            return Path(flow(str(theme), seed, str(outputs), workers, tuple(variants)))
+            return Path(flow(str(theme), seed, str(outputs), workers, tuple(variants), *more))
     finally:
         for name in RUN_LOGGERS:
             logging.getLogger(name).removeFilter(quiet)

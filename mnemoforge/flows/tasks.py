@@ -117,10 +117,17 @@ def build_families(
 
 @flow(name="mnemoforge-build", log_prints=False, persist_result=False)
 def build(
-    theme_path: str, seed: int, outputs: str, workers: int = 2, variants: tuple[str, ...] = ()
+    theme_path: str,
+    seed: int,
+    outputs: str,
+    workers: int = 2,
+    variants: tuple[str, ...] = (),
+    extend: int = 1,
 ) -> str:
     """plan → episodes → render (sharded) → questions → gates → freeze (with any length variants)."""
-    ctx = BuildContext(Path(theme_path), Path(outputs), seed, workers, variants=tuple(variants))
+    ctx = BuildContext(
+        Path(theme_path), Path(outputs), seed, workers, variants=tuple(variants), extend=extend
+    )
     prepare(ctx)
     stage_loop(ctx, task_runner_stage, report)
     report("freeze", "start")

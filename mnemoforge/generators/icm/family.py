@@ -135,6 +135,7 @@ class IcmFamily(Family):
     }
 
     variant_unit_name = "clips"
+    extends = True  # more clips of the same World for the longer variants (generators/icm/extension.py)
     ablations = ablations_mod.ABLATIONS
 
     def ablate(self, name: str, obs: Observation, captions: Mapping[str, dict]) -> Observation | None:
@@ -150,6 +151,22 @@ class IcmFamily(Family):
 
     def variant_capacity(self, theme: Theme) -> int | None:
         return theme.album.clips
+
+    def variant_extension(
+        self, theme: Theme, world: World, run_root: Path, n: int
+    ) -> tuple[World, list[Observation]] | None:
+        """``n`` more clips of the same World (``generators/icm/extension.py``)."""
+        from mnemoforge.generators.icm.extension import plan_extension
+
+        ext = plan_extension(theme, world, load_clips(run_root), n)
+        return ext.world, ext.observations
+
+    def write_variant_extension(
+        self, theme: Theme, world: World, run_root: Path, n: int, dest: Path, workers: int
+    ) -> Path | None:
+        from mnemoforge.generators.icm.extension_run import write_extended_run
+
+        return write_extended_run(theme, world, RunLayout(run_root), n, dest, workers).root
 
     def check_theme(self, theme: Theme) -> list[str]:
         """A frame too small for the face-size rule, activities whose who-rules cannot fill them,
