@@ -353,6 +353,16 @@ def test_evaluate_scores_every_variant_side_by_side(smm_variants: Path, tmp_path
     found = evaluation_section(smm_variants)  # the report's section: a variant column and the curve
     assert found is not None and "<th>variant</th>" in found[1] and found[1].count("<svg") == 1
     assert found[1].count("<polyline") == 1 and all(n in found[1] for n in NAMES)
+    assert "top_k" not in found[1]  # one run per method and model: no settings in its name
+    base = [a for a in args if a not in ("--top-k", "10")]  # the same method at another top_k
+    k2_out = str(default_out(smm_variants) / "k2")
+    k2 = CliRunner().invoke(app, [*base, "--top-k", "2", "--out", k2_out, "--variants", "all"])
+    assert k2.exit_code == 0, k2.output
+    found = evaluation_section(smm_variants)  # two runs of one method × model: two lines, named apart
+    assert found is not None and found[1].count("<polyline") == 2
+    for k in (10, 2):  # the legend names each line by its setting
+        assert f"retrieval × symbolic, top_k {k}</text>" in found[1]
+    assert "<td>retrieval, top_k 2</td>" in found[1]
     bad = CliRunner().invoke(app, [*args, "--out", str(out), "--variants", "oracle,xx"])
     assert bad.exit_code == 2 and "['xx'] not in the release" in bad.output
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mnemoforge.evaluation.matrix import default_out
 from mnemoforge.evaluation.tables import cell
+from mnemoforge.evaluation.variant_curve import settings_note
 
 
 def find_results(release: Path) -> list[dict]:
@@ -41,7 +42,7 @@ def evaluation_section(release: Path) -> tuple[str, str] | None:
         fa, fr = c.get("false_accept"), c.get("false_reject")
         rows.append(
             [
-                r["method"],
+                r["method"] + settings_note(r, results),
                 *([r.get("variant") or "–"] if varied else []),
                 r["model"]["name"],
                 r["summary"]["items"],

@@ -89,6 +89,21 @@ def curve_markdown(record: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def settings_note(r: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    """The method settings in which run ``r`` differs from another run of the same method and
+    model among ``results`` (", top_k 30"; empty when none), so two runs of one method at
+    different settings stay apart in a table and a plot."""
+    mine = r.get("config") or {}
+    key = (r["method"], r["model"]["name"])
+    others = [o.get("config") or {} for o in results if (o["method"], o["model"]["name"]) == key]
+    return "".join(f", {k} {mine[k]}" for k in sorted(mine) if any(o.get(k) != mine[k] for o in others))
+
+
+def run_label(r: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    """``method × model`` plus :func:`settings_note` ("retrieval × symbolic, top_k 30")."""
+    return f"{r['method']} × {r['model']['name']}{settings_note(r, results)}"
+
+
 def curve_svg(release: Path, results: list[dict[str, Any]]) -> str:
     """An inline SVG: score against the variant's observations, one line per method × model over
     the results of ``evaluate --variants`` (empty when there are none)."""
@@ -100,7 +115,7 @@ def curve_svg(release: Path, results: list[dict[str, Any]]) -> str:
     for r in results:
         name, score = r.get("variant"), r.get("summary", {}).get("score")
         if name in size and score is not None:
-            lines.setdefault(f"{r['method']} × {r['model']['name']}", []).append((size[name], score, name))
+            lines.setdefault(run_label(r, results), []).append((size[name], score, name))
     if not lines:
         return ""
     w, h, pad = 560, 260, 48
@@ -136,8 +151,8 @@ def curve_svg(release: Path, results: list[dict[str, Any]]) -> str:
             at.setdefault((x, y), []).append(name)
         for (x, y), names in at.items():
             parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{colour}"/>')
-            label = escape(", ".join(names))
-            parts.append(f'<text x="{px(x) + 4:.1f}" y="{py(y) - 6:.1f}" font-size="10">{label}</text>')
+            point = escape(", ".join(names))
+            parts.append(f'<text x="{px(x) + 4:.1f}" y="{py(y) - 6:.1f}" font-size="10">{point}</text>')
         parts.append(f'<text x="{w - pad}" y="{pad + 14 * i}" text-anchor="end" font-size="11" '
                      f'fill="{colour}">{escape(label)}</text>')  # fmt: skip
     return "".join(parts) + "</svg>"
