@@ -51,15 +51,14 @@ GROUP_COST = {
     "tests/test_sign_ocr.py": 1.1,
 }
 INTEGRATION_GROUP_COST = {
-    "tiny": 73.5,  # Prefect flow (and its cached re-run), the processes and dask runners, kills
-    "default": 52.9,  # the full-size default build, then load/push/export/report
+    "tiny": 75.5,  # Prefect flow (and its cached re-run), the processes and dask runners, kills
+    "default": 34.0,  # the full-size default build, then load/push/export/report
     "tests/test_deploy.py": 27.9,  # Prefect server, work pool, worker and deployment on loopback
     "tests/test_paid_build.py": 14.0,
     "tests/test_plugin_family.py": 12.6,
-    "tests/test_harness_exports.py": 11.8,
     "tests/test_icm_parts.py": 10.8,
-    "smm": 10.5,
-    "memeye": 8.4,
+    "smm": 14.0,  # with tests/test_harness_exports.py's inspect runs
+    "memeye": 10.0,
     "ferry": 8.0,  # the smm Prefect flow build (tests/test_family_releases.py)
     "tests/test_fjord_vet_icm.py": 8.0,
     "tests/test_image_diffusers.py": 7.9,
