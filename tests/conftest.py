@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -107,6 +106,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             else:  # as xdist reads the mark
                 name = mark.args[0] if mark.args else mark.kwargs.get("name", "default")
                 _join_group(item, str(name), mark=False)
+    PREFECT_GROUPS.update(_group_of(i) for i in items if "prefect_api" in getattr(i, "fixturenames", ()))
 
 
 @pytest.hookimpl(tryfirst=True)  # after `-m` deselected (only the tests that run count), before an
@@ -173,26 +173,59 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ.pop("MNEMOFORGE_CRASH_AT", None)
 
 
-@pytest.fixture(scope="session")
-def _prefect_server() -> Iterator[str]:
-    """A Prefect API server for the session's flow builds (one per xdist worker, started by the
-    first test that asks for it), so the CLI builds the tests start connect to it instead of each
-    starting and migrating its own (about 10 CPU-s a server, 4-5 such builds a run); an idle server
-    costs about 1 % of a core, under 3 CPU-s a run. tests/test_no_orphans.py, the concurrency test
-    and the scaleout `processes` build keep the temporary server a plain `mnemoforge build` starts."""
-    from prefect.server.api.server import SubprocessASGIServer
+class _PrefectServer:
+    """A Prefect API server for the worker's CLI flow builds, so they connect to it instead of each
+    starting and migrating a temporary one (about 10 CPU-s a server). Started by the first test
+    that asks for ``prefect_api``; stopped once the worker's next test is in no group that holds
+    such a test (``pytest_runtest_teardown``), as an idle server costs about 1 % of a core for as
+    long as it runs. tests/test_no_orphans.py, the concurrency test, the scaleout `processes` build
+    and the loopback deployment keep the temporary server a plain `mnemoforge build` starts."""
 
-    server = SubprocessASGIServer()
-    server.start(timeout=120)
-    yield server.api_url
-    server.stop()
+    def __init__(self) -> None:
+        self.server: object | None = None
+
+    def url(self) -> str:
+        if self.server is None:
+            from prefect.server.api.server import SubprocessASGIServer
+
+            server = SubprocessASGIServer()
+            server.start(timeout=120)
+            self.server = server
+        return self.server.api_url  # type: ignore[attr-defined]
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()  # type: ignore[attr-defined]
+            self.server = None
+
+
+_PREFECT_SERVER = _PrefectServer()
+PREFECT_GROUPS: set[str] = set()  # the groups holding a test that asks for `prefect_api`
+
+
+def _group_of(item: pytest.Item) -> str:
+    return item.nodeid.rsplit("@", 1)[1] if "@" in item.nodeid else item.nodeid.split("::")[0]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    # under xdist a worker runs a test once it holds the next one (or none is coming): `nextitem`
+    # is what it runs next. test_scaleout's runners ask late (`getfixturevalue`), in the `tiny`
+    # group with test_flow.
+    if nextitem is None or _group_of(nextitem) not in PREFECT_GROUPS:
+        _PREFECT_SERVER.stop()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    _PREFECT_SERVER.stop()
 
 
 @pytest.fixture
-def prefect_api(_prefect_server: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """``PREFECT_API_URL`` of the module's Prefect server, for the processes this test starts."""
-    monkeypatch.setenv("PREFECT_API_URL", _prefect_server)
-    return _prefect_server
+def prefect_api(monkeypatch: pytest.MonkeyPatch) -> str:
+    """``PREFECT_API_URL`` of the worker's Prefect server, for the processes this test starts."""
+    url = _PREFECT_SERVER.url()
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    return url
 
 
 def small_theme_data(**album: object) -> dict:
