@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ import yaml
 
 from mnemoforge import yaml_io
 from mnemoforge.theme_starter import starter_theme
+
+from .suite_costs import GROUP_COST, INTEGRATION_GROUP_COST, INTEGRATION_TEST_COST, TEST_COST
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,55 +90,6 @@ def _xdist_group(item: pytest.Item) -> str:
     return item.nodeid.split("::")[0]
 
 
-# Wall seconds of each group's default-suite tests on one worker, builds and waits included (the
-# mean of two runs under -n 2, see README: Testing), so the scheduler hands out the costliest first
-# and the last groups to start are small ones: the two workers finish together. Another group
-# counts ``TEST_COST`` a test; an integration test adds ``INTEGRATION_TEST_COST`` (subprocess
-# builds, Prefect, Dask), so under CI's command the groups carrying them (`tiny`, `default`: the
-# full-size build) go first.
-GROUP_COST = {
-    "tiny": 43.5,
-    "smm": 34.6,
-    "default": 45.0,
-    # with test_render_backends' diffusers build, test_minilm's and test_answerers' torch tests (their marks)
-    "tests/test_image_diffusers.py": 15.0,
-    "memeye": 10.4,
-    "variants": 40.0,  # tests/test_variants.py: an icm and an smm build with length variants
-    # tests/test_cross_family*.py: two three-family builds (glassworks_world), load_dataset, a
-    # re-freeze with length variants, evaluations and a report
-    "world": 100.0,
-    "tests/test_memeye_units.py": 7.8,  # 13 with an empty MiniLM cache
-    "tests/test_coherence.py": 7.0,  # plans three test themes' worlds, one smm stream
-    "tests/test_text_backends.py": 6.3,
-    "tests/test_video.py": 5.1,
-    "tests/test_second_theme.py": 4.9,
-    "tests/test_model_shots.py": 4.8,
-    "tests/test_speech.py": 3.7,
-    "tests/test_concurrency.py": 3.7,
-    "ferry": 3.1,
-    "tests/test_panel_gates.py": 3.0,
-    "tests/test_icm_dialogue_model.py": 2.9,
-    "tests/test_gate_failures.py": 2.8,
-    "tests/test_paraphrase.py": 2.8,
-    "tests/test_documents.py": 2.3,
-    "tests/test_layering.py": 2.2,
-    "tests/test_wording.py": 2.1,
-    "tests/test_minilm.py": 1.9,
-    "tests/test_smm_units.py": 1.9,
-    "tests/test_shortfall.py": 1.9,
-    "tests/test_render_speed.py": 1.7,
-    "tests/test_memeye_drawables.py": 1.6,
-    "bakery": 1.4,
-    "tests/test_libraries.py": 1.2,
-    "tests/test_shortcut_rules.py": 1.1,
-    "tests/test_stages.py": 1.1,
-    "tests/test_check_theme.py": 1.0,
-    "tests/test_ledger.py": 1.0,
-}
-TEST_COST = 0.03  # the unlisted groups: under a second each, most tests a few milliseconds
-INTEGRATION_TEST_COST = 10.0
-
-
 def _grouped(config: pytest.Config) -> bool:
     # an xdist worker sees `--dist` as "no" and the choice as `loadgroup` (xdist/remote.py)
     return bool(getattr(config.option, "loadgroup", False) or config.getoption("dist", "no") == "loadgroup")
@@ -155,6 +107,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             else:  # as xdist reads the mark
                 name = mark.args[0] if mark.args else mark.kwargs.get("name", "default")
                 _join_group(item, str(name), mark=False)
+    PREFECT_GROUPS.update(_group_of(i) for i in items if "prefect_api" in getattr(i, "fixturenames", ()))
 
 
 @pytest.hookimpl(tryfirst=True)  # after `-m` deselected (only the tests that run count), before an
@@ -169,14 +122,21 @@ def _costliest_groups_first(items: list[pytest.Item]) -> None:
     hands out the groups in this order, so the largest start first (longest processing time first)."""
     cost: dict[str, float] = {}
     first: dict[str, int] = {}
+    integration: set[str] = set()
     group = {id(item): item.nodeid.rsplit("@", 1)[-1] for item in items}
     for i, item in enumerate(items):
         g = group[id(item)]
+        if g not in cost:
+            cost[g] = GROUP_COST.get(g, 0.0)
         if item.get_closest_marker("integration"):
-            unit = INTEGRATION_TEST_COST
+            if g in INTEGRATION_GROUP_COST:  # a measured group's integration tests: once
+                unit = INTEGRATION_GROUP_COST[g] if g not in integration else 0.0
+                integration.add(g)
+            else:
+                unit = INTEGRATION_TEST_COST
         else:  # a measured group's default-suite tests are in its GROUP_COST
             unit = 0.0 if g in GROUP_COST else TEST_COST
-        cost[g] = cost.get(g, GROUP_COST.get(g, 0.0)) + unit
+        cost[g] += unit
         first.setdefault(g, i)
     items.sort(key=lambda item: (-cost[group[id(item)]], first[group[id(item)]]))
 
@@ -214,26 +174,59 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ.pop("MNEMOFORGE_CRASH_AT", None)
 
 
-@pytest.fixture(scope="module")
-def _prefect_server() -> Iterator[str]:
-    """A Prefect API server for one test module's flow builds (the one an in-process flow of the
-    module would start too), so the CLI builds its tests start connect to it instead of each
-    starting and migrating its own (about 6 CPU-s a build). Per module, not per session: an idle
-    server still costs about 1 % of a core. tests/test_no_orphans.py, the concurrency test and the
-    scaleout `processes` build keep the temporary server a plain `mnemoforge build` starts."""
-    from prefect.server.api.server import SubprocessASGIServer
+class _PrefectServer:
+    """A Prefect API server for the worker's CLI flow builds, so they connect to it instead of each
+    starting and migrating a temporary one (about 10 CPU-s a server). Started by the first test
+    that asks for ``prefect_api``; stopped once the worker's next test is in no group that holds
+    such a test (``pytest_runtest_teardown``), as an idle server costs about 1 % of a core for as
+    long as it runs. tests/test_no_orphans.py, the concurrency test, the scaleout `processes` build
+    and the loopback deployment keep the temporary server a plain `mnemoforge build` starts."""
 
-    server = SubprocessASGIServer()
-    server.start(timeout=120)
-    yield server.api_url
-    server.stop()
+    def __init__(self) -> None:
+        self.server: object | None = None
+
+    def url(self) -> str:
+        if self.server is None:
+            from prefect.server.api.server import SubprocessASGIServer
+
+            server = SubprocessASGIServer()
+            server.start(timeout=120)
+            self.server = server
+        return self.server.api_url  # type: ignore[attr-defined]
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()  # type: ignore[attr-defined]
+            self.server = None
+
+
+_PREFECT_SERVER = _PrefectServer()
+PREFECT_GROUPS: set[str] = set()  # the groups holding a test that asks for `prefect_api`
+
+
+def _group_of(item: pytest.Item) -> str:
+    return item.nodeid.rsplit("@", 1)[1] if "@" in item.nodeid else item.nodeid.split("::")[0]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    # under xdist a worker runs a test once it holds the next one (or none is coming): `nextitem`
+    # is what it runs next. test_scaleout's runners ask late (`getfixturevalue`), in the `tiny`
+    # group with test_flow.
+    if nextitem is None or _group_of(nextitem) not in PREFECT_GROUPS:
+        _PREFECT_SERVER.stop()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    _PREFECT_SERVER.stop()
 
 
 @pytest.fixture
-def prefect_api(_prefect_server: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """``PREFECT_API_URL`` of the module's Prefect server, for the processes this test starts."""
-    monkeypatch.setenv("PREFECT_API_URL", _prefect_server)
-    return _prefect_server
+def prefect_api(monkeypatch: pytest.MonkeyPatch) -> str:
+    """``PREFECT_API_URL`` of the worker's Prefect server, for the processes this test starts."""
+    url = _PREFECT_SERVER.url()
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    return url
 
 
 def small_theme_data(**album: object) -> dict:

@@ -24,8 +24,9 @@ import yaml
 
 from mnemoforge import yaml_io
 from mnemoforge.pipeline import build as plain_build
-from mnemoforge.theme_starter import starter_theme
 from mnemoforge.validators.release_check import verify_release
+
+from .conftest import small_theme_data
 
 # the parsing checks run in the default suite; what starts Prefect (CLI help, an import of the flow
 # in a child process, the loopback server and worker) is marked `integration`
@@ -339,10 +340,8 @@ def _cli(args: list[str], env: dict[str, str], cwd: Path) -> str:
 
 @pytest.mark.integration
 def test_deployment_runs_on_a_loopback_server(tmp_path: Path) -> None:
-    theme = tmp_path / "deploy.yaml"
-    data = yaml_io.safe_load(starter_theme("deploy"))
-    data["album"]["clips"] = 4
-    theme.write_text(yaml.safe_dump(data, sort_keys=False))
+    theme = tmp_path / "deploy.yaml"  # the suite's small theme (320x180, 3 clips): the topology is
+    theme.write_text(yaml.safe_dump(small_theme_data(clips=3), sort_keys=False))  # the point, not size
     deployed, logs = tmp_path / "deployed", tmp_path / "logs"
     logs.mkdir()
 

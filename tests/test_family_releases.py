@@ -28,13 +28,28 @@ def release(request: pytest.FixtureRequest) -> Path:
     return root
 
 
-@pytest.mark.integration  # a CLI subprocess running the Prefect flow (about 25 s a family on 2 cores)
-def test_the_prefect_flow_builds_the_same_release(release: Path, tmp_path: Path) -> None:
+# the smm case builds the small smm test theme (tests/themes/ferry_crew.yaml, 3 CPU-s in-process)
+# rather than office_launch (17 CPU-s): the flow's stage loop is the same; memeye's shipped theme
+# is small already. Both join the session's build of their theme (its xdist group).
+FLOW_BUILDS = [
+    pytest.param("ferry_release", marks=pytest.mark.xdist_group("ferry"), id="smm"),
+    pytest.param("memeye_build", marks=pytest.mark.xdist_group("memeye"), id="memeye"),
+]
+
+
+@pytest.mark.integration  # a CLI subprocess running the Prefect flow
+@pytest.mark.parametrize("build", FLOW_BUILDS)
+def test_the_prefect_flow_builds_the_same_release(
+    build: str, tmp_path: Path, request: pytest.FixtureRequest, prefect_api: str
+) -> None:
     """Whatever the executor: the Prefect flow with two workers gives a byte-identical manifest
-    (``--workers`` only for a family that renders in processes: elsewhere it is an error)."""
+    (``--workers`` only for a family that renders in processes: elsewhere it is an error). The
+    build connects to the session's Prefect server (``prefect_api``) instead of starting its own."""
+    release = request.getfixturevalue(build).release_dir
     theme = release / "theme.yaml"
     cmd = [sys.executable, "-m", "mnemoforge.cli", "build", str(theme), "--outputs", str(tmp_path)]
     fam = json.loads((release / "MANIFEST.json").read_text())["family"]
+    assert fam == request.node.callspec.id
     workers = ["--workers", "2"] if get_family(fam).uses_workers else []
     r = subprocess.run(
         [*cmd, "--orchestrator", "prefect", *workers],

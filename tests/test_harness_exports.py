@@ -229,7 +229,14 @@ def test_inspect_file_defines_only_the_tasks_its_release_has(family, request, tm
 
 
 @pytest.mark.integration  # runs the inspect_ai harness on each family's whole task file
-@pytest.mark.parametrize("fixture", ["peer_release", "memeye_release", "smm_release"])
+@pytest.mark.parametrize(  # each beside its session build (its xdist group), not built again here
+    "fixture",
+    [
+        pytest.param("peer_release", marks=pytest.mark.xdist_group("tiny")),
+        pytest.param("memeye_release", marks=pytest.mark.xdist_group("memeye")),
+        pytest.param("smm_release", marks=pytest.mark.xdist_group("smm")),
+    ],
+)
 def test_inspect_eval_runs_the_whole_task_file(fixture, request, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     """``inspect eval FILE`` (every task in it) on a fresh export, with ``--limit`` cutting an item's
     rotations short: every task runs, and an always-"A" model scores exactly 0.25 and 0 all-four.

@@ -51,11 +51,12 @@ def test_the_plugin_is_registered_only_where_it_is_installed(plugin_env: dict[st
 
 
 def test_a_fourth_family_builds_verifies_evaluates_exports_and_reports(
-    plugin_env: dict[str, str], tmp_path: Path
+    plugin_env: dict[str, str], tmp_path: Path, prefect_api: str
 ) -> None:
     out = tmp_path / "outputs"
     _cli(plugin_env, "theme", "check", str(PLUGIN / "theme.yaml"))
-    built = _cli(plugin_env, "build", str(PLUGIN / "theme.yaml"), "--outputs", str(out), "--quiet")
+    flow_env = {**plugin_env, "PREFECT_API_URL": prefect_api}  # the session's server (tests/conftest.py)
+    built = _cli(flow_env, "build", str(PLUGIN / "theme.yaml"), "--outputs", str(out), "--quiet")
     release = Path(built.stdout.strip().splitlines()[-1])
     manifest = json.loads((release / "MANIFEST.json").read_text())
     assert manifest["family"] == "diary" and manifest["counts"]["days"] == 14

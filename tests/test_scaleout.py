@@ -43,7 +43,10 @@ def _cmd(theme: Path, out: Path, *extra: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("runner", ["threads", "processes", "dask"])
+# `threads` is the CLI's default task runner: tests/test_flow.py's first build (the same theme,
+# `--orchestrator prefect --workers 2`, the same session server) is that build and asserts the same
+# MANIFEST, so this case runs only with the slow tests
+@pytest.mark.parametrize("runner", [pytest.param("threads", marks=pytest.mark.slow), "processes", "dask"])
 def test_every_task_runner_gives_a_byte_identical_manifest(
     theme: Path, reference: bytes, tmp_path: Path, runner: str, request: pytest.FixtureRequest
 ) -> None:
