@@ -25,7 +25,7 @@ from mnemoforge.generators.icm.forms import realise as realise_form
 from mnemoforge.generators.icm.part_programs import part_fields
 from mnemoforge.generators.icm.profile_options import profile_options
 from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RESERVE, RETRIEVAL, T  # noqa: F401
-from mnemoforge.generators.option_balance import RankSpread, stratified_targets, tells
+from mnemoforge.generators.option_balance import QuestionShare, RankSpread, stratified_targets, tells
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -128,7 +128,9 @@ def generate_icm(
     ``screen=False`` plans such items too, because the gates' own tests need them. Once a category
     is full, the answers ``answer_balance`` would find over-keyed in their program are dropped
     (:func:`over_keyed`) and the freed places are filled from the next candidates. Counts take
-    the answer's rank among their options in turn (``RankSpread``)."""
+    the answer's rank among their options in turn (``RankSpread``); per category, option sets put
+    the answer closest in meaning to the question for about a quarter of the items
+    (``QuestionShare``)."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
     world_hash = content_hash(world)
@@ -141,6 +143,7 @@ def generate_icm(
     ranks = RankSpread(world.seed)
     opts = {PROFILE: profile_options}  # profile answers are majorities: screened for option-only tells
     rule_share = OptionRuleShare()
+    near_question = QuestionShare()  # the answer closest in meaning to the question: 1 item in 4
     out: list[Question] = []
     for category, n in counts.items():
         taken: list[Question] = []
@@ -156,7 +159,9 @@ def generate_icm(
             for c in order:  # lazy: a later pass goes on from where the last one stopped
                 q = _question(world, c, last_order, world_hash)
                 rank = ranks.pick("counts", count_ranks(q)) if q.program.fn in COUNTED else None
-                q = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
+                # a quarter of the targets ask it, while the planned items leave room for it
+                close = targets[q.id][1] == 0 and near_question.close(category)
+                q = opts.get(category, with_options)(world, q, targets[q.id], rank=rank, close=close)
                 if screen and q.options and not fair_set(q.question, q.options, world):
                     continue
                 if screen and near_duplicates([*out, *taken, q]):  # the planned ones repeat nothing
@@ -167,6 +172,7 @@ def generate_icm(
                     ranks.take("counts", rank)
                 taken.append(q)
                 rule_share.add(q.options)
+                near_question.add(category, q.question, q.options)
                 if len(taken) >= n:
                     break
             surplus = over_keyed(taken) if screen else set()
@@ -175,6 +181,7 @@ def generate_icm(
             for q in taken:
                 if q.id in surplus:
                     rule_share.add(q.options, -1)
+                    near_question.add(category, q.question, q.options, -1)
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)
