@@ -34,6 +34,8 @@ the answer or rules a distractor out): such a set is taken only when no other ca
 
 Screen = Callable[[Sequence[str]], bool]
 """True when an option set (the answer first) is fair: ``validators.item_gates.fair_set``."""
+Cost = Callable[[Sequence[str]], float]
+"""A further cost of an option set (the answer first), added to its tells' (``ValueShare.cost``)."""
 
 
 def _rank(values: Sequence[float], i: int) -> float:
@@ -163,18 +165,23 @@ def pick_balanced(
     screen: Screen | None = None,
     question: str = "",
     close: bool | None = None,
+    extra: Cost | None = None,
 ) -> list[str] | None:
     """Of candidate distractor sets (the answer not among them), the one whose tells best match
     ``target`` (else one drawn from ``rng``), sets ``screen`` refuses last; ties go to the
     earliest set (deterministic). With ``question``, the answer's closeness to it in meaning joins
-    the cost (:func:`question_cost`; ``close``: whether the answer should be the closest)."""
+    the cost (:func:`question_cost`; ``close``: whether the answer should be the closest); so does
+    ``extra`` of the set (the answer first), when given (``ValueShare.cost``)."""
     if not sets:
         return None
     target = target or draw_target(rng, len(sets[0]) + 1)
 
     def total(d: Sequence[str]) -> float:
         return round(
-            cost([answer, *d], target, semantic) + question_cost(question, [answer, *d], target, close), 6
+            cost([answer, *d], target, semantic)
+            + question_cost(question, [answer, *d], target, close)
+            + (extra([answer, *d]) if extra else 0.0),
+            6,
         )
 
     # by cost; the first the screen passes beats every refused one (a cost is far below PENALTY)
@@ -194,12 +201,14 @@ def balanced_distractors(
     screen: Screen | None = None,
     question: str = "",
     close: bool | None = None,
+    extra: Cost | None = None,
 ) -> list[str] | None:
     """``k`` distractors from ``pool`` (answer excluded) whose set, with the ``fixed`` distractors
     always offered, puts the answer at ``target`` (else a drawn rank) by length and by centrality
     (``semantic``: by MiniLM centrality too; with ``question``, the answer closest in meaning to
     it as ``close`` or else the centrality target asks, :func:`question_cost`), a set ``screen``
-    refuses only when no other is drawn; None when the pool is too small."""
+    refuses only when no other is drawn (``extra``: a further cost of the set, the answer first);
+    None when the pool is too small."""
     pool = [p for p in dict.fromkeys(pool) if p != answer and p not in fixed]
     if len(pool) < k:
         return None
@@ -213,7 +222,8 @@ def balanced_distractors(
             break  # a fair set close to the target (no tell off by a whole rule)
         pick = rng.sample(pool, k)
         opts = [answer, *fixed, *pick]
-        c = round(cost(opts, target, semantic) + question_cost(question, opts, target, close), 6)
+        c = cost(opts, target, semantic) + question_cost(question, opts, target, close)
+        c = round(c + (extra(opts) if extra else 0.0), 6)
         if best is not None and c >= best[0]:
             continue  # cannot beat the best, screened or not (the screen is the costly part)
         c = round(c + (0.0 if screen is None or screen(opts) else PENALTY), 6)
@@ -331,6 +341,50 @@ class QuestionShare:
         if options:
             self.count[group] = self.count.get(group, 0) + sign
             self.hits[group] = self.hits.get(group, 0.0) + sign * question_tell(question, options)
+
+
+VALUE_WEIGHT = 2.0
+"""The cost of a set on which the value prior's standing is not what the item asks (``ValueShare``)."""
+
+
+class ValueShare:
+    """The leave-one-out value prior of the shortcut panel (``value_prior_category``: the option
+    most often keyed among the group's other items) as items are planned, per group (a category).
+    An item whose set may choose is asked to put its answer first by that prior only while the
+    planned items leave room for it (fewer than 1/n of them, counted with the next one; a quarter of
+    the items are asked at all, by their length target): the values a World keys often (the people
+    who usually come along) then stand as distractors as often as they are keyed."""
+
+    def __init__(self, n: int = 4) -> None:
+        self.n = n
+        self.keyed: dict[str, dict[str, int]] = {}
+        self.hits: dict[str, float] = {}
+        self.count: dict[str, int] = {}
+
+    def tell(self, group: str, options: Sequence[str]) -> float:
+        """The prior's forced accuracy on ``options`` (the answer first) over the planned items."""
+        keyed = self.keyed.get(group, {})
+        return forced_accuracy([float(keyed.get(o, 0)) for o in options], 0)
+
+    def room(self, group: str) -> bool:
+        """Whether the next item of ``group`` may be answered by the prior."""
+        return self.hits.get(group, 0.0) + 1 <= (self.count.get(group, 0) + 1) / self.n + 1e-9
+
+    def cost(self, group: str, want: bool) -> Cost:
+        """:data:`VALUE_WEIGHT` times how far the prior's forced accuracy on a set is from ``want``."""
+        return lambda options: VALUE_WEIGHT * abs(self.tell(group, options) - float(want))
+
+    def add(self, group: str, options: Sequence[str] | None, sign: int = 1) -> None:
+        """Count a planned item (``sign`` -1: one dropped again) with ``options`` (answer first)."""
+        if not options:
+            return
+        if sign < 0:
+            self.keyed[group][options[0]] -= 1
+        self.count[group] = self.count.get(group, 0) + sign
+        self.hits[group] = self.hits.get(group, 0.0) + sign * self.tell(group, options)
+        if sign > 0:
+            keyed = self.keyed.setdefault(group, {})
+            keyed[options[0]] = keyed.get(options[0], 0) + 1
 
 
 def by_question_target(question: str, answer: str, sets: Sequence[Sequence[str]], close: bool) -> list:

@@ -25,7 +25,13 @@ from mnemoforge.generators.icm.forms import realise as realise_form
 from mnemoforge.generators.icm.part_programs import part_fields
 from mnemoforge.generators.icm.profile_options import profile_options
 from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RESERVE, RETRIEVAL, T  # noqa: F401
-from mnemoforge.generators.option_balance import QuestionShare, RankSpread, stratified_targets, tells
+from mnemoforge.generators.option_balance import (
+    QuestionShare,
+    RankSpread,
+    ValueShare,
+    stratified_targets,
+    tells,
+)
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -130,7 +136,8 @@ def generate_icm(
     (:func:`over_keyed`) and the freed places are filled from the next candidates. Counts take
     the answer's rank among their options in turn (``RankSpread``); per category, option sets put
     the answer closest in meaning to the question for about a quarter of the items
-    (``QuestionShare``)."""
+    (``QuestionShare``) and the answer the category's most often keyed option only for about a
+    quarter of them (``ValueShare``)."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
     world_hash = content_hash(world)
@@ -144,6 +151,7 @@ def generate_icm(
     opts = {PROFILE: profile_options}  # profile answers are majorities: screened for option-only tells
     rule_share = OptionRuleShare()
     near_question = QuestionShare()  # the answer closest in meaning to the question: 1 item in 4
+    prior = ValueShare()  # the answer the category's most often keyed option: 1 item in 4
     out: list[Question] = []
     for category, n in counts.items():
         taken: list[Question] = []
@@ -161,7 +169,10 @@ def generate_icm(
                 rank = ranks.pick("counts", count_ranks(q)) if q.program.fn in COUNTED else None
                 # a quarter of the targets ask it, while the planned items leave room for it
                 close = targets[q.id][1] == 0 and near_question.close(category)
-                q = opts.get(category, with_options)(world, q, targets[q.id], rank=rank, close=close)
+                extra = prior.cost(category, targets[q.id][0] == 0 and prior.room(category))
+                q = opts.get(category, with_options)(
+                    world, q, targets[q.id], rank=rank, close=close, extra=extra
+                )
                 if screen and q.options and not fair_set(q.question, q.options, world):
                     continue
                 if screen and near_duplicates([*out, *taken, q]):  # the planned ones repeat nothing
@@ -173,6 +184,7 @@ def generate_icm(
                 taken.append(q)
                 rule_share.add(q.options)
                 near_question.add(category, q.question, q.options)
+                prior.add(category, q.options)
                 if len(taken) >= n:
                     break
             surplus = over_keyed(taken) if screen else set()
@@ -182,6 +194,7 @@ def generate_icm(
                 if q.id in surplus:
                     rule_share.add(q.options, -1)
                     near_question.add(category, q.question, q.options, -1)
+                    prior.add(category, q.options, -1)
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)

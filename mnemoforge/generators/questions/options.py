@@ -18,6 +18,7 @@ from itertools import combinations
 
 from mnemoforge.dates import WEEKDAYS
 from mnemoforge.generators.option_balance import (
+    Cost,
     Screen,
     balanced_distractors,
     draw_target,
@@ -220,6 +221,7 @@ def _with_one_of(
     screen: Screen | None = None,
     question: str = "",
     close: bool | None = None,
+    extra: Cost | None = None,
 ) -> list[str] | None:
     """Distractors holding at least one of ``faces`` (all of the pool when there is none): of the sets
     that fix each face in turn and balance the rest, the one closest to ``target`` (so the faces, often
@@ -235,6 +237,7 @@ def _with_one_of(
             screen=screen,
             question=question,
             close=close,
+            extra=extra,
         )
     target = target or draw_target(rng, N_OPTIONS)
     sets = [
@@ -242,12 +245,12 @@ def _with_one_of(
         for f in faces
         if (
             rest := balanced_distractors(
-                answer, pool, N_OPTIONS - 2, rng, [f], target, semantic, screen, question, close
+                answer, pool, N_OPTIONS - 2, rng, [f], target, semantic, screen, question, close, extra
             )
         )
         is not None
     ]
-    return pick_balanced(answer, sets, rng, target, semantic, screen, question, close)
+    return pick_balanced(answer, sets, rng, target, semantic, screen, question, close, extra)
 
 
 def with_options(
@@ -256,13 +259,15 @@ def with_options(
     target: tuple[int, int] | None = None,
     rank: int | None = None,
     close: bool | None = None,
+    extra: Cost | None = None,
 ) -> Question:
     """The same item with four options (correct first) and its four rotations; too few
     distractors under the rules leaves it open-ended only. ``target``: the answer's rank by length
     and by centrality (``option_balance.stratified_targets``; else drawn per item); ``rank``: a
     count's rank among its options (0 = smallest); ``close``: whether the answer should be the
     option closest in meaning to the question (``option_balance.QuestionShare``; else as the
-    centrality target asks, ``option_balance.question_cost``)."""
+    centrality target asks, ``option_balance.question_cost``); ``extra``: a further cost of a set
+    (``option_balance.ValueShare.cost``)."""
     rng = derive_rng(world.seed, q.id, "options")
     semantic = semantic_available()  # the default panel's MiniLM centroid reads these sets too
     # no cast prior picks the answer, no distractor is ruled out, no option-only rule reads the set
@@ -273,12 +278,12 @@ def with_options(
         pool = _clean(q, _pool(world, q, rng))
         if q.program.fn == "who_brought":  # another face present, whose name the evidence binds too
             faces = [x for x in _faces_present(world, q) if x in pool]
-            got = _with_one_of(q.answer, faces, pool, rng, target, semantic, screen, q.question, close)
+            got = _with_one_of(q.answer, faces, pool, rng, target, semantic, screen, q.question, close, extra)
         else:
             fixed = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
             k = N_OPTIONS - 1 - len(fixed)
             rest = balanced_distractors(
-                q.answer, pool, k, rng, fixed, target, semantic, screen, q.question, close
+                q.answer, pool, k, rng, fixed, target, semantic, screen, q.question, close, extra
             )
             got = None if rest is None else fixed + rest
         if got is None:

@@ -1,10 +1,14 @@
-"""icm option sets keep the MiniLM closest-to-the-question solver at chance (issue 31).
+"""icm option sets keep the MiniLM closest-to-the-question solver and the category value prior
+at chance (issue 31).
 
 The panel's ``meaning_closest_to_question`` rule picks the option closest in meaning to the
 question. On companion name sets (a six-person cast leaves few sets to choose from) it answered 0.41
 of the recall items at ICM-Bench scale; icm planning now asks a set to put the answer closest to the
 question only for a quarter of the items (the centrality target), and only while the items planned
-so far leave room for it (``option_balance.QuestionShare``).
+so far leave room for it (``option_balance.QuestionShare``). The category value prior (the option
+most often keyed among the category's other items) answered 0.33: the people who usually come
+along are keyed often and drawn as distractors no more often than anyone; ``ValueShare`` asks a
+set to put the answer first by that prior only for a quarter of the items.
 """
 
 from __future__ import annotations
@@ -16,7 +20,12 @@ import pytest
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
-from mnemoforge.generators.option_balance import QuestionShare, balanced_distractors, question_tell
+from mnemoforge.generators.option_balance import (
+    QuestionShare,
+    ValueShare,
+    balanced_distractors,
+    question_tell,
+)
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators.answerers import embed_cache
 
@@ -56,6 +65,25 @@ def test_question_share_asks_for_closeness_only_while_there_is_room() -> None:
     share.add("recall", q, near, -1)  # an item dropped again gives its share back
     assert share.count["recall"] == 6 and share.hits["recall"] == 0.0
     assert not share.close("other") and share.count.get("other") is None  # per group
+
+
+def test_value_share_counts_the_prior_as_planned_and_draws_often_keyed_distractors() -> None:
+    share = ValueShare()
+    for answer in ["Ana", "Ana", "Ana", "Bo"]:
+        share.add("cross", [answer, "Cy", "Dee", "Eve"])
+    assert share.keyed["cross"] == {"Ana": 3, "Bo": 1}
+    assert share.tell("cross", ["Ana", "Bo", "Cy", "Dee"]) == 1.0  # Ana is keyed most
+    assert share.tell("cross", ["Cy", "Dee", "Eve", "Fay"]) == 0.25  # a four-way tie
+    # the first item and "Bo" (no option of theirs keyed yet) count a tie (0.25), each later "Ana" a hit
+    assert share.hits["cross"] == 2.5 and not share.room("cross")
+    # asked not to let the prior pick the answer, a draw offers the often keyed "Ana" beside it
+    pool = ["Ana", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
+    got = balanced_distractors(
+        "Bo", pool, 3, random.Random(1), target=(1, 1), extra=share.cost("cross", False)
+    )
+    assert got is not None and "Ana" in got
+    share.add("cross", ["Ana", "Cy", "Dee", "Eve"], -1)  # dropped again: its key and share go back
+    assert share.keyed["cross"]["Ana"] == 2 and share.count["cross"] == 3
 
 
 @pytest.fixture(scope="module")
