@@ -70,7 +70,7 @@ def change_options(
         clean,
         key=lambda d: round(
             cost([q.answer, *d], target, semantic)
-            + question_cost(q.question, [q.answer, *d], target, close)
+            + question_cost(q.question if close is not None else "", [q.answer, *d], target, close)
             + (extra([q.answer, *d]) if extra else 0.0),
             6,
         ),

@@ -170,9 +170,12 @@ def generate_icm(
                 # a quarter of the targets ask it, while the planned items leave room for it
                 close = targets[q.id][1] == 0 and near_question.close(category)
                 extra = prior.cost(category, targets[q.id][0] == 0 and prior.room(category))
+                plain = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
                 q = opts.get(category, with_options)(
                     world, q, targets[q.id], rank=rank, close=close, extra=extra
                 )
+                if screen and q.options and not _as_fair(q, plain, world):
+                    q = plain  # the closeness and prior costs must not cost the item or a lexical tell
                 if screen and q.options and not fair_set(q.question, q.options, world):
                     continue
                 if screen and near_duplicates([*out, *taken, q]):  # the planned ones repeat nothing
@@ -198,6 +201,17 @@ def generate_icm(
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)
+
+
+def _as_fair(q: Question, plain: Question, world: World) -> bool:
+    """Whether ``q``'s options (drawn with the closeness and prior costs) are fair and let the
+    lexical option-only rules read no more than ``plain``'s (drawn without them) do."""
+    if not plain.options or not q.options:
+        return False
+    lexical = sum(tells(q.options)[r] for r in LEXICAL_RULES)
+    return fair_set(q.question, q.options, world) and lexical <= sum(
+        tells(plain.options)[r] for r in LEXICAL_RULES
+    )
 
 
 LEXICAL_RULES = ("shortest", "longest", "centroid", "odd_one_out", "edit_centroid", "edit_odd")

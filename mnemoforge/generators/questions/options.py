@@ -265,11 +265,12 @@ def with_options(
     distractors under the rules leaves it open-ended only. ``target``: the answer's rank by length
     and by centrality (``option_balance.stratified_targets``; else drawn per item); ``rank``: a
     count's rank among its options (0 = smallest); ``close``: whether the answer should be the
-    option closest in meaning to the question (``option_balance.QuestionShare``; else as the
-    centrality target asks, ``option_balance.question_cost``); ``extra``: a further cost of a set
+    option closest in meaning to the question (``option_balance.QuestionShare``,
+    ``option_balance.question_cost``; None: no such cost); ``extra``: a further cost of a set
     (``option_balance.ValueShare.cost``)."""
     rng = derive_rng(world.seed, q.id, "options")
     semantic = semantic_available()  # the default panel's MiniLM centroid reads these sets too
+    question = q.question if close is not None else ""  # the closeness cost only when asked
     # no cast prior picks the answer, no distractor is ruled out, no option-only rule reads the set
     screen = untold(q.question, semantic, screen_for(q.question, world))
     if SAME_POOL.get(q.program.fn, q.program.fn) == "count_events":
@@ -278,12 +279,12 @@ def with_options(
         pool = _clean(q, _pool(world, q, rng))
         if q.program.fn == "who_brought":  # another face present, whose name the evidence binds too
             faces = [x for x in _faces_present(world, q) if x in pool]
-            got = _with_one_of(q.answer, faces, pool, rng, target, semantic, screen, q.question, close, extra)
+            got = _with_one_of(q.answer, faces, pool, rng, target, semantic, screen, question, close, extra)
         else:
             fixed = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
             k = N_OPTIONS - 1 - len(fixed)
             rest = balanced_distractors(
-                q.answer, pool, k, rng, fixed, target, semantic, screen, q.question, close, extra
+                q.answer, pool, k, rng, fixed, target, semantic, screen, question, close, extra
             )
             got = None if rest is None else fixed + rest
         if got is None:
