@@ -137,7 +137,8 @@ def generate_icm(
     the answer's rank among their options in turn (``RankSpread``); per category, option sets put
     the answer closest in meaning to the question for about a quarter of the items
     (``QuestionShare``) and the answer the category's most often keyed option only for about a
-    quarter of them (``ValueShare``)."""
+    quarter of them (``ValueShare``), unless those costs would make the set unfair or let the
+    lexical option-only rules read more than the plain draw's (then the plain draw is kept)."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
     world_hash = content_hash(world)
