@@ -171,6 +171,8 @@ def generate_icm(
                 # a quarter of the targets ask it, while the planned items leave room for it
                 close = targets[q.id][1] == 0 and near_question.close(category)
                 extra = prior.cost(category, targets[q.id][0] == 0 and prior.room(category))
+                if q.program.fn in PLAIN_DRAW:
+                    close, extra = None, None
                 plain = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
                 q = opts.get(category, with_options)(
                     world, q, targets[q.id], rank=rank, close=close, extra=extra
@@ -202,6 +204,12 @@ def generate_icm(
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)
+
+
+PLAIN_DRAW = {"who_brought"}
+"""Programs whose sets keep the plain draw: a who-brought set fixes a face present at the event
+(``options._with_one_of``), and its costed sets were read by text retrieval (``text_only_clue``
+rejected the default release's one kept who-brought item)."""
 
 
 def _as_fair(q: Question, plain: Question, world: World) -> bool:
