@@ -24,12 +24,18 @@ from mnemoforge.validators.answerers.option_solvers import (
 )
 
 TRIES = 48
+QUESTION_WEIGHT = 3.0
+"""Added to the cost of a set on which the answer's standing by MiniLM closeness to the question is
+not what the item's centrality target asks (:func:`question_cost`): more than any one lexical tell
+off, far less than a refused set."""
 PENALTY = 100.0
 """Added to the cost of a set its ``screen`` refuses (a cast prior or the question's grammar picks
 the answer or rules a distractor out): such a set is taken only when no other can be drawn."""
 
 Screen = Callable[[Sequence[str]], bool]
 """True when an option set (the answer first) is fair: ``validators.item_gates.fair_set``."""
+Cost = Callable[[Sequence[str]], float]
+"""A further cost of an option set (the answer first), added to its tells' (``ValueShare.cost``)."""
 
 
 def _rank(values: Sequence[float], i: int) -> float:
@@ -157,16 +163,29 @@ def pick_balanced(
     target: tuple[int, int] | None = None,
     semantic: bool = False,
     screen: Screen | None = None,
+    question: str = "",
+    close: bool | None = None,
+    extra: Cost | None = None,
 ) -> list[str] | None:
     """Of candidate distractor sets (the answer not among them), the one whose tells best match
     ``target`` (else one drawn from ``rng``), sets ``screen`` refuses last; ties go to the
-    earliest set (deterministic)."""
+    earliest set (deterministic). With ``question``, the answer's closeness to it in meaning joins
+    the cost (:func:`question_cost`; ``close``: whether the answer should be the closest); so does
+    ``extra`` of the set (the answer first), when given (``ValueShare.cost``)."""
     if not sets:
         return None
     target = target or draw_target(rng, len(sets[0]) + 1)
 
+    def total(d: Sequence[str]) -> float:
+        return round(
+            cost([answer, *d], target, semantic)
+            + question_cost(question, [answer, *d], target, close)
+            + (extra([answer, *d]) if extra else 0.0),
+            6,
+        )
+
     # by cost; the first the screen passes beats every refused one (a cost is far below PENALTY)
-    order = sorted(range(len(sets)), key=lambda i: (round(cost([answer, *sets[i]], target, semantic), 6), i))
+    order = sorted(range(len(sets)), key=lambda i: (total(sets[i]), i))
     fair = next((i for i in order if screen is None or screen([answer, *sets[i]])), order[0])
     return list(sets[fair])
 
@@ -180,10 +199,15 @@ def balanced_distractors(
     target: tuple[int, int] | None = None,
     semantic: bool = False,
     screen: Screen | None = None,
+    question: str = "",
+    close: bool | None = None,
+    extra: Cost | None = None,
 ) -> list[str] | None:
     """``k`` distractors from ``pool`` (answer excluded) whose set, with the ``fixed`` distractors
     always offered, puts the answer at ``target`` (else a drawn rank) by length and by centrality
-    (``semantic``: by MiniLM centrality too), a set ``screen`` refuses only when no other is drawn;
+    (``semantic``: by MiniLM centrality too; with ``question``, the answer closest in meaning to
+    it as ``close`` or else the centrality target asks, :func:`question_cost`), a set ``screen``
+    refuses only when no other is drawn (``extra``: a further cost of the set, the answer first);
     None when the pool is too small."""
     pool = [p for p in dict.fromkeys(pool) if p != answer and p not in fixed]
     if len(pool) < k:
@@ -197,10 +221,12 @@ def balanced_distractors(
         if i >= TRIES and best is not None and best[0] < 1.0:
             break  # a fair set close to the target (no tell off by a whole rule)
         pick = rng.sample(pool, k)
-        c = round(cost([answer, *fixed, *pick], target, semantic), 6)
+        opts = [answer, *fixed, *pick]
+        c = cost(opts, target, semantic) + question_cost(question, opts, target, close)
+        c = round(c + (extra(opts) if extra else 0.0), 6)
         if best is not None and c >= best[0]:
             continue  # cannot beat the best, screened or not (the screen is the costly part)
-        c = round(c + (0.0 if screen is None or screen([answer, *fixed, *pick]) else PENALTY), 6)
+        c = round(c + (0.0 if screen is None or screen(opts) else PENALTY), 6)
         if best is None or c < best[0]:
             best = (c, pick)
         if c == 0:
@@ -265,11 +291,100 @@ def question_tell(question: str, options: Sequence[str]) -> float:
     the panel's ``meaning_closest_to_question`` solver (0 without the ``ml`` extra)."""
     if not semantic_available():
         return 0.0
+    return _question_tell(question, tuple(options))
+
+
+@lru_cache(maxsize=65536)
+def _question_tell(question: str, options: tuple[str, ...]) -> float:
     from mnemoforge.validators.answerers import embed_cache
 
     vecs = embed_cache.embed([question, *options])
     sims = [round(float(x), 6) for x in embed_cache.cosine(vecs[:1], vecs[1:])[0]]
     return forced_accuracy(sims, 0)
+
+
+def question_cost(
+    question: str, options: Sequence[str], target: tuple[int, int], close: bool | None = None
+) -> float:
+    """:data:`QUESTION_WEIGHT` times how far the MiniLM closest-to-the-question rule's forced
+    accuracy on ``options`` (the answer first) is from what is asked: 1 when ``close`` (else when
+    ``target``'s centrality rank is 0, a quarter of the items, ``stratified_targets``), 0 otherwise.
+    So over a release that rule answers about a quarter of the items, as
+    :func:`by_question_target` keeps it for smm's clean sets. 0 without a question or without the
+    ``ml`` extra."""
+    if not question or not semantic_available():
+        return 0.0
+    want = target[1] == 0 if close is None else close
+    return QUESTION_WEIGHT * abs(question_tell(question, options) - float(want))
+
+
+class QuestionShare:
+    """How often the MiniLM closest-to-the-question rule answers the items planned so far, per
+    group (a category): the next item's set is asked to put its answer closest to the question
+    only while that rule answers fewer than 1/n of the group's items, counted with the next one.
+    Sets with no free choice (a six-person cast leaves a four-name set at most four distractor
+    sets) keep whatever standing their names give; the items with a choice then make up for them,
+    so over a category the rule answers about 1/n of the items, where a fixed quarter of targets
+    left it at 0.4 on companion name sets."""
+
+    def __init__(self, n: int = 4) -> None:
+        self.n = n
+        self.hits: dict[str, float] = {}
+        self.count: dict[str, int] = {}
+
+    def close(self, group: str) -> bool:
+        """Whether the next item of ``group`` should have its answer closest to its question."""
+        return self.hits.get(group, 0.0) + 1 <= (self.count.get(group, 0) + 1) / self.n + 1e-9
+
+    def add(self, group: str, question: str, options: Sequence[str] | None, sign: int = 1) -> None:
+        """Count a planned item (``sign`` -1: one dropped again) with ``options`` (answer first)."""
+        if options:
+            self.count[group] = self.count.get(group, 0) + sign
+            self.hits[group] = self.hits.get(group, 0.0) + sign * question_tell(question, options)
+
+
+VALUE_WEIGHT = 2.0
+"""The cost of a set on which the value prior's standing is not what the item asks (``ValueShare``)."""
+
+
+class ValueShare:
+    """The leave-one-out value prior of the shortcut panel (``value_prior_category``: the option
+    most often keyed among the group's other items) as items are planned, per group (a category).
+    An item whose set may choose is asked to put its answer first by that prior only while the
+    planned items leave room for it (fewer than 1/n of them, counted with the next one; a quarter of
+    the items are asked at all, by their length target): the values a World keys often (the people
+    who usually come along) then stand as distractors as often as they are keyed."""
+
+    def __init__(self, n: int = 4) -> None:
+        self.n = n
+        self.keyed: dict[str, dict[str, int]] = {}
+        self.hits: dict[str, float] = {}
+        self.count: dict[str, int] = {}
+
+    def tell(self, group: str, options: Sequence[str]) -> float:
+        """The prior's forced accuracy on ``options`` (the answer first) over the planned items."""
+        keyed = self.keyed.get(group, {})
+        return forced_accuracy([float(keyed.get(o, 0)) for o in options], 0)
+
+    def room(self, group: str) -> bool:
+        """Whether the next item of ``group`` may be answered by the prior."""
+        return self.hits.get(group, 0.0) + 1 <= (self.count.get(group, 0) + 1) / self.n + 1e-9
+
+    def cost(self, group: str, want: bool) -> Cost:
+        """:data:`VALUE_WEIGHT` times how far the prior's forced accuracy on a set is from ``want``."""
+        return lambda options: VALUE_WEIGHT * abs(self.tell(group, options) - float(want))
+
+    def add(self, group: str, options: Sequence[str] | None, sign: int = 1) -> None:
+        """Count a planned item (``sign`` -1: one dropped again) with ``options`` (answer first)."""
+        if not options:
+            return
+        if sign < 0:
+            self.keyed[group][options[0]] -= 1
+        self.count[group] = self.count.get(group, 0) + sign
+        self.hits[group] = self.hits.get(group, 0.0) + sign * self.tell(group, options)
+        if sign > 0:
+            keyed = self.keyed.setdefault(group, {})
+            keyed[options[0]] = keyed.get(options[0], 0) + 1
 
 
 def by_question_target(question: str, answer: str, sets: Sequence[Sequence[str]], close: bool) -> list:

@@ -15,7 +15,13 @@ from __future__ import annotations
 from itertools import permutations
 
 from mnemoforge.generators.icm.weekday_programs import WEEKDAYS
-from mnemoforge.generators.option_balance import balanced_distractors, cost, semantic_available
+from mnemoforge.generators.option_balance import (
+    Cost,
+    balanced_distractors,
+    cost,
+    question_cost,
+    semantic_available,
+)
 from mnemoforge.generators.questions.distractor_grammar import ruled_out
 from mnemoforge.generators.questions.fairness import screen_for
 from mnemoforge.generators.questions.options import N_OPTIONS, rotations, with_options
@@ -41,11 +47,14 @@ def _values(world: World, q: Question) -> list[str]:
     return [p.name for p in world.people if p.id != q.program.args["person"]]
 
 
-def change_options(world: World, q: Question, target: tuple[int, int]) -> Question:
+def change_options(
+    world: World, q: Question, target: tuple[int, int], close: bool | None = None, extra: Cost | None = None
+) -> Question:
     """Options of a ``from A to B`` item as a cycle A→B, B→C, C→D, D→A over two further values of
     the answer's type: every value stands once first and once second, so no option holds the
     majority of a slot and none is the others' centre. Of the (C, D) draws no option-only rule
-    reads, the one whose length and centrality ranks come closest to ``target``."""
+    reads, the one whose length and centrality ranks come closest to ``target`` (and whose answer
+    is closest in meaning to the question as ``close`` asks, ``option_balance.question_cost``)."""
     a, b = q.answer.removeprefix("from ").split(" to ", 1)
     rest = [v for v in _values(world, q) if v not in (a, b)]
     pairs = list(permutations(rest, 2))
@@ -57,7 +66,15 @@ def change_options(world: World, q: Question, target: tuple[int, int]) -> Questi
     fair = screen_for(q.question, world)
     clean = [d for d in sets if not option_tell(q.question, [q.answer, *d], semantic)] or sets
     clean = [d for d in clean if fair([q.answer, *d])] or clean
-    pick = min(clean, key=lambda d: round(cost([q.answer, *d], target, semantic), 6))
+    pick = min(
+        clean,
+        key=lambda d: round(
+            cost([q.answer, *d], target, semantic)
+            + question_cost(q.question if close is not None else "", [q.answer, *d], target, close)
+            + (extra([q.answer, *d]) if extra else 0.0),
+            6,
+        ),
+    )
     return q.model_copy(update={"options": [q.answer, *pick], "rotations": rotations(world.seed, q.id)})
 
 
@@ -98,7 +115,9 @@ def _rivals(world: World, q: Question) -> tuple[list[str], list[str]]:
     return sorted(rivals), [v for v in pool if v != q.answer]
 
 
-def rival_options(world: World, q: Question, target: tuple[int, int]) -> Question | None:
+def rival_options(
+    world: World, q: Question, target: tuple[int, int], close: bool | None = None, extra: Cost | None = None
+) -> Question | None:
     """Options of a usual-place or companion item holding up to :data:`RIVALS` of the answer's
     rivals (where P also held that activity, who else came along: the alternatives a guess would
     weigh, not a place of another activity), the rest balanced at ``target``; of the
@@ -118,7 +137,9 @@ def rival_options(world: World, q: Question, target: tuple[int, int]) -> Questio
         fixed = [r for r in fixed if r not in out]
         k = N_OPTIONS - 1 - len(fixed)
     for t in tries:
-        rest = balanced_distractors(q.answer, pool, k, rng, fixed, t, semantic, fair)  # type: ignore[arg-type]
+        rest = balanced_distractors(
+            q.answer, pool, k, rng, fixed, t, semantic, fair, q.question, close, extra
+        )  # type: ignore[arg-type]
         if rest is None:
             return None
         got = [*fixed, *rest]
@@ -131,22 +152,31 @@ def rival_options(world: World, q: Question, target: tuple[int, int]) -> Questio
     return q.model_copy(update={"options": [q.answer, *got], "rotations": rotations(world.seed, q.id)})
 
 
-def profile_options(world: World, q: Question, target: tuple[int, int], rank: int | None = None) -> Question:
+def profile_options(
+    world: World,
+    q: Question,
+    target: tuple[int, int],
+    rank: int | None = None,
+    close: bool | None = None,
+    extra: Cost | None = None,
+) -> Question:
     """``q`` with options: the set drawn at ``target``, or where an option-only rule reads its
-    answer, the first set drawn at another target that none reads (the target's set if none)."""
+    answer, the first set drawn at another target that none reads (the target's set if none);
+    ``close``: whether the answer should be the option closest in meaning to the question;
+    ``extra``: a further cost of a set (``option_balance.ValueShare.cost``)."""
     if q.program.fn in CHANGES:
-        return change_options(world, q, target)
+        return change_options(world, q, target, close, extra)
     if q.program.fn in ("usual_place", "frequent_companion", "closest_companion"):
-        got = rival_options(world, q, target)
+        got = rival_options(world, q, target, close, extra)
         if got is not None:
             return got
-    first = with_options(world, q, target, rank)
+    first = with_options(world, q, target, rank, close, extra)
     semantic = semantic_available()
     fair = screen_for(q.question, world)
     if not first.options or (not option_tell(q.question, first.options, semantic) and fair(first.options)):
         return first
     for t in _tries(world, q, target)[SAME_TARGET:]:
-        alt = with_options(world, q, t, rank)
+        alt = with_options(world, q, t, rank, close, extra)
         if alt.options and not option_tell(q.question, alt.options, semantic) and fair(alt.options):
             return alt
     return first

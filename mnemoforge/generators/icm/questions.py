@@ -25,7 +25,13 @@ from mnemoforge.generators.icm.forms import realise as realise_form
 from mnemoforge.generators.icm.part_programs import part_fields
 from mnemoforge.generators.icm.profile_options import profile_options
 from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RESERVE, RETRIEVAL, T  # noqa: F401
-from mnemoforge.generators.option_balance import RankSpread, stratified_targets, tells
+from mnemoforge.generators.option_balance import (
+    QuestionShare,
+    RankSpread,
+    ValueShare,
+    stratified_targets,
+    tells,
+)
 from mnemoforge.generators.questions.common import (
     Candidate,
     EvidenceIndex,
@@ -128,7 +134,11 @@ def generate_icm(
     ``screen=False`` plans such items too, because the gates' own tests need them. Once a category
     is full, the answers ``answer_balance`` would find over-keyed in their program are dropped
     (:func:`over_keyed`) and the freed places are filled from the next candidates. Counts take
-    the answer's rank among their options in turn (``RankSpread``)."""
+    the answer's rank among their options in turn (``RankSpread``); per category, option sets put
+    the answer closest in meaning to the question for about a quarter of the items
+    (``QuestionShare``) and the answer the category's most often keyed option only for about a
+    quarter of them (``ValueShare``), unless those costs would make the set unfair or let the
+    lexical option-only rules read more than the plain draw's (then the plain draw is kept)."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
     world_hash = content_hash(world)
@@ -141,6 +151,8 @@ def generate_icm(
     ranks = RankSpread(world.seed)
     opts = {PROFILE: profile_options}  # profile answers are majorities: screened for option-only tells
     rule_share = OptionRuleShare()
+    near_question = QuestionShare()  # the answer closest in meaning to the question: 1 item in 4
+    prior = ValueShare()  # the answer the category's most often keyed option: 1 item in 4
     out: list[Question] = []
     for category, n in counts.items():
         taken: list[Question] = []
@@ -156,7 +168,17 @@ def generate_icm(
             for c in order:  # lazy: a later pass goes on from where the last one stopped
                 q = _question(world, c, last_order, world_hash)
                 rank = ranks.pick("counts", count_ranks(q)) if q.program.fn in COUNTED else None
-                q = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
+                # a quarter of the targets ask it, while the planned items leave room for it
+                close = targets[q.id][1] == 0 and near_question.close(category)
+                extra = prior.cost(category, targets[q.id][0] == 0 and prior.room(category))
+                if q.program.fn in PLAIN_DRAW:
+                    close, extra = None, None
+                plain = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
+                q = opts.get(category, with_options)(
+                    world, q, targets[q.id], rank=rank, close=close, extra=extra
+                )
+                if screen and q.options and not _as_fair(q, plain, world):
+                    q = plain  # the closeness and prior costs must not cost the item or a lexical tell
                 if screen and q.options and not fair_set(q.question, q.options, world):
                     continue
                 if screen and near_duplicates([*out, *taken, q]):  # the planned ones repeat nothing
@@ -167,6 +189,8 @@ def generate_icm(
                     ranks.take("counts", rank)
                 taken.append(q)
                 rule_share.add(q.options)
+                near_question.add(category, q.question, q.options)
+                prior.add(category, q.options)
                 if len(taken) >= n:
                     break
             surplus = over_keyed(taken) if screen else set()
@@ -175,9 +199,28 @@ def generate_icm(
             for q in taken:
                 if q.id in surplus:
                     rule_share.add(q.options, -1)
+                    near_question.add(category, q.question, q.options, -1)
+                    prior.add(category, q.options, -1)
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)
+
+
+PLAIN_DRAW = {"who_brought"}
+"""Programs whose sets keep the plain draw: a who-brought set fixes a face present at the event
+(``options._with_one_of``), and its costed sets were read by text retrieval (``text_only_clue``
+rejected the default release's one kept who-brought item)."""
+
+
+def _as_fair(q: Question, plain: Question, world: World) -> bool:
+    """Whether ``q``'s options (drawn with the closeness and prior costs) are fair and let the
+    lexical option-only rules read no more than ``plain``'s (drawn without them) do."""
+    if not plain.options or not q.options:
+        return False
+    lexical = sum(tells(q.options)[r] for r in LEXICAL_RULES)
+    return fair_set(q.question, q.options, world) and lexical <= sum(
+        tells(plain.options)[r] for r in LEXICAL_RULES
+    )
 
 
 LEXICAL_RULES = ("shortest", "longest", "centroid", "odd_one_out", "edit_centroid", "edit_odd")

@@ -18,6 +18,7 @@ from itertools import combinations
 
 from mnemoforge.dates import WEEKDAYS
 from mnemoforge.generators.option_balance import (
+    Cost,
     Screen,
     balanced_distractors,
     draw_target,
@@ -218,33 +219,58 @@ def _with_one_of(
     target: tuple[int, int] | None,
     semantic: bool,
     screen: Screen | None = None,
+    question: str = "",
+    close: bool | None = None,
+    extra: Cost | None = None,
 ) -> list[str] | None:
     """Distractors holding at least one of ``faces`` (all of the pool when there is none): of the sets
     that fix each face in turn and balance the rest, the one closest to ``target`` (so the faces, often
     one family's names, do not leave the answer at the centre of the set)."""
     if not faces:
         return balanced_distractors(
-            answer, pool, N_OPTIONS - 1, rng, target=target, semantic=semantic, screen=screen
+            answer,
+            pool,
+            N_OPTIONS - 1,
+            rng,
+            target=target,
+            semantic=semantic,
+            screen=screen,
+            question=question,
+            close=close,
+            extra=extra,
         )
     target = target or draw_target(rng, N_OPTIONS)
     sets = [
         [f, *rest]
         for f in faces
-        if (rest := balanced_distractors(answer, pool, N_OPTIONS - 2, rng, [f], target, semantic, screen))
+        if (
+            rest := balanced_distractors(
+                answer, pool, N_OPTIONS - 2, rng, [f], target, semantic, screen, question, close, extra
+            )
+        )
         is not None
     ]
-    return pick_balanced(answer, sets, rng, target, semantic, screen)
+    return pick_balanced(answer, sets, rng, target, semantic, screen, question, close, extra)
 
 
 def with_options(
-    world: World, q: Question, target: tuple[int, int] | None = None, rank: int | None = None
+    world: World,
+    q: Question,
+    target: tuple[int, int] | None = None,
+    rank: int | None = None,
+    close: bool | None = None,
+    extra: Cost | None = None,
 ) -> Question:
     """The same item with four options (correct first) and its four rotations; too few
     distractors under the rules leaves it open-ended only. ``target``: the answer's rank by length
     and by centrality (``option_balance.stratified_targets``; else drawn per item); ``rank``: a
-    count's rank among its options (0 = smallest)."""
+    count's rank among its options (0 = smallest); ``close``: whether the answer should be the
+    option closest in meaning to the question (``option_balance.QuestionShare``,
+    ``option_balance.question_cost``; None: no such cost); ``extra``: a further cost of a set
+    (``option_balance.ValueShare.cost``)."""
     rng = derive_rng(world.seed, q.id, "options")
     semantic = semantic_available()  # the default panel's MiniLM centroid reads these sets too
+    question = q.question if close is not None else ""  # the closeness cost only when asked
     # no cast prior picks the answer, no distractor is ruled out, no option-only rule reads the set
     screen = untold(q.question, semantic, screen_for(q.question, world))
     if SAME_POOL.get(q.program.fn, q.program.fn) == "count_events":
@@ -253,11 +279,13 @@ def with_options(
         pool = _clean(q, _pool(world, q, rng))
         if q.program.fn == "who_brought":  # another face present, whose name the evidence binds too
             faces = [x for x in _faces_present(world, q) if x in pool]
-            got = _with_one_of(q.answer, faces, pool, rng, target, semantic, screen)
+            got = _with_one_of(q.answer, faces, pool, rng, target, semantic, screen, question, close, extra)
         else:
             fixed = pool[:1] if q.program.fn == "usual_choice" else []  # the stale habit is always offered
             k = N_OPTIONS - 1 - len(fixed)
-            rest = balanced_distractors(q.answer, pool, k, rng, fixed, target, semantic, screen)
+            rest = balanced_distractors(
+                q.answer, pool, k, rng, fixed, target, semantic, screen, question, close, extra
+            )
             got = None if rest is None else fixed + rest
         if got is None:
             return q
