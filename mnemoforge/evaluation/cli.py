@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from mnemoforge.cli_output import console, fail
+from mnemoforge.evaluation.tables import percent
 
 
 def evaluate_command(
@@ -78,7 +79,7 @@ def evaluate_command(
             dest = out or default_out(release)
             for r in results:
                 part = f" [{r['family']}]" if release_families(release) else ""
-                score = _pct(r["summary"].get("score"))
+                score = percent(r["summary"].get("score"))
                 typer.echo(
                     f"{r['method']:>28} × {r['model']['name']:<16}{part} score {score}"
                     + _failed(r["summary"])
@@ -122,9 +123,9 @@ def evaluate_command(
     typer.echo(
         f"{method} × {res['model']['name']}: {s['items']} items, {s['answered']} answered"
         + (f", {s['failed']} failed (not scored)" if s["failed"] else "")
-        + f", score {_pct(s.get('score'))}"
+        + f", score {percent(s.get('score'))}"
         + (
-            f", MCQ {_pct(s.get('accuracy'))} per rotation / {_pct(s.get('all_four'))} all four"
+            f", MCQ {percent(s.get('accuracy'))} per rotation / {percent(s.get('all_four'))} all four"
             if s.get("mcq")
             else ""
         )
@@ -144,8 +145,8 @@ def _evaluate_variants(
     for r in rows:
         typer.echo(
             f"{r['variant']:>10} ({r['size']} {r['unit']}, {r['observations']} observations): "
-            f"score {_pct(r['score'])}"
-            + (f", MCQ {_pct(r['accuracy'])}" if r["accuracy"] is not None else "")
+            f"score {percent(r['score'])}"
+            + (f", MCQ {percent(r['accuracy'])}" if r["accuracy"] is not None else "")
         )
     typer.echo(str(dest / "variants.md"))
     _exit_on_failures(failure_summary(results), allow_failures)
@@ -163,9 +164,8 @@ def _evaluate_multi(
     if variants is not None:
         curve, runs = evaluate_multi_variants(release, variants, method, model, dest, **kwargs)
         for r in curve:
-            typer.echo(
-                f"{r['variant']:>10}: " + ", ".join(f"{k} {_pct(v)}" for k, v in r.items() if k != "variant")
-            )
+            scores = ", ".join(f"{k} {percent(v)}" for k, v in r.items() if k != "variant")
+            typer.echo(f"{r['variant']:>10}: {scores}")
         typer.echo(str(dest / "variants.md"))
         _exit_on_failures(failure_summary(runs), allow_failures)
         return
@@ -177,8 +177,8 @@ def _evaluate_multi(
         typer.echo(
             f"{r['part']:>8}: {r['items']} items, {r['answered']} answered"
             + (f", {r['failed']} failed (not scored)" if r["failed"] else "")
-            + f", score {_pct(r['score'])}"
-            + (f", MCQ {_pct(r['accuracy'])}" if r["accuracy"] is not None else "")
+            + f", score {percent(r['score'])}"
+            + (f", MCQ {percent(r['accuracy'])}" if r["accuracy"] is not None else "")
         )
     typer.echo(str(dest / "families.md"))
     _exit_on_failures(failure_summary(results), allow_failures)
@@ -196,10 +196,6 @@ def _exit_on_failures(line: str | None, allowed: bool) -> None:
         console.print(f"warning: {line}", markup=False, highlight=False)
         return
     fail(f"{line}; run the command again to resend them (answers are cached), or pass --allow-failures", 1)
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
 
 
 def export_harness_command(release: Path, fmt: str, out: Path) -> None:

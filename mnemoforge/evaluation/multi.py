@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.evaluation.cross_keys import release_families
+from mnemoforge.evaluation.tables import percent
 from mnemoforge.store import atomic
 
 ALL = "all"
@@ -69,10 +70,6 @@ def _cells(summary: dict[str, Any]) -> dict[str, Any]:
     return {k: summary.get(k) for k in keys} | {"failed": summary.get("failed", 0)}
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
-
-
 def families_markdown(record: dict[str, Any]) -> str:
     """One row per family, then ``cross``, then every item together."""
     lines = [
@@ -89,8 +86,8 @@ def families_markdown(record: dict[str, Any]) -> str:
             lines.append(f"| `{r['part']}` | not run: {r['not_run']} | | | | | |")
             continue
         lines.append(
-            f"| `{r['part']}` | {r['items']} | {r['answered']} | {r['failed']} | {_pct(r['score'])} | "
-            f"{_pct(r['accuracy'])} | {_pct(r['all_four'])} |"
+            f"| `{r['part']}` | {r['items']} | {r['answered']} | {r['failed']} | {percent(r['score'])} | "
+            f"{percent(r['accuracy'])} | {percent(r['all_four'])} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -114,7 +111,7 @@ def matrix_markdown(records: list[dict[str, Any]]) -> str:
         cells = [
             "not run"
             if "not_run" in by[n]
-            else _pct(by[n]["score"]) + (f" ({by[n]['failed']} failed)" if by[n]["failed"] else "")
+            else percent(by[n]["score"]) + (f" ({by[n]['failed']} failed)" if by[n]["failed"] else "")
             for n in names
         ]
         lines.append(f"| {rec['method']} × {rec['model']} | " + " | ".join(cells) + " |")
@@ -158,7 +155,7 @@ def evaluate_multi_variants(
         "",
         "| variant | " + " | ".join(f"`{n}`" for n in names) + " |",
         "|---|" + "---|" * len(names),
-        *(f"| `{r['variant']}` | " + " | ".join(_pct(r.get(n)) for n in names) + " |" for r in rows),
+        *(f"| `{r['variant']}` | " + " | ".join(percent(r.get(n)) for n in names) + " |" for r in rows),
     ]
     atomic.write_json(Path(dest) / "variants.json", record)
     atomic.write_text(Path(dest) / "variants.md", "\n".join(lines) + "\n")

@@ -14,6 +14,11 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}"
 
 
+def percent(x: float | None) -> str:
+    """A share as a table's percentage ("62.9%"; "–" for none)."""
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
 def cell(agg: dict[str, Any] | None) -> str:
     """One table cell: ``acc (all-four)`` for MCQ, EM (judge) for open items, call EM for calls."""
     if not agg:

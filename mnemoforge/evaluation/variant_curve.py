@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.evaluation.keys import EvaluationError
+from mnemoforge.evaluation.tables import percent
 from mnemoforge.store import atomic
 
 
@@ -66,10 +67,6 @@ def _shared_scores(rows: list[dict[str, Any]], results: list[dict[str, Any]]) ->
         row["shared_score"] = s.get("score")
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
-
-
 def curve_markdown(record: dict[str, Any]) -> str:
     """The side-by-side table: one row per variant, smallest history first as built."""
     lines = [
@@ -81,10 +78,10 @@ def curve_markdown(record: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in record["rows"]:
-        shared = f"{_pct(r.get('shared_score'))} of {r.get('shared_items', '–')}"
+        shared = f"{percent(r.get('shared_score'))} of {r.get('shared_items', '–')}"
         lines.append(
             f"| `{r['variant']}` | {r['size']:g} {r['unit']} | {r['observations']:g} | {r['items']} | "
-            f"{_pct(r['score'])} | {_pct(r['accuracy'])} | {_pct(r['all_four'])} | {shared} |"
+            f"{percent(r['score'])} | {percent(r['accuracy'])} | {percent(r['all_four'])} | {shared} |"
         )
     return "\n".join(lines) + "\n"
 
