@@ -38,6 +38,7 @@ import duckdb
 from mnemoforge import __version__
 from mnemoforge.generators.icm import album, album_check
 from mnemoforge.generators.icm import world as world_mod
+from mnemoforge.generators.icm.captions import album_captions
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import Theme
@@ -164,7 +165,10 @@ def run_rows(clips_n: int, questions_n: int) -> dict[str, Any]:
     world = world_mod.plan_world(theme, theme.seed, theme.album.clips - 1)
     clips, obs = album.plan_album(theme, world)
     album_check.validate_album(theme, world, clips)
-    qs = generate_icm(world, obs, theme.questions.counts(), last_order=max(c.index for c in clips))
+    caps = album_captions(world, clips)
+    qs = generate_icm(
+        world, obs, theme.questions.counts(), last_order=max(c.index for c in clips), captions=caps
+    )
     plan_s = time.perf_counter() - t0
     gates = gates_for("icm")
     verdicts = [

@@ -62,6 +62,7 @@ def planned_gates(clips: int, questions: int):  # type: ignore[no-untyped-def]
     """The default theme's album planned at ``clips`` clips with ``questions`` items requested, its
     candidates gated: ``(GateRun, wall seconds)``."""
     from mnemoforge.generators.icm.album import plan_album
+    from mnemoforge.generators.icm.captions import album_captions
     from mnemoforge.generators.icm.questions import generate_icm
     from mnemoforge.generators.icm.world import plan_world
     from mnemoforge.theme_io import DEFAULT_THEME, load_theme
@@ -75,7 +76,8 @@ def planned_gates(clips: int, questions: int):  # type: ignore[no-untyped-def]
     )
     world = plan_world(theme, theme.seed, clips - 1)
     albums, obs = plan_album(theme, world)
-    qs = generate_icm(world, obs, theme.questions.counts(), len(albums) - 1)
+    caps = album_captions(world, albums)  # as the episodes stage writes them
+    qs = generate_icm(world, obs, theme.questions.counts(), len(albums) - 1, captions=caps)
     gctx = gates_mod.GateContext(world, {o.id: o for o in obs})
     t0 = time.perf_counter()
     result = gate_runner.run_all_gates(qs, gctx, theme.gates, cache_dir=None)

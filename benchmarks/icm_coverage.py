@@ -98,7 +98,8 @@ def run(clips: int, total: int, seed: int) -> dict:
     cl, obs = album.plan_album(theme, w)
     clock.lap("plan_and_episodes")
     counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}
-    qs = icm.generate_icm(w, obs, counts, last_order=max(c.index for c in cl))
+    caps = captions.album_captions(w, cl)  # as the episodes stage writes them, read by the planning
+    qs = icm.generate_icm(w, obs, counts, last_order=max(c.index for c in cl), captions=caps)
     clock.lap("questions")
     t_gen = time.perf_counter() - t0
     gctx = gates_mod.GateContext(w, {o.id: o for o in obs})

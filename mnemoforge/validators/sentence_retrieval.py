@@ -12,10 +12,41 @@ over time should leave it at chance).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from mnemoforge.schemas.observations import Observation
 from mnemoforge.validators.answerers.lexical import BM25
 from mnemoforge.validators.answerers.textnorm import sentences, tokens
+
+CAPTION_TEXT = ("caption", "visual_details", "speech")
+"""The agent-visible text columns of the families' caption tables."""
+
+
+def flat_text(v: object) -> str:
+    """A caption cell as text (a list joined into sentences)."""
+    if isinstance(v, list):
+        return ". ".join(map(str, v))
+    return str(v) if v else ""
+
+
+def agent_passages(
+    observations: Iterable[Observation], captions: Iterable[Mapping[str, object]] = ()
+) -> list[tuple[int, str]]:
+    """Every agent-visible text with the stream order it belongs to: the observations' content and
+    the caption tables' text columns (:data:`CAPTION_TEXT`), a caption at the first order of the
+    observation or clip it describes."""
+    obs = list(observations)
+    first: dict[str, int] = {}
+    for o in obs:
+        first.setdefault(o.id, o.order)
+        first.setdefault(o.episode, o.order)
+    out = [(o.order, o.content) for o in obs if o.content]
+    for c in captions:
+        ref = next((c[k] for k in ("observation", "clip") if isinstance(c.get(k), str)), None)
+        text = " ".join(flat_text(c.get(k)) for k in CAPTION_TEXT)
+        if isinstance(ref, str) and ref in first and text.strip():
+            out.append((first[ref], text))
+    return out
 
 
 class SentenceIndex:

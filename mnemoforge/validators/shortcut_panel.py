@@ -35,7 +35,7 @@ from mnemoforge.schemas.world import World
 from mnemoforge.validators.answerers.option_prior import _slots, near_variant_centre
 from mnemoforge.validators.answerers.option_solvers import SOLVERS, lexical_similarity
 from mnemoforge.validators.panel_gates import claims_visual
-from mnemoforge.validators.sentence_retrieval import SentenceIndex
+from mnemoforge.validators.sentence_retrieval import CAPTION_TEXT, SentenceIndex, agent_passages, flat_text
 
 Scores = list[float] | None
 
@@ -75,15 +75,11 @@ def load(release: Path) -> PanelInput:
     passages = [(o["order"], o["content"]) for o in view.observations if o.get("content")]
     for c in view.captions:
         ref = next((c[k] for k in ("observation", "clip") if isinstance(c.get(k), str)), None)
-        text = " ".join(_flat(c.get(k)) for k in CAPTION_TEXT)
+        text = " ".join(flat_text(c.get(k)) for k in CAPTION_TEXT)
         if ref in first and text.strip():
             passages.append((first[ref], text))
     choices = {i.id: i.choices for i in view.items if i.choices}
     return PanelInput(fam, world, questions, obs, choices, passages)
-
-
-CAPTION_TEXT = ("caption", "visual_details", "speech")
-"""The agent-visible text columns of the families' caption tables."""
 
 
 def from_run(
@@ -91,29 +87,13 @@ def from_run(
 ) -> PanelInput:
     """The panel's input from a run's contents before freeze (kept items, their rotations as the
     agent rows, observation text and the caption tables' text columns)."""
-    first: dict[str, int] = {}
-    for o in observations:
-        first.setdefault(o.id, o.order)
-        first.setdefault(o.episode, o.order)
-    passages = [(o.order, o.content) for o in observations if o.content]
-    for c in captions:
-        ref = next((c[k] for k in ("observation", "clip") if isinstance(c.get(k), str)), None)
-        text = " ".join(_flat(c.get(k)) for k in CAPTION_TEXT)
-        if ref in first and text.strip():
-            passages.append((first[ref], text))
     choices = {
         q.id: [[q.options[i] for i in rot] for rot in q.rotations]
         for q in questions
         if q.options and q.rotations
     }
     fam = questions[0].family if questions else ""
-    return PanelInput(fam, world, questions, observations, choices, passages)
-
-
-def _flat(v: object) -> str:
-    if isinstance(v, list):
-        return ". ".join(map(str, v))
-    return str(v) if v else ""
+    return PanelInput(fam, world, questions, observations, choices, agent_passages(observations, captions))
 
 
 def forced(scores: Sequence[float], correct: int = 0) -> float:

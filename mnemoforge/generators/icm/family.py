@@ -238,7 +238,8 @@ class IcmFamily(Family):
         obs = [Observation.model_validate(r) for r in read_jsonl(run.observations)]
         last = max(c.index for c in load_clips(run.root))
         counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}
-        return icm.generate_icm(world, obs, counts, last_order=last)
+        caps = read_jsonl(run.captions) if run.captions.is_file() else []
+        return icm.generate_icm(world, obs, counts, last_order=last, captions=caps)
 
     def preflight_album(self, theme: Theme, seed: int) -> PreflightAlbum:
         """The album as ``plan`` and ``episodes`` would lay it out (World, clips, shots, lines)."""

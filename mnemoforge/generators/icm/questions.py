@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Mapping, Sequence
 from itertools import chain
 
 from mnemoforge.dates import month_name, weekday_name
@@ -45,6 +46,7 @@ from mnemoforge.generators.questions.common import (
 from mnemoforge.generators.questions.diversity import diverse_order, features
 from mnemoforge.generators.questions.fairness import fair_set, near_duplicates
 from mnemoforge.generators.questions.options import COUNTED, count_ranks, program_share, with_options
+from mnemoforge.generators.text_share import TextShare, joined
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.observations import Observation
@@ -124,6 +126,7 @@ def generate_icm(
     counts: dict[str, int],
     last_order: int,
     screen: bool = True,
+    captions: Sequence[Mapping[str, object]] = (),
 ) -> list[Question]:
     """Plan candidates per category (``counts``), answers computed. Each category's candidates are
     taken in diversity order (``questions/diversity``: programs, answer values, templates, people,
@@ -138,7 +141,11 @@ def generate_icm(
     the answer closest in meaning to the question for about a quarter of the items
     (``QuestionShare``) and the answer the category's most often keyed option only for about a
     quarter of them (``ValueShare``), unless those costs would make the set unfair or let the
-    lexical option-only rules read more than the plain draw's (then the plain draw is kept)."""
+    lexical option-only rules read more than the plain draw's (then the plain draw is kept). Once
+    the text-only sentence solver (over ``observations`` and the album's ``captions``, as the
+    shortcut panel reads them) answers a quarter of a category's planned items, sets it answers
+    cost more (:class:`~mnemoforge.generators.text_share.TextShare`), and an item it still answers
+    is passed over."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
     world_hash = content_hash(world)
@@ -153,6 +160,7 @@ def generate_icm(
     rule_share = OptionRuleShare()
     near_question = QuestionShare()  # the answer closest in meaning to the question: 1 item in 4
     prior = ValueShare()  # the answer the category's most often keyed option: 1 item in 4
+    text = TextShare(observations, captions)  # the text-only sentence solver's pick: 1 item in 4
     out: list[Question] = []
     for category, n in counts.items():
         taken: list[Question] = []
@@ -171,11 +179,10 @@ def generate_icm(
                 # a quarter of the targets ask it, while the planned items leave room for it
                 close = targets[q.id][1] == 0 and near_question.close(category)
                 extra = prior.cost(category, targets[q.id][0] == 0 and prior.room(category))
-                if q.program.fn in PLAIN_DRAW:
-                    close, extra = None, None
-                plain = opts.get(category, with_options)(world, q, targets[q.id], rank=rank)
+                read = text.cost(category, q) if screen else None
+                plain = opts.get(category, with_options)(world, q, targets[q.id], rank=rank, extra=read)
                 q = opts.get(category, with_options)(
-                    world, q, targets[q.id], rank=rank, close=close, extra=extra
+                    world, q, targets[q.id], rank=rank, close=close, extra=joined(extra, read)
                 )
                 if screen and q.options and not _as_fair(q, plain, world):
                     q = plain  # the closeness and prior costs must not cost the item or a lexical tell
@@ -185,12 +192,15 @@ def generate_icm(
                     continue
                 if screen and q.options and rule_share.tips(q.options):
                     continue
+                if screen and text.tips(category, q):
+                    continue
                 if rank is not None and q.options:
                     ranks.take("counts", rank)
                 taken.append(q)
                 rule_share.add(q.options)
                 near_question.add(category, q.question, q.options)
                 prior.add(category, q.options)
+                text.add(category, q)
                 if len(taken) >= n:
                     break
             surplus = over_keyed(taken) if screen else set()
@@ -201,15 +211,10 @@ def generate_icm(
                     rule_share.add(q.options, -1)
                     near_question.add(category, q.question, q.options, -1)
                     prior.add(category, q.options, -1)
+                    text.add(category, q, -1)
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)
-
-
-PLAIN_DRAW = {"who_brought"}
-"""Programs whose sets keep the plain draw: a who-brought set fixes a face present at the event
-(``options._with_one_of``), and its costed sets were read by text retrieval (``text_only_clue``
-rejected the default release's one kept who-brought item)."""
 
 
 def _as_fair(q: Question, plain: Question, world: World) -> bool:
