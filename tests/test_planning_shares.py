@@ -84,6 +84,11 @@ def test_value_share_counts_the_prior_as_planned_and_draws_often_keyed_distracto
     assert got is not None and "Ana" in got
     share.add("cross", ["Ana", "Cy", "Dee", "Eve"], -1)  # dropped again: its key and share go back
     assert share.keyed["cross"]["Ana"] == 2 and share.count["cross"] == 3
+    # 2.5 hits over 4 items: one more set the prior answers (3.5 > 5/4 + 1 of slack) is passed over,
+    # a set it gets wrong is not
+    share.add("cross", ["Ana", "Cy", "Dee", "Eve"])
+    assert share.tips("cross", ["Ana", "Bo", "Cy", "Dee"])
+    assert not share.tips("cross", ["Bo", "Ana", "Cy", "Dee"])
 
 
 @pytest.fixture(scope="module")

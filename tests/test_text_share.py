@@ -69,6 +69,7 @@ def test_tell_is_the_panels_sentence_solver_and_cost_starts_once_the_share_is_fu
     cost = share.cost("recall", told)
     assert cost(told.options) == 0.0  # an empty group has room for one answered item (the slack)
     share.add("recall", told)
+    cost = share.cost("recall", told)  # the next item's cost, as the group stands now
     assert share.tips("recall", told) and cost(told.options) > 0  # a second would put it over
     assert cost(["Fabio", "Bruno", "Chiara", "Gino"]) == 0.0  # a set the solver gets wrong is free
     share.add("recall", told, -1)

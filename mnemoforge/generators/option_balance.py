@@ -343,7 +343,7 @@ class QuestionShare:
             self.hits[group] = self.hits.get(group, 0.0) + sign * question_tell(question, options)
 
 
-VALUE_WEIGHT = 2.0
+VALUE_WEIGHT = 4.0
 """The cost of a set on which the value prior's standing is not what the item asks (``ValueShare``)."""
 
 
@@ -369,6 +369,17 @@ class ValueShare:
     def room(self, group: str) -> bool:
         """Whether the next item of ``group`` may be answered by the prior."""
         return self.hits.get(group, 0.0) + 1 <= (self.count.get(group, 0) + 1) / self.n + 1e-9
+
+    def tips(self, group: str, options: Sequence[str] | None, slack: float = 1.0) -> bool:
+        """Whether a set (answer first) the prior answers would put the group's answered share
+        more than ``slack`` items over 1/n of its planned items."""
+        if not options:
+            return False
+        got = self.tell(group, options)
+        return (
+            got > 1.0 / len(options)
+            and self.hits.get(group, 0.0) + got > (self.count.get(group, 0) + 1) / self.n + slack + 1e-9
+        )
 
     def cost(self, group: str, want: bool) -> Cost:
         """:data:`VALUE_WEIGHT` times how far the prior's forced accuracy on a set is from ``want``."""

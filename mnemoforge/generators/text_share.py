@@ -77,16 +77,21 @@ class TextShare:
         return self.hits.get(group, 0.0) + got <= share + SLACK + 1e-9
 
     def cost(self, group: str, q: Question):  # type: ignore[no-untyped-def]
-        """A set cost (answer first): :data:`TEXT_WEIGHT` times the solver's accuracy above chance,
-        once the group holds its share of answered items (0 while it has room)."""
-
+        """A set cost (answer first) for ``q`` as the group stands now: :data:`TEXT_WEIGHT` times the
+        solver's accuracy above chance on a set that would put the group over its room (0 for the
+        others), plus :data:`GATE_WEIGHT` on a set the gate's retrieval answers."""
         visual = self.gate.applies(q)
+        room = (self.count.get(group, 0) + 1) / self.n + SLACK - self.hits.get(group, 0.0) + 1e-9
+        seen: dict[tuple[str, ...], float] = {}  # a small pool's draws repeat: each set once
 
         def c(options: Sequence[str]) -> float:
-            got = self.tell(q, options)
-            over = got - 1.0 / len(options)
-            extra = TEXT_WEIGHT * over if over > 0 and not self._room(group, got) else 0.0
-            return extra + (GATE_WEIGHT if visual and self.gate.picks(q, options) else 0.0)
+            key = tuple(options)
+            if key not in seen:
+                got = self.tell(q, options)
+                over = got - 1.0 / len(options)
+                extra = TEXT_WEIGHT * over if over > 0 and got > room else 0.0
+                seen[key] = extra + (GATE_WEIGHT if visual and self.gate.picks(q, options) else 0.0)
+            return seen[key]
 
         return c
 

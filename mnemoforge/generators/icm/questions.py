@@ -194,6 +194,8 @@ def generate_icm(
                     continue
                 if screen and text.tips(category, q):
                     continue
+                if screen and prior.tips(category, q.options):
+                    continue
                 if rank is not None and q.options:
                     ranks.take("counts", rank)
                 taken.append(q)
