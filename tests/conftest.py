@@ -72,6 +72,7 @@ BUILD_GROUPS = {
     "bakery_release": "bakery",
     "default_release": "default",  # integration (CI): the full-size build, once per run
     "world_release": "world",  # glassworks_world: tests/test_cross_family*.py
+    "fjord_hut_build": "fjord",  # fjord_hut_memeye: test_unseen_worlds, test_memeye_declared
 }
 FAMILY_PARAMS = {"icm": "tiny", "smm": "smm", "memeye": "memeye"}
 
@@ -362,6 +363,16 @@ def family_release(request: pytest.FixtureRequest) -> Path:
     if request.param == "icm":
         return request.getfixturevalue("tiny_build")[2].release_dir
     return request.getfixturevalue(f"{request.param}_release")
+
+
+@pytest.fixture(scope="session")
+def fjord_hut_build(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """tests/themes/fjord_hut_memeye.yaml built once per session (the BuildResult; read-only): an
+    unseen-world theme that tests/test_unseen_worlds.py and tests/test_memeye_declared.py both read."""
+    from mnemoforge.pipeline import build
+
+    theme = TEST_THEMES / "fjord_hut_memeye.yaml"
+    return build(theme, outputs=tmp_path_factory.mktemp("fjord_hut"), workers=1)
 
 
 @pytest.fixture(scope="session")
