@@ -108,7 +108,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             else:  # as xdist reads the mark
                 name = mark.args[0] if mark.args else mark.kwargs.get("name", "default")
                 _join_group(item, str(name), mark=False)
-    PREFECT_GROUPS.update(_group_of(i) for i in items if "prefect_api" in getattr(i, "fixturenames", ()))
 
 
 @pytest.hookimpl(tryfirst=True)  # after `-m` deselected (only the tests that run count), before an
@@ -177,11 +176,12 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 class _PrefectServer:
     """A Prefect API server for the worker's CLI flow builds, so they connect to it instead of each
-    starting and migrating a temporary one (about 10 CPU-s a server). Started by the first test
-    that asks for ``prefect_api``; stopped once the worker's next test is in no group that holds
-    such a test (``pytest_runtest_teardown``), as an idle server costs about 1 % of a core for as
-    long as it runs. tests/test_no_orphans.py, the concurrency test, the scaleout `processes` build
-    and the loopback deployment keep the temporary server a plain `mnemoforge build` starts."""
+    starting and migrating a temporary one. Started by the first test that asks for
+    ``prefect_api`` and kept until the session ends: a start (and its database migration) costs
+    about 5.5 CPU-s, an idle server about 0.5 CPU-s a minute (measured after a flow build), so one
+    server a worker costs less than one for each group of tests that uses it (up to five a run).
+    tests/test_no_orphans.py, the concurrency test, the scaleout `processes` build and the loopback
+    deployment keep the temporary server a plain `mnemoforge build` starts."""
 
     def __init__(self) -> None:
         self.server: object | None = None
@@ -202,22 +202,9 @@ class _PrefectServer:
 
 
 _PREFECT_SERVER = _PrefectServer()
-PREFECT_GROUPS: set[str] = set()  # the groups holding a test that asks for `prefect_api`
 
 
-def _group_of(item: pytest.Item) -> str:
-    return item.nodeid.rsplit("@", 1)[1] if "@" in item.nodeid else item.nodeid.split("::")[0]
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    # under xdist a worker runs a test once it holds the next one (or none is coming): `nextitem`
-    # is what it runs next. test_scaleout's runners ask late (`getfixturevalue`), in the `tiny`
-    # group with test_flow.
-    if nextitem is None or _group_of(nextitem) not in PREFECT_GROUPS:
-        _PREFECT_SERVER.stop()
-
-
+@pytest.hookimpl(tryfirst=True)  # before benchmarks/suite_cpu.py records the worker's CPU time
 def pytest_sessionfinish(session: pytest.Session) -> None:
     _PREFECT_SERVER.stop()
 
