@@ -251,7 +251,10 @@ def _small_build(tmp_path_factory: pytest.TempPathFactory, folder: str, **album:
     root = tmp_path_factory.mktemp(folder)
     theme = root / "tiny.yaml"
     theme.write_text(yaml.safe_dump(small_theme_data(**album), sort_keys=False))
-    return theme, root / "outputs", build(theme, outputs=root / "outputs", workers=2)
+    # in-process (workers=1): no spawned render pool paying its imports (about 0.9 CPU-s a build);
+    # the CLI flow, task-runner and kill builds of tests/test_flow.py and tests/test_scaleout.py
+    # render with `--workers 2` and assert this build's MANIFEST: two workers give the same bytes
+    return theme, root / "outputs", build(theme, outputs=root / "outputs", workers=1)
 
 
 @pytest.fixture(scope="session")
