@@ -108,6 +108,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             else:  # as xdist reads the mark
                 name = mark.args[0] if mark.args else mark.kwargs.get("name", "default")
                 _join_group(item, str(name), mark=False)
+    PREFECT_GROUPS.update(_group_of(i) for i in items if "prefect_api" in getattr(i, "fixturenames", ()))
 
 
 @pytest.hookimpl(tryfirst=True)  # after `-m` deselected (only the tests that run count), before an
@@ -117,9 +118,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:  # xdist worker r
 
 
 def _costliest_groups_first(items: list[pytest.Item]) -> None:
-    """Order the items group by group, the costliest group first (ties: collection order); within a
-    group the collection order stays. With ``--no-loadscope-reorder`` (pyproject's addopts) xdist
-    hands out the groups in this order, so the largest start first (longest processing time first)."""
+    """Order the items group by group: the groups that use the worker's Prefect server first (so a
+    worker runs them one after another and starts its server once, ``_PrefectServer``), then the
+    rest; each part costliest group first (ties: collection order); within a group the collection
+    order stays. With ``--no-loadscope-reorder`` (pyproject's addopts) xdist hands out the groups in
+    this order, so the largest start first (longest processing time first)."""
     cost: dict[str, float] = {}
     first: dict[str, int] = {}
     integration: set[str] = set()
@@ -138,7 +141,12 @@ def _costliest_groups_first(items: list[pytest.Item]) -> None:
             unit = 0.0 if g in GROUP_COST else TEST_COST
         cost[g] += unit
         first.setdefault(g, i)
-    items.sort(key=lambda item: (-cost[group[id(item)]], first[group[id(item)]]))
+
+    def key(item: pytest.Item) -> tuple[bool, float, int]:
+        g = group[id(item)]
+        return g not in PREFECT_GROUPS, -cost[g], first[g]
+
+    items.sort(key=key)
 
 
 def _join_group(item: pytest.Item, group: str, mark: bool = True) -> None:
@@ -177,11 +185,13 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
 class _PrefectServer:
     """A Prefect API server for the worker's CLI flow builds, so they connect to it instead of each
     starting and migrating a temporary one. Started by the first test that asks for
-    ``prefect_api`` and kept until the session ends: a start (and its database migration) costs
-    about 5.5 CPU-s, an idle server about 0.5 CPU-s a minute (measured after a flow build), so one
-    server a worker costs less than one for each group of tests that uses it (up to five a run).
-    tests/test_no_orphans.py, the concurrency test, the scaleout `processes` build and the loopback
-    deployment keep the temporary server a plain `mnemoforge build` starts."""
+    ``prefect_api``; stopped once the worker's next test is in no group that holds such a test
+    (``pytest_runtest_teardown``). A start (and its database migration) costs about 5.5 CPU-s, an
+    idle server 0.5-1 CPU-s a minute (more on a loaded machine), so the groups that use it are
+    handed out first (``_costliest_groups_first``): a worker runs them one after another on one
+    server, which stops when they are done. tests/test_no_orphans.py, the concurrency test, the
+    scaleout `processes` build and the loopback deployment keep the temporary server a plain
+    `mnemoforge build` starts."""
 
     def __init__(self) -> None:
         self.server: object | None = None
@@ -202,6 +212,20 @@ class _PrefectServer:
 
 
 _PREFECT_SERVER = _PrefectServer()
+PREFECT_GROUPS: set[str] = set()  # the groups holding a test that asks for `prefect_api`
+
+
+def _group_of(item: pytest.Item) -> str:
+    return item.nodeid.rsplit("@", 1)[1] if "@" in item.nodeid else item.nodeid.split("::")[0]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    # under xdist a worker runs a test once it holds the next one (or none is coming): `nextitem`
+    # is what it runs next. test_scaleout's runners ask late (`getfixturevalue`), in the `tiny`
+    # group with test_flow.
+    if nextitem is None or _group_of(nextitem) not in PREFECT_GROUPS:
+        _PREFECT_SERVER.stop()
 
 
 @pytest.hookimpl(tryfirst=True)  # before benchmarks/suite_cpu.py records the worker's CPU time
