@@ -72,6 +72,7 @@ BUILD_GROUPS = {
     "bakery_release": "bakery",
     "default_release": "default",  # integration (CI): the full-size build, once per run
     "world_release": "world",  # glassworks_world: tests/test_cross_family*.py
+    "fjord_hut_build": "fjord",  # fjord_hut_memeye: test_unseen_worlds, test_memeye_declared
 }
 FAMILY_PARAMS = {"icm": "tiny", "smm": "smm", "memeye": "memeye"}
 
@@ -117,9 +118,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:  # xdist worker r
 
 
 def _costliest_groups_first(items: list[pytest.Item]) -> None:
-    """Order the items group by group, the costliest group first (ties: collection order); within a
-    group the collection order stays. With ``--no-loadscope-reorder`` (pyproject's addopts) xdist
-    hands out the groups in this order, so the largest start first (longest processing time first)."""
+    """Order the items group by group: the groups that use the worker's Prefect server first (so a
+    worker runs them one after another and starts its server once, ``_PrefectServer``), then the
+    rest; each part costliest group first (ties: collection order); within a group the collection
+    order stays. With ``--no-loadscope-reorder`` (pyproject's addopts) xdist hands out the groups in
+    this order, so the largest start first (longest processing time first)."""
     cost: dict[str, float] = {}
     first: dict[str, int] = {}
     integration: set[str] = set()
@@ -138,7 +141,12 @@ def _costliest_groups_first(items: list[pytest.Item]) -> None:
             unit = 0.0 if g in GROUP_COST else TEST_COST
         cost[g] += unit
         first.setdefault(g, i)
-    items.sort(key=lambda item: (-cost[group[id(item)]], first[group[id(item)]]))
+
+    def key(item: pytest.Item) -> tuple[bool, float, int]:
+        g = group[id(item)]
+        return g not in PREFECT_GROUPS, -cost[g], first[g]
+
+    items.sort(key=key)
 
 
 def _join_group(item: pytest.Item, group: str, mark: bool = True) -> None:
@@ -176,11 +184,14 @@ def _isolated_prefect(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 class _PrefectServer:
     """A Prefect API server for the worker's CLI flow builds, so they connect to it instead of each
-    starting and migrating a temporary one (about 10 CPU-s a server). Started by the first test
-    that asks for ``prefect_api``; stopped once the worker's next test is in no group that holds
-    such a test (``pytest_runtest_teardown``), as an idle server costs about 1 % of a core for as
-    long as it runs. tests/test_no_orphans.py, the concurrency test, the scaleout `processes` build
-    and the loopback deployment keep the temporary server a plain `mnemoforge build` starts."""
+    starting and migrating a temporary one. Started by the first test that asks for
+    ``prefect_api``; stopped once the worker's next test is in no group that holds such a test
+    (``pytest_runtest_teardown``). A start (and its database migration) costs about 5.5 CPU-s, an
+    idle server 0.5-1 CPU-s a minute (more on a loaded machine), so the groups that use it are
+    handed out first (``_costliest_groups_first``): a worker runs them one after another on one
+    server, which stops when they are done. tests/test_no_orphans.py, the concurrency test, the
+    scaleout `processes` build and the loopback deployment keep the temporary server a plain
+    `mnemoforge build` starts."""
 
     def __init__(self) -> None:
         self.server: object | None = None
@@ -217,6 +228,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         _PREFECT_SERVER.stop()
 
 
+@pytest.hookimpl(tryfirst=True)  # before benchmarks/suite_cpu.py records the worker's CPU time
 def pytest_sessionfinish(session: pytest.Session) -> None:
     _PREFECT_SERVER.stop()
 
@@ -263,7 +275,10 @@ def _small_build(tmp_path_factory: pytest.TempPathFactory, folder: str, **album:
     root = tmp_path_factory.mktemp(folder)
     theme = root / "tiny.yaml"
     theme.write_text(yaml.safe_dump(small_theme_data(**album), sort_keys=False))
-    return theme, root / "outputs", build(theme, outputs=root / "outputs", workers=2)
+    # in-process (workers=1): no spawned render pool paying its imports (about 0.9 CPU-s a build);
+    # the CLI flow, task-runner and kill builds of tests/test_flow.py and tests/test_scaleout.py
+    # render with `--workers 2` and assert this build's MANIFEST: two workers give the same bytes
+    return theme, root / "outputs", build(theme, outputs=root / "outputs", workers=1)
 
 
 @pytest.fixture(scope="session")
@@ -362,6 +377,16 @@ def family_release(request: pytest.FixtureRequest) -> Path:
     if request.param == "icm":
         return request.getfixturevalue("tiny_build")[2].release_dir
     return request.getfixturevalue(f"{request.param}_release")
+
+
+@pytest.fixture(scope="session")
+def fjord_hut_build(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """tests/themes/fjord_hut_memeye.yaml built once per session (the BuildResult; read-only): an
+    unseen-world theme that tests/test_unseen_worlds.py and tests/test_memeye_declared.py both read."""
+    from mnemoforge.pipeline import build
+
+    theme = TEST_THEMES / "fjord_hut_memeye.yaml"
+    return build(theme, outputs=tmp_path_factory.mktemp("fjord_hut"), workers=1)
 
 
 @pytest.fixture(scope="session")

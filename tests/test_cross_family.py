@@ -147,6 +147,10 @@ def test_load_dataset_every_config(multi) -> None:  # type: ignore[no-untyped-de
     assert "answer" not in cross.column_names and "choices" in cross.column_names
 
 
+# A second build of the same theme and seed: tests/test_cross_family_flow.py (CI's integration
+# tests) builds glassworks_world again in another process, through the Prefect flow, and asserts
+# the same MANIFEST bytes as this module's build (about 6 CPU-s each), so this one runs with -m slow
+@pytest.mark.slow
 def test_same_theme_and_seed_same_manifest(multi, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from mnemoforge.multi_family import build_multi
 

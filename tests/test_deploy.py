@@ -98,10 +98,42 @@ def _dockerfile_base() -> str:
     return base
 
 
-def _help(*cmd: str) -> str:
-    proc = subprocess.run([*cmd, "--help"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
+HELPS = [("server", "start"), ("worker", "start"), ("work-pool",), ("deploy",)]
+
+# One child process answers what the two CLI checks ask of Prefect: `prefect <sub> --help` of each
+# command docker-compose.yml runs (Prefect's own CLI app, as `python -m prefect` runs it) and the
+# flow prefect.yaml's entrypoint names. Importing Prefect here would freeze its settings for later
+# tests; one child instead of one per command saves a Prefect import (about 0.9 CPU-s) each.
+_PROBE = """
+import contextlib, importlib, io, json, sys
+from prefect import Flow
+from prefect.cli import app
+subs, module, func = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+helps = {}
+for sub in subs:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        sys.argv = ["prefect", *sub, "--help"]
+        try:
+            app()
+        except SystemExit as e:
+            assert e.code in (0, None), (sub, e.code)
+    helps[" ".join(sub)] = buf.getvalue()
+f = getattr(importlib.import_module(module), func)
+flow = {"flow": isinstance(f, Flow), "name": f.name, "params": sorted(f.parameters.properties)}
+json.dump({"helps": helps, "flow": flow}, sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def prefect_probe() -> dict:
+    """``{"helps": {"server start": its --help text, ...}, "flow": {...}}`` from one child process."""
+    path, func = _deployment()["entrypoint"].split(":")
+    module = path.removesuffix(".py").replace("/", ".")
+    cmd = [sys.executable, "-c", _PROBE, json.dumps(HELPS), module, func]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
 
 
 # ----------------------------------------------------------------------------- (a) parsing
@@ -191,10 +223,10 @@ def test_compose_workers_share_outputs_and_pool() -> None:
 
 
 @pytest.mark.integration
-def test_compose_commands_are_real_cli_commands() -> None:
+def test_compose_commands_are_real_cli_commands(prefect_probe: dict) -> None:
     services = _compose()["services"]
-    wanted = [("server", "start"), ("worker", "start"), ("work-pool",), ("deploy",)]
-    helps = {sub: _help(*PREFECT, *sub) for sub in wanted}
+    helps = {sub: prefect_probe["helps"][" ".join(sub)] for sub in HELPS}
+    assert all("Usage" in text for text in helps.values()), helps
     for name, svc in services.items():
         cmd = _command(svc)
         if cmd[:1] == ["prefect"] and tuple(cmd[1:3]) in helps:
@@ -208,22 +240,11 @@ def test_compose_commands_are_real_cli_commands() -> None:
 
 
 @pytest.mark.integration
-def test_prefect_yaml_entrypoint_is_the_build_flow() -> None:
+def test_prefect_yaml_entrypoint_is_the_build_flow(prefect_probe: dict) -> None:
     dep = _deployment()
-    path, func = dep["entrypoint"].split(":")
+    path, _ = dep["entrypoint"].split(":")
     assert (ROOT / path).is_file()
-    # imported in a child process: importing Prefect here would freeze its settings for later tests
-    probe = (
-        "import importlib, json, sys; from prefect import Flow; "
-        f"f = getattr(importlib.import_module({path.removesuffix('.py').replace('/', '.')!r}), {func!r}); "
-        "json.dump({'flow': isinstance(f, Flow), 'name': f.name, "
-        "'params': sorted(f.parameters.properties)}, sys.stdout)"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    flow = json.loads(proc.stdout)
+    flow = prefect_probe["flow"]  # imported in the child process (see _PROBE)
     assert flow["flow"] and flow["name"] == DEPLOYMENT
     assert set(dep["parameters"]) == {"theme", "seed", "outputs", "workers", "task_runner", "dask_address"}
     assert set(dep["parameters"]) <= set(flow["params"])

@@ -87,12 +87,16 @@ def release_texts(release: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def built(tmp_path_factory: pytest.TempPathFactory, fjord_hut_build) -> dict[str, Path]:  # type: ignore[no-untyped-def]
     from mnemoforge.pipeline import build
 
     out = {}
     for name in UNSEEN:
-        res = build(TEST_THEMES / name, outputs=tmp_path_factory.mktemp(name.split(".")[0]), workers=1)
+        res = (  # fjord_hut_memeye: the session's build (tests/conftest.py), also read by test_unseen_worlds
+            fjord_hut_build
+            if name == "fjord_hut_memeye.yaml"
+            else build(TEST_THEMES / name, outputs=tmp_path_factory.mktemp(name.split(".")[0]), workers=1)
+        )
         out[name] = res.release_dir
     return out
 

@@ -42,12 +42,16 @@ OTHER_COUNTRIES = ("CN", "BR", "US", "GB", "CH")
 
 
 @pytest.fixture(scope="module")
-def releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
+def releases(tmp_path_factory: pytest.TempPathFactory, fjord_hut_build) -> dict[str, tuple[Path, Path]]:  # type: ignore[no-untyped-def]
     from mnemoforge.pipeline import build
 
     out = {}
     for name in THEMES:
-        res = build(TEST_THEMES / name, outputs=tmp_path_factory.mktemp(name.split(".")[0]), workers=1)
+        res = (  # fjord_hut_memeye: the session's build (conftest.py), also read by test_memeye_declared
+            fjord_hut_build
+            if name == "fjord_hut_memeye.yaml"
+            else build(TEST_THEMES / name, outputs=tmp_path_factory.mktemp(name.split(".")[0]), workers=1)
+        )
         out[name] = (res.release_dir, res.run_dir)
     return out
 
