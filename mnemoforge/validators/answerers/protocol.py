@@ -48,9 +48,12 @@ class Context:
     world: World | None = None
     observations: tuple[Observation, ...] = ()
     question: Question | None = None
+    parent: Context | None = field(default=None, compare=False, repr=False)
+    """For a context :meth:`without` some item, the context it was masked from (the symbolic
+    answerer derives the masked facts from the parent's instead of gathering them again)."""
 
-    @property
-    def ids(self) -> tuple[str, ...]:
+    @functools.cached_property
+    def ids(self) -> tuple[str, ...]:  # noqa: D102  (kept: a context is asked for it per member and mask)
         return tuple(i.observation_id for i in self.items)
 
     def without(self, observation_id: str) -> Context:
@@ -60,6 +63,7 @@ class Context:
             self.world,
             tuple(o for o in self.observations if o.id != observation_id),
             self.question,
+            self,
         )
 
     @classmethod
