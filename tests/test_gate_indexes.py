@@ -282,8 +282,9 @@ def test_masked_views_and_event_indexes_equal_fresh_ones(album) -> None:
             dropped += bool(got.dropped)
             reordered += list(got.by_kind) != list(got.base.by_kind)
     assert masks > 100 and dropped > 50 and reordered, (masks, dropped, reordered)
-    # evidence that is not drawn from the parent's observations is gathered afresh
+    # evidence that is not drawn from the parent's observations, in their order, is gathered afresh
     assert idx.masked_view(list(obs[:3]), list(obs[3:5]), None) is None
+    assert idx.masked_view(list(obs[:3]), [obs[2], obs[0]], None) is None
 
 
 def test_modality_necessity_gives_the_same_verdicts_with_masked_views_derived_or_gathered(

@@ -70,18 +70,24 @@ class FactIndex:
             hit = self._bases.get(key)
         if hit is not None:
             return hit
-        seq = [(id(o), self.positions(o)) for o in base if cutoff is None or o.order <= cutoff]
+        rank: dict[int, int] = {}
+        of: dict[int, list[dict[str, tuple[int, ...]]]] = {}
+        holders: dict[str, list[tuple[int, tuple[int, int]]]] = {}
         count: dict[int, int] = {}
-        first: dict[str, int] = {}
-        for oid, grouped in seq:
-            for kind, ps in grouped.items():
-                first.setdefault(kind, oid)
-                for p in ps:
-                    count[p] = count.get(p, 0) + 1
+        for n, o in enumerate(base):
+            rank.setdefault(id(o), n)
+            if cutoff is None or o.order <= cutoff:
+                grouped = self.positions(o)
+                of.setdefault(id(o), []).append(grouped)
+                for k, (kind, ps) in enumerate(grouped.items()):
+                    holders.setdefault(kind, []).append((id(o), (n, k)))
+                    for p in ps:
+                        count[p] = count.get(p, 0) + 1
         view = FactView.grouped(self.visible(base, cutoff), self.lexicon)
         pos = self.position
         at = {pos[f.id]: i for fs in view.by_kind.values() for i, f in enumerate(fs)}
-        entry = _Base(tuple(base), frozenset(key[0]), seq, count, first, view, at)
+        first = frozenset(hs[0][0] for hs in holders.values())
+        entry = _Base(tuple(base), rank, of, holders, first, count, view, at)
         with self._bases_lock:
             if len(self._bases) > 256:
                 self._bases.clear()
@@ -91,19 +97,24 @@ class FactIndex:
     def masked_view(
         self, base: Sequence[Observation], evidence: Sequence[Observation], cutoff: int | None
     ) -> FactView | None:
-        """The view of ``evidence`` (some of the observation objects of ``base``: a context with
-        units masked) derived from the base's: its facts less those that only the missing
-        observations express, each kind in World order and the kinds in the order
+        """The view of ``evidence`` (some of the observation objects of ``base``, in its order: a
+        context with units masked) derived from the base's: its facts less those that only the
+        missing observations express, each kind in World order and the kinds in the order
         :meth:`visible` gives them, so the same view a fresh :meth:`visible` gives. It keeps the
         base view (``FactView.base``) and what it lacks (``dropped``) for a family's index to be
-        derived. None when ``evidence`` is not drawn from ``base``."""
-        kept = set(map(id, evidence))
+        derived. None when ``evidence`` is not so drawn from ``base``."""
         b = self._base(base, cutoff)
-        if not kept <= b.ids:
+        try:
+            ranks = list(map(b.rank.__getitem__, map(id, evidence)))
+        except KeyError:  # not one of the base's observations
             return None
+        if ranks != sorted(ranks):  # not in the base's order
+            return None
+        kept = set(map(id, evidence))
+        missing = b.rank.keys() - kept
         lost: dict[int, int] = {}
-        for oid, grouped in b.seq:
-            if oid not in kept:
+        for oid in missing:
+            for grouped in b.of.get(oid, ()):
                 for ps in grouped.values():
                     for p in ps:
                         lost[p] = lost.get(p, 0) + 1
@@ -114,14 +125,15 @@ class FactIndex:
             dropped.setdefault(facts[p].kind, []).append(facts[p])
             cut.setdefault(facts[p].kind, []).append(at[p])
         ids = frozenset(f.id for fs in dropped.values() for f in fs)
-        if all(oid in kept for oid in b.first.values()):  # every kind still first seen where it was
-            order: Iterable[str] = b.view.by_kind
-        else:  # the kinds in the order the kept units show them first
-            seen: dict[str, None] = {}
-            for oid, grouped in b.seq:
-                if oid in kept:
-                    seen.update(dict.fromkeys(grouped))
-            order = seen
+        order: Iterable[str] = b.view.by_kind  # every kind still first seen where it was
+        if not b.first.isdisjoint(missing):  # the kinds in the order the kept units show them first
+            first: dict[str, tuple[int, int]] = {}
+            for kind, hs in b.holders.items():
+                for oid, where in hs:
+                    if oid in kept:
+                        first[kind] = where
+                        break
+            order = sorted(first, key=first.__getitem__)
         by_kind: dict[str, list[Fact]] = {}
         for kind in order:
             got = b.view.by_kind[kind]
@@ -141,17 +153,19 @@ class FactIndex:
 @dataclass(frozen=True)
 class _Base:
     """A base context's view and what its masked views need: its observations (held, so their
-    ids stay theirs), their ids, each visible one's fact positions by kind in order, how many
-    visible units express each position, the unit where each kind is first seen, the view."""
+    ids stay theirs); each one's place (first, by id); the fact positions by kind of each visible
+    one; per kind, the units showing it in order with where (unit place, kind's place in the
+    unit); the units where some kind is first seen; how many visible units express each position;
+    the view; each position's place in its kind's list of the view."""
 
     observations: tuple[Observation, ...]
-    ids: frozenset[int]
-    seq: list[tuple[int, dict[str, tuple[int, ...]]]]
+    rank: dict[int, int]
+    of: dict[int, list[dict[str, tuple[int, ...]]]]
+    holders: dict[str, list[tuple[int, tuple[int, int]]]]
+    first: frozenset[int]
     count: dict[int, int]
-    first: dict[str, int]
     view: FactView
     at: dict[int, int]
-    """World position -> the fact's place in its kind's list of the view."""
 
 
 _LAST: list[FactIndex] = []

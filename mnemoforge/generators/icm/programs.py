@@ -83,12 +83,15 @@ def _derived(base: EventIndex, view: FactView) -> EventIndex:
             ix.activity[event] = last
     for activity in {f.object for f in acts}:
         refill(ix.by_activity, activity, [f for f in base.by_activity[activity] if f.id not in ids])
-    for person in {f.subject for f in att}:  # the set built as _built builds it (same adds, same order)
-        refill(ix.events_of, person, {f.object for f in view.of_kind("attended") if f.subject == person})
     for event in {f.object for f in att}:
         refill(ix.attendees, event, [f for f in base.attendees[event] if f.id not in ids])
+    absent: dict[str, set[str]] = {}  # person -> events none of whose attendance facts is left
     for key in {(f.object, f.subject) for f in att}:
         refill(ix.attendance, key, [i for i in base.attendance[key] if i not in ids])
+        if key not in ix.attendance:
+            absent.setdefault(key[1], set()).add(key[0])
+    for person, events in absent.items():  # the same members (programs sort them or test them)
+        refill(ix.events_of, person, base.events_of[person] - events)
     for event in {f.subject for f in at}:
         refill(ix.places, event, [f for f in base.places[event] if f.id not in ids])
     return ix
@@ -96,7 +99,8 @@ def _derived(base: EventIndex, view: FactView) -> EventIndex:
 
 def attended(view: FactView, person: str, event: str) -> None:
     """Record the read of the person's attendance fact for the event (as ``find`` would)."""
-    ids = index(view).attendance.get((event, person))
+    ix = view.memo.get("icm_events") or index(view)  # (asked millions of times at ICM scale)
+    ids = ix.attendance.get((event, person))
     if ids:
         view.read.update(ids)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -53,15 +54,21 @@ class Context:
     answerer derives the masked facts from the parent's instead of gathering them again)."""
 
     @functools.cached_property
-    def ids(self) -> tuple[str, ...]:  # noqa: D102  (kept: a context is asked for it per member and mask)
+    def ids(self) -> tuple[str, ...]:
+        """The items' observation ids (kept: asked per panel member and per mask)."""
         return tuple(i.observation_id for i in self.items)
+
+    @functools.cached_property
+    def observation_ids(self) -> tuple[str, ...]:
+        """The observations' ids, in order (kept)."""
+        return tuple(o.id for o in self.observations)
 
     def without(self, observation_id: str) -> Context:
         """The same context with one item (and its observation) removed."""
         return Context(
-            tuple(i for i in self.items if i.observation_id != observation_id),
+            tuple(compress(self.items, [i != observation_id for i in self.ids])),
             self.world,
-            tuple(o for o in self.observations if o.id != observation_id),
+            tuple(compress(self.observations, [i != observation_id for i in self.observation_ids])),
             self.question,
             self,
         )

@@ -57,8 +57,11 @@ class SymbolicAnswerer:
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
         if context.world is None or context.question is None:
             return Answer.failed(self.id, "the symbolic answerer needs context.world and context.question")
-        visible = set(context.ids)
-        evidence = [o for o in context.observations if o.id in visible]
+        if context.ids == context.observation_ids:  # each observation is an item (as usual)
+            evidence = list(context.observations)
+        else:
+            visible = set(context.ids)
+            evidence = [o for o in context.observations if o.id in visible]
         within = None
         if (parent := context.parent) is not None:  # a masked context: derived from the parent's facts
             within = self._shown(parent)
