@@ -308,3 +308,25 @@ def test_modality_necessity_gives_the_same_verdicts_with_masked_views_derived_or
     assert verdicts() == derived
     spare = [v["scores"]["spare"] for v in derived if v["gate"] == "modality_necessity"]
     assert len(spare) == len(qs) and len(set(spare)) > 1, set(spare)
+
+
+def test_item_digests_equal_the_content_hash_of_item_and_evidence(album) -> None:
+    """The gate runner writes each observation's JSON once for the items' digests: the same
+    digests as ``content_hash(item, [evidence observations])``."""
+    from mnemoforge.hashing import content_hash
+    from mnemoforge.validators.gate_runner import item_digests
+
+    _, obs, qs = album
+    observations = {o.id: o for o in obs}
+    items = [
+        *qs[:40],
+        qs[0].model_copy(update={"id": "cites-a-missing-unit", "evidence": [*qs[0].evidence, "missing"]}),
+    ]
+    items.append(qs[1].model_copy(update={"id": "no-evidence", "evidence": []}))
+    got = item_digests(items, observations)
+    for q in items:
+        want = content_hash(
+            q.model_dump(mode="json"),
+            [observations[e].model_dump(mode="json") for e in q.evidence if e in observations],
+        )
+        assert got[q.id] == want, q.id

@@ -65,13 +65,18 @@ class Context:
 
     def without(self, observation_id: str) -> Context:
         """The same context with one item (and its observation) removed."""
-        return Context(
-            tuple(compress(self.items, [i != observation_id for i in self.ids])),
+        items = [i != observation_id for i in self.ids]
+        obs = [i != observation_id for i in self.observation_ids]
+        out = Context(
+            tuple(compress(self.items, items)),
             self.world,
-            tuple(compress(self.observations, [i != observation_id for i in self.observation_ids])),
+            tuple(compress(self.observations, obs)),
             self.question,
             self,
         )
+        out.__dict__["ids"] = tuple(compress(self.ids, items))  # the cached ids, already known
+        out.__dict__["observation_ids"] = tuple(compress(self.observation_ids, obs))
+        return out
 
     @classmethod
     def from_observations(
