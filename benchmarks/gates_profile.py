@@ -4,6 +4,7 @@ verdicts equal the run's own (``gates/verdicts.jsonl``).
     python benchmarks/icm_scale.py --clips 120 --questions 174 --keep /tmp/c120 --no-baseline
     python benchmarks/gates_profile.py /tmp/c120/outputs/runs/<run> [--profile 25] [--json out.json]
     python benchmarks/gates_profile.py --plan 420      # no build: the default theme's album planned
+    python benchmarks/gates_profile.py <run> --as-built   # the build's gates stage, cache written
 
 With ``--plan CLIPS`` nothing is rendered: the default theme's World and album are planned at that
 many clips and the icm candidates generated in memory (as ``benchmarks/icm_coverage.py`` and
@@ -11,8 +12,12 @@ many clips and the icm candidates generated in memory (as ``benchmarks/icm_cover
 
 Gates run as ``mnemoforge gate`` runs them (:func:`mnemoforge.pipeline.gate_run`'s context and
 gate list) but with ``cache_dir=None``, so every verdict is computed. ``--profile N`` adds the N
-costliest functions (cumulative) from ``cProfile``. ``cpu_s`` is the whole process (with
-``--plan``, planning and candidate generation too); ``gates_cpu_s`` and its total are the gates'.
+costliest functions (cumulative) from ``cProfile``. ``--as-built`` runs the build's gates stage
+itself instead (``gate_run``: a fresh verdict cache written, the funnel) on a copy of the run, and
+checks that the ``verdicts.jsonl`` it writes equals the run's byte for byte. ``cpu_s`` is the
+whole process (with ``--plan``, planning and candidate generation too); ``gates_cpu_s`` and its
+total are the gates'. ``--before FILE`` keeps another result of the same run (other code) beside
+these figures and says whether the verdicts' digests are equal.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ import cProfile
 import io
 import json
 import pstats
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,6 +42,7 @@ from mnemoforge.validators import gate_runner, human_review  # noqa: E402
 from mnemoforge.validators import gates as gates_mod  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from icm_coverage import verdict_digest  # noqa: E402
 from machine import write_result  # noqa: E402
 
 
@@ -56,6 +64,21 @@ def run_gates(run_dir: Path):  # type: ignore[no-untyped-def]
         family_gates=[*ctx.family.gates(), *human_review.review_gates(run.root)],
     )
     return result, time.perf_counter() - t0
+
+
+def as_built(run_dir: Path):  # type: ignore[no-untyped-def]
+    """The gates stage as the build runs it (:func:`mnemoforge.pipeline.gate_run`: a fresh verdict
+    cache written, verdicts, funnel, review and shortfall lines) on a copy of the run (media linked,
+    not copied; the run itself is left as it is): ``(GateRun, wall seconds, verdicts.jsonl bytes)``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "outputs" / "runs" / run_dir.name
+        shutil.copytree(run_dir, copy, ignore=shutil.ignore_patterns("media", "cache"))
+        (copy / "media").symlink_to((run_dir / "media").resolve(), target_is_directory=True)
+        ctx = pipeline.BuildContext.of_run(copy)
+        t0 = time.perf_counter()
+        result = pipeline.gate_run(ctx)
+        wall = time.perf_counter() - t0
+        return result, wall, ctx.run.verdicts.read_bytes()
 
 
 def planned_gates(clips: int, questions: int):  # type: ignore[no-untyped-def]
@@ -89,6 +112,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("run_dir", type=Path, nargs="?", help="a run folder (else --plan)")
     ap.add_argument("--plan", type=int, metavar="CLIPS", help="gate the default theme planned at CLIPS clips")
     ap.add_argument("--questions", type=int, help="with --plan: items requested (default 1217 x CLIPS / 840)")
+    ap.add_argument(
+        "--as-built",
+        action="store_true",
+        help="with a run folder: the build's gates stage (gate_run, a fresh verdict cache written) on a copy",
+    )
+    ap.add_argument(
+        "--before",
+        type=Path,
+        metavar="FILE",
+        help="a result this script wrote with other code on the same run: kept beside these figures",
+    )
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="list the N costliest functions")
     ap.add_argument("--json", type=Path, help="write the figures here")
     a = ap.parse_args(argv)
@@ -98,8 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     cpu0 = time.process_time()
     if prof:
         prof.enable()
+    built = None
     if a.plan:
         result, wall = planned_gates(a.plan, a.questions or round(1217 * a.plan / 840))
+    elif a.as_built:
+        result, wall, built = as_built(a.run_dir)
     else:
         result, wall = run_gates(a.run_dir)
     if prof:
@@ -110,10 +147,13 @@ def main(argv: list[str] | None = None) -> int:
         run = pipeline.BuildContext.of_run(a.run_dir).run
         stored = load_verdicts(run) if run.verdicts.exists() else []
     same = [v.model_dump(mode="json") for v in result.verdicts] == [v.model_dump(mode="json") for v in stored]
+    if built is not None:  # the file the stage wrote, byte for byte
+        same = same and built == pipeline.BuildContext.of_run(a.run_dir).run.verdicts.read_bytes()
     figures = {
         "benchmark": "gates_profile",
         "run_dir": str(a.run_dir) if a.run_dir else None,
         "planned_clips": a.plan,
+        "as_built": a.as_built,
         "candidates": len({v.item for v in result.verdicts}),
         "kept": len(gates_mod.kept_ids(result.verdicts)),
         "wall_s": round(wall, 2),
@@ -121,8 +161,15 @@ def main(argv: list[str] | None = None) -> int:
         "gates_cpu_total_s": round(sum(result.cpu_s.values()), 2),
         "gates_cpu_s": result.cpu_s,
         "verdicts_equal_the_runs": same if stored else None,
+        "verdicts_sha256": verdict_digest(result.verdicts),
     }
-    print(json.dumps({k: v for k, v in figures.items() if k != "gates_cpu_s"}, indent=1))
+    if a.before:  # the same run gated by other code (say the commit before a speed-up)
+        prev = json.loads(a.before.read_text())
+        keys = ("wall_s", "cpu_s", "gates_cpu_total_s", "gates_cpu_s", "verdicts_sha256")
+        commit = prev.get("machine", {}).get("git_commit")
+        figures["before"] = {k: prev.get(k) for k in keys} | {"commit": commit}
+        figures["verdicts_equal_before"] = prev.get("verdicts_sha256") == figures["verdicts_sha256"]
+    print(json.dumps({k: v for k, v in figures.items() if k not in ("gates_cpu_s", "before")}, indent=1))
     for name, s in sorted(result.cpu_s.items(), key=lambda kv: -kv[1]):
         print(f"  {s:8.2f}  {name}")
     if prof:

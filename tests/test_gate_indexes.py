@@ -252,3 +252,81 @@ def test_solver_keeps_each_observation_objects_facts_apart(album) -> None:
         assert solve(q, world, ev) == q.answer  # the originals are still read as before
         checked += 1
     assert checked >= 30
+
+
+def test_masked_views_and_event_indexes_equal_fresh_ones(album) -> None:
+    """A masked context's view derived from its parent's (``FactIndex.masked_view``) holds the
+    facts a fresh gathering gives, kinds and facts in the same order, and the icm event index
+    derived from the parent's equals one built on that view; the solver answers alike."""
+    from mnemoforge.generators.icm import programs as icm_programs
+
+    world, obs, qs = album
+    by_id = {o.id: o for o in obs}
+    idx = fact_index(world)
+    items = [q for q in qs if q.category == "profile_inference"][:12] + [q for q in qs if q.cutoff][:24]
+    masks = dropped = reordered = 0
+    for q in items:
+        ev_full = [by_id[e] for e in q.evidence if e in by_id]
+        full = Context.from_observations(ev_full, world=world, question=q)
+        for e in [*q.evidence, "not-in-context"]:
+            masked = full.without(e)
+            ev = list(masked.observations)
+            fresh = FactView.grouped(idx.visible(ev, q.cutoff), idx.lexicon)
+            got = idx.masked_view(list(full.observations), ev, q.cutoff)
+            assert got is not None and got.base is not None
+            assert list(got.by_kind) == list(fresh.by_kind)  # kinds in the same order
+            assert got.by_kind == fresh.by_kind  # each kind's facts in World order
+            assert icm_programs.index(got) == icm_programs._built(fresh)
+            assert _outcome(solve, q, world, ev, list(full.observations)) == _outcome(solve, q, world, ev)
+            masks += 1
+            dropped += bool(got.dropped)
+            reordered += list(got.by_kind) != list(got.base.by_kind)
+    assert masks > 100 and dropped > 50 and reordered, (masks, dropped, reordered)
+    # evidence that is not drawn from the parent's observations, in their order, is gathered afresh
+    assert idx.masked_view(list(obs[:3]), list(obs[3:5]), None) is None
+    assert idx.masked_view(list(obs[:3]), [obs[2], obs[0]], None) is None
+
+
+def test_modality_necessity_gives_the_same_verdicts_with_masked_views_derived_or_gathered(
+    album, monkeypatch
+) -> None:
+    """The theme's panels on every candidate of a seeded album: the verdicts with masked views
+    derived from the parent context (the gates as they run) equal those with every masked view
+    gathered afresh (the gates before the derivation)."""
+    from mnemoforge.validators import solver
+
+    world, obs, qs = album
+    spec = THEME.gates
+    family = [CategoryRules(), Perceivable()]
+
+    def verdicts():
+        ctx = GateContext(world, {o.id: o for o in obs}, media_root=Path("/run"))
+        return [v.model_dump(mode="json") for v in run_all_gates(qs, ctx, spec, family_gates=family).verdicts]
+
+    derived = verdicts()
+    monkeypatch.setattr(solver.FactIndex, "masked_view", lambda self, base, evidence, cutoff: None)
+    assert verdicts() == derived
+    spare = [v["scores"]["spare"] for v in derived if v["gate"] == "modality_necessity"]
+    assert len(spare) == len(qs) and len(set(spare)) > 1, set(spare)
+
+
+def test_item_digests_equal_the_content_hash_of_item_and_evidence(album) -> None:
+    """The gate runner writes each observation's JSON once for the items' digests: the same
+    digests as ``content_hash(item, [evidence observations])``."""
+    from mnemoforge.hashing import content_hash
+    from mnemoforge.validators.gate_runner import item_digests
+
+    _, obs, qs = album
+    observations = {o.id: o for o in obs}
+    items = [
+        *qs[:40],
+        qs[0].model_copy(update={"id": "cites-a-missing-unit", "evidence": [*qs[0].evidence, "missing"]}),
+    ]
+    items.append(qs[1].model_copy(update={"id": "no-evidence", "evidence": []}))
+    got = item_digests(items, observations)
+    for q in items:
+        want = content_hash(
+            q.model_dump(mode="json"),
+            [observations[e].model_dump(mode="json") for e in q.evidence if e in observations],
+        )
+        assert got[q.id] == want, q.id

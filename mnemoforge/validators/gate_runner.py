@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemoforge import progress
-from mnemoforge.hashing import canonical_json, content_hash
+from mnemoforge.hashing import canonical_json, content_hash, sha256_bytes
 from mnemoforge.schemas.build_settings import BUILTIN_ANSWERERS
+from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.schemas.verdicts import CallFailure, Verdict
@@ -148,6 +149,30 @@ class VerdictCache:
             atomic.write_text(self.folder / f"{gate}.json", canonical_json(entries) + "\n")
 
 
+def item_digests(questions: list[Question], observations: dict[str, Observation]) -> dict[str, str]:
+    """One digest per item (its content and its evidence), shared by every gate's cache key:
+    ``content_hash(item, [each evidence observation])``, with each observation's canonical JSON
+    written once, not once per item that cites it (the same bytes: a list's canonical JSON is its
+    members' joined by commas)."""
+    written: dict[str, str] = {}
+
+    def obs_json(e: str) -> str:
+        got = written.get(e)
+        if got is None:
+            got = written[e] = canonical_json(observations[e].model_dump(mode="json"))
+        return got
+
+    return {
+        q.id: sha256_bytes(
+            (
+                f"[{canonical_json(q.model_dump(mode='json'))},"
+                f"[{','.join(obs_json(e) for e in q.evidence if e in observations)}]]"
+            ).encode()
+        )
+        for q in questions
+    }
+
+
 @embed_cache.one_blas_thread()  # BLAS on one thread while the gates run (see there)
 def run_all_gates(
     questions: list[Question],
@@ -187,14 +212,7 @@ def run_all_gates(
         g: all(configs.get(m, {}).get("kind", m) in BUILTIN_ANSWERERS for m in ms)
         for g, ms in spec.panels.items()
     }
-    # one digest per item (its content and its evidence), shared by every gate's cache key
-    item_digest = {
-        q.id: content_hash(
-            q.model_dump(mode="json"),
-            [gctx.observations[e].model_dump(mode="json") for e in q.evidence if e in gctx.observations],
-        )
-        for q in questions
-    }
+    item_digest = item_digests(questions, gctx.observations)
     family_hash = content_hash([(q.id, q.question, q.answer, q.category) for q in questions])
     old = {(v.gate, v.item): v for v in previous or []}
     cache = VerdictCache(cache_dir)

@@ -23,25 +23,84 @@ class EventIndex:
 
 def index(view: FactView) -> EventIndex:
     """The view's :class:`EventIndex` (shared by its forks: a program at ICM-Bench scale would
-    otherwise scan every attendance fact for each of tens of thousands of candidates)."""
+    otherwise scan every attendance fact for each of tens of thousands of candidates). A view of
+    a base view's facts less a few (a masked context) derives it from the base's
+    (:func:`_derived`)."""
     ix = view.memo.get("icm_events")
     if ix is None:
-        ix = view.memo["icm_events"] = EventIndex()
+        base = view.base
+        ix = view.memo["icm_events"] = _built(view) if base is None else _derived(index(base), view)
+    return ix
+
+
+def _built(view: FactView) -> EventIndex:
+    ix = EventIndex()
+    for f in view.of_kind("activity"):
+        ix.activity[f.subject] = f
+        ix.by_activity.setdefault(f.object, []).append(f)
+    for f in view.of_kind("attended"):
+        ix.events_of.setdefault(f.subject, set()).add(f.object)
+        ix.attendees.setdefault(f.object, []).append(f)
+        ix.attendance.setdefault((f.object, f.subject), []).append(f.id)
+    for f in view.of_kind("at_place"):
+        ix.places.setdefault(f.subject, []).append(f)
+    return ix
+
+
+def _derived(base: EventIndex, view: FactView) -> EventIndex:
+    """:func:`_built` of ``view`` (the base's facts less ``view.dropped``) from the base's index:
+    only the entries a dropped fact belongs to are computed again, the others shared (nothing
+    mutates an index). Equal to a built index entry for entry; programs look entries up and
+    never walk the dicts, so their key order (which a built index would give differently where
+    a key's first fact is dropped) does not matter."""
+    gone, ids = view.dropped, view.dropped_ids
+    acts, att, at = gone.get("activity", []), gone.get("attended", []), gone.get("at_place", [])
+    if not (acts or att or at):
+        return base
+    ix = EventIndex(
+        dict(base.activity),
+        dict(base.by_activity),
+        dict(base.events_of),
+        dict(base.attendees),
+        dict(base.places),
+        dict(base.attendance),
+    )
+
+    def refill(d: dict, key: Any, kept: list | set) -> None:
+        if kept:
+            d[key] = kept
+        else:
+            d.pop(key, None)
+
+    for event in {f.subject for f in acts}:
+        last = None
         for f in view.of_kind("activity"):
-            ix.activity[f.subject] = f
-            ix.by_activity.setdefault(f.object, []).append(f)
-        for f in view.of_kind("attended"):
-            ix.events_of.setdefault(f.subject, set()).add(f.object)
-            ix.attendees.setdefault(f.object, []).append(f)
-            ix.attendance.setdefault((f.object, f.subject), []).append(f.id)
-        for f in view.of_kind("at_place"):
-            ix.places.setdefault(f.subject, []).append(f)
+            if f.subject == event:
+                last = f  # the last one, as _built overwrites
+        if last is None:
+            ix.activity.pop(event, None)
+        else:
+            ix.activity[event] = last
+    for activity in {f.object for f in acts}:
+        refill(ix.by_activity, activity, [f for f in base.by_activity[activity] if f.id not in ids])
+    for event in {f.object for f in att}:
+        refill(ix.attendees, event, [f for f in base.attendees[event] if f.id not in ids])
+    absent: dict[str, set[str]] = {}  # person -> events none of whose attendance facts is left
+    for key in {(f.object, f.subject) for f in att}:
+        refill(ix.attendance, key, [i for i in base.attendance[key] if i not in ids])
+        if key not in ix.attendance:
+            absent.setdefault(key[1], set()).add(key[0])
+    for person, events in absent.items():  # the same members (programs sort them or test them)
+        refill(ix.events_of, person, base.events_of[person] - events)
+    for event in {f.subject for f in at}:
+        refill(ix.places, event, [f for f in base.places[event] if f.id not in ids])
     return ix
 
 
 def attended(view: FactView, person: str, event: str) -> None:
     """Record the read of the person's attendance fact for the event (as ``find`` would)."""
-    ids = index(view).attendance.get((event, person))
+    ix = view.memo.get("icm_events") or index(view)  # (asked millions of times at ICM scale)
+    ids = ix.attendance.get((event, person))
     if ids:
         view.read.update(ids)
 

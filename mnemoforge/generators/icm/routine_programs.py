@@ -70,9 +70,12 @@ def _shared(view: FactView, args: dict[str, Any]) -> dict[str, Fact]:
 
 def _mark_shared(view: FactView, args: dict[str, Any], evs: dict[str, Fact]) -> None:
     view.mark(evs.values())
+    attendance, read = index(view).attendance, view.read  # attended(), for every shared event
+    person, other = args["person"], args["other"]
     for e in evs:
-        attended(view, args["person"], e)
-        attended(view, args["other"], e)
+        for p in (person, other):
+            if ids := attendance.get((e, p)):
+                read.update(ids)
 
 
 @program

@@ -35,6 +35,13 @@ class Lexicon:
 class FactView:
     """Indexed, read-recording access to a set of facts. ``fork()`` shares the index, not the reads."""
 
+    base: FactView | None = None
+    """For a view of a larger view's facts less a few (a masked context's: ``validators/solver``),
+    that view: a family's index may be derived from the base's instead of built again."""
+    dropped: dict[str, list[Fact]] = {}  # noqa: RUF012  (never mutated: replaced per view)
+    """With ``base``: the base's facts this view lacks, by kind (each kind in World order)."""
+    dropped_ids: frozenset[str] = frozenset()
+
     def __init__(self, facts: Iterable[Fact], lexicon: Lexicon) -> None:
         self.lexicon = lexicon
         self.read: set[str] = set()
@@ -55,6 +62,7 @@ class FactView:
     def fork(self) -> FactView:
         view = object.__new__(FactView)
         view.lexicon, view.by_kind, view.read, view.memo = self.lexicon, self.by_kind, set(), self.memo
+        view.base, view.dropped, view.dropped_ids = self.base, self.dropped, self.dropped_ids
         return view
 
     def of_kind(self, kind: str) -> list[Fact]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -48,19 +49,34 @@ class Context:
     world: World | None = None
     observations: tuple[Observation, ...] = ()
     question: Question | None = None
+    parent: Context | None = field(default=None, compare=False, repr=False)
+    """For a context :meth:`without` some item, the context it was masked from (the symbolic
+    answerer derives the masked facts from the parent's instead of gathering them again)."""
 
-    @property
+    @functools.cached_property
     def ids(self) -> tuple[str, ...]:
+        """The items' observation ids (kept: asked per panel member and per mask)."""
         return tuple(i.observation_id for i in self.items)
+
+    @functools.cached_property
+    def observation_ids(self) -> tuple[str, ...]:
+        """The observations' ids, in order (kept)."""
+        return tuple(o.id for o in self.observations)
 
     def without(self, observation_id: str) -> Context:
         """The same context with one item (and its observation) removed."""
-        return Context(
-            tuple(i for i in self.items if i.observation_id != observation_id),
+        items = [i != observation_id for i in self.ids]
+        obs = [i != observation_id for i in self.observation_ids]
+        out = Context(
+            tuple(compress(self.items, items)),
             self.world,
-            tuple(o for o in self.observations if o.id != observation_id),
+            tuple(compress(self.observations, obs)),
             self.question,
+            self,
         )
+        out.__dict__["ids"] = tuple(compress(self.ids, items))  # the cached ids, already known
+        out.__dict__["observation_ids"] = tuple(compress(self.observation_ids, obs))
+        return out
 
     @classmethod
     def from_observations(

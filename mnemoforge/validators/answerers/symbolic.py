@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from mnemoforge.generators.questions.programs import Unanswerable
+from mnemoforge.schemas.observations import Observation
 from mnemoforge.validators.answerers.judges import exact_match
 from mnemoforge.validators.answerers.protocol import Answer, Context
 from mnemoforge.validators.solver import solve
@@ -23,6 +24,9 @@ class SymbolicAnswerer:
 
     id = "symbolic"
 
+    def __init__(self) -> None:
+        self._parents: dict[int, tuple[Context, list[Observation]]] = {}
+
     def mask_keys(self, context: Context, ids: Sequence[str]) -> list[frozenset[str]]:
         """For each id, what its answer on ``context.without(id)`` depends on besides the question
         and the World: the facts that masking the id removes from those the context's observations
@@ -37,13 +41,32 @@ class SymbolicAnswerer:
         holders: Counter[str] = Counter(f for fs in facts_of.values() for f in fs)
         return [frozenset(f for f in facts_of.get(i, ()) if holders[f] == 1) for i in ids]
 
+    def _shown(self, context: Context) -> list[Observation]:
+        """The context's observations that are also its items (kept for the last contexts asked:
+        every mask of one item's evidence is derived from the same parent)."""
+        hit = self._parents.get(id(context))
+        if hit is not None and hit[0] is context:
+            return hit[1]
+        shown = set(context.ids)
+        got = [o for o in context.observations if o.id in shown]
+        if len(self._parents) > 64:
+            self._parents.clear()
+        self._parents[id(context)] = (context, got)
+        return got
+
     def answer(self, question: str, options: list[str] | None, context: Context) -> Answer:
         if context.world is None or context.question is None:
             return Answer.failed(self.id, "the symbolic answerer needs context.world and context.question")
-        visible = set(context.ids)
-        evidence = [o for o in context.observations if o.id in visible]
+        if context.ids == context.observation_ids:  # each observation is an item (as usual)
+            evidence = list(context.observations)
+        else:
+            visible = set(context.ids)
+            evidence = [o for o in context.observations if o.id in visible]
+        within = None
+        if (parent := context.parent) is not None:  # a masked context: derived from the parent's facts
+            within = self._shown(parent)
         try:
-            text = solve(context.question, context.world, evidence)
+            text = solve(context.question, context.world, evidence, within)
         except Unanswerable as e:
             return Answer.failed(self.id, f"unanswerable from this context: {e}")
         except (KeyError, AssertionError) as e:  # an unknown program or malformed arguments
