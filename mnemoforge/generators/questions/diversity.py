@@ -55,17 +55,18 @@ def diverse_order(
     features (program, template) take one value an item, so items are grouped by them and each
     pick scans only the groups whose program and template are least used so far (the same order
     as scanning every item, at a fraction of the cost on a large pool). Deterministic for a seed."""
-    rank = {key(x): derive_seed(seed, "diversity", *salt, key(x)) for x in items}
+    keys = {id(x): key(x) for x in items}  # a key is a content hash: computed once an item
+    rank = {k: derive_seed(seed, "diversity", *salt, k) for k in keys.values()}
     got: dict[str, dict[str, int]] = {f: {} for f in FEATURES}
-    vals = {key(x): [_values(feats(x).get(name)) for name in FEATURES] for x in items}
+    vals = {keys[id(x)]: [_values(feats(x).get(name)) for name in FEATURES] for x in items}
     groups: dict[tuple[str, ...], list[T]] = {}
-    for x in sorted(items, key=lambda x: rank[key(x)]):
-        v = vals[key(x)]
+    for x in sorted(items, key=lambda x: rank[keys[id(x)]]):
+        v = vals[keys[id(x)]]
         groups.setdefault((v[0][0] if v[0] else "", v[1][0] if v[1] else ""), []).append(x)
     head, tail = FEATURES[:2], FEATURES[2:]
 
     def tail_cost(x: T) -> tuple:
-        k = key(x)
+        k = keys[id(x)]
         seen = (
             max((got[n].get(v, 0) for v in vs), default=0) for n, vs in zip(tail, vals[k][2:], strict=True)
         )
@@ -84,7 +85,7 @@ def diverse_order(
         x = groups[best_g].pop(best_i)
         if not groups[best_g]:
             del groups[best_g]
-        for name, vs in zip(FEATURES, vals[key(x)], strict=True):
+        for name, vs in zip(FEATURES, vals[keys[id(x)]], strict=True):
             for v in vs:
                 got[name][v] = got[name].get(v, 0) + 1
         yield x
