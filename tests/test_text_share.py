@@ -11,6 +11,8 @@ still answers, so a set whose distractors were talked about with the same words 
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,7 @@ from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.captions import album_captions
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
+from mnemoforge.generators.option_balance import ValueShare
 from mnemoforge.generators.questions.common import overgenerate
 from mnemoforge.generators.text_share import SLACK, TextShare
 from mnemoforge.schemas.observations import Observation
@@ -119,3 +122,25 @@ def test_planned_items_leave_the_text_solver_at_chance_and_fail_without_the_shar
     old = _accuracy(generate_icm(world, obs, counts, last_order=119, captions=caps), index)
     old_pooled = sum(h for h, _ in old.values()) / sum(n for _, n in old.values())
     assert old_pooled > 0.30 and old_pooled > pooled + 0.03
+
+
+def test_items_passed_over_for_a_share_fill_a_category_the_world_barely_supports(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """harbour_office_icm's World supports five retrieval items: planning passed one over for the
+    text share (and the split then cut the others to 9 of 12 kept); those passed over are taken
+    once the candidates are used up, so a small theme plans as many as without the shares."""
+    theme = load_theme(Path(__file__).parent / "themes" / "harbour_office_icm.yaml")
+    world = plan_world(theme, theme.seed, theme.album.clips - 1)
+    clips, obs = plan_album(theme, world)
+    caps = album_captions(world, clips)
+    counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}
+
+    def planned() -> Counter[str]:
+        return Counter(q.category for q in generate_icm(world, obs, counts, len(clips) - 1, captions=caps))
+
+    got = planned()
+    assert got["cross_episode_retrieval"] >= theme.questions.counts()["cross_episode_retrieval"]
+    monkeypatch.setattr(text_share.TextShare, "tips", lambda self, g, q: False)
+    monkeypatch.setattr(ValueShare, "tips", lambda self, g, o, slack=1.0: False)
+    assert planned() == got

@@ -157,10 +157,8 @@ def generate_icm(
     }
     ranks = RankSpread(world.seed)
     opts = {PROFILE: profile_options}  # profile answers are majorities: screened for option-only tells
-    rule_share = OptionRuleShare()
-    near_question = QuestionShare()  # the answer closest in meaning to the question: 1 item in 4
-    prior = ValueShare()  # the answer the category's most often keyed option: 1 item in 4
-    text = TextShare(observations, captions)  # the text-only sentence solver's pick: 1 item in 4
+    shares = Shares(ranks, TextShare(observations, captions))
+    rule_share, near_question, prior, text = shares.rule, shares.near_question, shares.prior, shares.text
     out: list[Question] = []
     for category, n in counts.items():
         taken: list[Question] = []
@@ -172,6 +170,7 @@ def generate_icm(
             diverse_order(first, _features, key, world.seed, FAMILY, category),
             diverse_order(spare, _features, key, world.seed, FAMILY, category),
         )
+        passed: list[tuple[Question, int | None]] = []  # passed over for a share: taken last
         while len(taken) < n:
             for c in order:  # lazy: a later pass goes on from where the last one stopped
                 q = _question(world, c, last_order, world_hash)
@@ -192,28 +191,22 @@ def generate_icm(
                     continue
                 if screen and q.options and rule_share.tips(q.options):
                     continue
-                if screen and text.tips(category, q):
+                if screen and (text.tips(category, q) or prior.tips(category, q.options)):
+                    passed.append((q, rank))
                     continue
-                if screen and prior.tips(category, q.options):
-                    continue
-                if rank is not None and q.options:
-                    ranks.take("counts", rank)
-                taken.append(q)
-                rule_share.add(q.options)
-                near_question.add(category, q.question, q.options)
-                prior.add(category, q.options)
-                text.add(category, q)
+                shares.take(category, q, rank, taken)
                 if len(taken) >= n:
                     break
+            while passed and len(taken) < n:  # the order is used up: fill the request from those
+                q, rank = passed.pop(0)  # passed over for the text or prior share, in their order
+                if not near_duplicates([*out, *taken, q]):
+                    shares.take(category, q, rank, taken)
             surplus = over_keyed(taken) if screen else set()
             if not surplus:
                 break
             for q in taken:
                 if q.id in surplus:
-                    rule_share.add(q.options, -1)
-                    near_question.add(category, q.question, q.options, -1)
-                    prior.add(category, q.options, -1)
-                    text.add(category, q, -1)
+                    shares.add(category, q, -1)
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
         out += taken
     return sorted(out, key=lambda q: q.id)
@@ -260,6 +253,34 @@ class OptionRuleShare:
             self.n += sign
             for r in LEXICAL_RULES:
                 self.hits[r] += sign * got[r]
+
+
+class Shares:
+    """The shares icm planning keeps over the items planned so far: the lexical option-only rules
+    (:class:`OptionRuleShare`), the MiniLM closest-to-the-question rule and the category value
+    prior (``option_balance``), the text-only sentence solver (``text_share``), and the counts'
+    answer ranks."""
+
+    def __init__(self, ranks: RankSpread, text: TextShare) -> None:
+        self.ranks = ranks
+        self.rule = OptionRuleShare()
+        self.near_question = QuestionShare()  # the answer closest in meaning to the question: 1 in 4
+        self.prior = ValueShare()  # the answer the category's most often keyed option: 1 in 4
+        self.text = text  # the text-only sentence solver's pick: 1 in 4
+
+    def add(self, category: str, q: Question, sign: int = 1) -> None:
+        """Count a planned item in every share (``sign`` -1: one dropped again)."""
+        self.rule.add(q.options, sign)
+        self.near_question.add(category, q.question, q.options, sign)
+        self.prior.add(category, q.options, sign)
+        self.text.add(category, q, sign)
+
+    def take(self, category: str, q: Question, rank: int | None, taken: list[Question]) -> None:
+        """Plan ``q`` (a count's answer at ``rank``): appended to ``taken`` and counted."""
+        if rank is not None and q.options:
+            self.ranks.take("counts", rank)
+        taken.append(q)
+        self.add(category, q)
 
 
 def over_keyed(planned: list[Question]) -> set[str]:
