@@ -145,7 +145,8 @@ def generate_icm(
     the text-only sentence solver (over ``observations`` and the album's ``captions``, as the
     shortcut panel reads them) answers a quarter of a category's planned items, sets it answers
     cost more (:class:`~mnemoforge.generators.text_share.TextShare`), and an item it still answers
-    is passed over."""
+    is passed over, as is one whose set the value prior answers past its share; items passed over
+    for these two shares are planned last, once the category's other candidates are used up."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
     world_hash = content_hash(world)
