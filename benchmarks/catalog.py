@@ -41,13 +41,12 @@ from mnemoforge.generators.icm import world as world_mod
 from mnemoforge.generators.icm.captions import album_captions
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.schemas.questions import Question
-from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.store.catalog import SCHEMA, Catalog
-from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators.gate_runner import gates_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from icm_coverage import scaled_theme  # noqa: E402
 from machine import write_result  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -140,18 +139,6 @@ class RowByRowCatalog:
             "INSERT INTO releases VALUES (?, ?, ?, ?, ?)", [run_id, name, version, str(path), manifest_sha]
         )
         self.con.execute("COMMIT")
-
-
-def scaled_theme(clips: int, questions: int) -> Theme:
-    theme = load_theme(DEFAULT_THEME)
-    return theme.model_copy(
-        update={
-            "album": theme.album.model_copy(
-                update={"clips": clips, "shots_per_clip": (1, 3), "shot_durations": [4]}
-            ),
-            "questions": theme.questions.model_copy(update={"total": questions}),
-        }
-    )
 
 
 def _sha(*parts: object) -> str:

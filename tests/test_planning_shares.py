@@ -17,6 +17,7 @@ import random
 
 import pytest
 
+from benchmarks.icm_coverage import scaled_theme
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
@@ -26,7 +27,6 @@ from mnemoforge.generators.option_balance import (
     balanced_distractors,
     question_tell,
 )
-from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators.answerers import embed_cache
 
 pytestmark = pytest.mark.skipif(not embed_cache.available(), reason="needs MiniLM (the ml extra)")
@@ -94,15 +94,7 @@ def test_value_share_counts_the_prior_as_planned_and_draws_often_keyed_distracto
 @pytest.fixture(scope="module")
 def planned():  # type: ignore[no-untyped-def]
     """The default theme's icm items planned at 120 clips (170 requested; no rendering)."""
-    theme = load_theme(DEFAULT_THEME)
-    theme = theme.model_copy(
-        update={
-            "album": theme.album.model_copy(
-                update={"clips": 120, "shots_per_clip": (1, 3), "shot_durations": [4]}
-            ),
-            "questions": theme.questions.model_copy(update={"total": 170}),
-        }
-    )
+    theme = scaled_theme(120, 170)
     world = plan_world(theme, 7, 119)
     _, obs = plan_album(theme, world)
     return generate_icm(world, obs, theme.questions.counts(), last_order=119)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.icm_coverage import scaled_theme
 from mnemoforge.generators import text_share
 from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.captions import album_captions
@@ -26,7 +27,7 @@ from mnemoforge.generators.questions.common import overgenerate
 from mnemoforge.generators.text_share import SLACK, TextShare
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
-from mnemoforge.theme_io import DEFAULT_THEME, load_theme
+from mnemoforge.theme_io import load_theme
 from mnemoforge.validators.sentence_retrieval import SentenceIndex, agent_passages
 from mnemoforge.validators.shortcut_panel import forced
 
@@ -82,15 +83,7 @@ def test_tell_is_the_panels_sentence_solver_and_cost_starts_once_the_share_is_fu
 @pytest.fixture(scope="module")
 def album():  # type: ignore[no-untyped-def]
     """The default theme's World and album at 120 clips, 170 items asked (no rendering)."""
-    theme = load_theme(DEFAULT_THEME)
-    theme = theme.model_copy(
-        update={
-            "album": theme.album.model_copy(
-                update={"clips": 120, "shots_per_clip": (1, 3), "shot_durations": [4]}
-            ),
-            "questions": theme.questions.model_copy(update={"total": 170}),
-        }
-    )
+    theme = scaled_theme(120, 170)
     world = plan_world(theme, 7, 119)
     clips, obs = plan_album(theme, world)
     counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}  # as the family plans
@@ -109,7 +102,7 @@ def test_planned_items_leave_the_text_solver_at_chance_and_fail_without_the_shar
     album, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     world, obs, caps, counts = album
-    requested = load_theme(DEFAULT_THEME).questions.model_copy(update={"total": 170}).counts()
+    requested = scaled_theme(120, 170).questions.counts()
     index = SentenceIndex(agent_passages(obs, caps))
     got = _accuracy(generate_icm(world, obs, counts, last_order=119, captions=caps), index)
     for cat, (hits, n) in got.items():  # each category within its chance share and the slack
