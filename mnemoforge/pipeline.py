@@ -55,16 +55,27 @@ from mnemoforge.validators import (
     human_review,
     panel_gates,
     perceivable,
+    sentence_retrieval,
     shortcut_stats,
     text_retrieval,
 )
 from mnemoforge.validators import gates as gates_mod
-from mnemoforge.validators.answerers import option_solvers
+from mnemoforge.validators.answerers import lexical, option_solvers, textnorm
 from mnemoforge.validators.answerers import retrieval as answer_retrieval
 
 # modules whose source is part of each stage's cache key (besides the family's own)
 STAGE_SOURCES = {
-    "questions": (paraphrase_mod, option_balance, icm_options, option_solvers),
+    "questions": (  # icm planning screens sets with the panel's text solver and the gate's retrieval
+        paraphrase_mod,
+        option_balance,
+        icm_options,
+        option_solvers,
+        sentence_retrieval,
+        text_retrieval,
+        panel_gates,
+        lexical,
+        textnorm,
+    ),
     "gates": (
         gates_mod,
         panel_gates,

@@ -146,6 +146,16 @@ GENERATOR_VALIDATOR_IMPORTS: dict[str, set[str]] = {
         "mnemoforge.validators.text_retrieval",
     },
     "mnemoforge.generators.icm.profile_options": {"mnemoforge.validators.answerers.option_solvers"},
+    # icm sets planned against the panel's text-only sentence solver and the text_only_clue gate's
+    # retrieval (on the items that claim visual evidence, as the gate decides)
+    "mnemoforge.generators.text_share": {
+        "mnemoforge.validators.answerers.embed_cache",
+        "mnemoforge.validators.answerers.option_solvers",
+        "mnemoforge.validators.answerers.textnorm",
+        "mnemoforge.validators.panel_gates",
+        "mnemoforge.validators.sentence_retrieval",
+        "mnemoforge.validators.text_retrieval",
+    },
     "mnemoforge.generators.option_balance": {
         "mnemoforge.validators.answerers.embed_cache",
         "mnemoforge.validators.answerers.option_solvers",

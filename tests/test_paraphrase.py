@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from mnemoforge.generators.icm.album import plan_album
+from mnemoforge.generators.icm.captions import album_captions
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.questions.common import overgenerate
@@ -52,7 +53,8 @@ def test_build_with_model_paraphrases(tmp_path: Path) -> None:
         world = plan_world(theme, theme.seed, theme.album.clips - 1)
         clips, obs = plan_album(theme, world)
         counts = {k: overgenerate(n) for k, n in theme.questions.counts().items()}  # as the family plans
-        expected = generate_icm(world, obs, counts, len(clips) - 1)
+        caps = album_captions(world, clips)  # as the episodes stage writes them for the planning
+        expected = generate_icm(world, obs, counts, len(clips) - 1, captions=caps)
         # the model rewrites even-numbered questions faithfully and garbles the others
         srv.script(
             *[

@@ -109,6 +109,6 @@ def test_planned_items_put_the_answer_closest_to_the_question_about_a_quarter_of
     for q in planned:
         if q.options:
             by_cat.setdefault(q.category, []).append(question_tell(q.question, q.options))
-    assert len(by_cat) == 3 and all(len(v) >= 40 for v in by_cat.values())
+    assert len(by_cat) == 3 and all(len(v) >= 35 for v in by_cat.values())  # 39 profile MCQ: 5 are open
     pooled = [h for v in by_cat.values() for h in v]
     assert abs(sum(pooled) / len(pooled) - CHANCE) <= 0.04

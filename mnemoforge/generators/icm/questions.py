@@ -145,7 +145,8 @@ def generate_icm(
     the text-only sentence solver (over ``observations`` and the album's ``captions``, as the
     shortcut panel reads them) answers a quarter of a category's planned items, sets it answers
     cost more (:class:`~mnemoforge.generators.text_share.TextShare`), and an item it still answers
-    is passed over, as is one whose set the value prior answers past its share; items passed over
+    is passed over, as is one whose set the value prior answers past its share (never a program's
+    first item in the category: every program the World supports keeps a place); items passed over
     for these two shares are planned last, once the category's other candidates are used up."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
@@ -192,8 +193,13 @@ def generate_icm(
                     continue
                 if screen and q.options and rule_share.tips(q.options):
                     continue
-                if screen and (text.tips(category, q) or prior.tips(category, q.options)):
-                    passed.append((q, rank))
+                first_of_program = all(t.program.fn != q.program.fn for t in taken)
+                if (
+                    screen
+                    and not first_of_program
+                    and (text.tips(category, q) or prior.tips(category, q.options))
+                ):
+                    passed.append((q, rank))  # a program's first item is planned all the same
                     continue
                 shares.take(category, q, rank, taken)
                 if len(taken) >= n:
