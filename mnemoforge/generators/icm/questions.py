@@ -145,9 +145,9 @@ def generate_icm(
     the text-only sentence solver (over ``observations`` and the album's ``captions``, as the
     shortcut panel reads them) answers a quarter of a category's planned items, sets it answers
     cost more (:class:`~mnemoforge.generators.text_share.TextShare`), and an item it still answers
-    is passed over, as is one whose set the value prior answers past its share (never a program's
-    first item in the category: every program the World supports keeps a place); items passed over
-    for these two shares are planned last, once the category's other candidates are used up."""
+    is passed over, as is one whose set the value prior answers past its share; items passed over
+    for these two shares are planned last, once the category's other candidates are used up, and a
+    program left without an item keeps its first one passed over (:func:`programs_left_out`)."""
     index = EvidenceIndex(observations)
     pool = [c for c in solve_candidates(world, index, _candidates(world)) if _valid(c)]
     world_hash = content_hash(world)
@@ -173,6 +173,7 @@ def generate_icm(
             diverse_order(spare, _features, key, world.seed, FAMILY, category),
         )
         passed: list[tuple[Question, int | None]] = []  # passed over for a share: taken last
+        tipped: list[tuple[Question, int | None]] = []  # passed over for the lexical rules' share
         while len(taken) < n:
             for c in order:  # lazy: a later pass goes on from where the last one stopped
                 q = _question(world, c, last_order, world_hash)
@@ -192,14 +193,10 @@ def generate_icm(
                 if screen and near_duplicates([*out, *taken, q]):  # the planned ones repeat nothing
                     continue
                 if screen and q.options and rule_share.tips(q.options):
+                    tipped.append((q, rank))
                     continue
-                first_of_program = all(t.program.fn != q.program.fn for t in taken)
-                if (
-                    screen
-                    and not first_of_program
-                    and (text.tips(category, q) or prior.tips(category, q.options))
-                ):
-                    passed.append((q, rank))  # a program's first item is planned all the same
+                if screen and (text.tips(category, q) or prior.tips(category, q.options)):
+                    passed.append((q, rank))
                     continue
                 shares.take(category, q, rank, taken)
                 if len(taken) >= n:
@@ -215,8 +212,25 @@ def generate_icm(
                 if q.id in surplus:
                     shares.add(category, q, -1)
             taken = [q for q in taken if q.id not in surplus]  # and fill the freed places from the rest
-        out += taken
+        out += taken + programs_left_out(taken, passed + tipped, out)
     return sorted(out, key=lambda q: q.id)
+
+
+def programs_left_out(
+    taken: list[Question], passed: list[tuple[Question, int | None]], planned: list[Question]
+) -> list[Question]:
+    """The first item passed over for a share (text, value prior, lexical rules) of each program
+    the category has no planned item of: every program the World supports keeps a candidate (the
+    gates and the category quota then decide, by diversity over programs). They are planned beside
+    the balanced items, not counted in any share, so the items planned after them are drawn as
+    without them."""
+    have = {q.program.fn for q in taken}
+    out: list[Question] = []
+    for q, _ in passed:
+        if q.program.fn not in have and not near_duplicates([*planned, *taken, *out, q]):
+            have.add(q.program.fn)
+            out.append(q)
+    return out
 
 
 def _as_fair(q: Question, plain: Question, world: World) -> bool:
