@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from mnemoforge.generators.option_balance import Cost
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.validators.answerers.option_solvers import forced_accuracy
@@ -76,7 +77,7 @@ class TextShare:
         share = (self.count.get(group, 0) + 1) / self.n
         return self.hits.get(group, 0.0) + got <= share + SLACK + 1e-9
 
-    def cost(self, group: str, q: Question):  # type: ignore[no-untyped-def]
+    def cost(self, group: str, q: Question) -> Cost:
         """A set cost (answer first) for ``q`` as the group stands now: :data:`TEXT_WEIGHT` times the
         solver's accuracy above chance on a set that would put the group over its room (0 for the
         others), plus :data:`GATE_WEIGHT` on a set the gate's retrieval answers."""
@@ -178,7 +179,7 @@ class GateRetrieval:
         return self._written[k]
 
 
-def joined(*costs):  # type: ignore[no-untyped-def]
+def joined(*costs: Cost | None) -> Cost | None:
     """One set cost summing the given ones (None where none is given)."""
     given = [c for c in costs if c is not None]
     if not given:
