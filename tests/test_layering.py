@@ -151,7 +151,6 @@ GENERATOR_VALIDATOR_IMPORTS: dict[str, set[str]] = {
     "mnemoforge.generators.text_share": {
         "mnemoforge.validators.answerers.embed_cache",
         "mnemoforge.validators.answerers.option_solvers",
-        "mnemoforge.validators.answerers.textnorm",
         "mnemoforge.validators.panel_gates",
         "mnemoforge.validators.sentence_retrieval",
         "mnemoforge.validators.text_retrieval",

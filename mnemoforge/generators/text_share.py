@@ -29,10 +29,9 @@ from mnemoforge.generators.option_balance import Cost
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.validators.answerers.option_solvers import forced_accuracy
-from mnemoforge.validators.answerers.textnorm import tokens
 from mnemoforge.validators.panel_gates import claims_visual
 from mnemoforge.validators.sentence_retrieval import SentenceIndex, agent_passages
-from mnemoforge.validators.text_retrieval import MINILM_MARGIN, TOP_K, TextHistory, decisive_pick, written_in
+from mnemoforge.validators.text_retrieval import MINILM_MARGIN, TextHistory, decisive_pick, written_in
 
 TEXT_WEIGHT = 4.0
 """The cost of a set the text solver answers once its group is full: more than any one option-only
@@ -73,16 +72,17 @@ class TextShare:
             scores.append(self._scores[k])
         return forced_accuracy(scores, 0)
 
-    def _room(self, group: str, got: float) -> bool:
-        share = (self.count.get(group, 0) + 1) / self.n
-        return self.hits.get(group, 0.0) + got <= share + SLACK + 1e-9
+    def _room(self, group: str) -> float:
+        """The solver accuracy the group's next item may have and stay within its chance share and
+        :data:`SLACK`."""
+        return (self.count.get(group, 0) + 1) / self.n + SLACK - self.hits.get(group, 0.0) + 1e-9
 
     def cost(self, group: str, q: Question) -> Cost:
         """A set cost (answer first) for ``q`` as the group stands now: :data:`TEXT_WEIGHT` times the
         solver's accuracy above chance on a set that would put the group over its room (0 for the
         others), plus :data:`GATE_WEIGHT` on a set the gate's retrieval answers."""
         visual = self.gate.applies(q)
-        room = (self.count.get(group, 0) + 1) / self.n + SLACK - self.hits.get(group, 0.0) + 1e-9
+        room = self._room(group)
         seen: dict[tuple[str, ...], float] = {}  # a small pool's draws repeat: each set once
 
         def c(options: Sequence[str]) -> float:
@@ -103,7 +103,7 @@ class TextShare:
             return False
         if self.gate.applies(q) and self.gate.picks(q, q.options):
             return True
-        return not self._room(group, self.tell(q, q.options))
+        return self.tell(q, q.options) > self._room(group)
 
     def add(self, group: str, q: Question, sign: int = 1) -> None:
         """Count a planned item (``sign`` -1: one dropped again)."""
@@ -137,31 +137,20 @@ class GateRetrieval:
     def _question(self, q: Question) -> tuple[int, list[str], list[int], np.ndarray | None]:
         k = (q.question, q.cutoff)
         if k not in self._top:
-            m = self.history.prefix(q)
-            q_terms = tokens(q.question)
-            top = self.history.bm25.rank(q_terms, m, TOP_K) if m else []
-            near = None
-            if self.minilm and m:
-                from mnemoforge.validators.answerers import embed_cache
-
-                d = self.history.vectors()[:m]
-                sims = embed_cache.cosine(embed_cache.embed([q.question]), d)[0]
-                near = d[np.argsort(-sims, kind="stable")[:TOP_K]]
-            self._top[k] = (m, q_terms, top, near)
+            m, q_terms, top = self.history.bm25_top(q)
+            self._top[k] = (m, q_terms, top, self.history.minilm_near(q) if self.minilm else None)
         return self._top[k]
 
     def _score(self, q: Question, option: str) -> tuple[float, float]:
         k = (q.question, q.cutoff, option)
         if k not in self._scores:
             m, q_terms, top, near = self._question(q)
-            fresh = [t for t in tokens(option, keep_stopwords=False) if t not in q_terms]
-            bm25 = round(sum(self.history.bm25.score(fresh, i, m) for i in top), 6) if fresh else 0.0
             sem = 0.0
             if near is not None:
                 from mnemoforge.validators.answerers import embed_cache
 
                 sem = round(float(embed_cache.cosine(embed_cache.embed([option]), near).max()), 4)
-            self._scores[k] = (bm25, sem)
+            self._scores[k] = (self.history.bm25_option(option, m, q_terms, top), sem)
         return self._scores[k]
 
     def picks(self, q: Question, options: Sequence[str]) -> bool:

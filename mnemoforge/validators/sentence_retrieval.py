@@ -35,12 +35,19 @@ def agent_passages(
     """Every agent-visible text with the stream order it belongs to: the observations' content and
     the caption tables' text columns (:data:`CAPTION_TEXT`), a caption at the first order of the
     observation or clip it describes."""
-    obs = list(observations)
+    return stream_passages(((o.id, o.episode, o.order, o.content) for o in observations), captions)
+
+
+def stream_passages(
+    rows: Iterable[tuple[str, str, int, str]], captions: Iterable[Mapping[str, object]] = ()
+) -> list[tuple[int, str]]:
+    """:func:`agent_passages` over (id, episode, order, content) rows (an agent view's table)."""
+    rows = list(rows)
     first: dict[str, int] = {}
-    for o in obs:
-        first.setdefault(o.id, o.order)
-        first.setdefault(o.episode, o.order)
-    out = [(o.order, o.content) for o in obs if o.content]
+    for oid, episode, order, _ in rows:
+        first.setdefault(oid, order)
+        first.setdefault(episode, order)
+    out = [(order, content) for _, _, order, content in rows if content]
     for c in captions:
         ref = next((c[k] for k in ("observation", "clip") if isinstance(c.get(k), str)), None)
         text = " ".join(flat_text(c.get(k)) for k in CAPTION_TEXT)

@@ -35,7 +35,7 @@ from mnemoforge.schemas.world import World
 from mnemoforge.validators.answerers.option_prior import _slots, near_variant_centre
 from mnemoforge.validators.answerers.option_solvers import SOLVERS, lexical_similarity
 from mnemoforge.validators.panel_gates import claims_visual
-from mnemoforge.validators.sentence_retrieval import CAPTION_TEXT, SentenceIndex, agent_passages, flat_text
+from mnemoforge.validators.sentence_retrieval import SentenceIndex, agent_passages, stream_passages
 
 Scores = list[float] | None
 
@@ -68,16 +68,8 @@ def load(release: Path) -> PanelInput:
     questions = [Question.model_validate(r) for r in _rows(data / "questions.jsonl")]
     obs = [Observation.model_validate(r) for r in _rows(data / "observations.jsonl")]
     world = World.model_validate_json((release / "data/world.json").read_text(encoding="utf-8"))
-    first: dict[str, int] = {}
-    for o in view.observations:
-        first.setdefault(o["id"], o["order"])
-        first.setdefault(o["episode"], o["order"])
-    passages = [(o["order"], o["content"]) for o in view.observations if o.get("content")]
-    for c in view.captions:
-        ref = next((c[k] for k in ("observation", "clip") if isinstance(c.get(k), str)), None)
-        text = " ".join(flat_text(c.get(k)) for k in CAPTION_TEXT)
-        if ref in first and text.strip():
-            passages.append((first[ref], text))
+    rows = ((o["id"], o["episode"], o["order"], o.get("content") or "") for o in view.observations)
+    passages = stream_passages(rows, view.captions)
     choices = {i.id: i.choices for i in view.items if i.choices}
     return PanelInput(fam, world, questions, obs, choices, passages)
 

@@ -102,19 +102,26 @@ class TextHistory:
         """How many passages lie at or before the item's cutoff (all of them without one)."""
         return len(self.orders) if q.cutoff is None else bisect_right(self.orders, q.cutoff)
 
+    def bm25_top(self, q: Question) -> tuple[int, list[str], list[int]]:
+        """The passages before the cutoff (how many), the question's terms and the ``TOP_K``
+        passages that best match them."""
+        m = self.prefix(q)
+        q_terms = tokens(q.question)
+        return m, q_terms, (self.bm25.rank(q_terms, m, TOP_K) if m else [])
+
+    def bm25_option(self, option: str, m: int, q_terms: list[str], top: list[int]) -> float:
+        """One option's BM25 score over ``top`` (:meth:`bm25_top`); its words already in the
+        question count for nothing."""
+        fresh = [t for t in tokens(option, keep_stopwords=False) if t not in q_terms]
+        return round(sum(self.bm25.score(fresh, i, m) for i in top), 6) if fresh else 0.0
+
     def bm25_scores(self, q: Question) -> list[float]:
         """:func:`bm25_scores` of ``q`` over this history."""
         assert q.options is not None
-        m = self.prefix(q)
+        m, q_terms, top = self.bm25_top(q)
         if not m:
             return [0.0] * len(q.options)
-        q_terms = tokens(q.question)
-        top = self.bm25.rank(q_terms, m, TOP_K)
-        out = []
-        for opt in q.options:
-            fresh = [t for t in tokens(opt, keep_stopwords=False) if t not in q_terms]
-            out.append(round(sum(self.bm25.score(fresh, i, m) for i in top), 6) if fresh else 0.0)
-        return out
+        return [self.bm25_option(opt, m, q_terms, top) for opt in q.options]
 
     def vectors(self) -> np.ndarray:
         """MiniLM vectors of every passage (rows in stream order), embedded once."""
@@ -125,19 +132,28 @@ class TextHistory:
                 self._vectors = embed_cache.embed([t for _, t in self.passages])
             return self._vectors
 
+    def minilm_near(self, q: Question) -> np.ndarray | None:
+        """MiniLM vectors of the ``TOP_K`` passages before the cutoff closest to the question
+        (None when there is none)."""
+        from mnemoforge.validators.answerers import embed_cache
+
+        m = self.prefix(q)
+        if not m:
+            return None
+        d = self.vectors()[:m]
+        sims = embed_cache.cosine(embed_cache.embed([q.question]), d)[0]
+        return d[np.argsort(-sims, kind="stable")[:TOP_K]]
+
     def minilm_scores(self, q: Question) -> list[float]:
         """:func:`minilm_scores` of ``q`` over this history."""
         from mnemoforge.validators.answerers import embed_cache
 
         assert q.options is not None
-        m = self.prefix(q)
-        if not m:
+        near = self.minilm_near(q)
+        if near is None:
             return [0.0] * len(q.options)
-        d = self.vectors()[:m]
-        sims = embed_cache.cosine(embed_cache.embed([q.question]), d)[0]
-        top = np.argsort(-sims, kind="stable")[:TOP_K]
         ov = embed_cache.embed(list(q.options))
-        return [round(float(x), 4) for x in embed_cache.cosine(ov, d[top]).max(axis=1)]
+        return [round(float(x), 4) for x in embed_cache.cosine(ov, near).max(axis=1)]
 
     def texts_before(self, q: Question) -> list[str]:
         """Lowercased passages at or before the cutoff."""
