@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         (render, "png_bytes", "still: png encode"),  # the writer before png_fast (anchors now)
         (espeak.EspeakBackend, "render", "speech: synth"),
         (espeak, "write_wav_atomic", "speech: wav write"),
-        (render, "read_wav", "speech: wav read"),
+        (render, "wav_duration", "speech: wav length"),
         (render, "encode_clip", "ffmpeg: clip encode"),
         (ffmpeg_mod, "probe", "ffmpeg: probe"),
         (ffmpeg_mod, "mp4_info", "mp4 header read-back"),

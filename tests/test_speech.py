@@ -23,8 +23,9 @@ from mnemoforge.backends.speech import (
     read_wav,
     voice_distinguishability,
 )
-from mnemoforge.backends.speech.protocol import resample_speed, write_wav_atomic
+from mnemoforge.backends.speech.protocol import resample_speed, wav_duration, write_wav_atomic
 from mnemoforge.backends.speech.voice_acoustics import (
+    _dip_bottom,
     analyze,
     analyze_wav,
     dct_matrix,
@@ -326,3 +327,31 @@ def test_espeak_in_forked_worker(espeak: EspeakBackend) -> None:
     assert there == [here, here]
     again = espeak.render("Hello from the parent.", VoiceSpec(variant="f3"))[0].tobytes()
     assert again == here  # the parent's private library copy survived the children
+
+
+def _walk_down(seg: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The dip walk as a loop (what ``_dip_bottom`` computes in one masked argmax)."""
+    rows = np.arange(len(seg))
+    for _ in range(seg.shape[1]):
+        nxt = np.minimum(first + 1, seg.shape[1] - 1)
+        step = seg[rows, nxt] < seg[rows, first]
+        if not step.any():
+            break
+        first = np.where(step, nxt, first)
+    return first
+
+
+def test_dip_bottom_is_the_walk_down_to_the_bottom_of_the_first_dip() -> None:
+    rng = np.random.default_rng(3)
+    for trial in range(200):  # random curves, and coarse ones full of ties
+        n, cols = int(rng.integers(1, 40)), int(rng.integers(1, 50))
+        seg = rng.random((n, cols)) if trial % 2 else np.round(rng.random((n, cols)) * 3) / 3
+        start = rng.integers(0, cols, size=n)
+        assert (_dip_bottom(seg, start) == _walk_down(seg, start.copy())).all()
+
+
+def test_wav_duration_reads_the_header_alone(tmp_path: Path) -> None:
+    for n, sr in ((0, 16000), (1, 22050), (24_001, 24000)):
+        path = write_wav_atomic(tmp_path / f"x{n}.wav", np.zeros(n, dtype=np.int16), sr)
+        samples, rate = read_wav(path)
+        assert wav_duration(path) == len(samples) / rate

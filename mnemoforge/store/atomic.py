@@ -58,17 +58,18 @@ def make_readable(path: Path) -> Path:
     return Path(path)
 
 
-def mkstemp_beside(path: Path, suffix: str = "") -> tuple[int, Path]:
-    """``mkstemp`` beside ``path`` (``.tmp-NAME.<random>SUFFIX``), already given ``file_mode()``."""
+def mkstemp_beside(path: Path, suffix: str = "", mode: int | None = None) -> tuple[int, Path]:
+    """``mkstemp`` beside ``path`` (``.tmp-NAME.<random>SUFFIX``), already given ``mode`` (default
+    ``file_mode()``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{path.name}.", suffix=suffix, dir=path.parent)
-    os.fchmod(fd, file_mode())
+    os.fchmod(fd, file_mode() if mode is None else mode)
     return fd, Path(name)
 
 
-def tmp_path_for(path: Path, suffix: str = "") -> Path:
+def tmp_path_for(path: Path, suffix: str = "", mode: int | None = None) -> Path:
     """A fresh, empty temp file beside ``path``, unique to this call (``mkstemp``)."""
-    fd, name = mkstemp_beside(path, suffix)
+    fd, name = mkstemp_beside(path, suffix, mode)
     os.close(fd)
     return name
 
@@ -79,13 +80,14 @@ def atomic_path(path: Path) -> Iterator[Path]:
 
     The temp file exists (empty) when yielded; writers may overwrite or replace it.
     """
-    tmp = tmp_path_for(path)
+    mode = file_mode()  # read once a write (Linux: from /proc)
+    tmp = tmp_path_for(path, mode=mode)
     try:
         yield tmp
         if tmp.exists():
             with open(tmp, "rb") as f:
                 os.fsync(f.fileno())
-            os.chmod(tmp, file_mode())  # a writer may have replaced the temp file with its own
+            os.chmod(tmp, mode)  # a writer may have replaced the temp file with its own
         os.replace(tmp, path)
     finally:
         if tmp.exists():

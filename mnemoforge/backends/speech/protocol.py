@@ -66,6 +66,13 @@ def write_wav_atomic(path: Path, samples: np.ndarray, sample_rate: int) -> Path:
     return path
 
 
+def wav_duration(path: Path) -> float:
+    """Seconds of a PCM WAV, from its header (what ``len(samples) / rate`` of :func:`read_wav` gives,
+    without reading the samples)."""
+    with wave.open(str(path), "rb") as w:
+        return w.getnframes() / w.getframerate()
+
+
 def read_wav(path: Path) -> tuple[np.ndarray, int]:
     """Read a PCM WAV as float64 mono in [-1, 1]; returns (samples, sample_rate)."""
     with wave.open(str(path), "rb") as w:

@@ -123,13 +123,7 @@ def estimate_f0(x: np.ndarray, sr: int, hop_s: float = HOP_S) -> tuple[np.ndarra
     seg = dn[:, tmin:]
     below = seg < YIN_THRESHOLD
     first = np.where(below.any(axis=1), below.argmax(axis=1), seg.argmin(axis=1))
-    # walk down to the bottom of the first dip
-    for _ in range(seg.shape[1]):
-        nxt = np.minimum(first + 1, seg.shape[1] - 1)
-        step = seg[np.arange(len(seg)), nxt] < seg[np.arange(len(seg)), first]
-        if not step.any():
-            break
-        first = np.where(step, nxt, first)
+    first = _dip_bottom(seg, first)
     rows = np.arange(len(seg))
     i = np.clip(first + tmin, 1, tmax - 1)
     a, b, cc = dn[rows, i - 1], dn[rows, i], dn[rows, i + 1]
@@ -146,6 +140,16 @@ def estimate_f0(x: np.ndarray, sr: int, hop_s: float = HOP_S) -> tuple[np.ndarra
         med = float(np.median(f0[voiced]))
         f0 = np.where((f0 > med * OCTAVE_GUARD) | (f0 < med / OCTAVE_GUARD), 0.0, f0)
     return f0, np.where(loud, periodicity, 0.0)
+
+
+def _dip_bottom(seg: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Per row, walk right from ``start`` while the next value is lower: the first column ``j >=
+    start`` that is the last one or has ``seg[j + 1] >= seg[j]`` (one masked argmax, not a walk)."""
+    last = seg.shape[1] - 1
+    stops = np.ones(seg.shape, dtype=bool)  # the last column always stops the walk
+    stops[:, :last] = ~(seg[:, 1:] < seg[:, :-1])
+    stops &= np.arange(seg.shape[1])[None, :] >= start[:, None]
+    return stops.argmax(axis=1)
 
 
 def _drop_short_runs(mask: np.ndarray, min_len: int) -> np.ndarray:

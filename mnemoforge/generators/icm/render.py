@@ -24,7 +24,7 @@ from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.image.scene_prompt import scene_prompt_parts
 from mnemoforge.backends.registry import SpeechBackends, image_backend, person_voices, video_backend
-from mnemoforge.backends.speech.protocol import read_wav
+from mnemoforge.backends.speech.protocol import wav_duration
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip
 from mnemoforge.backends.video import fallback as video_fallback
 from mnemoforge.backends.video.mp4_header import mp4_info
@@ -124,6 +124,8 @@ class RenderState:
     video: VeoBackend | None = None
     takes: dict[str, int] = field(default_factory=dict)
     """Shot id -> its re-render take (``review/retakes.json``; absent: the first)."""
+    said: dict[str, str] = field(default_factory=dict)
+    """Line text -> what the voice is given to say (``names.speech_text``), worked out once."""
 
     @classmethod
     def create(cls, theme: Theme, world: World, run: RunLayout) -> RenderState:
@@ -205,9 +207,11 @@ def _speak_lines(st: RenderState, shot: Shot, wavs: list[Path], faster: float) -
             voice = st.voices.get(line.speaker) or st.world.person(line.speaker).voice
             if faster > 1:
                 voice = voice.model_copy(update={"rate": min(400, round(voice.rate * faster))})
-            speak(st.speech, voice, speech_text(line.text, st.world.people), wav, speech_cache(st.run.root))
-        samples, sr = read_wav(wav)
-        durs.append(len(samples) / sr)
+            said = st.said.get(line.text)
+            if said is None:  # an album says many lines more than once: the names are replaced once
+                said = st.said[line.text] = speech_text(line.text, st.world.people)
+            speak(st.speech, voice, said, wav, speech_cache(st.run.root))
+        durs.append(wav_duration(wav))
     return durs
 
 

@@ -53,13 +53,17 @@ def speech_cache(run_root: Path) -> Path:
 
 
 def _place(src: Path, dest: Path) -> None:
-    """``dest`` becomes the same bytes as ``src``, atomically (hard link, else a copy)."""
-    with atomic.atomic_path(dest) as tmp:
-        tmp.unlink()  # atomic_path made it; the link takes its name
-        try:
-            os.link(src, tmp)
-        except OSError:  # a file system without hard links
-            tmp.write_bytes(src.read_bytes())
+    """``dest`` becomes the same bytes as ``src``, atomically: a hard link renamed into place (the
+    bytes are ``src``'s, already on disk: no second flush), else an atomic copy."""
+    tmp = atomic.tmp_path_for(dest)
+    try:
+        tmp.unlink()  # the link takes the temp file's unique name
+        os.link(src, tmp)
+        os.replace(tmp, dest)
+    except OSError:  # a file system without hard links
+        atomic.write_bytes(dest, src.read_bytes())
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def speak(speech: SpeechBackends, voice: VoiceSpec, text: str, wav: Path, cache: Path) -> None:
