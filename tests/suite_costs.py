@@ -1,58 +1,51 @@
 """What each xdist group of the test suite costs, for ``tests/conftest.py``'s scheduling order."""
 
 # CPU seconds of each group's tests on one worker, builds included (benchmarks/suite_cpu.py under
-# the README command at commit f238260, see docs/testing.md; groups under 1 CPU-s left out):
+# commit f238260's README command, the default suite re-measured at dd9f862, see docs/testing.md;
+# groups under 1 CPU-s left out):
 # GROUP_COST for the default-suite tests, and INTEGRATION_GROUP_COST for its `integration` tests
 # (subprocess builds, Prefect, Dask, the full-size build), counted when any of them is selected.
 # The scheduler hands out the costliest groups first and the last to start are small ones
 # (longest processing time first), so the two workers finish together. An unlisted group counts
 # ``TEST_COST`` a test, ``INTEGRATION_TEST_COST`` an integration test.
 GROUP_COST = {
-    "tiny": 42.7,  # tiny_build and its readers
-    "smm": 25.6,
-    "world": 25.1,  # glassworks_world (three families), a variants re-freeze, evaluations
-    "tests/test_variant_extension.py": 17.3,  # an 8-clip album extended 8x, twice
-    "variants": 10.6,
-    "memeye": 10.0,
-    "tests/test_memeye_no_items.py": 7.4,
-    "tests/test_weekday_programs.py": 6.4,
-    "tests/test_planning_shares.py": 5.6,
-    "tests/test_wording.py": 5.2,
-    "tests/test_image_diffusers.py": 4.5,
-    "tests/test_world_questions.py": 4.0,
-    "ferry": 3.8,
-    "tests/test_icm_album.py": 3.2,
-    "tests/test_icm_dropped_slots.py": 3.0,
-    "tests/test_second_theme.py": 3.0,
-    "tests/test_item_validity.py": 2.8,
+    "tiny": 30.4,  # tiny_build and its readers
+    "smm": 23.1,
+    "world": 16.9,  # glassworks_world (three families), a variants re-freeze, evaluations
+    "variants": 10.3,
+    "tests/test_image_diffusers.py": 8.4,
+    "memeye": 8.1,
+    "tests/test_weekday_programs.py": 7.3,
+    "tests/test_wording.py": 6.1,
+    "tests/test_memeye_no_items.py": 5.9,
+    "tests/test_world_questions.py": 4.3,
+    "tests/test_icm_album.py": 3.4,
+    "tests/test_icm_dropped_slots.py": 3.3,
+    "tests/test_second_theme.py": 2.9,
+    "tests/test_smm_units.py": 2.8,
     "tests/test_video.py": 2.7,
-    "tests/test_concurrency.py": 2.7,
-    "tests/test_memeye_units.py": 2.7,
-    "tests/test_speech.py": 2.5,
-    "tests/test_smm_units.py": 2.5,
+    "tests/test_memeye_units.py": 2.6,
+    "tests/test_item_validity.py": 2.4,
+    "tests/test_speech.py": 2.4,
     "tests/test_docs_site.py": 2.3,
+    "tests/test_panel_gates.py": 2.3,
+    "tests/test_gate_indexes.py": 2.2,
     "tests/test_paraphrase.py": 2.2,
-    "tests/test_icm_retrieval_items.py": 2.1,
-    "tests/test_model_shots.py": 2.0,
-    "tests/test_minilm.py": 1.9,
-    "tests/test_panel_gates.py": 1.8,
-    "tests/test_gate_indexes.py": 1.8,
-    "tests/test_answerers.py": 1.8,
-    "tests/test_shortcut_rules.py": 1.7,
-    "tests/test_theme_limits.py": 1.6,
-    "tests/test_gate_failures.py": 1.6,
-    "tests/test_family_boundary.py": 1.5,
-    "tests/test_memeye_drawables.py": 1.5,
-    "tests/test_fair_items.py": 1.4,
-    "tests/test_icm_dialogue_model.py": 1.3,
-    "tests/test_theme_text_fields.py": 1.2,
-    "tests/test_icm_loans.py": 1.2,
-    "tests/test_layering.py": 1.2,
-    "bakery": 1.2,
-    "tests/test_shortfall.py": 1.1,
-    "tests/test_stages.py": 1.1,
-    "tests/test_memeye_ocr.py": 1.0,
-    "tests/test_memeye_map.py": 1.0,
+    "tests/test_concurrency.py": 2.2,
+    "tests/test_model_shots.py": 1.9,
+    "tests/test_shortcut_rules.py": 1.8,
+    "tests/test_icm_retrieval_items.py": 1.8,
+    "tests/test_minilm.py": 1.8,
+    "tests/test_layering.py": 1.6,
+    "ferry": 1.6,
+    "tests/test_gate_failures.py": 1.5,
+    "tests/test_fair_items.py": 1.5,
+    "tests/test_icm_dialogue_model.py": 1.2,
+    "tests/test_memeye_drawables.py": 1.2,
+    "tests/test_family_boundary.py": 1.1,
+    "tests/test_theme_limits.py": 1.1,
+    "tests/test_render_speed.py": 1.0,
+    "tests/test_answerers.py": 1.0,
 }
 INTEGRATION_GROUP_COST = {
     "tiny": 54.0,  # flow builds, task runners, kills, the worker's Prefect server
@@ -61,6 +54,9 @@ INTEGRATION_GROUP_COST = {
     "world": 14.5,  # the families theme's Prefect flow build
     "tests/test_plugin_family.py": 14.4,
     "tests/test_paid_build.py": 12.8,
+    "tests/test_variant_extension.py": 16.0,  # an 8-clip album extended 8x, twice
+    "text_share": 14.6,  # 170 items planned at 120 clips, with and without the text share
+    "tests/test_planning_shares.py": 11.4,  # 170 items planned at 120 clips
     "tests/test_icm_parts.py": 9.8,
     "smm": 9.8,
     "fjord": 8.4,  # fjord_hut_memeye (shared) and the other unseen-world themes' builds

@@ -125,7 +125,7 @@ def test_readme_is_short_and_its_relative_links_resolve() -> None:
 
 
 def test_readme_test_command_is_the_ci_command() -> None:
-    """The README's test command installs and runs exactly what `.ci/run` does."""
+    """The README's test command installs and runs the default suite as `.ci/run` does first."""
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     install = next(line for line in ci if line.startswith(".venv/bin/pip install -q -e "))
     pytest_line = next(line for line in ci if line.startswith(".venv/bin/python -m pytest"))
@@ -133,6 +133,11 @@ def test_readme_test_command_is_the_ci_command() -> None:
     blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
     command = next(" ".join(b.replace("\\\n", " ").split()) for b in blocks if "pytest" in b)
     assert command == f"python3 -m venv .venv && {install} && {pytest_line}", command
+    assert pytest_line == ".venv/bin/python -m pytest -q -p no:cacheprovider"  # the default suite
+    integration = (
+        '.venv/bin/python -m pytest -q -p no:cacheprovider -m "integration and not slow and not network"'
+    )
+    assert integration in ci and integration in readme  # CI adds the integration tests, and says so
 
 
 def _readme_theme() -> str:

@@ -100,6 +100,8 @@ def planned():  # type: ignore[no-untyped-def]
     return generate_icm(world, obs, theme.questions.counts(), last_order=119)
 
 
+# integration: plans 170 items at 120 clips (about 11 CPU-s)
+@pytest.mark.integration
 def test_planned_items_put_the_answer_closest_to_the_question_about_a_quarter_of_the_time(planned) -> None:  # type: ignore[no-untyped-def]
     """Pooled over the family (what the panel bounds) within 4 points of chance: without the
     costs 0.30 here (recall items 0.39). Recall alone stays at 0.32: its companion name sets have

@@ -98,6 +98,8 @@ def _accuracy(items: list[Question], index: SentenceIndex) -> dict[str, tuple[fl
     return {c: (sum(v), len(v)) for c, v in by.items()}
 
 
+# integration: plans 170 items at 120 clips twice (about 15 CPU-s)
+@pytest.mark.integration
 def test_planned_items_leave_the_text_solver_at_chance_and_fail_without_the_share(
     album, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]

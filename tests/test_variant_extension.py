@@ -149,6 +149,8 @@ def _rows(rel: Path, name: str) -> dict[str, dict]:
     return {r["item"]: r for r in read_jsonl(rel / f"data/icm/variants/{name}/haystacks.jsonl")}
 
 
+# integration: builds an album and extends it 8x (about 8 CPU-s)
+@pytest.mark.integration
 def test_build_extend_renders_the_extension_and_keeps_every_item_in_every_variant(extended_builds) -> None:  # type: ignore[no-untyped-def]
     plain, before, rel = extended_builds
     assert rel.parent.name == "tiny8-oracle-s-m-l-x8"
@@ -171,6 +173,8 @@ def test_build_extend_renders_the_extension_and_keeps_every_item_in_every_varian
     assert json.loads(before)["counts"]["clips"] == 8
 
 
+# integration: builds an album and extends it 8x (about 8 CPU-s)
+@pytest.mark.integration
 def test_build_extend_is_deterministic(extended_builds, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from mnemoforge.pipeline import build
 
