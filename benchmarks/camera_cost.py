@@ -1,6 +1,7 @@
 """What the camera moves cost: the same clips encoded with their planned moves, all static, and raw.
 
     python benchmarks/camera_cost.py [--clips 12] [--of 840] [--shots-per-clip 1 3]
+    python benchmarks/camera_cost.py --clips 40 --of 840 --width 1280 --height 720 --json FILE
 
 Plans ``--clips`` clips of the default theme (as ``render_scale.py`` does, but 1-3 planned shots
 per clip by default, so medium and close shots pan and zoom too; with ``--of N``, ``--clips``
@@ -10,7 +11,8 @@ seconds (children's rusage): with the planned camera moves (what the render stag
 zooms made static, with the pans made static, with every shot static, and the stills-only
 baseline (``encode_baseline``). The encodes of a clip run back to back, in an order that rotates
 from clip to clip, so load that other processes put on the machine (which inflates CPU seconds on
-shared cores) falls on all alike.
+shared cores) falls on all alike. ``--width``/``--height`` set the album size (default: the
+theme's); ``--json FILE`` keeps the figures with the machine block (``benchmarks/machine.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from mnemoforge.generators.icm import render
 from mnemoforge.store.layout import RunLayout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import write_result  # noqa: E402
 from render_scale import baseline_inputs, plan, scaled_theme  # noqa: E402
 
 
@@ -48,8 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clips", type=int, default=12)
     ap.add_argument("--of", type=int, help="sample --clips clips from an album of this many")
     ap.add_argument("--shots-per-clip", type=int, nargs=2, default=(1, 3), metavar=("LO", "HI"))
+    ap.add_argument("--width", type=int, help="album width (default: the theme's)")
+    ap.add_argument("--height", type=int, help="album height (default: the theme's)")
+    ap.add_argument("--json", type=Path, help="also write the figures here, with the machine block")
     args = ap.parse_args(argv)
     theme = scaled_theme(max(args.clips, args.of or 0), tuple(args.shots_per_clip), (4,))
+    if args.width or args.height:
+        size = {"width": args.width or theme.album.width, "height": args.height or theme.album.height}
+        theme = theme.model_copy(update={"album": theme.album.model_copy(update=size)})
     w, clips, _ = plan(theme, theme.seed)
     clips = [clips[i * len(clips) // args.clips] for i in range(args.clips)]
     root = Path(tempfile.mkdtemp(prefix="mf-camera-cost-"))
@@ -97,8 +106,18 @@ def main(argv: list[str] | None = None) -> int:
         cpu = {k: round(v, 2) for k, v in cpu.items()}
         cpu_ratio = {k: round(cpu[k] / cpu["stills_baseline"], 3) for k in names[:-1]}
         cameras = Counter(s.camera for specs, _, _ in jobs for s in specs)
-        print(json.dumps({"clips": len(clips), "cameras": dict(cameras), "ffmpeg_cpu_s": cpu,
-                          "over_baseline": cpu_ratio}, indent=1))
+        result = {
+            "benchmark": "camera_cost",
+            "command": "python benchmarks/camera_cost.py " + " ".join(sys.argv[1:] if argv is None else argv),
+            "clips": len(clips),
+            "size": f"{a.width}x{a.height}",
+            "cameras": dict(cameras),
+            "ffmpeg_cpu_s": cpu,
+            "over_baseline": cpu_ratio,
+        }
+        print(json.dumps(result, indent=1))
+        if args.json:
+            write_result(args.json, result)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0
