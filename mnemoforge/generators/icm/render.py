@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import multiprocessing as mp
 import os
 from collections.abc import Callable, Iterable
@@ -24,7 +23,6 @@ from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.image.scene_prompt import scene_prompt_parts
 from mnemoforge.backends.registry import SpeechBackends, image_backend, person_voices, video_backend
-from mnemoforge.backends.speech.protocol import wav_duration
 from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip
 from mnemoforge.backends.video import fallback as video_fallback
 from mnemoforge.backends.video.mp4_header import mp4_info
@@ -37,14 +35,14 @@ from mnemoforge.generators.icm.render_audit import (
     camera_safe,
     drawn_record,
 )
+from mnemoforge.generators.icm.render_lines import SpeechFitError as SpeechFitError
+from mnemoforge.generators.icm.render_lines import fit_lines
+from mnemoforge.generators.icm.render_lines import place_lines as place_lines
 from mnemoforge.generators.icm.render_parts import part_placement
-from mnemoforge.generators.icm.render_speech import speak, speech_cache
 from mnemoforge.generators.icm.render_takes import drop_stale_takes, shot_seed
-from mnemoforge.generators.icm.render_timing import LINE_GAP_S, LINE_START_S
 from mnemoforge.generators.icm.render_voice import limit_blas_in_worker
 from mnemoforge.generators.icm.render_voice import stratified_sample as stratified_sample
 from mnemoforge.generators.icm.render_voice import voice_check as voice_check
-from mnemoforge.generators.names import speech_text
 from mnemoforge.hashing import canonical_json, content_hash, sha256_file, short
 from mnemoforge.rng import derive_seed
 from mnemoforge.schemas.episodes import Clip, Shot
@@ -57,8 +55,6 @@ from mnemoforge.store.retakes import load_retakes
 
 if TYPE_CHECKING:
     from mnemoforge.backends.video.veo import VeoBackend
-
-log = logging.getLogger("mnemoforge.render")
 
 
 def scene_request(theme: Theme, world: World, shot: Shot, take: int = 0) -> SceneRequest:
@@ -162,23 +158,6 @@ def _render_clip(clip_json: str) -> list[dict]:
     return render_clip(_STATE["state"], Clip.model_validate_json(clip_json))
 
 
-class SpeechFitError(RuntimeError):
-    """A shot too short for its lines even with the tightest spacing (lines are never cut)."""
-
-
-def place_lines(durations: list[float], shot_s: float) -> list[float]:
-    """Start times of a shot's lines: the usual lead-in and gaps, tightened when the lines need
-    the room; raises ``SpeechFitError`` rather than cut a line."""
-    for lead, gap in ((LINE_START_S, LINE_GAP_S), (0.1, 0.1), (0.02, 0.03)):
-        if lead + sum(durations) + gap * max(0, len(durations) - 1) <= shot_s:
-            starts, at = [], lead
-            for d in durations:
-                starts.append(round(at, 3))
-                at += d + gap
-            return starts
-    raise SpeechFitError(f"{sum(durations):.2f} s of speech does not fit a {shot_s} s shot")
-
-
 def _still(st: RenderState, shot: Shot, still: Path) -> dict:
     """Draw (or reuse) one shot still; return what was drawn."""
     req = scene_request(st.theme, st.world, shot, st.takes.get(shot.id, 0))
@@ -196,26 +175,6 @@ def _still(st: RenderState, shot: Shot, still: Path) -> dict:
     )  # fmt: skip
 
 
-MAX_SPEEDUP = 1.5  # a take said at most this much faster than its voice's rate to fit its shot
-
-
-def _speak_lines(st: RenderState, shot: Shot, wavs: list[Path], faster: float) -> list[float]:
-    """Say each line of ``shot`` into its WAV (kept when already there) and return the durations.
-    The voice reads the line's speech text (``names.speech_text``); ``faster`` > 1 raises its rate."""
-    durs = []
-    for line, wav in zip(shot.dialogue, wavs, strict=True):
-        if not wav.exists():  # the same voice saying the same text reuses that take
-            voice = st.voices.get(line.speaker) or st.world.person(line.speaker).voice
-            if faster > 1:
-                voice = voice.model_copy(update={"rate": min(400, round(voice.rate * faster))})
-            said = st.said.get(line.text)
-            if said is None:  # an album says many lines more than once: the names are replaced once
-                said = st.said[line.text] = speech_text(line.text, st.world.people)
-            speak(st.speech, voice, said, wav, speech_cache(st.run.root))
-        durs.append(wav_duration(wav))
-    return durs
-
-
 def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     """Stills, speech, transcripts and the MP4 of one clip (each skipped if already written),
     plus the clip's render record (``media/drawn/<clip>.json``: what each shot drew and where
@@ -231,22 +190,7 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
         drawn_shots.append(_still(st, shot, still))
         rows.append(_row(run, still, "shot_still"))
         wavs = [run.media / "speech" / f"{line.id}.wav" for line in shot.dialogue]
-        durs = _speak_lines(st, shot, wavs, 1.0)
-        try:
-            starts = place_lines(durs, float(shot.duration_s))
-        except SpeechFitError:
-            # takes longer than the planner's estimate: said faster, just enough to fit the shot
-            need = sum(durs) + LINE_START_S + LINE_GAP_S * max(0, len(durs) - 1)
-            factor = min(MAX_SPEEDUP, need / float(shot.duration_s) * 1.05)
-            log.warning("%s: speech takes %.2f s for a %d s shot; said %.0f%% faster", shot.id, need,
-                        shot.duration_s, (factor - 1) * 100)  # fmt: skip
-            for wav in wavs:
-                wav.unlink(missing_ok=True)
-            durs = _speak_lines(st, shot, wavs, factor)
-            try:
-                starts = place_lines(durs, float(shot.duration_s))
-            except SpeechFitError as e:
-                raise SpeechFitError(f"{shot.id}: {e} (lines {[ln.id for ln in shot.dialogue]})") from None
+        durs, starts = fit_lines(st, shot, wavs)
         cues = []
         for line, wav, dur, start in zip(shot.dialogue, wavs, durs, starts, strict=True):
             cues.append(AudioCue(wav, start))
