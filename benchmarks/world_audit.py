@@ -223,9 +223,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['name']}: {r['family']} {r['texts']} texts: {said}")
     total = {rule: sum(r["counts"][rule] for r in report.values()) for rule in RULES}
     print("total:", json.dumps(total))
-    if args.json:
-        out = json.dumps({"releases": report, "total": total}, indent=1) + "\n"
-        args.json.write_text(out, encoding="utf-8")
+    if args.json:  # with the machine block (benchmarks/machine.py), as every result file
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from machine import write_result
+
+        command = "python benchmarks/world_audit.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        write_result(args.json, {"benchmark": "world_audit", "command": command, "releases": report,
+                                 "total": total}, indent=1)  # fmt: skip
     return 0
 
 
