@@ -95,6 +95,11 @@ def main() -> None:
     planned = time.perf_counter() - t0
     view = agent_view(run, args.limit)
     bm25_s, bm25 = contexts(view, "bm25")
+    # planning embeds the history's sentences too (the questions stage's text share screens option
+    # sets with MiniLM): a fresh, empty cache and no memo, so the cold run is cold
+    os.environ["MNEMOFORGE_CACHE"] = str(work / "cache-cold")
+    vectors._MEMO.clear()
+    embed_cache._MEM.clear()
     cold_s, cold = contexts(view, "minilm")
     vectors._MEMO.clear()  # a fresh process as far as the history's vectors go (the disk cache stays)
     embed_cache._MEM.clear()
