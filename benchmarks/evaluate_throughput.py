@@ -128,7 +128,8 @@ def bench_gate(tmp: Path, srv: LLMServer, args: argparse.Namespace) -> dict:
     srv.default_delay = delay
     run_dir = BuildContext(theme, tmp / "gate_out", data["seed"]).run.root
     ctx = BuildContext(run_dir / "theme.yaml", tmp / "gate_out", data["seed"])
-    shutil.rmtree(run_dir / "gates" / "cache")
+    shutil.rmtree(run_dir / "gates" / "cache")  # the verdicts, and the model answers behind them:
+    shutil.rmtree(run_dir / "cache" / "models", ignore_errors=True)  # a cold run calls the model again
     n0 = len(srv.requests)
     t0 = time.perf_counter()
     gate_run(ctx)

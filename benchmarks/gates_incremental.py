@@ -76,7 +76,8 @@ def main() -> None:
             pass  # nothing is frozen, but every stage up to the gates ran, which is what is re-run here
         run_dir = BuildContext(theme, Path(tmp) / "out", data["seed"]).run.root
         ctx = BuildContext(run_dir / "theme.yaml", Path(tmp) / "out", data["seed"])
-        shutil.rmtree(run_dir / "gates" / "cache")
+        shutil.rmtree(run_dir / "gates" / "cache")  # the verdicts, and the model answers behind them:
+        shutil.rmtree(run_dir / "cache" / "models", ignore_errors=True)  # a cold run calls the model again
         calls0 = len(srv.requests)
         cold, computed_cold, _ = timed(ctx)
         calls_cold = len(srv.requests) - calls0
