@@ -55,10 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--height", type=int, help="album height (default: the theme's)")
     ap.add_argument("--json", type=Path, help="also write the figures here, with the machine block")
     args = ap.parse_args(argv)
-    theme = scaled_theme(max(args.clips, args.of or 0), tuple(args.shots_per_clip), (4,))
-    if args.width or args.height:
-        size = {"width": args.width or theme.album.width, "height": args.height or theme.album.height}
-        theme = theme.model_copy(update={"album": theme.album.model_copy(update=size)})
+    planned = max(args.clips, args.of or 0)
+    theme = scaled_theme(planned, tuple(args.shots_per_clip), (4,), args.width, args.height)
     w, clips, _ = plan(theme, theme.seed)
     clips = [clips[i * len(clips) // args.clips] for i in range(args.clips)]
     root = Path(tempfile.mkdtemp(prefix="mf-camera-cost-"))

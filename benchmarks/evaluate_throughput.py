@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import tempfile
 import time
@@ -29,13 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mnemoforge.evaluation.runner import evaluate  # noqa: E402
-from mnemoforge.exporters.release import EmptyReleaseError  # noqa: E402
-from mnemoforge.pipeline import BuildContext, build, gate_run  # noqa: E402
+from mnemoforge.pipeline import build, gate_run  # noqa: E402
 from mnemoforge.validators import gate_runner  # noqa: E402
 from tests.llm_servers import LLMServer  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import write_result  # noqa: E402
+from model_gates import cold_gated_run  # noqa: E402
 
 THEMES = {"icm": "life_album.yaml", "smm": "office_launch.yaml", "memeye": "visual_diary.yaml"}
 METHODS = {
@@ -121,15 +120,8 @@ def bench_gate(tmp: Path, srv: LLMServer, args: argparse.Namespace) -> dict:
     theme.write_text(yaml.safe_dump(data, sort_keys=False))
     delay = srv.default_delay
     srv.default_delay = 0.0  # the build's own gate pass is not timed
-    try:
-        build(theme, outputs=tmp / "gate_out", workers=2)
-    except EmptyReleaseError:  # the loopback model's one answer fails the oracle on most items:
-        pass  # nothing is frozen, but every stage up to the gates ran, which is what is timed here
+    ctx = cold_gated_run(theme, tmp / "gate_out", data["seed"])
     srv.default_delay = delay
-    run_dir = BuildContext(theme, tmp / "gate_out", data["seed"]).run.root
-    ctx = BuildContext(run_dir / "theme.yaml", tmp / "gate_out", data["seed"])
-    shutil.rmtree(run_dir / "gates" / "cache")  # the verdicts, and the model answers behind them:
-    shutil.rmtree(run_dir / "cache" / "models", ignore_errors=True)  # a cold run calls the model again
     n0 = len(srv.requests)
     t0 = time.perf_counter()
     gate_run(ctx)

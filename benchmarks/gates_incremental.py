@@ -26,14 +26,14 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mnemoforge.exporters.release import EmptyReleaseError  # noqa: E402
-from mnemoforge.pipeline import BuildContext, build, gate_run  # noqa: E402
+from mnemoforge.pipeline import BuildContext, gate_run  # noqa: E402
 from mnemoforge.theme_io import DEFAULT_THEME  # noqa: E402
 from mnemoforge.validators.prompts import PROMPTS_DIR  # noqa: E402
 from tests.llm_servers import LLMServer  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import write_result  # noqa: E402
+from model_gates import cold_gated_run  # noqa: E402
 
 PANEL_GATES = ["option_only", "text_only_clue", "minimal_caption", "oracle", "modality_necessity"]
 
@@ -70,14 +70,7 @@ def main() -> None:
         }
         theme = Path(tmp) / "theme.yaml"
         theme.write_text(yaml.safe_dump(data, sort_keys=False))
-        try:  # renders and gates once (warms nothing we time)
-            build(theme, outputs=Path(tmp) / "out", workers=2)
-        except EmptyReleaseError:  # a model that always says "A" fails the oracle on most items:
-            pass  # nothing is frozen, but every stage up to the gates ran, which is what is re-run here
-        run_dir = BuildContext(theme, Path(tmp) / "out", data["seed"]).run.root
-        ctx = BuildContext(run_dir / "theme.yaml", Path(tmp) / "out", data["seed"])
-        shutil.rmtree(run_dir / "gates" / "cache")  # the verdicts, and the model answers behind them:
-        shutil.rmtree(run_dir / "cache" / "models", ignore_errors=True)  # a cold run calls the model again
+        ctx = cold_gated_run(theme, Path(tmp) / "out", data["seed"])  # built and gated once, untimed
         calls0 = len(srv.requests)
         cold, computed_cold, _ = timed(ctx)
         calls_cold = len(srv.requests) - calls0

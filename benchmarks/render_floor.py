@@ -77,14 +77,6 @@ def spread(values: list[float]) -> dict[str, float]:
     }
 
 
-def sized_theme(clips: int, width: int | None, height: int | None) -> Theme:
-    theme = scaled_theme(clips, (1, 3), (4,))
-    if width or height:
-        size = {"width": width or theme.album.width, "height": height or theme.album.height}
-        theme = theme.model_copy(update={"album": theme.album.model_copy(update=size)})
-    return theme
-
-
 def render_once(
     root: Path, theme: Theme, world: Any, clips: list[Clip], observations: list, workers: int
 ) -> Path:
@@ -113,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1 or args.clips < 1:
         ap.error("--repeats and --clips must be at least 1")
     of = args.of or max(840, args.clips)
-    theme = sized_theme(of, args.width, args.height)
+    theme = scaled_theme(of, (1, 3), (4,), args.width, args.height)
     a = theme.album
     size_tag = "" if (args.width, args.height) == (None, None) else f"_{a.width}x{a.height}"
     json_path = args.json or HERE / "results" / f"render_floor_c{args.clips}{size_tag}.json"

@@ -65,15 +65,18 @@ GOAL_RATIO = 1.5  # render stage / raw ffmpeg encode of the same frames and audi
 # the benchmark
 
 
-def scaled_theme(clips: int, shots_per_clip: tuple[int, int], durations: tuple[int, ...]) -> Theme:
+def scaled_theme(
+    clips: int,
+    shots_per_clip: tuple[int, int],
+    durations: tuple[int, ...],
+    width: int | None = None,
+    height: int | None = None,
+) -> Theme:
+    """The default theme with ``clips`` clips of these shots, at ``width`` x ``height`` (default: its own)."""
     theme = load_theme(DEFAULT_THEME)
-    return theme.model_copy(
-        update={
-            "album": theme.album.model_copy(
-                update={"clips": clips, "shots_per_clip": shots_per_clip, "shot_durations": list(durations)}
-            )
-        }
-    )
+    album = {"clips": clips, "shots_per_clip": shots_per_clip, "shot_durations": list(durations)}
+    album |= {k: v for k, v in (("width", width), ("height", height)) if v}
+    return theme.model_copy(update={"album": theme.album.model_copy(update=album)})
 
 
 def plan(theme: Theme, seed: int) -> tuple[World, list[Clip], dict[str, float]]:

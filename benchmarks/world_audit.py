@@ -38,6 +38,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from machine import write_result  # noqa: E402
+
 RULES = (
     "two_states", "bare_title", "self_named", "same_person", "weekday_date", "foreign_holiday",
     "outside_span", "broken_pattern",
@@ -224,9 +227,6 @@ def main(argv: list[str] | None = None) -> int:
     total = {rule: sum(r["counts"][rule] for r in report.values()) for rule in RULES}
     print("total:", json.dumps(total))
     if args.json:  # with the machine block (benchmarks/machine.py), as every result file
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from machine import write_result
-
         command = "python benchmarks/world_audit.py " + " ".join(sys.argv[1:] if argv is None else argv)
         write_result(args.json, {"benchmark": "world_audit", "command": command, "releases": report,
                                  "total": total}, indent=1)  # fmt: skip

@@ -283,7 +283,7 @@ def gate_run(ctx: BuildContext, only: set[str] | None = None) -> gate_runner.Gat
             qs,
             gctx,
             ctx.theme.gates,
-            cache_dir=run.root / "gates" / "cache",
+            cache_dir=run.gates_cache,
             only=only,
             previous=previous,
             family_gates=[*ctx.family.gates(), *human_review.review_gates(run.root)],

@@ -62,6 +62,7 @@ class RunLayout:
     candidates = property(lambda self: self.root / "questions" / "candidates.jsonl")
     verdicts = property(lambda self: self.root / "gates" / "verdicts.jsonl")
     funnel = property(lambda self: self.root / "gates" / "funnel.json")
+    gates_cache = property(lambda self: self.root / "gates" / "cache")  # verdicts by input hash
 
     @property
     def run_id(self) -> str:
