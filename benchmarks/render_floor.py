@@ -7,7 +7,7 @@ Plans ``--of`` clips of the default theme (1-3 planned 4 s shots per clip, as ``
 ``--width`` x ``--height`` (default: the theme's album size) and takes ``--clips`` of them, evenly
 spaced (clip 0, the calibration clip, always). Then, ``--repeats`` times, it measures a *pair*:
 
-* **render**: :func:`mnemoforge.generators.icm.render.render_run` into a fresh run folder, exactly
+* **render**: :func:`mnemoforge.generators.icm.render_pool.render_run` into a fresh run folder, exactly
   as the build's render stage runs it (``--workers`` spawned render processes, stills, speech,
   clips, the render audit, anchors, the media index and the voice check);
 * **baseline**: the same stills and WAVs (from the first render) encoded with
@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mnemoforge.generators.icm import album, render
+from mnemoforge.generators.icm import album, render_pool
 from mnemoforge.hashing import sha256_file
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.theme import Theme
@@ -84,7 +84,7 @@ def render_once(
     run = RunLayout(root)
     run.root.mkdir(parents=True, exist_ok=True)
     atomic.write_jsonl(run.observations, observations)  # the render audit reads them, as in a build
-    render.render_run(run, theme, world, clips, workers=workers)
+    render_pool.render_run(run, theme, world, clips, workers=workers)
     return run.root
 
 

@@ -3,7 +3,7 @@
     python benchmarks/render_scale.py [--clips 840] [--workers 2] [--keep DIR] [--json out.json]
 
 Plans a World and album from the default theme with ``--clips`` clips (calibration clip
-included), renders it with :func:`mnemoforge.generators.icm.render.render_run` exactly as the
+included), renders it with :func:`mnemoforge.generators.icm.render_pool.render_run` exactly as the
 build's render stage does, then encodes the very stills and WAVs the render wrote with
 :func:`mnemoforge.backends.video.encode_baseline`, one ffmpeg per clip, ``--workers`` at a
 time: the raw-encoding floor the render stage is compared with. Memory is sampled from
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoforge.backends.video import encode_baseline
-from mnemoforge.generators.icm import album, album_check, render
+from mnemoforge.generators.icm import album, album_check, render, render_pool
 from mnemoforge.generators.icm import world as world_mod
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.schemas.theme import Theme
@@ -134,7 +134,7 @@ def timed_render(
     timer.patch(atomic, "write_jsonl", "write_media_index")
     try:
         with timed(sampler, "render") as t:
-            render.render_run(run, theme, w, clips, workers=workers)
+            render_pool.render_run(run, theme, w, clips, workers=workers)
     finally:
         timer.restore()
     parts = {f"{k}_s": round(v, 3) for k, v in timer.totals.items()}
@@ -151,7 +151,7 @@ def phase_breakdown(theme: Theme, w: World, clips: list[Clip], root: Path) -> di
     run = RunLayout(root / "run")
     timer = ExclusiveTimer()
     targets = [
-        (render, "_render_clip", "other (python glue, pydantic, transcripts json)"),
+        (render_pool, "_render_chunk", "other (python glue, pydantic, transcripts json)"),
         (render, "scene_request", "scene request"),
         (ProceduralImageBackend, "scene", "still: draw (Pillow)"),
         (render, "still_png_bytes", "still: png encode"),
@@ -166,10 +166,10 @@ def phase_breakdown(theme: Theme, w: World, clips: list[Clip], root: Path) -> di
     ]
     missing = [f"{getattr(o, '__name__', o)}.{a}" for o, a, n in targets if not timer.patch(o, a, n)]
     try:
-        render._init_worker(theme.model_dump_json(), w.model_dump_json(), str(run.root))
+        render_pool._init_worker(theme.model_dump_json(), w.model_dump_json(), str(run.root))
         with timed(None, "") as t_r:
             for c in clips:
-                render._render_clip(c.model_dump_json())
+                render_pool._render_chunk([c.model_dump_json()])
         render_s = t_r.wall_s
     finally:
         timer.restore()

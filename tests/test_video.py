@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 from mnemoforge.backends.video import (
     AudioCue,
     ClipJob,
+    RawFrame,
     ShotSpec,
     VideoEncodeError,
     encode_baseline,
@@ -225,6 +226,32 @@ def test_encoding_is_byte_deterministic(media: dict[str, Path], clip: Path, tmp_
     other_seed = tmp_path / "seed8.mp4"
     encode_clip(_three_shots(media), other_seed, W, H, FPS, seed=8)
     assert other_seed.read_bytes() != clip.read_bytes()  # the seed drives the ambient noise
+
+
+def test_pixels_in_memory_encode_the_same_bytes_as_the_png(
+    media: dict[str, Path], clip: Path, tmp_path: Path
+) -> None:
+    """Shots handed their still's pixels skip the PNG decode and give the very same clip; the raw
+    files ffmpeg read are gone afterwards, also when the encode fails."""
+
+    def pixels(png: Path) -> RawFrame:
+        im = Image.open(png).convert("RGB")
+        return RawFrame(im.width, im.height, im.tobytes())
+
+    shots = [ShotSpec(s.still, s.duration_s, s.camera, s.audio, s.ambient, pixels=pixels(s.still))
+             for s in _three_shots(media)]  # fmt: skip
+    out_dir = tmp_path / "out"
+    got = encode_clip(shots, out_dir / "raw.mp4", W, H, FPS, seed=7)
+    assert got.path.read_bytes() == clip.read_bytes()
+    assert sorted(p.name for p in out_dir.iterdir()) == ["raw.mp4"]
+    bogus = tmp_path / "bogus.wav"
+    bogus.write_text("not audio")
+    failing = [ShotSpec(media["a"], 4.0, "static", (AudioCue(bogus, 0.5),), pixels=pixels(media["a"]))]
+    with pytest.raises(VideoEncodeError):
+        encode_clip(failing, out_dir / "bad.mp4", W, H, FPS)
+    assert sorted(p.name for p in out_dir.iterdir()) == ["raw.mp4"]
+    with pytest.raises(ValueError, match="not 2x2 RGB"):
+        RawFrame(2, 2, bytes(11))
 
 
 def test_awkward_file_names(media: dict[str, Path], tmp_path: Path) -> None:

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mnemoforge.backends.video.probe import ffmpeg_exe
@@ -85,8 +85,14 @@ def build_clip_command(
     *,
     seed: int = 0,
     settings: EncodeSettings | None = None,
+    raw_stills: Mapping[int, Path] | None = None,
 ) -> list[str]:
-    """The ffmpeg argument list :func:`encode_clip` runs (writing to ``out`` as MP4)."""
+    """The ffmpeg argument list :func:`encode_clip` runs (writing to ``out`` as MP4).
+
+    ``raw_stills`` maps a shot's index to a file holding its still's pixels as raw RGB (the shot's
+    ``pixels``, written out by :func:`encode_clip`); ffmpeg reads those as they are instead of
+    decoding the PNG, the same frame either way.
+    """
     st = settings or EncodeSettings()
     if not shots:
         raise ValueError("a clip needs at least one shot")
@@ -97,9 +103,13 @@ def build_clip_command(
     sr = st.sample_rate
     inputs: list[str] = []
     graph: list[str] = []
-    for shot in shots:  # one still image per input; no '%d' sequence patterns in file names
+    raw = raw_stills or {}
+    for i, shot in enumerate(shots):  # one still image per input; no '%d' sequence patterns in file names
         if shot.video is not None:
             inputs += ["-an", "-i", _url(shot.video)]
+        elif i in raw and shot.pixels is not None:
+            size = f"{shot.pixels.width}x{shot.pixels.height}"
+            inputs += ["-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", size, "-i", _url(raw[i])]
         else:
             inputs += ["-f", "image2", "-pattern_type", "none", "-i", _url(shot.still)]
     cue_labels: list[str] = []

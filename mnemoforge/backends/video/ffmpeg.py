@@ -97,18 +97,33 @@ def encode_clip(
     back from its MP4 header (:func:`~mnemoforge.backends.video.mp4_header.mp4_info`: what ``probe``
     reports, without starting another ffmpeg).
 
-    ``seed`` drives the ambient noise. Raises :class:`VideoEncodeError` (with ffmpeg's
-    stderr tail) when an input is missing or ffmpeg fails; nothing is left at ``out``'s
-    temporary name in that case, and an existing ``out`` is left untouched.
+    ``seed`` drives the ambient noise. A shot's ``pixels`` (when given) go to a temporary raw file
+    beside ``out`` that ffmpeg reads instead of the PNG (no PNG decode; the same bytes out).
+
+    Raises :class:`VideoEncodeError` (with ffmpeg's stderr tail) when an input is missing or ffmpeg
+    fails; nothing is left at ``out``'s temporary names in that case, and an existing ``out`` is
+    left untouched.
     """
-    shots = tuple(shots)
-    _check_inputs([s.video or s.still for s in shots] + [c.wav for s in shots for c in s.audio], Path(out))
-    return _run_atomic(
-        lambda tmp: build_clip_command(shots, tmp, width, height, fps, seed=seed, settings=settings),
-        Path(out),
-        timeout_s,
-        mp4_info,
-    )
+    shots, out = tuple(shots), Path(out)
+    _check_inputs([s.video or s.still for s in shots] + [c.wav for s in shots for c in s.audio], out)
+    raw: dict[int, Path] = {}
+    try:
+        for i, s in enumerate(shots):  # pixels in memory: handed over raw, not decoded from the PNG
+            if s.pixels is not None and s.video is None:
+                fd, raw[i] = mkstemp_beside(out, f".{i}.rgb")
+                with os.fdopen(fd, "wb") as f:
+                    f.write(s.pixels.rgb)
+        return _run_atomic(
+            lambda tmp: build_clip_command(
+                shots, tmp, width, height, fps, seed=seed, settings=settings, raw_stills=raw
+            ),
+            out,
+            timeout_s,
+            mp4_info,
+        )
+    finally:
+        for p in raw.values():
+            p.unlink(missing_ok=True)
 
 
 def encode_clips(jobs: Sequence[ClipJob], *, workers: int | None = None) -> list[MediaInfo]:

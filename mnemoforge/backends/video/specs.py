@@ -16,6 +16,7 @@ __all__ = [
     "Camera",
     "ClipJob",
     "EncodeSettings",
+    "RawFrame",
     "ShotSpec",
     "pan_geometry",
     "pan_offsets",
@@ -40,6 +41,20 @@ class AudioCue:
             raise ValueError(f"cue start_s must be a finite number >= 0, got {self.start_s!r}")
 
 
+@dataclass(frozen=True, eq=False)
+class RawFrame:
+    """A still's pixels in memory, 8-bit RGB rows top to bottom: the encoder reads them as they are
+    instead of decoding the still's PNG again (the same pixels, so the same clip bytes)."""
+
+    width: int
+    height: int
+    rgb: bytes
+
+    def __post_init__(self) -> None:
+        if self.width <= 0 or self.height <= 0 or len(self.rgb) != self.width * self.height * 3:
+            raise ValueError(f"{len(self.rgb)} bytes are not {self.width}x{self.height} RGB pixels")
+
+
 @dataclass(frozen=True)
 class ShotSpec:
     """One shot of a clip: a still shown for ``duration_s`` with a camera move and speech cues."""
@@ -50,6 +65,8 @@ class ShotSpec:
     audio: tuple[AudioCue, ...] = ()
     ambient: Ambient = "room"
     video: Path | None = None  # a generated clip (e.g. Veo) shown instead of the still's camera move
+    pixels: RawFrame | None = field(default=None, compare=False, repr=False)
+    """The still's pixels, when the caller has them (just drawn): encoded from memory, not the PNG."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "audio", tuple(self.audio))

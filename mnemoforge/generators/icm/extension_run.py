@@ -1,7 +1,7 @@
 """The album extension rendered (``build --variants ... --extend K``): a run folder holding the
 album and its extension, what a variant freeze reads instead of the run (``variant_extension.py``).
 
-The extension's clips are rendered by the album's renderer (``render.render_clip``, in the render
+The extension's clips are rendered by the album's renderer (``render.render_clips``, in the render
 stage's worker processes) and audited against their observations like the album's
 (``media/render_audit_extension.json``); the album's media are hard links to the run's (copies
 where links fail), so the run and its plain release stay as they are.
@@ -9,14 +9,12 @@ where links fail), so the run and its plain release stay as they are.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.icm import captions, render
+from mnemoforge.generators.icm import captions, render, render_pool
 from mnemoforge.generators.icm.extension import plan_extension
 from mnemoforge.generators.icm.render_audit import RenderAuditError, audit_path
 from mnemoforge.schemas.episodes import Clip
@@ -37,16 +35,10 @@ def render_clips(out: RunLayout, theme: Theme, world: World, clips: list[Clip], 
     """Render ``clips`` into ``out`` (its observations: theirs) and audit them; their media rows."""
     if workers <= 1:
         st = render.RenderState.create(theme, world, out)
-        rows = [r for c in clips for r in render.render_clip(st, c)]
+        rows = [r for rs in render.render_clips(st, clips) for r in rs]
     else:
-        args = (theme.model_dump_json(), world.model_dump_json(), str(out.root), os.getpid(), None)
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=mp.get_context("spawn"),
-            initializer=render._init_worker, initargs=args,
-        ) as pool:  # fmt: skip
-            payloads = [c.model_dump_json() for c in clips]
-            chunk = max(1, len(payloads) // (workers * 8))
-            rows = [r for rs in pool.map(render._render_clip, payloads, chunksize=chunk) for r in rs]
+        with render_pool.start_pool(out, theme, world, workers) as pool:
+            rows = render_pool.pooled_render(pool, clips, workers)
     report = render.render_audit(out, theme, world, clips)
     audit = out.media / AUDIT
     atomic.write_json(audit, report)

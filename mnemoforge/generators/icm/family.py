@@ -23,6 +23,7 @@ from mnemoforge.generators.icm import (
     programs,
     render,
     render_audit,
+    render_pool,
     render_timing,
     routine_programs,
     world_rules,
@@ -130,7 +131,7 @@ class IcmFamily(Family):
     stage_modules: Mapping[str, tuple[ModuleType, ...]] = {
         "plan": (world_mod, world_rules, declared),
         "episodes": (album, album_dialogue, album_model_dialogue, render_timing, album_check, captions),
-        "render": (render, render_audit, render_timing),
+        "render": (render, render_audit, render_pool, render_timing),
         "questions": (icm, common, program_base, programs, routine_programs, options),
     }
 
@@ -216,18 +217,19 @@ class IcmFamily(Family):
     def render(
         self, theme: Theme, world: World, run: RunLayout, workers: int, on_progress: OnProgress | None
     ) -> list[Path]:
-        return render.render_run(
+        return render_pool.render_run(
             run, theme, world, load_clips(run.root), workers=workers, on_clip=on_progress
         )
 
     shard_unit = "clips"  # album clips render as shards on a task runner
 
     def render_shards(self, run: RunLayout, workers: int) -> list[list[str]]:
-        return [[c.id for c in s] for s in render.shard_clips(load_clips(run.root), workers)]
+        return [[c.id for c in s] for s in render_pool.shard_clips(load_clips(run.root), workers)]
 
     def render_shard(self, theme: Theme, world: World, run: RunLayout, ids: list[str]) -> list[dict]:
         wanted = set(ids)
-        return render.render_shard(run, theme, world, [c for c in load_clips(run.root) if c.id in wanted])
+        clips = [c for c in load_clips(run.root) if c.id in wanted]
+        return render_pool.render_shard(run, theme, world, clips)
 
     def finish_render(
         self, theme: Theme, world: World, run: RunLayout, rows: list[dict], workers: int

@@ -1,20 +1,18 @@
 """Render a run's media: face anchors, shot stills, speech, transcripts and MP4 clips.
 
-Clips render in parallel worker processes, one task per clip. Every file is written
-atomically and skipped when it already exists, so a killed render resumes item by item.
+Clips render in parallel worker processes (:mod:`~mnemoforge.generators.icm.render_pool`). Every
+file is written atomically and skipped when it already exists, so a killed render resumes item
+by item.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import multiprocessing as mp
-import os
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mnemoforge import faults
 from mnemoforge.backends.image.animal_figure import AnimalPlacement, animal_anchor, placement
@@ -23,7 +21,7 @@ from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.image.scene_prompt import scene_prompt_parts
 from mnemoforge.backends.registry import SpeechBackends, image_backend, person_voices, video_backend
-from mnemoforge.backends.video import AudioCue, ShotSpec, encode_clip
+from mnemoforge.backends.video import AudioCue, MediaInfo, RawFrame, ShotSpec, encode_clip
 from mnemoforge.backends.video import fallback as video_fallback
 from mnemoforge.backends.video.mp4_header import mp4_info
 from mnemoforge.exporters.tables import read_jsonl
@@ -40,7 +38,6 @@ from mnemoforge.generators.icm.render_lines import fit_lines
 from mnemoforge.generators.icm.render_lines import place_lines as place_lines
 from mnemoforge.generators.icm.render_parts import part_placement
 from mnemoforge.generators.icm.render_takes import drop_stale_takes, shot_seed
-from mnemoforge.generators.icm.render_voice import limit_blas_in_worker
 from mnemoforge.generators.icm.render_voice import stratified_sample as stratified_sample
 from mnemoforge.generators.icm.render_voice import voice_check as voice_check
 from mnemoforge.hashing import canonical_json, content_hash, sha256_file, short
@@ -49,7 +46,7 @@ from mnemoforge.schemas.episodes import Clip, Shot
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.theme import Theme, VoiceSpec
 from mnemoforge.schemas.world import World
-from mnemoforge.store import atomic, ledger
+from mnemoforge.store import atomic
 from mnemoforge.store.layout import RunLayout
 from mnemoforge.store.retakes import load_retakes
 
@@ -134,51 +131,74 @@ class RenderState:
                    video_backend(theme.render), load_retakes(run.root))  # fmt: skip
 
 
-_STATE: dict[str, Any] = {}
-RENDER_CHUNK = 4  # clips a render worker takes at a time (a clip is about 0.2-0.5 CPU-s)
-
-
-def _init_worker(
-    theme_json: str, world_json: str, root: str, parent: int | None = None, ledger_stage: str | None = None
-) -> None:
-    from mnemoforge.lifecycle import exit_with_parent
-
-    exit_with_parent(parent)  # a worker never outlives the build that started it
-    limit_blas_in_worker()  # the voice check's numpy runs here too; threaded BLAS only spins
-    if ledger_stage is not None:  # model calls of this worker go to the build's ledger and cache
-        stack = contextlib.ExitStack()
-        stack.enter_context(ledger.current_run(Path(root)))
-        stack.enter_context(ledger.current_stage(ledger_stage))
-        _STATE["ledger"] = stack
-    theme, world = Theme.model_validate_json(theme_json), World.model_validate_json(world_json)
-    _STATE["state"] = RenderState.create(theme, world, RunLayout(Path(root)))
-
-
-def _render_clip(clip_json: str) -> list[dict]:
-    return render_clip(_STATE["state"], Clip.model_validate_json(clip_json))
-
-
-def _still(st: RenderState, shot: Shot, still: Path) -> dict:
-    """Draw (or reuse) one shot still; return what was drawn."""
+def _still(st: RenderState, shot: Shot, still: Path) -> tuple[dict, RawFrame | None]:
+    """Draw (or reuse) one shot still; return what was drawn, and its pixels when this call wrote
+    the PNG (the encoder reads those instead of decoding the file again)."""
     req = scene_request(st.theme, st.world, shot, st.takes.get(shot.id, 0))
     with_layout = getattr(st.images, "scene_with_layout", None)
-    layout = None
+    layout, img = None, None
     if with_layout is not None:
         img, layout = with_layout(req)
-        if not still.exists():
-            atomic.write_bytes(still, still_png_bytes(img))
+        if still.exists():
+            img = None  # a still written before (a resumed render): the encoder reads the file
     elif not still.exists():
-        atomic.write_bytes(still, still_png_bytes(st.images.scene(req)))
-    return drawn_record(
+        img = st.images.scene(req)
+    pixels = None
+    if img is not None:
+        atomic.write_bytes(still, still_png_bytes(img))
+        if img.mode == "RGB":
+            pixels = RawFrame(img.width, img.height, img.tobytes())
+    record = drawn_record(
         shot.id, shot.composition, shot.camera, req, layout, list(shot.visible), list(shot.props),
         list(shot.animals),
     )  # fmt: skip
+    return record, pixels
 
 
 def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     """Stills, speech, transcripts and the MP4 of one clip (each skipped if already written),
     plus the clip's render record (``media/drawn/<clip>.json``: what each shot drew and where
     each line of speech plays) that the render audit reads."""
+    todo = prepare_clip(st, clip)
+    return todo.finish(todo.encode())
+
+
+def render_clips(st: RenderState, clips: Iterable[Clip]) -> Iterator[list[dict]]:
+    """:func:`render_clip` of each clip in turn, pipelined: the next clip is drawn and voiced while
+    ffmpeg encodes this one (in a thread that only waits on it), so a worker keeps a core busy
+    while its encoder writes. The files are those of :func:`render_clip`, one clip's rows a yield."""
+    with ThreadPoolExecutor(1, thread_name_prefix="mf-encode") as encoder:
+        pending: tuple[PreparedClip, Future[MediaInfo]] | None = None
+        for clip in clips:
+            todo = prepare_clip(st, clip)
+            running = encoder.submit(todo.encode)  # starts when the previous clip's encode ends
+            if pending is not None:
+                yield pending[0].finish(pending[1].result())
+            pending = (todo, running)
+        if pending is not None:
+            yield pending[0].finish(pending[1].result())
+
+
+@dataclass
+class PreparedClip:
+    """A clip whose stills, speech, transcripts and render record are written; its MP4 is next."""
+
+    run: RunLayout
+    rows: list[dict]
+    out: Path
+    encode: Callable[[], MediaInfo]
+    """Encode the MP4 (or read back the one already there)."""
+
+    def finish(self, info: MediaInfo) -> list[dict]:
+        """The clip's media rows, the MP4's last."""
+        mp4 = _row(self.run, self.out, "clip", duration_s=round(info.duration_s, 3),
+                   has_video=info.has_video, has_audio=info.has_audio)  # fmt: skip
+        faults.checkpoint("render:clip")
+        return [*self.rows, mp4]
+
+
+def prepare_clip(st: RenderState, clip: Clip) -> PreparedClip:
+    """Everything of :func:`render_clip` but the MP4, and how to encode it."""
     theme, world, run = st.theme, st.world, st.run
     rows: list[dict] = []
     specs, transcript, t0 = [], [], 0.0
@@ -187,7 +207,8 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
     drop_stale_takes(st.run.media, st.takes, clip, record_path)
     for shot in clip.shots:
         still = run.media / "shots" / f"{shot.id}.png"
-        drawn_shots.append(_still(st, shot, still))
+        record, pixels = _still(st, shot, still)
+        drawn_shots.append(record)
         rows.append(_row(run, still, "shot_still"))
         wavs = [run.media / "speech" / f"{line.id}.wav" for line in shot.dialogue]
         durs, starts = fit_lines(st, shot, wavs)
@@ -229,7 +250,9 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
                 (run.media / "clips" / f"{clip.id}.mp4").unlink(missing_ok=True)
         if st.takes.get(shot.id):
             drawn_shots[-1]["take"] = st.takes[shot.id]
-        specs.append(ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient, video))
+        specs.append(
+            ShotSpec(still, float(shot.duration_s), shot.camera, tuple(cues), ambient, video, pixels)
+        )
         t0 += shot.duration_s
     atomic.write_text(
         record_path, canonical_json({"clip": clip.id, "shots": drawn_shots, "lines": timing}) + "\n"
@@ -244,30 +267,14 @@ def render_clip(st: RenderState, clip: Clip) -> list[dict]:
         atomic.write_text(p, canonical_json(doc, indent=1) + "\n")
         rows.append(_row(run, p, f"transcript_{name}"))
     out = run.media / "clips" / f"{clip.id}.mp4"
-    info = (
-        mp4_info(out)
-        if out.exists()
-        else encode_clip(
-            specs,
-            out,
-            theme.album.width,
-            theme.album.height,
-            theme.album.fps,
-            seed=derive_seed(world.seed, clip.id),
-        )
-    )
-    rows.append(
-        _row(
-            run,
-            out,
-            "clip",
-            duration_s=round(info.duration_s, 3),
-            has_video=info.has_video,
-            has_audio=info.has_audio,
-        )
-    )
-    faults.checkpoint("render:clip")
-    return rows
+    a, seed = theme.album, derive_seed(world.seed, clip.id)
+
+    def encode() -> MediaInfo:
+        if out.exists():
+            return mp4_info(out)
+        return encode_clip(specs, out, a.width, a.height, a.fps, seed=seed)
+
+    return PreparedClip(run, rows, out, encode)
 
 
 def _row(run: RunLayout, path: Path, kind: str, **extra: object) -> dict:
@@ -310,24 +317,6 @@ def render_anchors(run: RunLayout, theme: Theme, world: World) -> list[dict]:
         owners[a.id] = path.relative_to(run.root).as_posix()
     atomic.write_json(run.media / ANCHOR_MAP, dict(sorted(owners.items())))
     return [*rows, _row(run, run.media / ANCHOR_MAP, "anchor_map")]
-
-
-def render_shard(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) -> list[dict]:
-    """Render some clips in this process, one after another (a task runner gives the parallelism)."""
-    with contextlib.ExitStack() as stack:
-        if ledger.run_root() is None:  # a task runner's worker: record into this run's ledger
-            stack.enter_context(ledger.current_run(run.root))
-            stack.enter_context(ledger.current_stage("render"))
-        st = RenderState.create(theme, world, run)
-        return [row for clip in clips for row in render_clip(st, clip)]
-
-
-def shard_clips(clips: list[Clip], workers: int, per_worker: int = 4) -> list[list[Clip]]:
-    """Split clips into contiguous shards: a few per worker keeps orchestration overhead low
-    while balancing load; the split never affects what is rendered."""
-    n = max(1, min(len(clips), workers * per_worker))
-    size = -(-len(clips) // n)
-    return [clips[i : i + size] for i in range(0, len(clips), size)]
 
 
 def finish_render(
@@ -373,42 +362,3 @@ def render_audit(run: RunLayout, theme: Theme, world: World, clips: list[Clip]) 
         p = run.media / "drawn" / f"{c.id}.json"
         records[c.id] = json.loads(p.read_text()) if p.exists() else {"shots": [], "lines": []}
     return audit(theme, world, obs, records, run.media / "shots")
-
-
-def render_run(
-    run: RunLayout,
-    theme: Theme,
-    world: World,
-    clips: list[Clip],
-    workers: int = 2,
-    on_clip: Callable[[int, int], None] | None = None,
-) -> list[Path]:
-    """Render everything with a local process pool; returns the stage outputs.
-
-    ``on_clip(done, total)`` is called as clips finish (in order), for progress display.
-    """
-    stage = ledger.stage_name() if ledger.run_root() is not None else None
-    args = (theme.model_dump_json(), world.model_dump_json(), str(run.root), os.getpid(), stage)
-    payloads = [c.model_dump_json() for c in clips]
-    rows: list[dict] = []
-    pool = None
-    if workers <= 1:  # in this process: a state of its own (concurrent builds in threads share _STATE)
-        st = RenderState.create(theme, world, run)
-        results: Iterable[list[dict]] = (render_clip(st, c) for c in clips)
-    else:
-        pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker, initargs=args
-        )
-        # chunks of about a second of work: the last one a worker takes leaves the other idle for at
-        # most that long (840 clips in 16 chunks of 52 left a core idle for up to 9 s at the end)
-        chunk = max(1, min(RENDER_CHUNK, len(payloads) // (workers * 8)))
-        results = pool.map(_render_clip, payloads, chunksize=chunk)
-    try:
-        for done, r in enumerate(results, 1):
-            rows += r
-            if on_clip:
-                on_clip(done, len(payloads))
-        return finish_render(run, theme, world, clips, rows, workers, pool)
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
