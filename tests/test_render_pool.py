@@ -24,7 +24,7 @@ DEFAULT_THEME = Path(__file__).resolve().parents[1] / "assets" / "themes" / "lif
 @pytest.fixture(scope="module")
 def planned() -> tuple[Theme, World, list[Clip]]:
     theme = load_theme(DEFAULT_THEME)
-    size = {"clips": 4, "shots_per_clip": (2, 3)}
+    size = {"clips": 3, "shots_per_clip": (1, 2)}
     theme = theme.model_copy(update={"album": theme.album.model_copy(update=size)})
     w = world_mod.plan_world(theme, theme.seed, theme.album.clips - 1)
     clips, _ = album.plan_album(theme, w)
