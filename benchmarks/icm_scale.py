@@ -51,6 +51,7 @@ from mnemoforge.exporters.tables import read_jsonl
 from mnemoforge.schemas.episodes import Clip
 from mnemoforge.store.layout import RunLayout
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
+from mnemoforge.validators.answerers.embed_cache import cache_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine import write_result  # noqa: E402
@@ -170,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     theme = load_theme(theme_path)
 
     load_at_start = [round(x, 2) for x in os.getloadavg()]
+    embed_cache = cache_path()  # MiniLM vectors of earlier builds: a warm cache skips most encoding
+    embed_cache_bytes = embed_cache.stat().st_size if embed_cache.is_file() else 0
     sampler = MemorySampler(args.sample_s)
     sampler.start()
     clock = StageClock(sampler)
@@ -250,6 +253,11 @@ def main(argv: list[str] | None = None) -> int:
             "render_foreign_cpu_s": round(render_t.foreign_cpu_s, 1) if render_t else None,
             "baseline_foreign_cpu_s": round(t_base.foreign_cpu_s, 1) if t_base else None,
             "loadavg_at_start": load_at_start,
+        },
+        "minilm_cache_at_start": {
+            "path": str(embed_cache),
+            "bytes": embed_cache_bytes,
+            "note": "the questions stage encodes only texts this cache lacks: 0 bytes is a cold first build",
         },
         "release": figures,
         "goals": {

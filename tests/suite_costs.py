@@ -19,6 +19,7 @@ GROUP_COST = {
     "tests/test_wording.py": 6.1,
     "tests/test_memeye_no_items.py": 5.9,
     "tests/test_world_questions.py": 4.3,
+    "tests/test_render_pool.py": 3.8,  # three clips rendered twice: one at a time and pipelined
     "tests/test_icm_album.py": 3.4,
     "tests/test_icm_dropped_slots.py": 3.3,
     "tests/test_second_theme.py": 2.9,
@@ -66,6 +67,7 @@ INTEGRATION_GROUP_COST = {
     "memeye": 5.1,
     "tests/test_places_animals.py": 5.0,
     "tests/test_release_identity.py": 4.7,
+    "tests/test_render_pool.py": 4.5,  # the same clips in one process and on two spawned workers
     "tests/test_names_scripts.py": 4.6,
     "tests/test_review_store.py": 2.2,
     "tests/test_answerers.py": 1.6,
