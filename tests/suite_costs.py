@@ -19,7 +19,7 @@ GROUP_COST = {
     "tests/test_wording.py": 6.1,
     "tests/test_memeye_no_items.py": 5.9,
     "tests/test_world_questions.py": 4.3,
-    "tests/test_render_pool.py": 3.8,  # three clips rendered twice: one at a time and pipelined
+    "tests/test_render_pool.py": 1.7,  # three small clips rendered twice: one at a time and pipelined
     "tests/test_icm_album.py": 3.4,
     "tests/test_icm_dropped_slots.py": 3.3,
     "tests/test_second_theme.py": 2.9,

@@ -21,14 +21,25 @@ from mnemoforge.theme_io import load_theme
 DEFAULT_THEME = Path(__file__).resolve().parents[1] / "assets" / "themes" / "life_album.yaml"
 
 
-@pytest.fixture(scope="module")
-def planned() -> tuple[Theme, World, list[Clip]]:
+def _plan(**album_size: int) -> tuple[Theme, World, list[Clip]]:
     theme = load_theme(DEFAULT_THEME)
-    size = {"clips": 3, "shots_per_clip": (1, 2)}
+    size = {"clips": 3, "shots_per_clip": (1, 2), **album_size}
     theme = theme.model_copy(update={"album": theme.album.model_copy(update=size)})
     w = world_mod.plan_world(theme, theme.seed, theme.album.clips - 1)
     clips, _ = album.plan_album(theme, w)
     return theme, w, clips
+
+
+@pytest.fixture(scope="module")
+def planned() -> tuple[Theme, World, list[Clip]]:
+    """Three clips at the theme's size (the render audit's face sizes hold there)."""
+    return _plan()
+
+
+@pytest.fixture(scope="module")
+def small() -> tuple[Theme, World, list[Clip]]:
+    """The same clips drawn small: no render audit runs on them."""
+    return _plan(width=256, height=144)
 
 
 def _files(root: Path) -> dict[str, str]:
@@ -41,8 +52,8 @@ def _run(root: Path, w: World, clips: list[Clip]) -> RunLayout:
     return run
 
 
-def test_pipelined_render_writes_what_one_at_a_time_writes(planned, tmp_path: Path) -> None:
-    theme, w, clips = planned
+def test_pipelined_render_writes_what_one_at_a_time_writes(small, tmp_path: Path) -> None:
+    theme, w, clips = small
     one = _run(tmp_path / "one", w, clips)
     st = render.RenderState.create(theme, w, one)
     rows_one = [r for c in clips for r in render.render_clip(st, c)]
