@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         (procedural.ProceduralImageBackend, "scene_with_layout", "still: draw"),
         (procedural.ProceduralImageBackend, "scene", "still: draw"),
         (render, "still_png_bytes", "still: png encode"),
+        (render, "rgb_png_bytes", "still: png encode"),
         (render, "png_bytes", "still: png encode"),  # the writer before png_fast (anchors now)
         (espeak.EspeakBackend, "render", "speech: synth"),
         (espeak, "write_wav_atomic", "speech: wav write"),

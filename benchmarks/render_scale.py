@@ -155,6 +155,7 @@ def phase_breakdown(theme: Theme, w: World, clips: list[Clip], root: Path) -> di
         (render, "scene_request", "scene request"),
         (ProceduralImageBackend, "scene", "still: draw (Pillow)"),
         (render, "still_png_bytes", "still: png encode"),
+        (render, "rgb_png_bytes", "still: png encode"),
         (espeak.EspeakBackend, "render", "speech: espeak synth"),
         (espeak, "write_wav_atomic", "speech: wav write+fsync"),
         (render, "read_wav", "speech: wav read back"),

@@ -7,7 +7,7 @@ import io
 import numpy as np
 from PIL import Image
 
-from mnemoforge.backends.image.png_fast import still_png_bytes
+from mnemoforge.backends.image.png_fast import rgb_png_bytes, still_png_bytes
 from mnemoforge.backends.image.procedural import png_bytes
 
 
@@ -30,6 +30,7 @@ def test_pixels_round_trip_and_bytes_are_stable() -> None:
         assert back.mode == "RGB" and back.size == img.size
         assert np.array_equal(np.asarray(back), np.asarray(img))
         assert data == still_png_bytes(_image(seed))  # depends on the pixels only
+        assert data == rgb_png_bytes(img.tobytes(), img.width, img.height)  # from raw pixels alike
 
 
 def test_other_modes_use_the_pillow_writer() -> None:

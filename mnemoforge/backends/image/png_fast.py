@@ -31,8 +31,14 @@ def still_png_bytes(img: Image.Image) -> bytes:
     :func:`~mnemoforge.backends.image.procedural.png_bytes`."""
     if img.mode != "RGB":
         return png_bytes(img)
-    a = np.asarray(img, dtype=np.uint8)
-    h, w, _ = a.shape
+    return rgb_png_bytes(img.tobytes(), img.width, img.height)
+
+
+def rgb_png_bytes(rgb: bytes, width: int, height: int) -> bytes:
+    """:func:`still_png_bytes` of an RGB image given as its raw pixels (``Image.tobytes()``), for a
+    caller that needs those pixels too."""
+    a = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+    h, w = height, width
     rows = np.empty((h, w * 3 + 1), dtype=np.uint8)
     rows[:, 0] = _UP
     rows[0, 1:] = a[0].reshape(-1)

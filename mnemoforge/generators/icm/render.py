@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from mnemoforge import faults
 from mnemoforge.backends.image.animal_figure import AnimalPlacement, animal_anchor, placement
-from mnemoforge.backends.image.png_fast import still_png_bytes
+from mnemoforge.backends.image.png_fast import rgb_png_bytes, still_png_bytes
 from mnemoforge.backends.image.procedural import png_bytes
 from mnemoforge.backends.image.protocol import ImageBackend, PersonPlacement, PropPlacement, SceneRequest
 from mnemoforge.backends.image.scene_prompt import scene_prompt_parts
@@ -144,10 +144,11 @@ def _still(st: RenderState, shot: Shot, still: Path) -> tuple[dict, RawFrame | N
     elif not still.exists():
         img = st.images.scene(req)
     pixels = None
-    if img is not None:
+    if img is not None and img.mode == "RGB":  # one copy of the pixels for the PNG and the encoder
+        pixels = RawFrame(img.width, img.height, img.tobytes())
+        atomic.write_bytes(still, rgb_png_bytes(pixels.rgb, pixels.width, pixels.height))
+    elif img is not None:
         atomic.write_bytes(still, still_png_bytes(img))
-        if img.mode == "RGB":
-            pixels = RawFrame(img.width, img.height, img.tobytes())
     record = drawn_record(
         shot.id, shot.composition, shot.camera, req, layout, list(shot.visible), list(shot.props),
         list(shot.animals),
