@@ -40,6 +40,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Literal, Protocol
 
 import yaml
@@ -75,6 +76,7 @@ def is_title(word: str) -> bool:
     return word.casefold() in _titles()
 
 
+@functools.cache
 def script_of(ch: str) -> str:
     """The Unicode script word of a letter or mark ("LATIN", "ARABIC", "CJK", "DEVANAGARI"); ""
     for anything else (digits, punctuation, combining accents of no script)."""
@@ -282,24 +284,51 @@ def spoken_parts(p: Any) -> NameParts:
 
 def spoken_forms(p: Any) -> list[tuple[str, str]]:
     """(written form, spoken form) pairs of ``p``'s name, longest written form first."""
+    return list(_spoken_forms(_name_key(p)))
+
+
+def _name_key(p: Any) -> tuple:
+    """What :func:`parts` and :func:`spoken_parts` read of ``p`` (a theme or World person)."""
+    get = functools.partial(getattr, p)
+    return (p.name, get("name_order", None), get("given", None), get("family", None),
+            get("title", None), tuple(p.aliases), get("spoken", None))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=4096)
+def _spoken_forms(key: tuple) -> tuple[tuple[str, str], ...]:
+    name, name_order, given, family, title, aliases, spoken = key
+    p = SimpleNamespace(name=name, name_order=name_order, given=given, family=family, title=title,
+                        aliases=list(aliases), spoken=spoken)  # fmt: skip
     n, s = parts(p), spoken_parts(p)
     pairs = {n.name: s.name, n.plain: s.plain, n.given: s.given, n.family: s.family}
     if n.title and n.family:
         pairs[f"{n.title} {n.family}"] = f"{s.title} {s.family}"
     pairs |= dict(zip(n.aliases, s.aliases, strict=True))
-    return sorted(((w, x) for w, x in pairs.items() if w and x), key=lambda t: (-len(t[0]), t[0]))
+    return tuple(sorted(((w, x) for w, x in pairs.items() if w and x), key=lambda t: (-len(t[0]), t[0])))
 
 
 def speech_text(text: str, people: Sequence[Any]) -> str:
     """What an English voice is given to say for ``text``: names in their spoken forms, any other
-    letter outside the Latin script transliterated (see the module docstring)."""
-    pairs = sorted((pr for p in people for pr in spoken_forms(p)), key=lambda t: (-len(t[0]), t[0]))
-    changed = [(w, s) for w, s in pairs if w != s and w in text]
+    letter outside the Latin script transliterated (see the module docstring). Worked out once
+    per text and cast (a plan asks the same lines' lengths again and again)."""
+    return _speech_text(text, tuple(map(_name_key, people)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _speech_text(text: str, keys: tuple[tuple, ...]) -> str:
+    changed = [(w, s) for w, s in _renamed(keys) if w in text]
     if changed:
         pattern = re.compile("|".join(re.escape(w) for w, _ in changed))
         table = dict(changed)
         text = pattern.sub(lambda m: table[m.group(0)], text)
     return transliterate(text) if not all(map(_is_latin, text)) else text
+
+
+@functools.lru_cache(maxsize=256)
+def _renamed(keys: tuple[tuple, ...]) -> tuple[tuple[str, str], ...]:
+    """The (written, spoken) pairs of a cast that differ, longest written form first."""
+    pairs = sorted((pr for k in keys for pr in _spoken_forms(k)), key=lambda t: (-len(t[0]), t[0]))
+    return tuple((w, s) for w, s in pairs if w != s)
 
 
 # ------------------------------------------------------------------------------------------ checks

@@ -217,15 +217,21 @@ def balanced_distractors(
     best: tuple[float, list[str]] | None = None
     # a screen leaves fewer sets to meet the target with: up to four times the draws while unmet
     tries = (TRIES if screen is None else 4 * TRIES) if len(pool) > k else 1
+    head = (answer, *fixed)
+    seen: dict[tuple[str, ...], float] = {}  # a small pool's draws repeat: each set's cost once
     for i in range(tries):
         if i >= TRIES and best is not None and best[0] < 1.0:
             break  # a fair set close to the target (no tell off by a whole rule)
         pick = rng.sample(pool, k)
-        opts = [answer, *fixed, *pick]
-        c = cost(opts, target, semantic) + question_cost(question, opts, target, close)
-        c = round(c + (extra(opts) if extra else 0.0), 6)
+        key = (*head, *pick)
+        c = seen.get(key)
+        if c is None:
+            opts = list(key)
+            c = cost(opts, target, semantic) + question_cost(question, opts, target, close)
+            c = seen[key] = round(c + (extra(opts) if extra else 0.0), 6)
         if best is not None and c >= best[0]:
             continue  # cannot beat the best, screened or not (the screen is the costly part)
+        opts = list(key)
         c = round(c + (0.0 if screen is None or screen(opts) else PENALTY), 6)
         if best is None or c < best[0]:
             best = (c, pick)

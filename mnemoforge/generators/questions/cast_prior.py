@@ -40,6 +40,8 @@ class Cast:
     relation_words: dict[tuple[str, str], set[str]]  # (a, b) -> words either calls the other
     roles: dict[str, set[str]] = field(default_factory=dict)  # person id -> role words
     referred: dict[str, str] = field(default_factory=dict)  # names and descriptions -> person id
+    habit_of: dict[str, str] = field(default_factory=dict)  # normalised habit -> a person holding it
+    words: frozenset[str] = frozenset()  # every relation word (declared and the lexicon's), normalised
 
 
 _CASTS: dict[int, tuple[World, Cast]] = {}
@@ -83,6 +85,10 @@ def _cast(world: World) -> Cast:
         relation_words=words,
         roles={p.id: _content_words(p.role) for p in world.people},
         referred=people | _descriptions(world),
+        habit_of={normalize(h): p.id for p in world.people for h in p.habits},
+        words=frozenset(
+            {w for ws in words.values() for w in ws} | {normalize(w) for w in relation_lexicon()}
+        ),
     )
 
 
@@ -174,8 +180,7 @@ def activity_place(question: str, options: Sequence[str], cast: Cast) -> Scores:
 
 def habit(question: str, options: Sequence[str], cast: Cast) -> Scores:
     """A habit option that is one of the named person's declared habits."""
-    every = {h: pid for pid, hs in cast.habits.items() for h in hs}
-    if not options or any(normalize(o) not in every for o in options):
+    if not options or any(normalize(o) not in cast.habit_of for o in options):
         return None
     named = mentions(question, cast.referred)
     if not named:
@@ -188,10 +193,7 @@ def relation(question: str, options: Sequence[str], cast: Cast) -> Scores:
     those related to the people the question names, the more of them the better (a spouse, a
     sibling join them; "who apart from A joined B" reads B's relatives as well as A's)."""
     named = mentions(question, cast.referred)
-    words = {w for ws in cast.relation_words.values() for w in ws} | {
-        normalize(w) for w in relation_lexicon()
-    }
-    if options and all(normalize(o) in words for o in options):
+    if options and all(normalize(o) in cast.words for o in options):
         if len(named) < 2:
             return None
         pair = cast.relation_words.get((named[0], named[1]), set())
