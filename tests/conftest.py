@@ -73,6 +73,7 @@ BUILD_GROUPS = {
     "default_release": "default",  # integration (CI): the full-size build, once per run
     "world_release": "world",  # glassworks_world: tests/test_cross_family*.py
     "fjord_hut_build": "fjord",  # fjord_hut_memeye: test_unseen_worlds, test_memeye_declared
+    "icm_plans": "plans",  # shipped icm themes planned and their items generated (tests/icm_plans.py)
 }
 FAMILY_PARAMS = {"icm": "tiny", "smm": "smm", "memeye": "memeye"}
 
@@ -397,3 +398,11 @@ def world_release(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
 
     out = tmp_path_factory.mktemp("cross") / "outputs"
     return build_multi(TEST_THEMES / "glassworks_world.yaml", outputs=out, workers=1)
+
+
+@pytest.fixture(scope="session")
+def icm_plans():  # type: ignore[no-untyped-def]
+    """Shipped icm themes' plans and generated items, each made once per session (read-only)."""
+    from .icm_plans import IcmPlans
+
+    return IcmPlans()

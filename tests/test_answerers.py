@@ -8,10 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.generators.icm.album import plan_album
-from mnemoforge.generators.icm.questions import generate_icm
-from mnemoforge.generators.icm.world import plan_world
-from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators.answerers import (
     BM25,
     Answer,
@@ -201,12 +197,10 @@ def test_local_model_prompt_fits_the_budget_in_album_order() -> None:
 
 
 @pytest.fixture(scope="module")
-def built():
-    theme = load_theme(DEFAULT_THEME)
-    world = plan_world(theme, 7, theme.album.clips - 1)
-    clips, obs = plan_album(theme, world)
-    qs = generate_icm(world, obs, theme.questions.counts(), len(clips) - 1, screen=False)  # who_brought too
-    return world, {o.id: o for o in obs}, qs
+def built(icm_plans):  # type: ignore[no-untyped-def]
+    p = icm_plans.plan()  # the default theme, seed 7
+    qs = icm_plans.questions(screen=False)  # who_brought too
+    return p.world, {o.id: o for o in p.observations}, qs
 
 
 def _context(world, by_id, q, ids=None) -> Context:

@@ -7,14 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoforge.generators.icm.album import plan_album
-from mnemoforge.generators.icm.questions import generate_icm
-from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.questions import cast_prior
 from mnemoforge.generators.questions.distractor_grammar import ruled_out
 from mnemoforge.generators.questions.fairness import fair_set, near_duplicates
 from mnemoforge.schemas.questions import Lineage, Program, Question
-from mnemoforge.theme_io import THEMES_DIR, load_theme
 from mnemoforge.validators.gates import GateContext, UniqueQuestion
 from mnemoforge.validators.item_gates import CastPrior, FairDistractors
 
@@ -28,11 +24,8 @@ def _q(qid: str, text: str, answer: str, fn: str = "count_events", **args: objec
 
 
 @pytest.fixture(scope="module")
-def album():  # type: ignore[no-untyped-def]
-    theme = load_theme(THEMES_DIR / "life_album.yaml")
-    world = plan_world(theme, theme.seed, theme.album.clips - 1)
-    _, obs = plan_album(theme, world)
-    return world, generate_icm(world, obs, theme.questions.counts(), theme.album.clips - 1)
+def album(icm_plans):  # type: ignore[no-untyped-def]
+    return icm_plans.plan("life_album.yaml").world, icm_plans.questions("life_album.yaml")
 
 
 def test_nested_windows_with_the_same_answer_are_near_duplicates() -> None:

@@ -9,9 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.generators.icm.album import plan_album
-from mnemoforge.generators.icm.questions import generate_icm
-from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
@@ -42,11 +39,9 @@ DOCS = [
 
 
 @pytest.fixture(scope="module")
-def album():
-    world = plan_world(THEME, 7, THEME.album.clips - 1)
-    clips, obs = plan_album(THEME, world)
-    qs = generate_icm(world, obs, THEME.questions.counts(), len(clips) - 1)
-    return world, obs, qs
+def album(icm_plans):  # type: ignore[no-untyped-def]
+    p = icm_plans.plan()  # the default theme, seed 7
+    return p.world, list(p.observations), icm_plans.questions()
 
 
 def test_prefix_bm25_equals_bm25_over_every_prefix() -> None:

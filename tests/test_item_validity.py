@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.profile_options import CHANGES
-from mnemoforge.generators.icm.questions import RULE_CAP, OptionRuleShare, generate_icm, over_keyed
-from mnemoforge.generators.icm.world import plan_world
+from mnemoforge.generators.icm.questions import RULE_CAP, OptionRuleShare, over_keyed
 from mnemoforge.generators.option_balance import (
     balanced_distractors,
     pick_balanced,
@@ -24,7 +22,7 @@ from mnemoforge.generators.option_balance import (
 from mnemoforge.generators.questions.options import also_true_relation, gender_agrees, implied
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question
-from mnemoforge.theme_io import THEMES_DIR, load_theme
+from mnemoforge.theme_io import load_theme
 from mnemoforge.validators.answerers import embed_cache
 from mnemoforge.validators.answerers.option_solvers import (
     SOLVERS,
@@ -42,12 +40,10 @@ THEMES = {"icm": "life_album.yaml", "backstage": "backstage_sao_paulo.yaml"}
 
 
 @pytest.fixture(scope="module", params=sorted(THEMES))
-def icm_items(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+def icm_items(request: pytest.FixtureRequest, icm_plans):  # type: ignore[no-untyped-def]
     """Every icm candidate of a shipped theme, with its World (no rendering needed)."""
-    theme = load_theme(THEMES_DIR / THEMES[request.param])
-    world = plan_world(theme, theme.seed, theme.album.clips - 1)
-    _, obs = plan_album(theme, world)
-    return world, generate_icm(world, obs, theme.questions.counts(), theme.album.clips - 1)
+    theme_file = THEMES[request.param]
+    return icm_plans.plan(theme_file).world, icm_plans.questions(theme_file)
 
 
 def test_relation_ontology() -> None:
@@ -283,10 +279,14 @@ def test_grouped_diversity_order_equals_the_plain_greedy_scan() -> None:
         got: dict[str, dict[str, int]] = {f: {} for f in dv.FEATURES}
         vals = {key(x): [dv._values(feats(x).get(n)) for n in dv.FEATURES] for x in left}
         while left:
+
             def cost(x):
-                seen = (max((got[n].get(v, 0) for v in vs), default=0)
-                        for n, vs in zip(dv.FEATURES, vals[key(x)], strict=True))
+                seen = (
+                    max((got[n].get(v, 0) for v in vs), default=0)
+                    for n, vs in zip(dv.FEATURES, vals[key(x)], strict=True)
+                )
                 return (*seen, rank[key(x)])
+
             x = left.pop(min(range(len(left)), key=lambda i: cost(left[i])))
             for n, vs in zip(dv.FEATURES, vals[key(x)], strict=True):
                 for v in vs:
@@ -297,10 +297,13 @@ def test_grouped_diversity_order_equals_the_plain_greedy_scan() -> None:
     for trial in range(20):
         items = [
             dv.features(
-                f"p{rng.randrange(4)}", f"t{rng.randrange(3)}", str(rng.randrange(5)),
+                f"p{rng.randrange(4)}",
+                f"t{rng.randrange(3)}",
+                str(rng.randrange(5)),
                 {"person": f"x{rng.randrange(4)}", "month": f"m{rng.randrange(3)}"},
                 options=[str(v) for v in rng.sample(range(9), 4)] if rng.random() < 0.5 else None,
-            ) | {"id": f"q{i}"}
+            )
+            | {"id": f"q{i}"}
             for i in range(rng.randrange(1, 60))
         ]
         got = [x["id"] for x in dv.diverse_order(items, lambda x: x, lambda x: x["id"], trial, "t")]

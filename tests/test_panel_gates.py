@@ -7,9 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from mnemoforge.generators.icm.album import plan_album
-from mnemoforge.generators.icm.questions import generate_icm
-from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.schemas.theme import GateSpec
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
 from mnemoforge.validators.answerers import embed_cache
@@ -56,11 +53,9 @@ class NeedsImages(Oracular):
 
 
 @pytest.fixture(scope="module")
-def setup():
-    world = plan_world(THEME, 7, THEME.album.clips - 1)
-    clips, obs = plan_album(THEME, world)
-    qs = generate_icm(world, obs, THEME.questions.counts(), len(clips) - 1, screen=False)  # gates' cases too
-    return world, obs, qs
+def setup(icm_plans):  # type: ignore[no-untyped-def]
+    p = icm_plans.plan()  # the default theme, seed 7
+    return p.world, list(p.observations), icm_plans.questions(screen=False)  # gates' cases too
 
 
 def _ctx(setup, **panels) -> GateContext:

@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.icm.album import plan_album
-from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.questions.programs import FactView, Lexicon
 from mnemoforge.generators.referring import describe, parse, referents, rendered_cues
@@ -95,17 +93,10 @@ def test_release_multi_hop_answers_are_unique(smm_release) -> None:  # type: ign
 
 
 @pytest.fixture(scope="module", params=ICM_THEMES, ids=lambda p: p.stem)
-def icm(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    theme = load_theme(request.param)
-    world = plan_world(theme, theme.seed, theme.album.clips - 1)
-    _, obs = plan_album(theme, world)
+def icm(request: pytest.FixtureRequest, icm_plans):  # type: ignore[no-untyped-def]
+    p = icm_plans.plan(request.param.name)
     # every form, those the cast-prior screen passes over too (object items: the text is what is checked)
-    return (
-        theme,
-        world,
-        obs,
-        generate_icm(world, obs, theme.questions.counts(), theme.album.clips - 1, screen=False),
-    )
+    return p.theme, p.world, list(p.observations), icm_plans.questions(request.param.name, screen=False)
 
 
 def _used_references(world: World, questions: list) -> list[tuple[str, str, object]]:

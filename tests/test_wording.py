@@ -11,10 +11,8 @@ import pytest
 
 from mnemoforge.english.check import broken_patterns
 from mnemoforge.generators.icm import forms as icm_forms
-from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.questions import _candidates as icm_candidates
 from mnemoforge.generators.icm.questions import _text as icm_text
-from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.generators.memeye import forms as memeye_forms
 from mnemoforge.generators.memeye import questions as memeye_q
 from mnemoforge.generators.memeye import world as memeye_world
@@ -34,10 +32,9 @@ TEST_THEMES = Path(__file__).resolve().parent / "themes"
 
 
 @pytest.mark.parametrize("theme_file", ["life_album.yaml", "backstage_sao_paulo.yaml"])
-def test_icm_forms_render_cleanly(theme_file: str) -> None:
-    theme = load_theme(THEMES_DIR / theme_file)
-    world = plan_world(theme, theme.seed, theme.album.clips - 1)
-    _, obs = plan_album(theme, world)
+def test_icm_forms_render_cleanly(theme_file: str, icm_plans) -> None:  # type: ignore[no-untyped-def]
+    p = icm_plans.plan(theme_file)
+    world, obs = p.world, list(p.observations)
     cands = solve_candidates(world, EvidenceIndex(obs), icm_candidates(world))
     assert len({c.template.id for c in cands}) >= 8
     for c in cands:
@@ -56,13 +53,8 @@ def test_icm_forms_render_cleanly(theme_file: str) -> None:
 
 
 @pytest.mark.parametrize("theme_file", ["life_album.yaml", "backstage_sao_paulo.yaml"])
-def test_icm_top_form_under_a_fifth(theme_file: str) -> None:
-    from mnemoforge.generators.icm.questions import generate_icm
-
-    theme = load_theme(THEMES_DIR / theme_file)
-    world = plan_world(theme, theme.seed, theme.album.clips - 1)
-    _, obs = plan_album(theme, world)
-    qs = generate_icm(world, obs, theme.questions.counts(), theme.album.clips - 1)
+def test_icm_top_form_under_a_fifth(theme_file: str, icm_plans) -> None:  # type: ignore[no-untyped-def]
+    qs = icm_plans.questions(theme_file)
     every = {text: fid for forms in icm_forms.FORMS.values() for fid, text in forms}
     forms = Counter()
     for q in qs:

@@ -4,7 +4,6 @@ import random
 
 import pytest
 
-from mnemoforge.generators.icm.album import plan_album
 from mnemoforge.generators.icm.album_check import AlbumError, album_problems, validate_album
 from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
@@ -29,11 +28,10 @@ THEME = load_theme(DEFAULT_THEME)
 
 
 @pytest.fixture(scope="module")
-def built():
-    world = plan_world(THEME, 7, THEME.album.clips - 1)
-    clips, obs = plan_album(THEME, world)
-    qs = generate_icm(world, obs, THEME.questions.counts(), len(clips) - 1, screen=False)  # every program
-    return world, clips, obs, qs
+def built(icm_plans):  # type: ignore[no-untyped-def]
+    p = icm_plans.plan()  # the default theme, seed 7
+    qs = icm_plans.questions(screen=False)  # every program
+    return p.world, list(p.clips), list(p.observations), qs
 
 
 def test_world_is_deterministic_and_ignores_global_random_state() -> None:
