@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from mnemoforge.generators.questions.fairness import near_duplicates
-from mnemoforge.generators.questions.programs import Unanswerable
+from mnemoforge.generators.questions.programs import FactView, Unanswerable
 from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.schemas.world import World
-from mnemoforge.validators.solver import solve
+from mnemoforge.validators.solver import solve, view_of
 
 
 @dataclass
@@ -46,6 +46,19 @@ class GateContext:
         for o in sorted(self.observations.values(), key=lambda o: (o.order, o.id)):
             out.setdefault(o.source, []).append(o)
         return out
+
+    def source_view(self, source: str, cutoff: int | None) -> FactView:
+        """The facts ``source``'s observations express up to ``cutoff`` (``solver.view_of``), made
+        once per source and cutoff: a single-source check asks each source for every item."""
+        key = (source, cutoff)
+        view = self._source_views.get(key)
+        if view is None:
+            view = self._source_views[key] = view_of(self.world, self.by_source.get(source, ()), cutoff)
+        return view
+
+    @cached_property
+    def _source_views(self) -> dict[tuple[str, int | None], FactView]:
+        return {}
 
     @cached_property
     def near_duplicates(self) -> dict[str, str]:

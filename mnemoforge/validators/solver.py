@@ -183,6 +183,19 @@ def fact_index(world: World) -> FactIndex:
         return idx
 
 
+def view_of(world: World, evidence: Iterable[Observation], cutoff: int | None) -> FactView:
+    """The facts ``evidence`` expresses up to ``cutoff``, as the view :func:`solve` runs a program
+    on; one view may serve many programs through :func:`solve_in`."""
+    idx = fact_index(world)
+    return FactView.grouped(idx.visible(evidence, cutoff), idx.lexicon)
+
+
+def solve_in(question: Question, view: FactView) -> str:
+    """:func:`solve` on a view already made (a fork of it: the reads are this program's own, the
+    indexes built over its facts are shared)."""
+    return run_program(question.program.fn, view.fork(), question.program.args)
+
+
 def solve(
     question: Question,
     world: World,

@@ -25,7 +25,7 @@ from mnemoforge.schemas.observations import Observation
 from mnemoforge.schemas.questions import Question
 from mnemoforge.schemas.verdicts import Verdict
 from mnemoforge.validators.gates import GateContext, verdict
-from mnemoforge.validators.solver import solve
+from mnemoforge.validators.solver import solve_in
 
 
 def _evidence(q: Question, ctx: GateContext) -> list[Observation]:
@@ -60,7 +60,7 @@ class SingleSource:
         for src in sorted(by_source):
             for form, item in (("", q), ("relaxed ", relaxed)):
                 try:
-                    got = solve(item, ctx.world, by_source[src])
+                    got = solve_in(item, ctx.source_view(src, q.cutoff))
                 except Unanswerable:
                     continue
                 except KeyError as e:

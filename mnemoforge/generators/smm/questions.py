@@ -341,10 +341,26 @@ SHAPES = {
 """Programs whose text comes from the realisation layer (``generators/realise.py``)."""
 
 
+_MADE: dict[tuple[str, str, str], tuple[Question, ...]] = {}
+
+
 def make_questions(theme: Theme, world: World, observations: list[Observation]) -> list[Question]:
-    """The candidate questions with evidence from the observations (every observation of each fact read)."""
+    """The candidate questions with evidence from the observations (every observation of each fact
+    read). Made once per content of the three in a process: a build's questions stage takes what
+    its theme check's dry run (``smm/check.py``) made."""
+    key = (content_hash(theme), content_hash(world), content_hash(observations))
+    made = _MADE.get(key)
+    if made is None:
+        if len(_MADE) >= 4:
+            _MADE.clear()
+        made = _MADE[key] = tuple(_make_questions(theme, world, observations, key[1]))
+    return list(made)
+
+
+def _make_questions(
+    theme: Theme, world: World, observations: list[Observation], world_hash: str
+) -> list[Question]:
     index = EvidenceIndex(observations)
-    world_hash = content_hash(world)
     made = []
     for c in plan_questions(theme, world):
         try:
