@@ -65,7 +65,7 @@ SCENE = SceneRequest(
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="module")
 def _one_thread() -> Iterator[None]:
     """One torch thread: on a busy 2-core machine OpenMP spin-waits make tiny convolutions ~100x slower."""
     import torch
@@ -129,6 +129,7 @@ def test_scene_prompt_order_and_sign() -> None:
     assert "beard" not in close and "striped work shirt" in close
 
 
+@pytest.mark.integration  # loads a (tiny, seeded) diffusers pipeline: torch and diffusers
 def test_portrait_size_mode_and_determinism(pipe: object) -> None:
     be = _backend(pipe)
     assert isinstance(be, ImageBackend)
@@ -146,6 +147,7 @@ def test_portrait_size_mode_and_determinism(pipe: object) -> None:
     assert person_seed(ANA) == person_seed(ANA.model_copy()) != person_seed(BEN)
 
 
+@pytest.mark.integration  # loads a (tiny, seeded) diffusers pipeline: torch and diffusers
 def test_scene_size_and_determinism(pipe: object) -> None:
     be = _backend(pipe)
     img = be.scene(SCENE)
@@ -156,6 +158,7 @@ def test_scene_size_and_determinism(pipe: object) -> None:
     assert float(np.abs(_px(img) - _px(moved)).mean()) > 8.0
 
 
+@pytest.mark.integration  # loads a (tiny, seeded) diffusers pipeline: torch and diffusers
 def test_loads_a_local_folder(pipe: object, tmp_path: Path) -> None:
     pipe.save_pretrained(tmp_path / "tiny-sd")  # type: ignore[attr-defined]
     loaded = DiffusersImageBackend(tmp_path / "tiny-sd", steps=2)
@@ -168,6 +171,10 @@ def test_missing_model_errors(tmp_path: Path) -> None:
         DiffusersImageBackend(missing)
     with pytest.raises(FileNotFoundError, match="no-such-model"):
         DiffusersImageBackend(str(missing))
+
+
+@pytest.mark.integration  # imports torch and diffusers to look the id up in the local cache
+def test_a_hub_id_not_in_the_cache_says_how_to_allow_the_network() -> None:
     offline = DiffusersImageBackend("mnemoforge-tests/no-such-model")
     with pytest.raises(OSError, match="allow_network=True"):
         offline.portrait(ANA, 32)

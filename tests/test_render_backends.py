@@ -29,6 +29,7 @@ def test_registry_defaults_are_offline() -> None:
 # on test_image_diffusers' worker: torch, diffusers and transformers are imported once per run
 # (about 5 CPU-s), not once on each worker
 @pytest.mark.xdist_group("tests/test_image_diffusers.py")
+@pytest.mark.integration  # loads a (tiny, seeded) diffusers pipeline
 def test_build_renders_shots_with_a_diffusers_pipeline(tmp_path: Path) -> None:
     pytest.importorskip("diffusers", reason="needs the ml extra: pip install 'mnemoforge[ml]'")
     from mnemoforge.backends.image.diffusion_tiny import tiny_pipeline
