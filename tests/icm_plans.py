@@ -22,6 +22,9 @@ from mnemoforge.schemas.theme import Theme
 from mnemoforge.schemas.world import World
 from mnemoforge.theme_io import THEMES_DIR, load_theme
 
+EVERY = 1000
+"""Items asked of a category to have all it gives (the default album's Profile category: 85)."""
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -52,8 +55,17 @@ class IcmPlans:
         cast-prior screen passes over too)."""
         return list(self._questions(theme_file, screen))
 
+    def every(self, category: str, theme_file: str = "life_album.yaml") -> list[Question]:
+        """Every item of ``category`` the album gives (far more asked than its candidates hold)."""
+        return list(self._every(category, theme_file))
+
     @cache  # noqa: B019
     def _questions(self, theme_file: str, screen: bool) -> tuple[Question, ...]:
         p = self.plan(theme_file)
         counts = p.theme.questions.counts()
         return tuple(generate_icm(p.world, list(p.observations), counts, p.last, screen=screen))
+
+    @cache  # noqa: B019
+    def _every(self, category: str, theme_file: str) -> tuple[Question, ...]:
+        p = self.plan(theme_file)
+        return tuple(generate_icm(p.world, list(p.observations), {category: EVERY}, p.last))

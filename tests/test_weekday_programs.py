@@ -20,6 +20,7 @@ from mnemoforge.generators.questions.common import overgenerate
 from mnemoforge.generators.questions.programs import Unanswerable
 from mnemoforge.schemas.world import Fact
 from mnemoforge.theme_io import DEFAULT_THEME, load_theme
+from tests.icm_plans import EVERY
 from tests.oracle_facts import event, run, view
 
 NOUN = {"hike": "a hike", "swim": "a swim"}
@@ -104,16 +105,16 @@ def _album() -> tuple:
 
 
 def test_reserve_templates_wait_until_the_other_profile_candidates_are_used_up(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    w, obs, last = _album()
+    monkeypatch: pytest.MonkeyPatch, icm_plans
+) -> None:  # type: ignore[no-untyped-def]
+    w, obs, last = _album()  # a World of its own: the shared plan's never sees the patch below
     counts = {PROFILE: overgenerate(load_theme(DEFAULT_THEME).questions.counts()[PROFILE])}
     own = icm.generate_icm(w, obs, counts, last_order=last)  # the default album's own size
     assert own and not {q.lineage.template for q in own} & RESERVE
-    many = icm.generate_icm(w, obs, {PROFILE: 400}, last_order=last)  # more than the others give
+    many = icm_plans.every(PROFILE)  # more asked than the others give (tests/icm_plans.py)
     monkeypatch.setattr(candidates, "_weekly_candidates", lambda *a: iter(()))
-    without = icm.generate_icm(w, obs, {PROFILE: 400}, last_order=last)
-    assert len(without) < 400  # the other programs run out
+    without = icm.generate_icm(w, obs, {PROFILE: EVERY}, last_order=last)
+    assert len(without) < EVERY  # the other programs run out
     extra = {q.id: q for q in many}
     assert {q.id for q in without} <= set(extra)  # every item planned without the reserve is kept
     added = [extra[i] for i in set(extra) - {q.id for q in without}]

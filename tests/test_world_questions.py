@@ -5,7 +5,6 @@ import random
 import pytest
 
 from mnemoforge.generators.icm.album_check import AlbumError, album_problems, validate_album
-from mnemoforge.generators.icm.questions import generate_icm
 from mnemoforge.generators.icm.world import plan_world
 from mnemoforge.hashing import canonical_json
 from mnemoforge.schemas.observations import Channel
@@ -260,7 +259,7 @@ def test_rejects_are_kept_and_counted_in_the_funnel(built) -> None:
     assert UniqueQuestion().check(dup, GateContext(world, {}, items)).reason.startswith("duplicate")
 
 
-def test_mirrored_mcq_rotations_place_the_answer_once_at_each_letter(built) -> None:
+def test_mirrored_mcq_rotations_place_the_answer_once_at_each_letter(built, icm_plans) -> None:  # type: ignore[no-untyped-def]
     world, _, _, qs = built
     mcq = [q for q in qs if q.options]
     assert len(mcq) >= len(qs) * 0.9
@@ -269,8 +268,7 @@ def test_mirrored_mcq_rotations_place_the_answer_once_at_each_letter(built) -> N
         positions = sorted(rot.index(0) for rot in q.rotations)
         assert positions == [0, 1, 2, 3]  # the correct option lands once on each of A-D
         assert all(sorted(rot) == [0, 1, 2, 3] for rot in q.rotations)
-    world, clips, obs, _ = built  # every Profile candidate, so a usual-choice item is among them
-    profile = generate_icm(world, obs, {"profile_inference": 1000}, len(clips) - 1)
+    profile = icm_plans.every("profile_inference")  # every Profile item: a usual-choice one among them
     choice = next(q for q in profile if q.options and q.program.fn == "usual_choice")
     minority = {
         f.value
