@@ -44,3 +44,14 @@ def test_signs_read_as_the_world_and_a_wrong_sign_is_listed(tmp_path: Path) -> N
     assert sign_ocr.main([str(rel), "--json", str(tmp_path / "s.json")]) == 0
     saved = json.loads((tmp_path / "s.json").read_text())
     assert saved["releases"]["rescue@0.1.0"]["read_as_world"] == 1 and saved["machine"]["cpu_count"]
+
+
+@pytest.mark.parametrize(("omp", "want"), [("1", 1), ("3", 3), ("", None), ("two", None), ("0", None)])
+def test_the_ocr_engine_takes_the_environment_thread_budget(
+    monkeypatch: pytest.MonkeyPatch, omp: str, want: int | None
+) -> None:
+    from mnemoforge.backends.image.read_back import _threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", omp)
+    got = _threads()
+    assert got == ({} if want is None else {"intra_op_num_threads": want, "inter_op_num_threads": 1})

@@ -10,6 +10,7 @@ RapidOCR is the ``ocr`` extra (``pip install 'mnemoforge[ocr]'``).
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from difflib import SequenceMatcher
 from functools import cache
@@ -27,11 +28,19 @@ def ocr_available() -> bool:
     return importlib.util.find_spec("rapidocr_onnxruntime") is not None
 
 
+def _threads() -> dict[str, int]:
+    """ONNX Runtime's thread counts: ``OMP_NUM_THREADS`` where the environment sets a thread budget
+    (each test worker sets 1: one thread reads the same text for about two thirds of the CPU time
+    two spend), else ONNX Runtime's default (every core)."""
+    n = os.environ.get("OMP_NUM_THREADS", "")
+    return {"intra_op_num_threads": int(n), "inter_op_num_threads": 1} if n.isdigit() and int(n) > 0 else {}
+
+
 @cache
 def _engine() -> Any:
     from rapidocr_onnxruntime import RapidOCR
 
-    return RapidOCR()
+    return RapidOCR(**_threads())
 
 
 def normal(text: str) -> str:
