@@ -40,7 +40,6 @@ def _fold(text: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-@lru_cache(maxsize=1 << 17)
 def normalize(text: str) -> str:
     """SQuAD-style normalisation: lowercase, no punctuation, no articles, number words as digits."""
     words = _fold(text).translate(_PUNCT).split()

@@ -280,6 +280,21 @@ def test_planning_is_deterministic(planned) -> None:
     )
 
 
+def test_items_are_made_once_per_content_in_a_process(planned, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build's questions stage takes what its theme check's dry run made: an equal theme, World
+    and observations (other objects) plan nothing again; another theme does."""
+    world, st, qs = planned
+    made: list[str] = []
+    monkeypatch.setattr(questions, "_MADE", {})
+    monkeypatch.setattr(questions, "_make_questions", lambda th, *a: made.append(th.version) or list(qs))
+    assert questions.make_questions(THEME, world, st.observations) == qs
+    copies = [o.model_copy(deep=True) for o in st.observations]
+    assert questions.make_questions(THEME.model_copy(deep=True), world.model_copy(deep=True), copies) == qs
+    assert made == [THEME.version]
+    questions.make_questions(THEME.model_copy(update={"version": "9.9.9"}), world, st.observations)
+    assert made == [THEME.version, "9.9.9"]
+
+
 def test_model_turn_rewrites_are_kept_only_when_they_still_express_the_fact(planned) -> None:
     from mnemoforge.generators.smm.paraphrase import PROMPT_VERSION
     from tests.llm_servers import LLMServer, Reply, openai_completion

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mnemoforge.english import fill as fill_template
-from mnemoforge.generators.option_balance import assign_ranks, stratified_targets
+from mnemoforge.generators.option_balance import assign_ranks, semantic_available, stratified_targets
 from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
@@ -341,14 +341,15 @@ SHAPES = {
 """Programs whose text comes from the realisation layer (``generators/realise.py``)."""
 
 
-_MADE: dict[tuple[str, str, str], tuple[Question, ...]] = {}
+_MADE: dict[tuple[str, str, str, bool], tuple[Question, ...]] = {}
 
 
 def make_questions(theme: Theme, world: World, observations: list[Observation]) -> list[Question]:
     """The candidate questions with evidence from the observations (every observation of each fact
-    read). Made once per content of the three in a process: a build's questions stage takes what
-    its theme check's dry run (``smm/check.py``) made."""
-    key = (content_hash(theme), content_hash(world), content_hash(observations))
+    read). Made once per content of the three (and MiniLM's presence, which the option sets read)
+    in a process: a build's questions stage takes what its theme check's dry run
+    (``smm/check.py``) made."""
+    key = (content_hash(theme), content_hash(world), content_hash(observations), semantic_available())
     made = _MADE.get(key)
     if made is None:
         if len(_MADE) >= 4:
