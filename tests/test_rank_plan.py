@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 from mnemoforge.exporters.tables import read_jsonl
-from mnemoforge.generators.option_balance import RankSpread, assign_ranks
 from mnemoforge.generators.questions import ordered as numeric
+from mnemoforge.generators.rank_plan import RankSpread, assign_ranks
 from mnemoforge.generators.smm.options import ranks_for, retrieval_screen, text_history
 from mnemoforge.generators.smm.questions import plan_questions
 from mnemoforge.schemas.questions import Question

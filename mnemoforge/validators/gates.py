@@ -29,6 +29,7 @@ class GateContext:
     panels: dict[str, Any] = field(default_factory=dict)
     max_answer_share: float = 0.5
     survivors: set[str] | None = None
+    """Ids no earlier gate rejected (set by the gate runner before ``answer_balance``)."""
     quotas: dict[str, int] | None = None
     """Per category, how many items the release keeps (families that over-generate candidates)."""
     keep_split: bool = False
@@ -37,7 +38,9 @@ class GateContext:
     """Ids only the human review rejected: they still count when quotas are scaled, so excluding an
     item frees its own slot (filled by the next survivor of its category) instead of shrinking every
     category (set by the gate runner before ``answer_balance``)."""
-    """Ids no earlier gate rejected (set by the gate runner before ``answer_balance``)."""
+    _source_views: dict[tuple[str, int | None], FactView] = field(
+        default_factory=dict, init=False, repr=False
+    )  # source_view's views
 
     @cached_property
     def by_source(self) -> dict[str, list[Observation]]:
@@ -55,10 +58,6 @@ class GateContext:
         if view is None:
             view = self._source_views[key] = view_of(self.world, self.by_source.get(source, ()), cutoff)
         return view
-
-    @cached_property
-    def _source_views(self) -> dict[tuple[str, int | None], FactView]:
-        return {}
 
     @cached_property
     def near_duplicates(self) -> dict[str, str]:

@@ -213,5 +213,5 @@ def solve(
         evidence = list(evidence)
         view = idx.masked_view(within, evidence, question.cutoff)
     if view is None:
-        view = FactView.grouped(idx.visible(evidence, question.cutoff), idx.lexicon)
+        view = view_of(world, evidence, question.cutoff)
     return run_program(question.program.fn, view, question.program.args)

@@ -28,7 +28,6 @@ from mnemoforge.generators.icm.profile_options import profile_options
 from mnemoforge.generators.icm.templates import FAMILY, PROFILE, RECALL, RESERVE, RETRIEVAL, T  # noqa: F401
 from mnemoforge.generators.option_balance import (
     QuestionShare,
-    RankSpread,
     ValueShare,
     stratified_targets,
     tells,
@@ -46,6 +45,7 @@ from mnemoforge.generators.questions.common import (
 from mnemoforge.generators.questions.diversity import diverse_order, features
 from mnemoforge.generators.questions.fairness import fair_set, near_duplicates
 from mnemoforge.generators.questions.options import COUNTED, count_ranks, program_share, with_options
+from mnemoforge.generators.rank_plan import RankSpread
 from mnemoforge.generators.text_share import TextShare, joined
 from mnemoforge.hashing import content_hash
 from mnemoforge.rng import derive_rng

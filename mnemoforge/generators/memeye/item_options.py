@@ -21,9 +21,10 @@ from mnemoforge.generators.memeye.vocab import (
     rotations,
 )
 from mnemoforge.generators.memeye.world import COUNT_RANGE
-from mnemoforge.generators.option_balance import RankSpread, balanced_distractors, pick_balanced
+from mnemoforge.generators.option_balance import balanced_distractors, pick_balanced
 from mnemoforge.generators.questions import options as options_mod
 from mnemoforge.generators.questions.fairness import screen_for
+from mnemoforge.generators.rank_plan import RankSpread
 from mnemoforge.generators.typed_values import typed_options
 from mnemoforge.rng import derive_rng
 from mnemoforge.schemas.questions import Question

@@ -102,7 +102,7 @@ def _sole_sum(values: list[int], i: int) -> bool:
 
 def _counts(q: Question, rng: random.Random, rank: int | None = None) -> list[str]:
     """Three counts (never below 0) around the answer with the answer at ``rank`` (0 = smallest;
-    the program's turn, ``option_balance.RankSpread``), else at a drawn feasible rank: the set is
+    the program's turn, ``rank_plan.RankSpread``), else at a drawn feasible rank: the set is
     placed by the rank, so neither its centre nor its ends sit on the answer more than chance.
     The tightest set (four consecutive counts where possible) on which the answer is not the one
     sum of two others (an option prior reads that)."""

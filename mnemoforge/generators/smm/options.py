@@ -6,7 +6,7 @@
 - Ordered values (dates, times, integers) are drawn around a **hidden base** (dates: a window
   centred on a random day near the answer) and accepted only when the answer lands at the rank
   planned for it: ``ranks_for`` finds the ranks each item can take (its stale or rumoured value
-  and a late date leave some out), and ``option_balance.assign_ranks`` plans them over all the
+  and a late date leave some out), and ``rank_plan.assign_ranks`` plans them over all the
   release's items at once, the most constrained first, so a closest-to-mean, median, largest or
   smallest guess is at chance; a set at the planned rank that no option-only rule reads is
   preferred (more draws are taken to find one), for an item claiming visual evidence one that
@@ -141,7 +141,7 @@ def options_for(
     the answer's rank by length and by centrality (``option_balance.stratified_targets``);
     ``question``: the item's text (its sets are screened against the cast priors and grammar);
     ``rank``: where an ordered answer stands among its options (0 = smallest; the program's turn,
-    ``option_balance.assign_ranks``), else the length target's rank; ``quiet``: of the sets at that
+    ``rank_plan.assign_ranks``), else the length target's rank; ``quiet``: of the sets at that
     rank, those it passes are preferred (``retrieval_screen``)."""
     s = theme.smm
     assert s is not None
@@ -236,7 +236,7 @@ def ranks_for(
     reads it: "-19" among "-20, -21, -22" is an odd one out); where some rank has a set ``quiet``
     passes too (``retrieval_screen``), only such ranks. Empty when the options are not ordered or
     the World cannot supply them. The joint plan over a release's items
-    (``option_balance.assign_ranks``) reads these before any option set is kept."""
+    (``rank_plan.assign_ranks``) reads these before any option set is kept."""
     rng = derive_rng(world.seed, qid, "ranks")
     fair, screen = screen_for(question, world), untold(question, False)
     got: list[int] = []

@@ -17,10 +17,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from mnemoforge.english import fill as fill_template
-from mnemoforge.generators.option_balance import assign_ranks, semantic_available, stratified_targets
+from mnemoforge.generators.option_balance import semantic_available, stratified_targets
 from mnemoforge.generators.questions.common import Candidate, EvidenceIndex, Template, make_question
 from mnemoforge.generators.questions.options import rotations
 from mnemoforge.generators.questions.programs import FactView, Lexicon, Unanswerable, run_program
+from mnemoforge.generators.rank_plan import assign_ranks
 from mnemoforge.generators.realise import Slots, realise
 from mnemoforge.generators.smm.hops import wrong_hop
 from mnemoforge.generators.smm.options import options_for, ranks_for, retrieval_screen, text_history
@@ -374,7 +375,7 @@ def _make_questions(
     # the answer's rank among its options, spread evenly over the items (option_balance)
     targets = stratified_targets([q.id for c, q in made if c.template.program != "function_call"], world.seed)
     # ordered answers (dates, times, integers): where each stands among its options, planned over
-    # all of them at once, from the ranks each can take (option_balance.assign_ranks)
+    # all of them at once, from the ranks each can take (rank_plan.assign_ranks)
     qa = [(c, q) for c, q in made if c.template.program != "function_call"]
     history = text_history(observations) if qa else None  # a visual item's set: no text retrieval reads it
     quiet = {q.id: retrieval_screen(history, q, c.evidence) for c, q in qa}
